@@ -1,0 +1,65 @@
+"""Per-event operation counters shared by every evaluator (DESIGN section 4).
+
+Every engine returns an ``int64`` matrix of shape ``(n_events, N_COUNTERS)``: row ``i``
+holds the operations performed while processing event ``i`` (plus, for the last row, any
+work done when the stream is closed).  The simulator turns a row into a service time with
+``sum(count_k * unit_cost_k) + base_cost``; the papers' own metrics (condition evaluations,
+peak instances, peak buffered events) are read off the same matrix.
+
+Columns are either *counts* (operations done while handling the event) or *gauges*
+(a level observed right after handling the event).  Only counts enter the cost model.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# --- counts: operations performed while processing the event -------------------------
+PRED_EVAL = 0        # atomic predicate evaluations (one WHERE conjunct checked once)
+EDGE_EVAL = 1        # edge-condition checks (DEBS'15 section 7 "condition evaluations")
+PM_CREATED = 2       # partial matches (NFA instances / tree-node results) created
+PM_REMOVED = 3       # partial matches removed (expired, killed, completed)
+BUF_INSERT = 4       # events inserted into an input / lazy buffer
+MATCH_EMIT = 5       # full matches constructed and emitted
+JOIN_PROBE = 6       # candidate pairs probed by a join or merge step
+PLAN_GEN = 7         # plan generations (re-optimisations)
+DECISION_CHECK = 8   # adaptation decision checks (invariants, thresholds)
+REMOTE_FETCH = 9     # remote data fetches issued
+# --- gauges: levels right after processing the event ---------------------------------
+LIVE_PM = 10         # live partial matches
+BUFFERED = 11        # events held in input buffers
+
+N_COUNTERS = 12
+
+COUNTER_NAMES: tuple[str, ...] = (
+    "pred_eval",
+    "edge_eval",
+    "pm_created",
+    "pm_removed",
+    "buf_insert",
+    "match_emit",
+    "join_probe",
+    "plan_gen",
+    "decision_check",
+    "remote_fetch",
+    "live_pm",
+    "buffered",
+)
+GAUGES: frozenset[int] = frozenset({LIVE_PM, BUFFERED})
+COUNT_COLUMNS: tuple[int, ...] = tuple(i for i in range(N_COUNTERS) if i not in GAUGES)
+
+
+def new_counters(n_events: int) -> np.ndarray:
+    """A zeroed counter matrix for ``n_events`` events."""
+    return np.zeros((max(n_events, 1), N_COUNTERS), dtype=np.int64)
+
+
+def summarize(counters: np.ndarray) -> dict[str, int]:
+    """Totals of the count columns and peaks of the gauge columns, keyed by name."""
+    out: dict[str, int] = {}
+    for i, name in enumerate(COUNTER_NAMES):
+        col = counters[:, i]
+        if i in GAUGES:
+            out["peak_" + name] = int(col.max()) if len(col) else 0
+        else:
+            out[name] = int(col.sum())
+    return out

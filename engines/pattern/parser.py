@@ -1,0 +1,332 @@
+"""Recursive-descent parser for cepsim's pattern text (DESIGN section 3).
+
+Grammar (keywords are case-insensitive, whitespace and newlines are free, ``#`` starts a comment)::
+
+    pattern   := 'PATTERN' node ['WHERE' pred ('AND' pred)*] ['WITHIN' number unit]
+                 ['POLICY' policy]
+    node      := ('SEQ' | 'AND' | 'OR') '(' node (',' node)* ')' | 'NOT' '(' event ')' | event
+    event     := type ['+'] var            type: identifier, integer or "quoted"
+    pred      := 'SAME' '[' attr ']' | '[' attr ']'
+               | '|' ref '-' ref '|' op number
+               | 'corr' '(' ref ',' ref ')' op number
+               | ref op (number | operand ['*' number] [('+' | '-') number])
+    operand   := ref | 'REMOTE' '[' ref ']'
+    ref       := var '.' attr
+    op        := '<' | '<=' | '>' | '>=' | '=' | '==' | '!=' | '<>'
+
+Errors are ``PatternSyntaxError`` (line, column and what was expected) or ``PatternError``
+(well-formed text that does not make sense: a duplicate or unknown variable, a bad window).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engines.errors import PatternError, PatternSyntaxError
+from engines.pattern.ast import (COUNT_UNITS, OPS, POLICIES, TIME_UNITS, AbsDiff, And, Attr,
+                                 Compare, Corr, Event, Node, Not, Or, Pattern, Predicate, Remote,
+                                 Same, Seq, Window)
+
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t\r]+|\#[^\n]*)
+  | (?P<nl>\n)
+  | (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)
+  | (?P<str>"(?:[^"\\]|\\.)*")
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op><=|>=|!=|<>|==|<|>|=)
+  | (?P<sym>[(),.+\-*|\[\]])
+""", re.VERBOSE)
+
+_KEYWORDS = {"PATTERN", "WHERE", "AND", "WITHIN", "POLICY", "SEQ", "OR", "NOT", "SAME",
+             "REMOTE", "CORR"}
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str       # num, str, ident, op, sym, end
+    text: str
+    line: int
+    col: int
+
+    def describe(self) -> str:
+        return "end of text" if self.kind == "end" else repr(self.text)
+
+
+def tokenize(text: str, source: str | None = None) -> list[Token]:
+    tokens: list[Token] = []
+    pos, line, line_start = 0, 1, 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise PatternSyntaxError(f"unexpected character {text[pos]!r}", line,
+                                     pos - line_start + 1, source)
+        kind = m.lastgroup
+        if kind == "nl":
+            line += 1
+            line_start = m.end()
+        elif kind != "ws":
+            tokens.append(Token(kind, m.group(), line, m.start() - line_start + 1))
+        pos = m.end()
+    tokens.append(Token("end", "", line, pos - line_start + 1))
+    return tokens
+
+
+class _Parser:
+    def __init__(self, text: str, source: str | None):
+        self.source = source
+        self.toks = tokenize(text, source)
+        self.i = 0
+
+    # -- token helpers ------------------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        return self.toks[self.i]
+
+    def error(self, expected: str, tok: Token | None = None) -> PatternSyntaxError:
+        tok = tok or self.tok
+        return PatternSyntaxError(f"expected {expected}, found {tok.describe()}", tok.line, tok.col,
+                                  self.source)
+
+    def is_kw(self, word: str, offset: int = 0) -> bool:
+        t = self.toks[self.i + offset]
+        return t.kind == "ident" and t.text.upper() == word
+
+    def is_sym(self, sym: str) -> bool:
+        return self.tok.kind == "sym" and self.tok.text == sym
+
+    def expect_kw(self, word: str) -> Token:
+        if not self.is_kw(word):
+            raise self.error(f"keyword {word}")
+        return self.advance()
+
+    def expect_sym(self, sym: str) -> Token:
+        if not self.is_sym(sym):
+            raise self.error(repr(sym))
+        return self.advance()
+
+    def advance(self) -> Token:
+        t = self.tok
+        self.i += 1
+        return t
+
+    def ident(self, what: str) -> str:
+        if self.tok.kind != "ident" or self.tok.text.upper() in _KEYWORDS:
+            raise self.error(what)
+        return self.advance().text
+
+    def number(self, what: str = "a number") -> float:
+        sign = 1.0
+        if self.is_sym("-"):
+            self.advance()
+            sign = -1.0
+        elif self.is_sym("+"):
+            self.advance()
+        if self.tok.kind != "num":
+            raise self.error(what)
+        return sign * float(self.advance().text)
+
+    def op(self) -> str:
+        if self.tok.kind != "op":
+            raise self.error("a comparison operator (<, <=, >, >=, =, !=)")
+        text = self.advance().text
+        return {"==": "=", "<>": "!="}.get(text, text)
+
+    # -- grammar ------------------------------------------------------------------------
+    def pattern(self) -> Pattern:
+        self.expect_kw("PATTERN")
+        structure = self.node()
+        where: list[Predicate] = []
+        window = None
+        policy = "skip-till-any-match"
+        if self.is_kw("WHERE"):
+            self.advance()
+            where.append(self.predicate())
+            while self.is_kw("AND"):
+                self.advance()
+                where.append(self.predicate())
+        if self.is_kw("WITHIN"):
+            self.advance()
+            window = self.window()
+        if self.is_kw("POLICY"):
+            self.advance()
+            policy = self.policy()
+        if self.tok.kind != "end":
+            expected = "WITHIN, POLICY or the end of the pattern"
+            if not where:
+                expected = "WHERE, " + expected
+            raise self.error(expected)
+        return Pattern(structure, tuple(where), window, policy)
+
+    def node(self) -> Node:
+        for word, cls in (("SEQ", Seq), ("AND", And), ("OR", Or)):
+            if self.is_kw(word) and self.toks[self.i + 1].text == "(":
+                self.advance()
+                self.expect_sym("(")
+                children = [self.node()]
+                while self.is_sym(","):
+                    self.advance()
+                    children.append(self.node())
+                self.expect_sym(")")
+                return cls(tuple(children))
+        if self.is_kw("NOT") and self.toks[self.i + 1].text == "(":
+            start = self.advance()
+            self.expect_sym("(")
+            if self.toks[self.i].kind == "ident" and self.tok.text.upper() in ("SEQ", "AND", "OR",
+                                                                               "NOT"):
+                raise PatternSyntaxError("NOT takes a single event such as NOT(C c)", start.line,
+                                         start.col, self.source)
+            child = self.event()
+            if child.kleene:
+                raise PatternSyntaxError("a negated event cannot be a Kleene closure", start.line,
+                                         start.col, self.source)
+            self.expect_sym(")")
+            return Not(child)
+        return self.event()
+
+    def event(self) -> Event:
+        t = self.tok
+        if t.kind == "ident" and t.text.upper() not in _KEYWORDS:
+            type_name = self.advance().text
+        elif t.kind == "num" and re.fullmatch(r"\d+", t.text):
+            type_name = self.advance().text
+        elif t.kind == "str":
+            type_name = re.sub(r"\\(.)", r"\1", self.advance().text[1:-1])
+        else:
+            raise self.error("an event such as 'A a' or an operator SEQ/AND/OR/NOT")
+        kleene = False
+        if self.is_sym("+"):
+            self.advance()
+            kleene = True
+        var = self.ident(f"a variable name after event type {type_name!r}")
+        return Event(type_name, var, kleene)
+
+    def ref(self) -> Attr:
+        var = self.ident("a variable reference such as 'a.price'")
+        self.expect_sym(".")
+        name = self.ident(f"an attribute name after '{var}.'")
+        return Attr(var, name)
+
+    def predicate(self) -> Predicate:
+        if self.is_kw("SAME") or self.is_sym("["):
+            if self.is_kw("SAME"):
+                self.advance()
+            self.expect_sym("[")
+            attr = self.ident("an attribute name inside SAME[...]")
+            self.expect_sym("]")
+            return Same(attr)
+        if self.is_sym("|"):
+            self.advance()
+            left = self.ref()
+            self.expect_sym("-")
+            right = self.ref()
+            self.expect_sym("|")
+            op = self.op()
+            return AbsDiff(left, right, op, self.number())
+        if self.is_kw("CORR"):
+            self.advance()
+            self.expect_sym("(")
+            left = self.ref()
+            self.expect_sym(",")
+            right = self.ref()
+            self.expect_sym(")")
+            op = self.op()
+            return Corr(left, right, op, self.number())
+        left = self.ref()
+        op = self.op()
+        if self.tok.kind == "num" or (self.is_sym("-") or self.is_sym("+")) and \
+                self.toks[self.i + 1].kind == "num":
+            return Compare(left, op, None, 1.0, self.number())
+        if self.is_kw("REMOTE"):
+            self.advance()
+            self.expect_sym("[")
+            right: Attr | Remote = Remote(self.ref())
+            self.expect_sym("]")
+        elif self.tok.kind == "ident":
+            right = self.ref()
+        else:
+            raise self.error("a number, a reference such as 'b.price' or REMOTE[...]")
+        scale, offset = 1.0, 0.0
+        if self.is_sym("*"):
+            self.advance()
+            scale = self.number("a number after '*'")
+        if self.is_sym("+") or self.is_sym("-"):
+            sign = 1.0 if self.advance().text == "+" else -1.0
+            offset = sign * self.number("a number after '+' or '-'")
+        return Compare(left, op, right, scale, offset)
+
+    def window(self) -> Window:
+        t = self.tok
+        value = self.number("the window length (a number)")
+        if self.tok.kind != "ident":
+            raise self.error("a window unit (ps, ns, us, ms, s, seconds, minutes, hours, days or "
+                             "events)")
+        unit_tok = self.advance()
+        unit = unit_tok.text.lower()
+        if unit not in TIME_UNITS and unit not in COUNT_UNITS:
+            raise PatternSyntaxError(f"unknown window unit {unit_tok.text!r}; use one of ps, ns, us, "
+                                     "ms, s, seconds, minutes, hours, days or events", unit_tok.line,
+                                     unit_tok.col, self.source)
+        if value <= 0:
+            raise PatternSyntaxError("the window length must be positive", t.line, t.col, self.source)
+        if unit in COUNT_UNITS and not float(value).is_integer():
+            raise PatternSyntaxError("a count window needs a whole number of events", t.line, t.col,
+                                     self.source)
+        return Window(value, unit)
+
+    def policy(self) -> str:
+        t = self.tok
+        parts = [self.ident("a policy: skip-till-any-match or skip-till-next-match")]
+        while self.is_sym("-") and self.toks[self.i + 1].kind == "ident":
+            self.advance()
+            parts.append(self.advance().text)
+        name = "-".join(parts).lower()
+        if name not in POLICIES:
+            raise PatternSyntaxError(f"unknown policy {name!r}; use skip-till-any-match or "
+                                     "skip-till-next-match", t.line, t.col, self.source)
+        return name
+
+
+def check_pattern(pattern: Pattern, source: str | None = None) -> Pattern:
+    """Semantic checks that need no schema: unique variables, predicates on known variables."""
+    where = f"{source}: " if source else ""
+    seen: dict[str, bool] = {}
+    for event, negated in pattern.events():
+        if event.var in seen:
+            raise PatternError(f"{where}variable {event.var!r} is bound twice; give every event its "
+                               "own variable name")
+        seen[event.var] = negated
+    for pred in pattern.where:
+        for var in pred.variables():
+            if var not in seen:
+                raise PatternError(f"{where}predicate '{pred}' uses unknown variable {var!r}; "
+                                   f"variables are {list(seen)}")
+        negs = [v for v in pred.variables() if seen[v]]
+        if len(negs) > 1:
+            raise PatternError(f"{where}predicate '{pred}' relates two negated events; a predicate "
+                               "may mention at most one negated variable")
+        if isinstance(pred, Compare) and isinstance(pred.right, Remote) and seen[pred.left.var]:
+            raise PatternError(f"{where}predicate '{pred}': REMOTE data on a negated event is not "
+                               "supported")
+    if pattern.policy not in POLICIES:
+        raise PatternError(f"{where}unknown policy {pattern.policy!r}; use one of {POLICIES}")
+    for pred in pattern.where:
+        op = getattr(pred, "op", "=")
+        if op not in OPS:
+            raise PatternError(f"{where}unknown operator {op!r} in '{pred}'")
+    return pattern
+
+
+def parse_pattern(text: str, source: str | None = None) -> Pattern:
+    """Parse pattern text into a checked ``Pattern`` AST.  ``source`` names the file in errors."""
+    if not isinstance(text, str) or not text.strip():
+        raise PatternSyntaxError("expected keyword PATTERN, found an empty pattern", 1, 1, source)
+    return check_pattern(_Parser(text, source).pattern(), source)
+
+
+def parse_predicate(text: str) -> Predicate:
+    """Parse one WHERE conjunct (used by the builder API)."""
+    p = _Parser(text, None)
+    pred = p.predicate()
+    if p.tok.kind != "end":
+        raise p.error("the end of the predicate")
+    return pred
