@@ -1,0 +1,80 @@
+"""Latency and queue summaries (DESIGN section 6).
+
+``latency_summary`` gives the latency statistics every result row carries;
+``queue_metrics`` summarises one run of the FIFO server.  Both are NaN-safe for empty input
+(an experiment point with no match still yields a row).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+PERCENTILES = (5, 25, 50, 75, 95, 99)
+
+
+def latency_summary(values) -> dict[str, float]:
+    """``mean``, ``p5`` … ``p99`` (linear interpolation) and ``count`` of finite ``values``.
+
+    NaNs are ignored; with nothing left every statistic is NaN and ``count`` is 0.
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    v = v[~np.isnan(v)]
+    out: dict[str, float] = {}
+    if v.size == 0:
+        out["mean"] = float("nan")
+        for p in PERCENTILES:
+            out[f"p{p}"] = float("nan")
+    else:
+        out["mean"] = float(v.mean())
+        qs = np.percentile(v, PERCENTILES)
+        for p, q in zip(PERCENTILES, qs):
+            out[f"p{p}"] = float(q)
+    out["count"] = int(v.size)
+    return out
+
+
+def number_in_system_at_arrivals(arrivals: np.ndarray, depart: np.ndarray) -> np.ndarray:
+    """Exact number of events in the system (waiting + in service) just after each arrival.
+
+    FIFO departures are non-decreasing, so the events that left by ``a_i`` (a departure at the
+    same instant counts as gone) are a prefix of the departure array: ``k_i =
+    searchsorted(depart, a_i, 'right')``; of those only the ones before ``i`` matter, hence
+    ``N_i = i + 1 - min(k_i, i)``.  The queue only grows at arrivals, so its peak is
+    ``max_i N_i``.
+    """
+    a = np.asarray(arrivals, dtype=np.float64)
+    d = np.asarray(depart, dtype=np.float64)
+    idx = np.arange(a.shape[0], dtype=np.int64)
+    k = np.searchsorted(d, a, side="right")
+    return idx + 1 - np.minimum(k, idx)
+
+
+def queue_metrics(arrivals, start, depart, service) -> dict[str, float]:
+    """Throughput, utilisation, peak number in system and mean wait of one queue run.
+
+    * ``throughput``: events per virtual second of busy server (= 1 / mean service);
+    * ``utilisation``: busy time / makespan (first arrival to last departure);
+    * ``queue_peak``: peak number in system (waiting + in service), exact;
+    * ``wait_mean``: mean queue wait ``start - arrival``; ``sojourn_mean``: ``depart - arrival``;
+    * ``makespan``, ``busy_time``, ``n_events``.
+    """
+    a = np.asarray(arrivals, dtype=np.float64)
+    st = np.asarray(start, dtype=np.float64)
+    dp = np.asarray(depart, dtype=np.float64)
+    sv = np.asarray(service, dtype=np.float64)
+    n = int(a.shape[0])
+    nan = float("nan")
+    if n == 0:
+        return {"n_events": 0, "throughput": nan, "utilisation": nan, "queue_peak": 0,
+                "wait_mean": nan, "sojourn_mean": nan, "makespan": 0.0, "busy_time": 0.0}
+    busy = float(sv.sum())
+    makespan = float(dp[-1] - a[0])
+    return {
+        "n_events": n,
+        "throughput": n / busy if busy > 0 else float("inf"),
+        "utilisation": busy / makespan if makespan > 0 else nan,
+        "queue_peak": int(number_in_system_at_arrivals(a, dp).max()),
+        "wait_mean": float((st - a).mean()),
+        "sojourn_mean": float((dp - a).mean()),
+        "makespan": makespan,
+        "busy_time": busy,
+    }

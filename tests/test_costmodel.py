@@ -1,0 +1,88 @@
+"""Cost profiles: default contents, service times, strict validation, round trip."""
+import numpy as np
+import pytest
+
+from engines.counters import COUNTER_NAMES, N_COUNTERS, LIVE_PM, PRED_EVAL, PM_CREATED
+from engines.errors import CepsimInputError
+from sim.costmodel import COUNT_NAMES, CostProfile, load_profile, save_profile
+
+
+def test_default_profile_covers_all_counts():
+    p = load_profile(None)
+    assert set(p.unit_cost) == set(COUNT_NAMES)
+    assert "live_pm" not in p.unit_cost and "buffered" not in p.unit_cost
+    assert p.unit_cost["pred_eval"] == 5.0e-8 and p.base_cost > 0
+
+
+def test_service_times_vectorised_matches_loop():
+    p = load_profile(None)
+    rng = np.random.default_rng(3)
+    m = rng.integers(0, 50, size=(200, N_COUNTERS)).astype(np.int64)
+    got = p.service_times(m)
+    for i in range(0, 200, 17):
+        want = p.base_cost + sum(m[i, k] * p.unit_cost[name]
+                                 for k, name in enumerate(COUNTER_NAMES) if name in p.unit_cost)
+        assert got[i] == pytest.approx(want, rel=1e-12)
+
+
+def test_gauges_cost_nothing():
+    p = load_profile(None)
+    m = np.zeros((2, N_COUNTERS), dtype=np.int64)
+    m[1, LIVE_PM] = 10**6
+    st = p.service_times(m)
+    assert st[0] == st[1] == p.base_cost
+    m[1, PRED_EVAL] = 10
+    m[1, PM_CREATED] = 2
+    assert p.service_times(m)[1] == pytest.approx(p.base_cost + 10 * 5e-8 + 2 * 2e-7)
+
+
+def test_service_times_rejects_bad_shapes():
+    p = load_profile(None)
+    with pytest.raises(CepsimInputError):
+        p.service_times(np.zeros((3, 5), dtype=np.int64))
+    with pytest.raises(CepsimInputError):
+        p.service_times(np.zeros((3, N_COUNTERS)))
+
+
+def test_round_trip(tmp_path):
+    p = load_profile(None)
+    q = CostProfile(unit_cost={**p.unit_cost, "pred_eval": 1e-7}, base_cost=2e-6, name="mine",
+                    meta={"r2": 0.99})
+    out = save_profile(q, tmp_path / "sub" / "mine.toml")
+    r = load_profile(out)
+    assert r == q and r.meta == {"r2": 0.99}
+    assert [f.name for f in out.parent.iterdir()] == ["mine.toml"]  # no temp file left
+
+
+def _write(tmp_path, text):
+    f = tmp_path / "p.toml"
+    f.write_text(text)
+    return f
+
+
+BASE = "\n".join(f"{k} = 1e-8" for k in COUNT_NAMES)
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("base_cost = 1e-6\n[unit_cost]\n" + BASE + "\nfoo = 1e-8\n", "foo"),
+    ("base_cost = -1e-6\n[unit_cost]\n" + BASE, "base_cost"),
+    ("base_cost = 1e-6\n[unit_cost]\n" + BASE.replace("pred_eval = 1e-8", 'pred_eval = "x"'),
+     "pred_eval"),
+    ("base_cost = 1e-6\n[unit_cost]\n" + BASE.replace("pm_created = 1e-8", "pm_created = -2.0"),
+     "pm_created"),
+    ("base_cost = 1e-6\n[unit_cost]\n" + BASE.replace("join_probe = 1e-8\n", ""), "join_probe"),
+    ("base_cost = 1e-6\nbogus = 1\n[unit_cost]\n" + BASE, "bogus"),
+    ("[unit_cost]\n" + BASE, "base_cost"),
+    ("base_cost = 1e-6\n[unit_cost]\n" + BASE + "\nlive_pm = 1e-8\n", "live_pm"),
+    ("base_cost = = 1", "TOML"),
+])
+def test_strict_validation_names_file_and_key(tmp_path, text, needle):
+    f = _write(tmp_path, text)
+    with pytest.raises(CepsimInputError) as ei:
+        load_profile(f)
+    assert str(f) in str(ei.value) and needle in str(ei.value)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(CepsimInputError, match="calibrate"):
+        load_profile(tmp_path / "nope.toml")
