@@ -1,0 +1,70 @@
+"""Shared figure helpers: headless backend, byte-stable saving, a generic line plot.
+
+``save`` strips every time/version stamp matplotlib would embed (PNG ``Software``, PDF
+``Creator``/``Producer``/``CreationDate``), so redrawing the same results gives the same bytes.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+PNG_METADATA = {"Software": None}
+PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}
+
+
+def _atomic_savefig(fig, path: Path, **kw) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")
+    try:
+        fig.savefig(tmp, **kw)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def save(fig, out_base: Path | str, dpi: int = 150) -> list[Path]:
+    """Save ``fig`` as ``<out_base>.png`` and ``.pdf`` with deterministic bytes; close it."""
+    out_base = Path(out_base)
+    png = out_base.with_suffix(".png")
+    pdf = out_base.with_suffix(".pdf")
+    with matplotlib.rc_context({"svg.hashsalt": "cepsim", "pdf.compression": 6}):
+        _atomic_savefig(fig, png, format="png", dpi=dpi, metadata=PNG_METADATA)
+        _atomic_savefig(fig, pdf, format="pdf", metadata=PDF_METADATA)
+    plt.close(fig)
+    return [png, pdf]
+
+
+def ok_rows(df):
+    """Rows without an error (figures draw successful points only)."""
+    return df[df["error"].isna()] if "error" in df.columns else df
+
+
+def line_plot(df, out_base: Path, x: str, y: str, hue: str | None = None, xlabel: str | None = None,
+              ylabel: str | None = None, title: str | None = None, logx: bool = False,
+              logy: bool = False) -> list[Path]:
+    """Mean of ``y`` over repetitions vs ``x``, one line per ``hue`` value."""
+    d = ok_rows(df)
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    groups = [(None, d)] if hue is None else sorted(d.groupby(hue), key=lambda g: str(g[0]))
+    for key, g in groups:
+        m = g.groupby(x, sort=True)[y].mean()
+        ax.plot(m.index.to_numpy(), m.to_numpy(), marker="o",
+                label=None if key is None else f"{hue}={key}")
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
+    if title:
+        ax.set_title(title)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    if hue is not None:
+        ax.legend()
+    fig.tight_layout()
+    return save(fig, out_base)

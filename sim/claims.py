@@ -1,0 +1,109 @@
+"""Paper claims as checks on results: ``ClaimResult``, evaluation, table and Markdown output.
+
+A claim function lives in ``sim/scenarios/<module>.py`` and is called as ``fn(df, **args)`` with
+every row of its experiment; it returns ``ClaimResult(passed, measured)`` where ``measured`` shows
+the numbers the verdict rests on (honest numbers, whichever way the verdict goes).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from sim.config import ExperimentConfig
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """Verdict of one claim plus the measured numbers behind it."""
+
+    passed: bool
+    measured: str
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One line of the claims table."""
+
+    experiment: str  # paper/name
+    claim: str
+    result: ClaimResult
+
+
+def check_experiment(cfg: "ExperimentConfig", df: "pd.DataFrame") -> list[tuple[str, ClaimResult]]:
+    """Evaluate every claim of ``cfg`` on ``df``; a claim that raises counts as failed."""
+    from sim.config import resolve_function
+
+    out: list[tuple[str, ClaimResult]] = []
+    for i, c in enumerate(cfg.claims):
+        try:
+            fn = resolve_function(c.fn, "sim.scenarios", str(cfg.path or cfg.key), f"claims[{i}].fn")
+            res = fn(df.copy(), **c.args)
+            if not isinstance(res, ClaimResult):
+                res = ClaimResult(False, f"claim function returned {type(res).__name__}, "
+                                         f"not ClaimResult")
+        except Exception as exc:  # report, do not crash the whole table
+            res = ClaimResult(False, f"error: {type(exc).__name__}: {exc}")
+        out.append((c.name, res))
+    return out
+
+
+def format_table(rows: list[ClaimRow]) -> str:
+    """Plain-text claims table: experiment | claim | PASS/FAIL | measured."""
+    if not rows:
+        return "no claims checked"
+    heads = ("experiment", "claim", "result", "measured")
+    data = [(r.experiment, r.claim, "PASS" if r.result.passed else "FAIL", r.result.measured)
+            for r in rows]
+    widths = [max(len(h), *(len(d[i]) for d in data)) for i, h in enumerate(heads[:3])]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(heads[:3], widths)) + "  " + heads[3]]
+    lines.append("  ".join("-" * w for w in widths) + "  " + "-" * len(heads[3]))
+    for d in data:
+        lines.append("  ".join(x.ljust(w) for x, w in zip(d[:3], widths)) + "  " + d[3])
+    n_fail = sum(1 for r in rows if not r.result.passed)
+    lines.append(f"{len(rows) - n_fail} passed, {n_fail} failed")
+    return "\n".join(lines)
+
+
+def print_table(rows: list[ClaimRow], file: TextIO | None = None) -> None:
+    print(format_table(rows), file=file)
+
+
+def _md_cell(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def format_markdown(rows: list[ClaimRow]) -> str:
+    """Markdown version of the claims table (written to ``results/claims.md``)."""
+    lines = ["# Claims", "", "| experiment | claim | result | measured |", "|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {_md_cell(r.experiment)} | {_md_cell(r.claim)} | "
+                     f"{'PASS' if r.result.passed else 'FAIL'} | {_md_cell(r.result.measured)} |")
+    n_fail = sum(1 for r in rows if not r.result.passed)
+    lines += ["", f"{len(rows) - n_fail} passed, {n_fail} failed", ""]
+    return "\n".join(lines)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same directory + ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_markdown(rows: list[ClaimRow], path: Path) -> Path:
+    write_text_atomic(Path(path), format_markdown(rows))
+    return Path(path)

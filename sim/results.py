@@ -1,0 +1,252 @@
+"""Result storage: ``<root>/<paper>/<name>/points.parquet`` + ``meta.json`` (+ shards while running).
+
+While a sweep runs every finished (point, rep) is written as ``shards/<point_id>-<rep>.parquet``
+(atomically), so a killed sweep resumes: points with a successful shard of the same seed are
+skipped.  At the end all shards of the current config are consolidated into ``points.parquet``.
+The consolidated table is always built the same way from the shard rows, sorted by
+(point_id, rep), with a fixed column order, so every backend yields identical rows (``wall_s``
+is the only timing column and is excluded from equality).
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+from sim.config import ExperimentConfig, Point, param_names
+
+ID_COLUMNS = ("seed", "rep", "point_id")
+TAIL_COLUMNS = ("error", "wall_s")
+VERSION_PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "simpy", "pyspark", "matplotlib")
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def experiment_dir(root: Path | str, cfg: ExperimentConfig) -> Path:
+    return Path(root) / cfg.paper / cfg.name
+
+
+def shard_dir(root: Path | str, cfg: ExperimentConfig) -> Path:
+    return experiment_dir(root, cfg) / "shards"
+
+
+def shard_path(root: Path | str, cfg: ExperimentConfig, point: Point) -> Path:
+    return shard_dir(root, cfg) / f"{point.point_id}-{point.rep}.parquet"
+
+
+def _atomic(path: Path, writer) -> None:
+    """Call ``writer(tmp_path)`` then ``os.replace`` it onto ``path`` (same directory)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        writer(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_parquet_atomic(df: pd.DataFrame, path: Path) -> None:
+    _atomic(Path(path), lambda tmp: df.to_parquet(tmp, index=False))
+
+
+def write_json_atomic(obj: Any, path: Path) -> None:
+    def w(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(obj, fh, indent=2, sort_keys=True, default=str)
+            fh.write("\n")
+    _atomic(Path(path), w)
+
+
+# --- shards ------------------------------------------------------------------------------
+
+def _row_frame(row: dict) -> pd.DataFrame:
+    # one-row frame; lists (array parameters) stay list cells
+    return pd.DataFrame({k: [v] for k, v in row.items()})
+
+
+def write_shard(root: Path | str, cfg: ExperimentConfig, point: Point, row: dict) -> Path:
+    p = shard_path(root, cfg, point)
+    write_parquet_atomic(_row_frame(row), p)
+    return p
+
+
+def _plain(v: Any) -> Any:
+    """numpy scalars / arrays from a parquet round trip -> plain Python values."""
+    if hasattr(v, "tolist"):
+        return v.tolist()
+    if isinstance(v, float) and v != v:
+        return None
+    return v
+
+
+def read_shard(path: Path) -> dict | None:
+    """The row stored in a shard, or None if the shard is unreadable (then the point re-runs)."""
+    try:
+        df = pd.read_parquet(path)
+    except Exception:
+        return None
+    if len(df) != 1:
+        return None
+    return {k: _plain(v) for k, v in df.iloc[0].to_dict().items()}
+
+
+def _fingerprint(cfg: ExperimentConfig) -> dict:
+    return {"scenario": cfg.scenario, "seed": cfg.seed, "paper": cfg.paper, "name": cfg.name}
+
+
+def prepare_shards(root: Path | str, cfg: ExperimentConfig, fresh: bool = False) -> Path:
+    """Create the shard directory; wipe it when ``fresh`` or when it belongs to another scenario/seed."""
+    d = shard_dir(root, cfg)
+    fp_path = d / "_fingerprint.json"
+    if d.exists():
+        stale = fresh
+        if not stale:
+            try:
+                stale = json.loads(fp_path.read_text()) != _fingerprint(cfg)
+            except (OSError, ValueError):
+                stale = True
+        if stale:
+            shutil.rmtree(d)
+    d.mkdir(parents=True, exist_ok=True)
+    if not fp_path.exists():
+        write_json_atomic(_fingerprint(cfg), fp_path)
+    return d
+
+
+def done_points(root: Path | str, cfg: ExperimentConfig, points: Iterable[Point]) -> dict[tuple[str, int], dict]:
+    """(point_id, rep) -> stored row, for points with a usable successful shard of the same seed.
+
+    Shards that recorded an error are not counted as done: a resumed sweep retries them."""
+    out: dict[tuple[str, int], dict] = {}
+    for p in points:
+        sp = shard_path(root, cfg, p)
+        if not sp.exists():
+            continue
+        row = read_shard(sp)
+        if row is None or row.get("error") is not None or row.get("seed") != p.seed:
+            continue
+        out[(p.point_id, p.rep)] = row
+    return out
+
+
+def collect_rows(root: Path | str, cfg: ExperimentConfig, points: Iterable[Point]) -> list[dict]:
+    """Rows of all ``points`` that have a shard (any outcome)."""
+    rows = []
+    for p in points:
+        sp = shard_path(root, cfg, p)
+        if sp.exists():
+            row = read_shard(sp)
+            if row is not None:
+                rows.append(row)
+    return rows
+
+
+# --- consolidation -----------------------------------------------------------------------
+
+def rows_to_frame(cfg: ExperimentConfig, rows: list[dict]) -> pd.DataFrame:
+    """Rows -> DataFrame with fixed column order and sort, independent of arrival order."""
+    rows = [{k: _plain(v) for k, v in r.items()} for r in rows]
+    rows.sort(key=lambda r: (r["point_id"], r["rep"]))
+    pcols = [c for c in param_names(cfg)]
+    seen = set(pcols) | set(ID_COLUMNS) | set(TAIL_COLUMNS)
+    metric_cols = sorted({k for r in rows for k in r if k not in seen})
+    cols = pcols + list(ID_COLUMNS) + metric_cols + list(TAIL_COLUMNS)
+    data = {c: [r.get(c) for r in rows] for c in cols}
+    df = pd.DataFrame(data, columns=cols)
+    for c in metric_cols:
+        # numeric metrics with missing values (failed rows) -> float NaN, consistently
+        vals = [v for v in data[c] if v is not None]
+        if vals and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            if len(vals) < len(data[c]) or any(isinstance(v, float) for v in vals):
+                df[c] = pd.array([float("nan") if v is None else float(v) for v in data[c]],
+                                 dtype="float64")
+            else:
+                df[c] = pd.array(data[c], dtype="int64")
+    df["error"] = pd.array(data["error"], dtype="object")
+    df["wall_s"] = pd.array([float("nan") if v is None else float(v) for v in data["wall_s"]],
+                            dtype="float64")
+    return df.reset_index(drop=True)
+
+
+def write_points(root: Path | str, cfg: ExperimentConfig, df: pd.DataFrame) -> Path:
+    p = experiment_dir(root, cfg) / "points.parquet"
+    write_parquet_atomic(df, p)
+    return p
+
+
+def read_points(root: Path | str, cfg: ExperimentConfig) -> pd.DataFrame | None:
+    p = experiment_dir(root, cfg) / "points.parquet"
+    if not p.exists():
+        return None
+    return pd.read_parquet(p)
+
+
+def finish_shards(root: Path | str, cfg: ExperimentConfig, df: pd.DataFrame) -> None:
+    """Remove the shard dir once everything succeeded (keep it when some rows failed: resume)."""
+    if df["error"].isna().all():
+        shutil.rmtree(shard_dir(root, cfg), ignore_errors=True)
+
+
+# --- metadata ----------------------------------------------------------------------------
+
+def package_versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for name in VERSION_PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def git_commit(repo: Path = REPO_ROOT) -> str | None:
+    """HEAD commit of the checkout (``+dirty`` if the tree has changes), None outside git."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
+                               capture_output=True, text=True, timeout=10)
+        return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def write_meta(root: Path | str, cfg: ExperimentConfig, *, scale: str | None, backend: str,
+               n_rows: int, n_failed: int, cost_profile: Any = None, extra: dict | None = None) -> Path:
+    meta = {
+        "config": cfg.to_dict(),
+        "config_path": str(cfg.path) if cfg.path else None,
+        "scale": scale,
+        "base_seed": cfg.seed,
+        "backend": backend,
+        "rows": n_rows,
+        "failed_rows": n_failed,
+        "versions": package_versions(),
+        "python": platform.python_version(),
+        "git_commit": git_commit(),
+        "cost_profile": cost_profile,
+    }
+    if extra:
+        meta.update(extra)
+    p = experiment_dir(root, cfg) / "meta.json"
+    write_json_atomic(meta, p)
+    return p
+
+
+def read_meta(root: Path | str, cfg: ExperimentConfig) -> dict | None:
+    p = experiment_dir(root, cfg) / "meta.json"
+    if not p.exists():
+        return None
+    return json.loads(p.read_text())

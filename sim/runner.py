@@ -1,0 +1,166 @@
+"""Run an experiment: expand the grid, run each pending point on a backend, store the rows.
+
+``run_point`` is the one function every backend executes (serially, in worker processes or on
+Spark executors), so all backends produce the same rows.  A scenario exception becomes a row with
+its ``error`` text and the point's parameters; the sweep goes on with the other points.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from engines.errors import CepsimInputError
+from sim import results
+from sim.config import (ExperimentConfig, Point, apply_overrides, apply_scale, expand_points,
+                        resolve_function)
+from sim.progress import Progress
+
+BACKENDS = ("serial", "local", "spark")
+RESERVED = ("seed", "rep", "point_id", "error", "wall_s")
+
+
+@dataclass
+class RunSummary:
+    """What ``run_experiment`` did: counts, failures and the consolidated rows."""
+
+    cfg: ExperimentConfig
+    backend: str
+    scale: str | None
+    out_dir: Path
+    n_points: int
+    n_resumed: int
+    n_run: int
+    n_failed: int
+    failures: list = field(default_factory=list)  # (point_id, rep, error)
+    wall_s: float = 0.0
+    df: pd.DataFrame | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.n_failed == 0
+
+
+def _plain_metric(v: Any) -> Any:
+    if hasattr(v, "item") and getattr(v, "ndim", 0) == 0:
+        v = v.item()
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    raise TypeError(f"metric value {v!r} of type {type(v).__name__} is not a scalar")
+
+
+def run_point(cfg: ExperimentConfig, point: Point) -> dict:
+    """Run the scenario at one (point, rep) -> row dict (params, ids, metrics, error, wall_s)."""
+    t0 = time.perf_counter()
+    row: dict[str, Any] = dict(point.params)
+    row.update(seed=point.seed, rep=point.rep, point_id=point.point_id)
+    try:
+        fn = resolve_function(cfg.scenario, "sim.scenarios", str(cfg.path or cfg.key), "scenario")
+        metrics = fn(dict(point.params), point.seed)
+        if not isinstance(metrics, dict):
+            raise TypeError(f"scenario {cfg.scenario} returned {type(metrics).__name__}, "
+                            f"expected a dict of metrics")
+        clean = {}
+        for k, v in metrics.items():
+            if not isinstance(k, str):
+                raise TypeError(f"metric name {k!r} is not a string")
+            if k in RESERVED or k in point.params:
+                raise ValueError(f"metric name {k!r} collides with a parameter/reserved column")
+            clean[k] = _plain_metric(v)
+        row.update(clean)
+        row["error"] = None
+    except Exception as exc:  # recorded, the sweep goes on
+        row["error"] = f"{type(exc).__name__}: {exc}"
+    row["wall_s"] = time.perf_counter() - t0
+    return row
+
+
+def _cost_profile_info(cfg: ExperimentConfig) -> Any:
+    """The cost profile a run used, if the config names one (path + file text)."""
+    for key in ("cost_profile", "profile"):
+        vals = [cfg.params.get(key)] + list(cfg.grid.get(key, [])) + list(cfg.zip.get(key, []))
+        vals = [v for v in vals if isinstance(v, str)]
+        if vals:
+            info = {}
+            for v in vals:
+                p = Path(v)
+                info[v] = p.read_text() if p.is_file() else None
+            return info
+    return None
+
+
+def run_serial(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Point, dict], None]) -> None:
+    for p in pending:
+        on_row(p, run_point(cfg, p))
+
+
+def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Path | str = "results",
+                   backend: str = "serial", workers: int | None = None, master: str | None = None,
+                   progress: bool | None = None, overrides: list[str] | None = None,
+                   fresh: bool = False) -> RunSummary:
+    """Resolve scale + overrides, run every pending point on ``backend``, write results.
+
+    Resumes from shards of an earlier interrupted run unless ``fresh``.  Never raises for a
+    failing point: failures are rows with ``error`` set and are listed in the summary."""
+    if backend not in BACKENDS:
+        raise CepsimInputError(f"--backend: unknown backend {backend!r}; use one of "
+                               f"{', '.join(BACKENDS)}")
+    if workers is not None and workers < 1:
+        raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
+    t0 = time.perf_counter()
+    cfg = apply_overrides(apply_scale(cfg, scale), overrides)
+    root = Path(out_dir)
+    points = expand_points(cfg)
+    results.prepare_shards(root, cfg, fresh=fresh)
+    done = results.done_points(root, cfg, points)
+    pending = [p for p in points if (p.point_id, p.rep) not in done]
+    failures: list = []
+
+    with Progress(len(points), desc=cfg.key, enabled=progress) as bar:
+        bar.update(len(done))
+
+        def on_row(p: Point, row: dict) -> None:
+            results.write_shard(root, cfg, p, row)
+            if row.get("error") is not None:
+                failures.append((p.point_id, p.rep, row["error"]))
+            bar.update(1)
+
+        if pending:
+            if backend == "serial":
+                run_serial(cfg, pending, on_row)
+            elif backend == "local":
+                from sim.sweep import run_local
+                run_local(cfg, pending, on_row, workers=workers)
+            else:
+                from sim.spark_backend import run_spark
+                run_spark(cfg, pending, on_row, master=master, workers=workers)
+
+    rows = results.collect_rows(root, cfg, points)
+    have = {(r["point_id"], r["rep"]) for r in rows}
+    for p in points:  # a point whose row never arrived (should not happen): record it
+        if (p.point_id, p.rep) not in have:
+            row = dict(p.params)
+            row.update(seed=p.seed, rep=p.rep, point_id=p.point_id,
+                       error="no result row was produced (worker lost)", wall_s=None)
+            rows.append(row)
+            failures.append((p.point_id, p.rep, row["error"]))
+    df = results.rows_to_frame(cfg, rows)
+    results.write_points(root, cfg, df)
+    n_failed = int(df["error"].notna().sum())
+    results.write_meta(root, cfg, scale=scale, backend=backend, n_rows=len(df), n_failed=n_failed,
+                       cost_profile=_cost_profile_info(cfg),
+                       extra={"overrides": list(overrides or []), "resumed_rows": len(done)})
+    results.finish_shards(root, cfg, df)
+    failed = [(r["point_id"], r["rep"], r["error"]) for r in df.to_dict("records")
+              if r["error"] is not None]
+    return RunSummary(cfg=cfg, backend=backend, scale=scale, out_dir=results.experiment_dir(root, cfg),
+                      n_points=len(points), n_resumed=len(done), n_run=len(pending),
+                      n_failed=n_failed, failures=failed, wall_s=time.perf_counter() - t0, df=df)
+
+
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
