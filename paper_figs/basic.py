@@ -1,0 +1,68 @@
+"""Figures of the basic simulator validation (experiments/basic/*.toml).
+
+``fig_mg1``: simulated mean queue wait vs rho for M/M/1 and M/D/1 with batch-means 95% CI
+bars, against the closed-form curves.  ``fig_mg1_engine``: eager-NFA service times, simulated
+mean wait vs the Pollaczek-Khinchine prediction, with the relative deviation underneath.
+Both read only the results DataFrame.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def _save(fig, out_base: Path) -> list[Path]:
+    from paper_figs.common import save
+
+    return save(fig, out_base)
+
+
+def fig_mg1(df, out_base: Path) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    from sim.scenarios.basic import md1_wait, mm1_wait
+
+    fig, ax = plt.subplots(figsize=(5.0, 3.6))
+    grid = np.linspace(0.05, max(0.95, float(df["rho"].max())), 200)
+    styles = {"exp": ("M/M/1", "C0", "o", mm1_wait), "det": ("M/D/1", "C1", "s", md1_wait)}
+    for svc, (label, color, marker, fn) in styles.items():
+        g = df[df["service"] == svc]
+        if g.empty:
+            continue
+        ax.plot(grid, [fn(r) for r in grid], color=color, lw=1, label=f"{label} theory")
+        agg = g.groupby("rho").agg(w=("wait_mean", "mean"), h=("wait_ci_half",
+                                                             lambda h: np.sqrt((h ** 2).sum()) / len(h)))
+        ax.errorbar(agg.index, agg["w"], yerr=agg["h"], fmt=marker, color=color, ms=4,
+                    capsize=2, label=f"{label} simulated (95% CI)")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"utilisation $\rho$")
+    ax.set_ylabel("mean queue wait (mean service times)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return _save(fig, out_base)
+
+
+def fig_mg1_engine(df, out_base: Path) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    agg = df.groupby("rho").agg(w=("wait_mean", "mean"),
+                                h=("wait_ci_half", lambda h: np.sqrt((h ** 2).sum()) / len(h)),
+                                pk=("pk_wait", "mean"), dev=("rel_deviation", "mean"))
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(5.0, 4.8), sharex=True,
+                                  gridspec_kw={"height_ratios": [3, 1.3]})
+    ax.plot(agg.index, agg["pk"] * 1e6, "-", color="C3", label="Pollaczek-Khinchine")
+    ax.errorbar(agg.index, agg["w"] * 1e6, yerr=agg["h"] * 1e6, fmt="o", ms=4, capsize=2,
+                color="C0", label="simulated, eager NFA (95% CI)")
+    ax.set_yscale("log")
+    ax.set_ylabel(r"mean queue wait ($\mu$s)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    ax2.axhline(0, color="k", lw=0.8)
+    ax2.plot(agg.index, agg["dev"] * 100, "o-", ms=3, color="C0")
+    ax2.set_ylabel("deviation (%)")
+    ax2.set_xlabel(r"utilisation $\rho$")
+    ax2.grid(alpha=0.3)
+    fig.tight_layout()
+    return _save(fig, out_base)
