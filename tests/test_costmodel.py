@@ -86,3 +86,26 @@ def test_strict_validation_names_file_and_key(tmp_path, text, needle):
 def test_missing_file(tmp_path):
     with pytest.raises(CepsimInputError, match="calibrate"):
         load_profile(tmp_path / "nope.toml")
+
+
+def test_calibration_fit_recovers_known_costs():
+    """fit_profile on synthetic timings generated from known costs recovers them."""
+    from sim.calibrate import fit_profile
+
+    rng = np.random.default_rng(0)
+    m = 60
+    n_ev = rng.integers(1000, 40000, m).astype(float)
+    totals = np.zeros((m, len(COUNT_NAMES)))
+    totals[:, 0] = n_ev * rng.uniform(2, 30, m)       # pred_eval
+    totals[:, 2] = n_ev * rng.uniform(0.1, 3, m)      # pm_created
+    totals[:, 5] = n_ev * rng.uniform(0.0, 0.5, m)    # match_emit
+    true = {"pred_eval": 4e-8, "pm_created": 3e-7, "match_emit": 1e-6}
+    times = (2e-4 + n_ev * 2e-6 + totals[:, 0] * 4e-8 + totals[:, 2] * 3e-7
+             + totals[:, 5] * 1e-6) * rng.normal(1, 0.01, m)
+    fit = fit_profile(totals, n_ev, times)
+    assert fit["r2"] > 0.99
+    for k, v in true.items():
+        assert fit["unit_cost"][k] == pytest.approx(v, rel=0.15)
+    assert fit["base_cost"] == pytest.approx(2e-6, rel=0.2)
+    assert fit["unit_cost"]["plan_gen"] is None   # never observed -> not measured
+    assert all(v is None or v >= 0 for v in fit["unit_cost"].values())
