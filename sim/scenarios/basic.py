@@ -73,7 +73,7 @@ def _wait_stats(arrivals, service, warmup: float, batches: int) -> dict:
     busy = float(service.sum())
     return {"wait_mean": mean, "wait_ci_half": half, "wait_ci_low": mean - half,
             "wait_ci_high": mean + half, "rho_measured": busy / float(depart[-1] - arrivals[0]),
-            "n_used": int(waits.size - skip), "batches": int(batches)}
+            "n_used": int(waits.size - skip), "n_batches": int(batches)}
 
 
 def mm1_wait(rho: float, mu: float = 1.0) -> float:
