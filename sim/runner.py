@@ -111,6 +111,9 @@ def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Pat
                                f"{', '.join(BACKENDS)}")
     if workers is not None and workers < 1:
         raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
+    if backend == "spark":  # fail fast, before any work, when Java is missing or too old
+        from sim.spark_backend import check_java
+        check_java()
     t0 = time.perf_counter()
     cfg = apply_overrides(apply_scale(cfg, scale), overrides)
     root = Path(out_dir)
