@@ -2,8 +2,11 @@
 
 Entry point for ``cepsim calibrate``::
 
-    calibrate(out_path, seeds=(1, 2, 3), quick=False, engine="eager", repeats=3)
+    calibrate(out_path=None, quick=False, seeds=(1, 2, 3), engine="eager", repeats=3)
         -> (CostProfile, report: dict)
+
+``out_path=None`` writes ``profiles/calibrated.toml`` under the current directory (the
+report's ``out_path`` says where).  ``quick`` uses shorter chunks (seconds, not minutes).
 
 Measurement scheme.  For every seeded synthetic workload (different patterns, windows and
 type mixes, so the counter columns vary independently) the stream is cut into chunks of
@@ -111,7 +114,10 @@ def measure(seeds=(1, 2, 3), quick: bool = False, engine: str = "eager",
     return runs
 
 
-def calibrate(out_path: str | os.PathLike, seeds=(1, 2, 3), quick: bool = False,
+DEFAULT_OUT = Path("profiles") / "calibrated.toml"
+
+
+def calibrate(out_path: str | os.PathLike | None = None, quick: bool = False, seeds=(1, 2, 3),
               engine: str = "eager", repeats: int = 3) -> tuple[CostProfile, dict]:
     """Measure ``engine`` on this machine, fit unit costs, write the profile to ``out_path``.
 
@@ -119,6 +125,7 @@ def calibrate(out_path: str | os.PathLike, seeds=(1, 2, 3), quick: bool = False,
     ``unit_cost``, ``unmeasured`` (counters copied from the default profile), ``workloads``
     (per workload: events, measured and predicted seconds, relative error), ``n_runs``.
     """
+    out_path = Path(out_path) if out_path is not None else DEFAULT_OUT
     runs = measure(seeds=seeds, quick=quick, engine=engine, repeats=repeats)
     totals = np.array([r["totals"] for r in runs], dtype=np.float64)
     n_ev = np.array([r["n_events"] for r in runs], dtype=np.float64)
@@ -138,7 +145,7 @@ def calibrate(out_path: str | os.PathLike, seeds=(1, 2, 3), quick: bool = False,
     report = {"engine": engine, "r2": fit["r2"], "call_overhead": fit["call_overhead"],
               "base_cost": fit["base_cost"], "unit_cost": units, "unmeasured": unmeasured,
               "workloads": per_wl, "n_runs": len(runs), "quick": bool(quick),
-              "seeds": [int(s) for s in seeds]}
+              "seeds": [int(s) for s in seeds], "out_path": str(out_path)}
     meta = {"calibrated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "engine": engine, "machine": f"{platform.machine()} {platform.processor()}".strip(),
             "python": platform.python_version(), "r2": float(fit["r2"]),
