@@ -182,7 +182,11 @@ def _configs_with_results(out: Path, names: Optional[List[str]] = None):
 
     found = []
     for p in _all_config_paths():
-        cfg = load_config(p)
+        try:
+            cfg = load_config(p)
+        except CepsimInputError as exc:  # one broken config must not hide the others' results
+            typer.echo(f"warning: skipping {p}: {exc}", err=True)
+            continue
         if names and not ({cfg.name, cfg.key, cfg.paper} & set(names)):
             continue
         df = results.read_points(out, cfg)
