@@ -19,6 +19,7 @@ from engines.matches import MatchSet
 _ENGINES: dict[str, str] = {
     "oracle": "engines.oracle:run_oracle",
     "eager": "engines.eager:run_eager",
+    "hybrid": "engines.hybrid:run_hybrid",
 }
 
 
