@@ -20,6 +20,8 @@ _ENGINES: dict[str, str] = {
     "oracle": "engines.oracle:run_oracle",
     "eager": "engines.eager:run_eager",
     "hybrid": "engines.hybrid:run_hybrid",
+    "chain": "engines.lazy_nfa:run_chain",
+    "tree": "engines.lazy_nfa:run_tree",
 }
 
 

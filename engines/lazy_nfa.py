@@ -1,0 +1,500 @@
+"""Lazy chain NFA and tree NFA (Kolchinsky, Sharfman, Schuster, DEBS 2015).
+
+Supported patterns
+------------------
+Flat sequences of plain variables (``SEQ(A a, B b, C c)``) with any predicates of
+``engines.predicates`` (comparisons, ``|x-y|``, ``corr(..)``), a time window, a count window or
+no window, under **skip-till-any-match** with the reuse consumption policy (the paper's setting).
+Patterns with several flat branches (OR alternatives, AND interleavings, nested SEQ) are
+supported too: every branch is its own chain / tree over shared input buffers, and matches of all
+branches are reported.  Refused with a ``CepsimInputError`` (use the ``eager`` engine instead):
+Kleene closure, negation, skip-till-next-match, REMOTE predicates, more than 62 variables.
+
+One mechanism
+-------------
+Both automata are the same machine: *instances* (partial matches) that hold the events taken so
+far and, for every variable still missing, a **coverage frontier** ``cov[v]`` (the stream position
+from which ``v`` candidates have not been handed to this instance yet).  Incoming events are first
+*stored* in a per-type input buffer (structure-of-arrays, doubling when full, expired from the
+front as the window slides).  An instance whose routing names variable ``u`` next runs its
+``take(u)`` edge over the buffered ``u`` events inside the edge's **scope** and not yet covered:
+
+* scope start ``s`` = the taken variable that is latest in *sequence order* among those preceding
+  ``u`` in the sequence (``start`` if none): only events after it qualify;
+* scope end ``f`` = the taken variable that is earliest in sequence order among those following
+  ``u`` (``finish`` if none): only events before it qualify; with ``finish`` the instance also
+  keeps waiting for future ``u`` events from the stream.
+
+  (Section 5 writes ``Latest_sel``/``Earliest_sel``; reading them in selectivity order would give
+  a scope looser than the sequence constraints whenever two taken predecessors were taken in the
+  "wrong" order, so we use the tight bound, i.e. the sequence order, which is what Figure 4
+  shows.)
+
+Each candidate costs one **condition evaluation** (``EDGE_EVAL``, the paper's section-7 metric:
+one check of an edge condition = window + every predicate whose variables are now bound and that
+mentions ``u``, short-circuited; each atomic predicate checked adds ``PRED_EVAL``).  A candidate
+that passes yields a child instance (or a match when nothing is missing).  A bounded scope
+(``f`` a taken variable) is fully explored at once, so the instance is then complete and removed.
+
+*Routing* is the only difference:
+
+* **chain** (``ROUTE_FIXED``): ``u`` is the next variable of the given selectivity order; every
+  instance evaluates immediately.  The root takes every event of the first variable; only events
+  of the other variables are kept in the input buffer (the paper's store edges).
+* **tree** (``ROUTE_ADAPTIVE``): an instance evaluates only when the input buffer holds at least
+  one event of every missing variable (``p_ne``); it then routes to the missing variable with the
+  smallest buffer counter (``p_se``; ties keep the current choice, otherwise query order).  It
+  re-decides at every event, so the root (which lives for the whole stream) follows the changing
+  frequencies.  When an instance switches from ``u`` to ``u'`` its children inherit ``cov[u]``,
+  so a match is reached through exactly one path (the first variable whose coverage passes the
+  match's event); states are created lazily (an instance *is* its state's only storage) and
+  vanish with their last instance.  All events of pattern types are buffered.
+
+Every match is emitted while its last event is processed (``detect = last event``).
+Counters per event (``engines.counters``): PRED_EVAL, EDGE_EVAL, PM_CREATED (instances created,
+completed matches included), PM_REMOVED (expired, completed, fully explored), BUF_INSERT,
+MATCH_EMIT, DECISION_CHECK (tree routing decisions), PLAN_GEN (tree routing switches), gauges
+LIVE_PM (non-empty live instances) and BUFFERED (events in the input buffers).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engines import counters as C
+from engines.compile import KIND_KLEENE, KIND_NEG, PK_REMOTE, POLICY_ANY, WIN_COUNT, Program
+from engines.errors import CepsimInputError
+from engines.matches import MatchSet
+from engines.predicates import eval_pred
+from engines.stream import EventStream
+
+ROUTE_FIXED = 0
+ROUTE_ADAPTIVE = 1
+MAX_VARS = 62
+
+_PRED_EVAL = C.PRED_EVAL
+_EDGE_EVAL = C.EDGE_EVAL
+_PM_CREATED = C.PM_CREATED
+_PM_REMOVED = C.PM_REMOVED
+_BUF_INSERT = C.BUF_INSERT
+_MATCH_EMIT = C.MATCH_EMIT
+_PLAN_GEN = C.PLAN_GEN
+_DECISION_CHECK = C.DECISION_CHECK
+_LIVE_PM = C.LIVE_PM
+_BUFFERED = C.BUFFERED
+_NC = C.N_COUNTERS
+
+
+@njit(cache=True)
+def _lower_bound(arr, lo, hi, x):
+    """First index i in [lo, hi) with arr[i] >= x."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if arr[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored, n_buf,
+                 br_vars, br_len, br_slot, br_preds, br_npred, br_order, route, win_kind,
+                 window):
+    n = types.shape[0]
+    V = var_type.shape[0]
+    B = br_vars.shape[0]
+    cnt = np.zeros((max(n, 1), _NC), dtype=np.int64)
+
+    # ---- input buffers: one per pattern type, positions ascending
+    bcap = 64
+    buf = np.zeros((n_buf, bcap), dtype=np.int64)
+    bhead = np.zeros(n_buf, dtype=np.int64)
+    btail = np.zeros(n_buf, dtype=np.int64)
+    type_to_buf = np.full(max(int(types.max()) + 1 if n > 0 else 1, int(var_type.max()) + 1), -1,
+                          dtype=np.int64)
+    for v in range(V):
+        if var_buf[v] >= 0:
+            type_to_buf[var_type[v]] = var_buf[v]
+
+    # ---- instances (structure of arrays); the first B are the roots (empty partial matches)
+    icap = max(64, 2 * B)
+    i_ev = np.full((icap, V), -1, dtype=np.int64)
+    i_cov = np.zeros((icap, V), dtype=np.int64)
+    i_mask = np.zeros(icap, dtype=np.int64)
+    i_br = np.zeros(icap, dtype=np.int64)
+    i_depth = np.zeros(icap, dtype=np.int64)
+    i_cur = np.full(icap, -1, dtype=np.int64)
+    i_min = np.zeros(icap, dtype=np.int64)
+    i_max = np.zeros(icap, dtype=np.int64)
+    i_alive = np.zeros(icap, dtype=np.bool_)
+    n_inst = B
+    for b in range(B):
+        i_br[b] = b
+        i_alive[b] = True
+        i_min[b] = -1
+    live = 0  # non-root live instances
+
+    # ---- matches
+    mcap = 64
+    m_ev = np.full((mcap, V), -1, dtype=np.int64)
+    m_det = np.zeros(mcap, dtype=np.int64)
+    n_m = 0
+
+    for p in range(n):
+        now = ts[p]
+        t = types[p]
+        # -- expire buffered events
+        for q in range(n_buf):
+            h = bhead[q]
+            while h < btail[q]:
+                e = buf[q, h]
+                if win_kind == 1:
+                    if p - e >= window:
+                        h += 1
+                        continue
+                elif now - ts[e] > window:
+                    h += 1
+                    continue
+                break
+            bhead[q] = h
+        # -- expire instances
+        for k in range(B, n_inst):
+            if i_alive[k]:
+                e = i_min[k]
+                dead = (p - e >= window) if win_kind == 1 else (now - ts[e] > window)
+                if dead:
+                    i_alive[k] = False
+                    live -= 1
+                    cnt[p, _PM_REMOVED] += 1
+        # -- store the event (temporarily when its type is not a buffered one)
+        qb = type_to_buf[t] if t < type_to_buf.shape[0] else -1
+        if qb >= 0:
+            if btail[qb] == buf.shape[1]:
+                # compact every buffer to the front; double only when still over half full
+                big = 0
+                for q in range(n_buf):
+                    if btail[q] - bhead[q] > big:
+                        big = btail[q] - bhead[q]
+                newcap = buf.shape[1] * 2 if big * 2 > buf.shape[1] else buf.shape[1]
+                nb = np.zeros((n_buf, newcap), dtype=np.int64)
+                for q in range(n_buf):
+                    L = btail[q] - bhead[q]
+                    nb[q, :L] = buf[q, bhead[q]:btail[q]]
+                    btail[q] = L
+                    bhead[q] = 0
+                buf = nb
+            buf[qb, btail[qb]] = p
+            btail[qb] += 1
+            if buf_stored[qb]:
+                cnt[p, _BUF_INSERT] += 1
+        # -- run every live instance (children appended during the loop run at this event too)
+        k = 0
+        while k < n_inst:
+            if not i_alive[k]:
+                k += 1
+                continue
+            b = i_br[k]
+            m = br_len[b]
+            mask = i_mask[k]
+            # routing: which missing variable does this instance take next?
+            if route == 0:
+                u = br_order[b, i_depth[k]]
+            else:
+                ok = True
+                best = -1
+                bestc = 0
+                for j in range(m):
+                    v = br_vars[b, j]
+                    if (mask >> v) & 1:
+                        continue
+                    qv = var_buf[v]
+                    c = btail[qv] - bhead[qv]
+                    if c <= 0:
+                        ok = False
+                        break
+                    if best < 0 or c < bestc:
+                        best = v
+                        bestc = c
+                cnt[p, _DECISION_CHECK] += 1
+                if not ok:
+                    k += 1
+                    continue
+                cur = i_cur[k]
+                if cur >= 0:
+                    qv = var_buf[cur]
+                    if btail[qv] - bhead[qv] == bestc:
+                        best = cur
+                if cur != best:
+                    if cur >= 0:
+                        cnt[p, _PLAN_GEN] += 1
+                    i_cur[k] = best
+                u = best
+            # scope of take(u): positions (lo, hi]; hi = p means "finish" (stream too)
+            su = br_slot[b, u]
+            lo = -1
+            hi = p
+            bounded = False
+            for j in range(m):
+                v = br_vars[b, j]
+                if (mask >> v) & 1:
+                    if j < su:
+                        if i_ev[k, v] > lo:
+                            lo = i_ev[k, v]
+                    elif j > su:
+                        if i_ev[k, v] - 1 < hi:
+                            hi = i_ev[k, v] - 1
+                            bounded = True
+            start = lo + 1
+            if i_cov[k, u] > start:
+                start = i_cov[k, u]
+            qu = var_buf[u]
+            if start <= hi:
+                if start >= p:
+                    # only the current event can be new: skip the search when its type differs
+                    if t == var_type[u]:
+                        a = btail[qu] - 1
+                        z = btail[qu]
+                    else:
+                        a = 0
+                        z = 0
+                else:
+                    a = _lower_bound(buf[qu], bhead[qu], btail[qu], start)
+                    z = _lower_bound(buf[qu], a, btail[qu], hi + 1)
+                for bi in range(a, z):
+                    x = buf[qu, bi]
+                    cnt[p, _EDGE_EVAL] += 1
+                    # window over the instance plus x
+                    mn = x if (k < B or x < i_min[k]) else i_min[k]
+                    mx = x if (k < B or x > i_max[k]) else i_max[k]
+                    if win_kind == 1:
+                        if mx - mn >= window:
+                            continue
+                    elif ts[mx] - ts[mn] > window:
+                        continue
+                    good = True
+                    for jp in range(br_npred[b]):
+                        pr = br_preds[b, jp]
+                        v1 = pred_i[pr, 2]
+                        v2 = pred_i[pr, 4]
+                        if v2 < 0:
+                            v2 = v1
+                        if v1 != u and v2 != u:
+                            continue
+                        if v1 != u and not ((mask >> v1) & 1):
+                            continue
+                        if v2 != u and not ((mask >> v2) & 1):
+                            continue
+                        e1 = x if v1 == u else i_ev[k, v1]
+                        e2 = x if v2 == u else i_ev[k, v2]
+                        cnt[p, _PRED_EVAL] += 1
+                        if not eval_pred(pred_i, pred_f, pr, attrs, e1, e2):
+                            good = False
+                            break
+                    if not good:
+                        continue
+                    cnt[p, _PM_CREATED] += 1
+                    if i_depth[k] + 1 == m:
+                        if n_m == m_ev.shape[0]:
+                            m2 = np.full((mcap * 2, V), -1, dtype=np.int64)
+                            m2[:n_m] = m_ev[:n_m]
+                            d2 = np.zeros(mcap * 2, dtype=np.int64)
+                            d2[:n_m] = m_det[:n_m]
+                            mcap *= 2
+                            m_ev = m2
+                            m_det = d2
+                        for v in range(V):
+                            m_ev[n_m, v] = i_ev[k, v]
+                        m_ev[n_m, u] = x
+                        m_det[n_m] = p
+                        n_m += 1
+                        cnt[p, _MATCH_EMIT] += 1
+                        cnt[p, _PM_REMOVED] += 1
+                        continue
+                    if n_inst == icap:
+                        icap *= 2
+                        e2a = np.full((icap, V), -1, dtype=np.int64)
+                        e2a[:n_inst] = i_ev[:n_inst]
+                        i_ev = e2a
+                        c2a = np.zeros((icap, V), dtype=np.int64)
+                        c2a[:n_inst] = i_cov[:n_inst]
+                        i_cov = c2a
+                        t2 = np.zeros(icap, dtype=np.int64)
+                        t2[:n_inst] = i_mask[:n_inst]
+                        i_mask = t2
+                        t2 = np.zeros(icap, dtype=np.int64)
+                        t2[:n_inst] = i_br[:n_inst]
+                        i_br = t2
+                        t2 = np.zeros(icap, dtype=np.int64)
+                        t2[:n_inst] = i_depth[:n_inst]
+                        i_depth = t2
+                        t2 = np.full(icap, -1, dtype=np.int64)
+                        t2[:n_inst] = i_cur[:n_inst]
+                        i_cur = t2
+                        t2 = np.zeros(icap, dtype=np.int64)
+                        t2[:n_inst] = i_min[:n_inst]
+                        i_min = t2
+                        t2 = np.zeros(icap, dtype=np.int64)
+                        t2[:n_inst] = i_max[:n_inst]
+                        i_max = t2
+                        a2 = np.zeros(icap, dtype=np.bool_)
+                        a2[:n_inst] = i_alive[:n_inst]
+                        i_alive = a2
+                    c = n_inst
+                    n_inst += 1
+                    for v in range(V):
+                        i_ev[c, v] = i_ev[k, v]
+                        i_cov[c, v] = i_cov[k, v]
+                    i_ev[c, u] = x
+                    i_mask[c] = mask | (np.int64(1) << u)
+                    i_br[c] = b
+                    i_depth[c] = i_depth[k] + 1
+                    i_cur[c] = -1
+                    i_min[c] = mn
+                    i_max[c] = mx
+                    i_alive[c] = True
+                    live += 1
+            # coverage: everything up to the current event has been handed out
+            if i_cov[k, u] < p + 1:
+                i_cov[k, u] = p + 1
+            if bounded and k >= B:
+                i_alive[k] = False
+                live -= 1
+                cnt[p, _PM_REMOVED] += 1
+            k += 1
+        # -- unstored types leave the buffer again (chain: the first variable's events)
+        if qb >= 0 and not buf_stored[qb]:
+            btail[qb] -= 1
+        # -- compaction of dead instances
+        if n_inst > 256 and (n_inst - B - live) * 2 > n_inst:
+            w = B
+            for r in range(B, n_inst):
+                if i_alive[r]:
+                    if w != r:
+                        i_ev[w] = i_ev[r]
+                        i_cov[w] = i_cov[r]
+                        i_mask[w] = i_mask[r]
+                        i_br[w] = i_br[r]
+                        i_depth[w] = i_depth[r]
+                        i_cur[w] = i_cur[r]
+                        i_min[w] = i_min[r]
+                        i_max[w] = i_max[r]
+                        i_alive[w] = True
+                    w += 1
+            for r in range(w, n_inst):
+                i_alive[r] = False
+            n_inst = w
+        cnt[p, _LIVE_PM] = live
+        tot = 0
+        for q in range(n_buf):
+            if buf_stored[q]:
+                tot += btail[q] - bhead[q]
+        cnt[p, _BUFFERED] = tot
+    return cnt, m_ev[:n_m].copy(), m_det[:n_m].copy()
+
+
+# ----------------------------------------------------------------------------- Python side
+def _check_supported(program: Program, engine: str) -> None:
+    why = None
+    if program.policy != POLICY_ANY:
+        why = "skip-till-next-match"
+    elif np.any(program.var_kind == KIND_KLEENE):
+        why = "Kleene closure"
+    elif np.any(program.var_kind == KIND_NEG):
+        why = "negation (NOT)"
+    elif len(program.pred_i) and np.any(program.pred_i[:, 0] == PK_REMOTE):
+        why = "REMOTE[...] predicates"
+    elif program.n_vars > MAX_VARS:
+        why = f"more than {MAX_VARS} variables"
+    if why:
+        raise CepsimInputError(
+            f"the lazy {engine} NFA supports sequences of plain variables (optionally several "
+            f"OR/AND branches) under skip-till-any-match; this pattern uses {why}: run it with "
+            f"the 'eager' engine instead")
+
+
+def _parse_order(program: Program, order) -> list[int]:
+    pos = program.positive_vars
+    if order is None:
+        return list(pos)
+    names = [s.strip() for s in order.split(",")] if isinstance(order, str) else [str(s) for s in order]
+    unknown = [s for s in names if s not in program.var_names]
+    if unknown:
+        raise CepsimInputError(f"chain order {order!r}: unknown variable(s) {unknown}; the pattern's "
+                               f"variables are {[program.var_names[v] for v in pos]}")
+    ids = [program.var_id(s) for s in names]
+    if sorted(ids) != sorted(pos) or len(set(ids)) != len(ids):
+        raise CepsimInputError(f"chain order {order!r} must list every variable of the pattern "
+                               f"exactly once: {[program.var_names[v] for v in pos]}")
+    return ids
+
+
+def _run(program: Program, stream: EventStream, route: int, order_ids: list[int] | None,
+         engine: str):
+    _check_supported(program, engine)
+    V = program.n_vars
+    branches = program.branches
+    B = len(branches)
+    mlen = max(len(br.pos_vars) for br in branches)
+    plen = max(1, max(len(br.pred_ids) for br in branches))
+    br_vars = np.full((B, mlen), -1, dtype=np.int64)
+    br_len = np.zeros(B, dtype=np.int64)
+    br_slot = np.full((B, V), -1, dtype=np.int64)
+    br_preds = np.zeros((B, plen), dtype=np.int64)
+    br_npred = np.zeros(B, dtype=np.int64)
+    br_order = np.full((B, mlen), -1, dtype=np.int64)
+    for b, br in enumerate(branches):
+        pv = [int(v) for v in br.pos_vars]
+        br_vars[b, :len(pv)] = pv
+        br_len[b] = len(pv)
+        for j, v in enumerate(pv):
+            br_slot[b, v] = j
+        br_preds[b, :len(br.pred_ids)] = br.pred_ids
+        br_npred[b] = len(br.pred_ids)
+        if order_ids is None:
+            br_order[b, :len(pv)] = pv
+        else:
+            br_order[b, :len(pv)] = [v for v in order_ids if v in pv]
+    # one input buffer per event type used by a positive variable
+    var_type = program.var_type.astype(np.int64)
+    var_buf = np.full(V, -1, dtype=np.int64)
+    type_ids: dict[int, int] = {}
+    for v in program.positive_vars:
+        var_buf[v] = type_ids.setdefault(int(var_type[v]), len(type_ids))
+    buf_stored = np.zeros(max(1, len(type_ids)), dtype=np.bool_)
+    for b in range(B):
+        for j in range(br_len[b]):
+            v = int(br_order[b, j])
+            if route == ROUTE_ADAPTIVE or j > 0:
+                buf_stored[var_buf[v]] = True
+    window = float(program.window)
+    cnt, m_ev, m_det = _lazy_kernel(
+        np.ascontiguousarray(stream.types.astype(np.int64)), stream.ts, stream.attrs,
+        program.pred_i.astype(np.int64), program.pred_f, var_type, var_buf, buf_stored,
+        max(1, len(type_ids)), br_vars, br_len, br_slot, br_preds, br_npred, br_order, route,
+        int(program.window_kind), window)
+    if len(stream) == 0:
+        cnt = cnt[:0]
+    pos_vars = program.positive_vars
+    kle = tuple(False for _ in pos_vars)
+    names = tuple(program.var_names[v] for v in pos_vars)
+    ms = MatchSet(names, kle, m_ev[:, pos_vars].astype(np.int64), np.zeros((len(m_det), len(pos_vars)),
+                  np.int64), np.zeros((len(m_det), len(pos_vars)), np.int64),
+                  np.zeros(0, np.int64), m_det.astype(np.int64))
+    return ms, cnt
+
+
+def run_chain(program: Program, stream: EventStream, order=None, **opts):
+    """Lazy chain NFA with selectivity order ``order`` (``"c,a,b"``, a list of variable names,
+    or ``None`` = the query's sequence order).  Other options are ignored."""
+    from engines.registry import EngineResult
+    ids = _parse_order(program, order)
+    ms, cnt = _run(program, stream, ROUTE_FIXED, ids, "chain")
+    return EngineResult(ms, cnt, {"order": ",".join(program.var_names[v] for v in ids)})
+
+
+def run_tree(program: Program, stream: EventStream, **opts):
+    """Tree NFA: adaptive selectivity order from the input buffer's per-variable counters."""
+    from engines.registry import EngineResult
+    ms, cnt = _run(program, stream, ROUTE_ADAPTIVE, None, "tree")
+    return EngineResult(ms, cnt, {"order": "adaptive"})
