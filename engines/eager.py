@@ -1,0 +1,763 @@
+"""The eager NFA (SASE-style chain in each branch's query order; DEBS'15 section 3).
+
+``run_eager(program, stream, max_partial_matches=..., max_matches=...) -> EngineResult`` runs one
+Numba kernel per program branch (the same compiled kernel for every pattern shape: arrays
+describe the branch) and returns the union of the branches' matches with the counters summed.
+
+NFA states of a branch with slots ``0..m-1`` (``x_j`` plain or Kleene):
+
+* ``A_j`` (pool ``j``, ``1 <= j < m``): slots ``< j`` bound, waiting for (the first event of)
+  ``x_j``.  The initial state ``A_0`` is implicit: every event of ``x_0``'s type tries to start an
+  instance.
+* ``K_j`` (pool ``m + j``, Kleene ``x_j`` only): ``x_j`` holds ``>= 1`` events; the instance may
+  *loop* (take one more event of ``x_j``) or *proceed* (bind the first event of ``x_{j+1}``).
+
+Per event, in this order: (1) the window start ``lo`` advances and the instances whose first
+event fell out of it expire (counted exactly at this event); (2) matches waiting for a trailing
+NOT whose window has closed are emitted (``detect`` = this event); (3) an event of a trailing
+negated type kills the waiting matches it qualifies against; (4) events of other negated types
+are buffered; (5) *phase 1*: every live instance waiting for this event's type checks its edge
+(predicates that become fully bound, evaluated by ``eval_pred``; a predicate on a Kleene variable
+is checked against each of its events) and produces a *candidate* (the extended binding);
+(6) *phase 2*: candidates pass the negation checks that became decidable, are emitted when
+complete and stored as new instances when they can go on.
+
+Policies.  skip-till-any-match: an extension is a clone, the old instance stays.
+skip-till-next-match (docs/SEMANTICS.md rule 6): a plain state is left by the first qualifying
+event; a ``K_j`` instance keeps two flags, LOOP and PROCEED, each consumed by the first event
+qualifying for that move (an event qualifying for both creates both runs); the instance is
+removed when neither is left.  Negation only filters (a killed run is simply dropped).
+
+Negation (SEMANTICS rule 4).  Middle NOT: checked against the buffered negative events between
+the left neighbour's last and the right neighbour's first event, as soon as every slot it needs
+is final (a Kleene slot is final once the next slot binds); a check that needs the last Kleene
+slot runs at each emission.  NOT at the start: at each emission, against buffered events in
+``[lo, first)``.  Trailing NOT: complete matches wait in the *pending* pool until the window of
+their first event closes (or the stream ends: ``detect = n_events``).
+
+Counters (engines/counters.py): PRED_EVAL each ``eval_pred`` call; EDGE_EVAL each edge check
+(an attempt to extend/start an instance with an event of the right type, once per edge however
+many predicates; DEBS'15 section 7) and each candidate negative event examined by a negation
+check; PM_CREATED each instance stored in a pool (under next-match an advancing instance is
+counted as removed from its state and created in the next); PM_REMOVED instances leaving the
+live set (expired, consumed under next-match, killed); MATCH_EMIT at detection; BUF_INSERT /
+BUFFERED the negated-type events held for middle/start NOTs; LIVE_PM = created - removed so far.
+Pending trailing-NOT matches are not partial matches and are not counted as live.
+
+Storage: engines/nfa_buffers.py (instance arena, pools, shared Kleene event-node chains).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engines import counters as C
+from engines.compile import (KIND_KLEENE, KIND_NEG, PI_V1, PI_V2, PK_REMOTE, POLICY_NEXT,
+                             WIN_COUNT, Program)
+from engines.errors import CapacityError, CepsimInputError
+from engines.matches import MatchSet
+from engines.nfa_buffers import (arena_grow, grow_1d, grow_rows, node_collect, node_count,
+                                 node_first, nodes_compact, nodes_grow, pool_push,
+                                 pool_remove_at, pools_new, window_lo)
+from engines.predicates import eval_pred
+from engines.registry import EngineResult
+from engines.stream import EventStream
+
+DEFAULT_MAX_PARTIAL_MATCHES = 5_000_000
+DEFAULT_MAX_MATCHES = 20_000_000
+
+# predicate roles (how the event being bound / the negative event enters eval_pred)
+ROLE_SELF, ROLE_FIRST, ROLE_SECOND = 0, 1, 2
+# instance flags of K_j states (skip-till-next-match)
+FL_LOOP, FL_PROCEED = 1, 2
+# candidate kinds
+CAND_ENTER, CAND_LOOP = 0, 1
+# negation check times
+CHK_TRAILING = -1
+# kernel status
+ST_OK, ST_MAX_PM, ST_MAX_MATCHES = 0, 1, 2
+
+
+# ----------------------------------------------------------------------------- predicates
+@njit(cache=True)
+def _eval_against(p, role, e, o, row, el_kleene, nev, npar, pred_i, pred_f, attrs):
+    """Evaluate predicate ``p`` with ``e`` in the role ``role`` and the event(s) of slot ``o`` of
+    ``row`` in the other role (every event of a Kleene slot).  Returns (holds, n_evaluations)."""
+    if role == ROLE_SELF:
+        return eval_pred(pred_i, pred_f, p, attrs, e, e), 1
+    if el_kleene[o]:
+        k = row[o]
+        n = 0
+        while k >= 0:
+            x = nev[k]
+            n += 1
+            if role == ROLE_FIRST:
+                ok = eval_pred(pred_i, pred_f, p, attrs, e, x)
+            else:
+                ok = eval_pred(pred_i, pred_f, p, attrs, x, e)
+            if not ok:
+                return False, n
+            k = npar[k]
+        return True, n
+    x = row[o]
+    if role == ROLE_FIRST:
+        return eval_pred(pred_i, pred_f, p, attrs, e, x), 1
+    return eval_pred(pred_i, pred_f, p, attrs, x, e), 1
+
+
+@njit(cache=True)
+def _preds_hold(lst_start, lst_pred, lst_role, lst_other, q, e, row, el_kleene, nev, npar,
+                pred_i, pred_f, attrs):
+    """All predicates of list ``q`` (a CSR row) hold for event ``e``; (holds, n_evaluations)."""
+    n = 0
+    for k in range(lst_start[q], lst_start[q + 1]):
+        ok, c = _eval_against(lst_pred[k], lst_role[k], e, lst_other[k], row, el_kleene, nev,
+                              npar, pred_i, pred_f, attrs)
+        n += c
+        if not ok:
+            return False, n
+    return True, n
+
+
+@njit(cache=True)
+def _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail, types, ng_type, np_start, np_pred,
+                np_role, np_other, el_kleene, nev, npar, pred_i, pred_f, attrs):
+    """Does a buffered event of negation ``q`` strictly inside (lo_ex, hi_ex) satisfy all of the
+    negation's predicates?  Returns (killed, n_edge_checks, n_pred_evals)."""
+    a = nhead
+    b = ntail
+    while a < b:  # first buffered position > lo_ex
+        mid = (a + b) // 2
+        if nbuf[mid] <= lo_ex:
+            a = mid + 1
+        else:
+            b = mid
+    edges = 0
+    preds = 0
+    tq = ng_type[q]
+    for k in range(a, ntail):
+        c = nbuf[k]
+        if c >= hi_ex:
+            break
+        if types[c] != tq:
+            continue
+        edges += 1
+        ok, n = _preds_hold(np_start, np_pred, np_role, np_other, q, c, row, el_kleene, nev,
+                            npar, pred_i, pred_f, attrs)
+        preds += n
+        if ok:
+            return True, edges, preds
+    return False, edges, preds
+
+
+# ----------------------------------------------------------------------------- kernel
+@njit(cache=True)
+def eager_kernel(types, ts, attrs, pred_i, pred_f,
+                 el_type, el_kleene, col_of_slot, n_cols,
+                 sp_start, sp_pred, sp_role, sp_other,
+                 ng_type, ng_left, ng_right, ng_chk, np_start, np_pred, np_role, np_other,
+                 window_kind, window, policy, max_pm, max_matches, counters):
+    """Run the eager NFA of one branch over the stream; adds into ``counters``.
+
+    Returns (status, event, pos, kl_start, kl_len, kl_events, detect)."""
+    n = types.shape[0]
+    m = el_type.shape[0]
+    n_neg = ng_type.shape[0]
+    nextp = policy == POLICY_NEXT
+    pend_pool = 2 * m
+    n_pools = 2 * m + 1
+    has_trailing = False
+    has_buffered_neg = False
+    for q in range(n_neg):
+        if ng_chk[q] == CHK_TRAILING:
+            has_trailing = True
+        else:
+            has_buffered_neg = True
+    n_kl = 0
+    for s in range(m):
+        if el_kleene[s]:
+            n_kl += 1
+    kleene_cols = np.empty(n_kl, dtype=np.int64)
+    n_kl = 0
+    for s in range(m):
+        if el_kleene[s]:
+            kleene_cols[n_kl] = s
+            n_kl += 1
+
+    # instance arena + pools
+    acap = 256
+    a_first = np.empty(acap, dtype=np.int64)
+    a_flags = np.zeros(acap, dtype=np.int8)
+    a_bind = np.empty((acap, m), dtype=np.int32)
+    free = np.empty(acap, dtype=np.int64)
+    nfree = 0
+    a_top = 0
+    pidx, poff, pcap, pn = pools_new(n_pools, 64)
+    snap = np.zeros(n_pools, dtype=np.int64)
+    sweep_at = np.full(n_pools, 1024, dtype=np.int64)
+    # Kleene event nodes
+    nev = np.empty(1024, dtype=np.int32)
+    npar = np.empty(1024, dtype=np.int32)
+    nn = 0
+    ngc_at = 1 << 16
+    # candidates of the current event
+    ccap = 64
+    c_row = np.empty((ccap, m), dtype=np.int32)
+    c_first = np.empty(ccap, dtype=np.int64)
+    c_slot = np.empty(ccap, dtype=np.int64)
+    c_kind = np.empty(ccap, dtype=np.int8)
+    # negative-event buffer (positions, ascending)
+    nbuf = np.empty(256, dtype=np.int64)
+    nhead = 0
+    ntail = 0
+    # output matches
+    mcap = 64
+    o_pos = np.empty((mcap, n_cols), dtype=np.int64)
+    o_kls = np.zeros((mcap, n_cols), dtype=np.int64)
+    o_kll = np.zeros((mcap, n_cols), dtype=np.int64)
+    o_det = np.empty(mcap, dtype=np.int64)
+    kcap = 64
+    o_kle = np.empty(kcap, dtype=np.int64)
+    nm = 0
+    nk = 0
+    # live-instance accounting by first position (exact expiry counts)
+    cnt_first = np.zeros(max(n, 1), dtype=np.int64)
+    live = 0
+    lo = 0
+    row0 = np.full(m, -1, dtype=np.int32)
+
+    for e in range(n):
+        t = types[e]
+        # (1) window and expiry
+        new_lo = window_lo(ts, e, lo, window_kind, window)
+        expired = 0
+        for p in range(lo, new_lo):
+            expired += cnt_first[p]
+            cnt_first[p] = 0
+        lo = new_lo
+        if expired:
+            live -= expired
+            counters[e, C.PM_REMOVED] += expired
+        if has_trailing:
+            # (2) flush pending matches whose window closed
+            base = poff[pend_pool]
+            for k in range(pn[pend_pool] - 1, -1, -1):
+                i = pidx[base + k]
+                if a_first[i] < lo:
+                    if nm == mcap:
+                        mcap *= 2
+                        o_pos = grow_rows(o_pos, mcap)
+                        o_kls = grow_rows(o_kls, mcap)
+                        o_kll = grow_rows(o_kll, mcap)
+                        o_det = grow_1d(o_det, mcap)
+                    for c in range(n_cols):
+                        o_pos[nm, c] = -1
+                        o_kls[nm, c] = 0
+                        o_kll[nm, c] = 0
+                    for s in range(m):
+                        col = col_of_slot[s]
+                        if el_kleene[s]:
+                            ln = node_count(npar, a_bind[i, s])
+                            while nk + ln > kcap:
+                                kcap *= 2
+                                o_kle = grow_1d(o_kle, kcap)
+                            node_collect(nev, npar, a_bind[i, s], o_kle, nk, ln)
+                            o_pos[nm, col] = -2
+                            o_kls[nm, col] = nk
+                            o_kll[nm, col] = ln
+                            nk += ln
+                        else:
+                            o_pos[nm, col] = a_bind[i, s]
+                    o_det[nm] = e
+                    nm += 1
+                    counters[e, C.MATCH_EMIT] += 1
+                    pool_remove_at(pidx, poff, pn, pend_pool, k)
+                    free[nfree] = i
+                    nfree += 1
+            # (3) trailing NOT kills
+            for q in range(n_neg):
+                if ng_chk[q] != CHK_TRAILING or ng_type[q] != t:
+                    continue
+                base = poff[pend_pool]
+                for k in range(pn[pend_pool] - 1, -1, -1):
+                    i = pidx[base + k]
+                    counters[e, C.EDGE_EVAL] += 1
+                    ok, ne = _preds_hold(np_start, np_pred, np_role, np_other, q, e, a_bind[i],
+                                         el_kleene, nev, npar, pred_i, pred_f, attrs)
+                    counters[e, C.PRED_EVAL] += ne
+                    if ok:
+                        pool_remove_at(pidx, poff, pn, pend_pool, k)
+                        free[nfree] = i
+                        nfree += 1
+        # (4) negative-event buffer
+        if has_buffered_neg:
+            while nhead < ntail and nbuf[nhead] < lo:
+                nhead += 1
+            isneg = False
+            for q in range(n_neg):
+                if ng_chk[q] != CHK_TRAILING and ng_type[q] == t:
+                    isneg = True
+            if isneg:
+                if ntail == nbuf.shape[0]:
+                    if nhead > nbuf.shape[0] // 2:
+                        nbuf[:ntail - nhead] = nbuf[nhead:ntail].copy()
+                        ntail -= nhead
+                        nhead = 0
+                    else:
+                        nbuf = grow_1d(nbuf, 2 * nbuf.shape[0])
+                nbuf[ntail] = e
+                ntail += 1
+                counters[e, C.BUF_INSERT] += 1
+        # maintenance between events: drop expired instances, collect unreachable nodes
+        if nn > ngc_at:
+            for j in range(1, 2 * m):
+                sweep_at[j] = 0
+        for j in range(1, 2 * m):
+            if pn[j] > sweep_at[j]:
+                base = poff[j]
+                for k in range(pn[j] - 1, -1, -1):
+                    i = pidx[base + k]
+                    if a_first[i] < lo:
+                        pool_remove_at(pidx, poff, pn, j, k)
+                        free[nfree] = i
+                        nfree += 1
+                sweep_at[j] = max(2 * pn[j], 1024)
+        if nn > ngc_at:
+            tot = 0
+            for j in range(1, n_pools):
+                tot += pn[j]
+            rows = np.empty(tot, dtype=np.int64)
+            r = 0
+            for j in range(1, n_pools):
+                for k in range(pn[j]):
+                    rows[r] = pidx[poff[j] + k]
+                    r += 1
+            nn = nodes_compact(nev, npar, nn, a_bind, rows, tot, kleene_cols)
+            ngc_at = max(2 * nn, 1 << 16)
+
+        # (5) phase 1: edges of live instances -> candidates
+        for j in range(n_pools):
+            snap[j] = pn[j]
+        nc = 0
+        for j in range(1, 2 * m):
+            if j < m:
+                s = j
+                if el_type[s] != t:
+                    continue
+                is_k = False
+            else:
+                s = j - m
+                if not el_kleene[s]:
+                    continue
+                if el_type[s] != t and not (s + 1 < m and el_type[s + 1] == t):
+                    continue
+                is_k = True
+            base = poff[j]
+            for k in range(snap[j] - 1, -1, -1):
+                i = pidx[base + k]
+                if a_first[i] < lo:  # expired (already counted)
+                    pool_remove_at(pidx, poff, pn, j, k)
+                    free[nfree] = i
+                    nfree += 1
+                    continue
+                row = a_bind[i]
+                if not is_k:
+                    counters[e, C.EDGE_EVAL] += 1
+                    ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, s, e, row,
+                                         el_kleene, nev, npar, pred_i, pred_f, attrs)
+                    counters[e, C.PRED_EVAL] += ne
+                    if not ok:
+                        continue
+                    if nc == ccap:
+                        ccap *= 2
+                        c_row = grow_rows(c_row, ccap)
+                        c_first = grow_1d(c_first, ccap)
+                        c_slot = grow_1d(c_slot, ccap)
+                        c_kind = grow_1d(c_kind, ccap)
+                    c_row[nc, :] = row
+                    if el_kleene[s]:
+                        if nn == nev.shape[0]:
+                            nev, npar = nodes_grow(nev, npar)
+                        nev[nn] = e
+                        npar[nn] = -1
+                        c_row[nc, s] = nn
+                        nn += 1
+                    else:
+                        c_row[nc, s] = e
+                    c_first[nc] = a_first[i]
+                    c_slot[nc] = s
+                    c_kind[nc] = CAND_ENTER
+                    nc += 1
+                    if nextp:
+                        live -= 1
+                        cnt_first[a_first[i]] -= 1
+                        counters[e, C.PM_REMOVED] += 1
+                        pool_remove_at(pidx, poff, pn, j, k)
+                        free[nfree] = i
+                        nfree += 1
+                    continue
+                # K_s: loop and/or proceed
+                fl = a_flags[i]
+                if el_type[s] == t and (not nextp or (fl & FL_LOOP)):
+                    counters[e, C.EDGE_EVAL] += 1
+                    ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, s, e, row,
+                                         el_kleene, nev, npar, pred_i, pred_f, attrs)
+                    counters[e, C.PRED_EVAL] += ne
+                    if ok:
+                        if nc == ccap:
+                            ccap *= 2
+                            c_row = grow_rows(c_row, ccap)
+                            c_first = grow_1d(c_first, ccap)
+                            c_slot = grow_1d(c_slot, ccap)
+                            c_kind = grow_1d(c_kind, ccap)
+                        c_row[nc, :] = row
+                        if nn == nev.shape[0]:
+                            nev, npar = nodes_grow(nev, npar)
+                        nev[nn] = e
+                        npar[nn] = row[s]
+                        c_row[nc, s] = nn
+                        nn += 1
+                        c_first[nc] = a_first[i]
+                        c_slot[nc] = s
+                        c_kind[nc] = CAND_LOOP
+                        nc += 1
+                        fl &= ~FL_LOOP
+                if s + 1 < m and el_type[s + 1] == t and (not nextp or (fl & FL_PROCEED)):
+                    counters[e, C.EDGE_EVAL] += 1
+                    ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, s + 1, e, row,
+                                         el_kleene, nev, npar, pred_i, pred_f, attrs)
+                    counters[e, C.PRED_EVAL] += ne
+                    if ok:
+                        if nc == ccap:
+                            ccap *= 2
+                            c_row = grow_rows(c_row, ccap)
+                            c_first = grow_1d(c_first, ccap)
+                            c_slot = grow_1d(c_slot, ccap)
+                            c_kind = grow_1d(c_kind, ccap)
+                        c_row[nc, :] = row
+                        if el_kleene[s + 1]:
+                            if nn == nev.shape[0]:
+                                nev, npar = nodes_grow(nev, npar)
+                            nev[nn] = e
+                            npar[nn] = -1
+                            c_row[nc, s + 1] = nn
+                            nn += 1
+                        else:
+                            c_row[nc, s + 1] = e
+                        c_first[nc] = a_first[i]
+                        c_slot[nc] = s + 1
+                        c_kind[nc] = CAND_ENTER
+                        nc += 1
+                        fl &= ~FL_PROCEED
+                if nextp:
+                    if fl == 0:
+                        live -= 1
+                        cnt_first[a_first[i]] -= 1
+                        counters[e, C.PM_REMOVED] += 1
+                        pool_remove_at(pidx, poff, pn, j, k)
+                        free[nfree] = i
+                        nfree += 1
+                    else:
+                        a_flags[i] = fl
+        # start a new instance
+        if el_type[0] == t:
+            counters[e, C.EDGE_EVAL] += 1
+            ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, 0, e, row0, el_kleene,
+                                 nev, npar, pred_i, pred_f, attrs)
+            counters[e, C.PRED_EVAL] += ne
+            if ok:
+                if nc == ccap:
+                    ccap *= 2
+                    c_row = grow_rows(c_row, ccap)
+                    c_first = grow_1d(c_first, ccap)
+                    c_slot = grow_1d(c_slot, ccap)
+                    c_kind = grow_1d(c_kind, ccap)
+                c_row[nc, :] = row0
+                if el_kleene[0]:
+                    if nn == nev.shape[0]:
+                        nev, npar = nodes_grow(nev, npar)
+                    nev[nn] = e
+                    npar[nn] = -1
+                    c_row[nc, 0] = nn
+                    nn += 1
+                else:
+                    c_row[nc, 0] = e
+                c_first[nc] = e
+                c_slot[nc] = 0
+                c_kind[nc] = CAND_ENTER
+                nc += 1
+
+        # (6) phase 2: negation checks, emission, new instances
+        for ci in range(nc):
+            s = c_slot[ci]
+            row = c_row[ci]
+            first = c_first[ci]
+            alive = True
+            if c_kind[ci] == CAND_ENTER:
+                for q in range(n_neg):
+                    if ng_chk[q] != s:
+                        continue
+                    L = ng_left[q]
+                    R = ng_right[q]
+                    lo_ex = nev[row[L]] if el_kleene[L] else row[L]
+                    hi_ex = node_first(nev, npar, row[R]) if el_kleene[R] else row[R]
+                    killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail,
+                                                  types, ng_type, np_start, np_pred, np_role,
+                                                  np_other, el_kleene, nev, npar, pred_i,
+                                                  pred_f, attrs)
+                    counters[e, C.EDGE_EVAL] += ne
+                    counters[e, C.PRED_EVAL] += npe
+                    if killed:
+                        alive = False
+                        break
+            if not alive:
+                continue
+            if s == m - 1:
+                emit = True
+                for q in range(n_neg):
+                    if ng_chk[q] != m:
+                        continue
+                    L = ng_left[q]
+                    R = ng_right[q]
+                    if L < 0:
+                        lo_ex = lo - 1
+                        hi_ex = first
+                    else:
+                        lo_ex = nev[row[L]] if el_kleene[L] else row[L]
+                        hi_ex = node_first(nev, npar, row[R]) if el_kleene[R] else row[R]
+                    killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail,
+                                                  types, ng_type, np_start, np_pred, np_role,
+                                                  np_other, el_kleene, nev, npar, pred_i,
+                                                  pred_f, attrs)
+                    counters[e, C.EDGE_EVAL] += ne
+                    counters[e, C.PRED_EVAL] += npe
+                    if killed:
+                        emit = False
+                        break
+                if emit:
+                    if nm + pn[pend_pool] >= max_matches:
+                        return (ST_MAX_MATCHES, e, o_pos[:nm], o_kls[:nm], o_kll[:nm],
+                                o_kle[:nk], o_det[:nm])
+                    if has_trailing:
+                        if nfree > 0:
+                            nfree -= 1
+                            i = free[nfree]
+                        else:
+                            if a_top == a_first.shape[0]:
+                                a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags,
+                                                                            a_bind, free)
+                            i = a_top
+                            a_top += 1
+                        a_first[i] = first
+                        a_flags[i] = 0
+                        a_bind[i, :] = row
+                        pidx = pool_push(pidx, poff, pcap, pn, pend_pool, i)
+                    else:
+                        if nm == mcap:
+                            mcap *= 2
+                            o_pos = grow_rows(o_pos, mcap)
+                            o_kls = grow_rows(o_kls, mcap)
+                            o_kll = grow_rows(o_kll, mcap)
+                            o_det = grow_1d(o_det, mcap)
+                        for c in range(n_cols):
+                            o_pos[nm, c] = -1
+                            o_kls[nm, c] = 0
+                            o_kll[nm, c] = 0
+                        for s2 in range(m):
+                            col = col_of_slot[s2]
+                            if el_kleene[s2]:
+                                ln = node_count(npar, row[s2])
+                                while nk + ln > kcap:
+                                    kcap *= 2
+                                    o_kle = grow_1d(o_kle, kcap)
+                                node_collect(nev, npar, row[s2], o_kle, nk, ln)
+                                o_pos[nm, col] = -2
+                                o_kls[nm, col] = nk
+                                o_kll[nm, col] = ln
+                                nk += ln
+                            else:
+                                o_pos[nm, col] = row[s2]
+                        o_det[nm] = e
+                        nm += 1
+                        counters[e, C.MATCH_EMIT] += 1
+                if not el_kleene[s]:
+                    continue
+            # store the instance: K_s for a Kleene slot, else A_{s+1}
+            if nfree > 0:
+                nfree -= 1
+                i = free[nfree]
+            else:
+                if a_top == a_first.shape[0]:
+                    a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags, a_bind, free)
+                i = a_top
+                a_top += 1
+            a_first[i] = first
+            a_bind[i, :] = row
+            if el_kleene[s]:
+                a_flags[i] = FL_LOOP | FL_PROCEED if s + 1 < m else FL_LOOP
+                pidx = pool_push(pidx, poff, pcap, pn, m + s, i)
+            else:
+                a_flags[i] = 0
+                pidx = pool_push(pidx, poff, pcap, pn, s + 1, i)
+            live += 1
+            cnt_first[first] += 1
+            counters[e, C.PM_CREATED] += 1
+            if live > max_pm:
+                return (ST_MAX_PM, e, o_pos[:nm], o_kls[:nm], o_kll[:nm], o_kle[:nk], o_det[:nm])
+        counters[e, C.LIVE_PM] = live
+        counters[e, C.BUFFERED] = ntail - nhead
+
+    # end of stream: pending trailing-NOT matches are final
+    if n > 0 and has_trailing:
+        base = poff[pend_pool]
+        for k in range(pn[pend_pool]):
+            i = pidx[base + k]
+            if nm == mcap:
+                mcap *= 2
+                o_pos = grow_rows(o_pos, mcap)
+                o_kls = grow_rows(o_kls, mcap)
+                o_kll = grow_rows(o_kll, mcap)
+                o_det = grow_1d(o_det, mcap)
+            for c in range(n_cols):
+                o_pos[nm, c] = -1
+                o_kls[nm, c] = 0
+                o_kll[nm, c] = 0
+            for s in range(m):
+                col = col_of_slot[s]
+                if el_kleene[s]:
+                    ln = node_count(npar, a_bind[i, s])
+                    while nk + ln > kcap:
+                        kcap *= 2
+                        o_kle = grow_1d(o_kle, kcap)
+                    node_collect(nev, npar, a_bind[i, s], o_kle, nk, ln)
+                    o_pos[nm, col] = -2
+                    o_kls[nm, col] = nk
+                    o_kll[nm, col] = ln
+                    nk += ln
+                else:
+                    o_pos[nm, col] = a_bind[i, s]
+            o_det[nm] = n
+            nm += 1
+            counters[n - 1, C.MATCH_EMIT] += 1
+    return ST_OK, -1, o_pos[:nm], o_kls[:nm], o_kll[:nm], o_kle[:nk], o_det[:nm]
+
+
+# ----------------------------------------------------------------------------- tables
+def _csr(lists: list[list[tuple[int, int, int]]]):
+    start = np.zeros(len(lists) + 1, dtype=np.int64)
+    flat = [x for lst in lists for x in lst]
+    start[1:] = np.cumsum([len(lst) for lst in lists])
+    arr = np.array(flat, dtype=np.int64).reshape(-1, 3)
+    return (start, np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1]),
+            np.ascontiguousarray(arr[:, 2]))
+
+
+def branch_tables(program: Program, b: int) -> dict:
+    """The arrays describing branch ``b`` to the kernel (see ``eager_kernel``)."""
+    br = program.branches[b]
+    pos_vars = [int(v) for v in br.pos_vars]
+    m = len(pos_vars)
+    slot = {v: s for s, v in enumerate(pos_vars)}
+    kleene = np.array([program.var_kind[v] == KIND_KLEENE for v in pos_vars], dtype=np.bool_)
+    cols = {v: c for c, v in enumerate(program.positive_vars)}
+    neg_vars = [int(v) for v in br.neg_vars]
+    neg_index = {v: q for q, v in enumerate(neg_vars)}
+    slot_lists: list[list[tuple[int, int, int]]] = [[] for _ in range(m)]
+    neg_lists: list[list[tuple[int, int, int]]] = [[] for _ in neg_vars]
+    neg_mentions: list[set[int]] = [set() for _ in neg_vars]
+    for p in (int(x) for x in br.pred_ids):
+        v1 = int(program.pred_i[p, PI_V1])
+        v2 = int(program.pred_i[p, PI_V2])
+        negs = [v for v in (v1, v2) if v >= 0 and program.var_kind[v] == KIND_NEG]
+        if negs:
+            if len(set(negs)) == 2:
+                # a predicate between two negated variables has no binding to check against
+                continue
+            q = neg_index[negs[0]]
+            if v2 < 0 or v1 == v2:
+                neg_lists[q].append((p, ROLE_SELF, -1))
+            elif v1 == negs[0]:
+                neg_lists[q].append((p, ROLE_FIRST, slot[v2]))
+                neg_mentions[q].add(slot[v2])
+            else:
+                neg_lists[q].append((p, ROLE_SECOND, slot[v1]))
+                neg_mentions[q].add(slot[v1])
+            continue
+        if v2 < 0 or v1 == v2:
+            slot_lists[slot[v1]].append((p, ROLE_SELF, -1))
+        elif slot[v1] > slot[v2]:
+            slot_lists[slot[v1]].append((p, ROLE_FIRST, slot[v2]))
+        else:
+            slot_lists[slot[v2]].append((p, ROLE_SECOND, slot[v1]))
+    chk = []
+    for q in range(len(neg_vars)):
+        L, R = int(br.neg_left[q]), int(br.neg_right[q])
+        if R >= m:
+            chk.append(CHK_TRAILING)
+            continue
+        if L < 0:
+            chk.append(m)
+            continue
+        need = [L + 1 if kleene[L] else L, R + 1 if (kleene[R] and R in neg_mentions[q]) else R]
+        need += [s + 1 if kleene[s] else s for s in neg_mentions[q]]
+        chk.append(min(max(need), m))
+    sp = _csr(slot_lists)
+    npl = _csr(neg_lists)
+    return dict(
+        el_type=np.array([program.var_type[v] for v in pos_vars], dtype=np.int64),
+        el_kleene=kleene,
+        col_of_slot=np.array([cols[v] for v in pos_vars], dtype=np.int64),
+        sp_start=sp[0], sp_pred=sp[1], sp_role=sp[2], sp_other=sp[3],
+        ng_type=np.array([program.var_type[v] for v in neg_vars], dtype=np.int64),
+        ng_left=np.asarray(br.neg_left, dtype=np.int64),
+        ng_right=np.asarray(br.neg_right, dtype=np.int64),
+        ng_chk=np.array(chk, dtype=np.int64),
+        np_start=npl[0], np_pred=npl[1], np_role=npl[2], np_other=npl[3],
+    )
+
+
+def run_eager(program: Program, stream: EventStream,
+              max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
+              max_matches: int = DEFAULT_MAX_MATCHES, **ignored) -> EngineResult:
+    """Eager NFA over ``stream``; raises ``CapacityError`` when a cap is exceeded."""
+    if program.has_remote:
+        raise CepsimInputError("the eager engine cannot evaluate REMOTE[...] predicates")
+    n = len(stream)
+    if n >= 2 ** 31 - 1:
+        raise CepsimInputError(f"{stream.source}: the eager engine supports streams of fewer "
+                               "than 2**31 events")
+    counters = C.new_counters(n)
+    pos_vars = program.positive_vars
+    names = tuple(program.var_names[v] for v in pos_vars)
+    kl = tuple(bool(program.var_kind[v] == KIND_KLEENE) for v in pos_vars)
+    types = np.ascontiguousarray(stream.types, dtype=np.int32)
+    ts = np.ascontiguousarray(stream.ts, dtype=np.float64)
+    attrs = np.ascontiguousarray(stream.attrs, dtype=np.float64)
+    pred_i = np.ascontiguousarray(program.pred_i, dtype=np.int32)
+    pred_f = np.ascontiguousarray(program.pred_f, dtype=np.float64)
+    window = float(program.window)
+    parts = []
+    for b in range(len(program.branches)):
+        tb = branch_tables(program, b)
+        st, ev, pos, kls, kll, kle, det = eager_kernel(
+            types, ts, attrs, pred_i, pred_f,
+            tb["el_type"], tb["el_kleene"], tb["col_of_slot"], len(pos_vars),
+            tb["sp_start"], tb["sp_pred"], tb["sp_role"], tb["sp_other"],
+            tb["ng_type"], tb["ng_left"], tb["ng_right"], tb["ng_chk"],
+            tb["np_start"], tb["np_pred"], tb["np_role"], tb["np_other"],
+            int(program.window_kind), window, int(program.policy),
+            int(max_partial_matches), int(max_matches), counters)
+        if st == ST_MAX_PM:
+            raise CapacityError(
+                f"eager engine: more than {max_partial_matches} live partial matches at event "
+                f"{ev} (branch {b}: {program.branches[b].describe(program.var_names)}); raise the "
+                "cap with --max-partial-matches / max_partial_matches=, or narrow the window")
+        if st == ST_MAX_MATCHES:
+            raise CapacityError(
+                f"eager engine: more than {max_matches} matches at event {ev}; raise the cap with "
+                "--max-matches / max_matches=, or narrow the pattern")
+        parts.append(MatchSet(names, kl, pos.copy(), kls.copy(), kll.copy(), kle.copy(),
+                              det.copy()))
+    ms = MatchSet.concat(parts) if parts else MatchSet.empty(names, kl)
+    return EngineResult(matches=ms, counters=counters,
+                        info={"engine": "eager", "branches": len(program.branches)})
