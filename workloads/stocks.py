@@ -1,0 +1,220 @@
+"""Stock-like event streams for the DEBS'15 lazy-evaluation experiments.
+
+The paper runs on per-minute NASDAQ quotes; each event carries the last ``h`` prices of its stock
+(``hist[0..h-1]``, oldest first) and the query asks for Finance -> HiTech -> GOOG sequences of
+pairwise correlated histories within ``h`` minutes.  We cannot ship that data set, so
+``stock_stream`` generates a seeded stand-in with the properties the experiments rely on:
+
+* **Sectors.** Tickers are grouped into ``Finance`` (``n_finance`` tickers), ``HiTech``
+  (``n_hitech``) and ``GOOG`` (one ticker).  The event *type* is the sector name, so the paper's
+  ``a.ticker in Finance`` becomes the type ``Finance``; the ``ticker`` attribute holds the ticker
+  id (0.. for Finance, 1000.. for HiTech, 2000 for GOOG).
+* **Prices.** Per-minute log returns are ``w_m * M_t + w_s * S_sector,t + w_i * eps_i,t``
+  (market factor, sector factor, idiosyncratic noise; weights normalised to unit variance).  The
+  factor weights set how often two histories correlate above a threshold T -- the knob
+  ``market_weight`` / ``sector_weight`` controls the rate of "corr > T" pairs.
+* **Events.** Every minute each Finance / HiTech ticker reports with probability
+  ``p_update * (1 +/- fluctuation * sin(2 pi t / fluct_period))`` (Finance gets ``+``, HiTech
+  ``-``: their frequencies are about equal and each is slightly dominant half of the time, as the
+  paper describes).  GOOG reports every minute.  Events of one minute share the timestamp
+  ``60 * t`` and appear in a seeded random order.
+* **f_c.** The relative frequency of ``c`` (GOOG) events w.r.t. ``a`` (Finance) events is set as
+  the paper does, by filtering out or duplicating GOOG events (``apply_f_c``): each GOOG event is
+  kept ``k`` times with ``E[k] = f_c * rate_a / rate_c``.  Duplicates are identical events at
+  consecutive positions.
+
+``dynamic_stock_stream`` (Figure 10) uses the same price model but multiplies the update
+probability of one sector by ``rare_factor``; the rare sector cycles GOOG -> Finance -> HiTech
+every ``period`` events (100,000 in the paper).  All three sectors report with the same base
+probability otherwise.
+
+``nasdaq_stock_stream`` turns a Metastock file (e.g. the OpenCEP NASDAQ sample) into the same
+schema: the type is the ticker, ``price`` the close, ``hist`` the ticker's last ``h`` closes
+(events with fewer than ``h`` predecessors are dropped), via ``add_history``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engines.stream import EventStream
+
+SECTORS: tuple[str, ...] = ("Finance", "HiTech", "GOOG")
+
+
+def _attr_names(h: int) -> list[str]:
+    return ["price", "ticker"] + [f"hist[{i}]" for i in range(h)]
+
+
+def _price_paths(n_minutes: int, n_fin: int, n_tech: int, rng: np.random.Generator,
+                 market_weight: float, sector_weight: float, vol: float) -> np.ndarray:
+    """Per-minute prices [n_minutes, n_tickers]; tickers ordered Finance, HiTech, GOOG."""
+    n_t = n_fin + n_tech + 1
+    sector_of = np.array([0] * n_fin + [1] * n_tech + [2])
+    wm, ws = float(market_weight), float(sector_weight)
+    wi = math.sqrt(max(1e-12, 1.0 - wm * wm - ws * ws))
+    M = rng.standard_normal(n_minutes)
+    S = rng.standard_normal((n_minutes, 3))
+    E = rng.standard_normal((n_minutes, n_t))
+    r = vol * (wm * M[:, None] + ws * S[:, sector_of] + wi * E)
+    start = rng.uniform(20.0, 200.0, n_t)
+    return start[None, :] * np.exp(np.cumsum(r, axis=0))
+
+
+def _assemble(rates: np.ndarray, prices: np.ndarray, n_fin: int, n_tech: int, h: int,
+              n_events: int, rng: np.random.Generator, source: str) -> EventStream:
+    """Draw per-minute reports with probabilities ``rates[t, ticker]`` (GOOG: expected copies)
+    until ``n_events`` events exist; build the stream."""
+    n_min, n_t = prices.shape
+    sector_of = np.array([0] * n_fin + [1] * n_tech + [2], dtype=np.int32)
+    ticker_id = np.array(list(range(n_fin)) + [1000 + i for i in range(n_tech)] + [2000],
+                         dtype=np.float64)
+    rows_t: list[np.ndarray] = []
+    rows_k: list[np.ndarray] = []
+    total = 0
+    for t in range(h - 1, n_min):
+        r = rates[t]
+        # Finance/HiTech: Bernoulli; GOOG: floor(r) copies + Bernoulli(frac)
+        cnt = (rng.random(n_t) < (r - np.floor(r))).astype(np.int64) + np.floor(r).astype(np.int64)
+        ks = np.repeat(np.arange(n_t), cnt)
+        if len(ks) == 0:
+            continue
+        # random order within the minute, GOOG duplicates stay adjacent
+        uniq = np.unique(ks)
+        order = rng.permutation(len(uniq))
+        ks = np.concatenate([ks[ks == uniq[o]] for o in order])
+        rows_t.append(np.full(len(ks), t, dtype=np.int64))
+        rows_k.append(ks)
+        total += len(ks)
+        if total >= n_events:
+            break
+    if total < n_events:
+        raise ValueError(f"{source}: price paths too short for {n_events} events; raise n_minutes")
+    tm = np.concatenate(rows_t)[:n_events]
+    tk = np.concatenate(rows_k)[:n_events]
+    hist = np.stack([prices[tm - (h - 1) + i, tk] for i in range(h)], axis=1)
+    attrs = np.column_stack([prices[tm, tk], ticker_id[tk], hist])
+    return EventStream.from_arrays(sector_of[tk], tm.astype(np.float64) * 60.0, attrs,
+                                   SECTORS, _attr_names(h), source=source)
+
+
+def stock_stream(n_events: int, seed: int, *, h: int = 10, f_c: float = 0.1,
+                 n_finance: int = 10, n_hitech: int = 10, p_update: float = 0.5,
+                 fluctuation: float = 0.15, fluct_period: int = 120,
+                 market_weight: float = 0.5, sector_weight: float = 0.5,
+                 vol: float = 0.002) -> EventStream:
+    """The Figure 7-9 workload: Finance/HiTech/GOOG events with ``h``-minute histories and the
+    GOOG frequency at ``f_c`` times the Finance frequency (see module docstring)."""
+    if not 0 < f_c:
+        raise ValueError("f_c must be positive")
+    rng = np.random.default_rng(seed)
+    rate_a = n_finance * p_update
+    per_min = rate_a + n_hitech * p_update + f_c * rate_a
+    n_min = int(n_events / per_min * 1.3) + h + 50
+    prices = _price_paths(n_min, n_finance, n_hitech, rng, market_weight, sector_weight, vol)
+    t = np.arange(n_min)
+    wave = fluctuation * np.sin(2 * np.pi * t / fluct_period)
+    rates = np.empty((n_min, n_finance + n_hitech + 1))
+    rates[:, :n_finance] = np.clip(p_update * (1 + wave), 0, 1)[:, None]
+    rates[:, n_finance:n_finance + n_hitech] = np.clip(p_update * (1 - wave), 0, 1)[:, None]
+    rates[:, -1] = apply_f_c_rate(f_c, rate_a)
+    return _assemble(rates, prices, n_finance, n_hitech, h, n_events, rng,
+                     f"stock_stream(seed={seed}, f_c={f_c})")
+
+
+def apply_f_c_rate(f_c: float, rate_a: float, base_rate_c: float = 1.0) -> float:
+    """Expected copies of each GOOG report (base ``base_rate_c`` per minute) that make GOOG's
+    frequency ``f_c`` times ``rate_a``: < 1 filters, > 1 duplicates."""
+    return f_c * rate_a / base_rate_c
+
+
+def dynamic_stock_stream(n_events: int, seed: int, *, period: int = 100_000, h: int = 10,
+                         rare_factor: float = 0.05, n_finance: int = 10, n_hitech: int = 10,
+                         p_update: float = 0.5, market_weight: float = 0.5,
+                         sector_weight: float = 0.5, vol: float = 0.002,
+                         cycle: tuple[str, ...] = ("GOOG", "Finance", "HiTech")) -> EventStream:
+    """The Figure 10 workload: the rarest sector switches every ``period`` events, cycling
+    through ``cycle``; GOOG's base rate equals one sector's (``n_finance * p_update`` per
+    minute) and the rare sector's rate is multiplied by ``rare_factor``."""
+    rng = np.random.default_rng(seed)
+    rate_a = n_finance * p_update
+    per_min_min = 2 * rate_a * rare_factor + rate_a
+    n_min = int(n_events / per_min_min * 1.3) + h + 50
+    prices = _price_paths(n_min, n_finance, n_hitech, rng, market_weight, sector_weight, vol)
+    n_t = n_finance + n_hitech + 1
+    sector_of = np.array([0] * n_finance + [1] * n_hitech + [2])
+    base = np.where(sector_of == 2, rate_a, p_update)
+    # generate segment by segment so that the switch happens after `period` events
+    parts: list[EventStream] = []
+    made = 0
+    seg = 0
+    t0 = 0
+    while made < n_events:
+        rare = SECTORS.index(cycle[seg % len(cycle)])
+        r = base * np.where(sector_of == rare, rare_factor, 1.0)
+        take = min(period, n_events - made)
+        rates = np.tile(r, (n_min, 1))
+        sub = _assemble(rates, prices[t0:], n_finance, n_hitech, h, take, rng, "dynamic")
+        last_min = int(sub.ts[-1] // 60)
+        # shift times: sub minutes are relative to t0
+        parts.append(EventStream(sub.types, sub.ts + t0 * 60.0, sub.attrs, sub.schema))
+        t0 += last_min + 1 - (h - 1)
+        made += take
+        seg += 1
+    types = np.concatenate([p.types for p in parts])
+    ts = np.concatenate([p.ts for p in parts])
+    attrs = np.concatenate([p.attrs for p in parts])
+    return EventStream.from_arrays(types, ts, attrs, SECTORS, _attr_names(h),
+                                   source=f"dynamic_stock_stream(seed={seed})")
+
+
+def add_history(stream: EventStream, price_attr: str, h: int, group_attr: str | None = None,
+                ) -> EventStream:
+    """Add ``price`` and ``hist[0..h-1]`` (the group's last ``h`` prices, oldest first) to every
+    event; the group is the event type (``group_attr=None``) or an attribute.  Events with fewer
+    than ``h - 1`` earlier events in their group are dropped."""
+    col = stream.schema.attr_column(price_attr)
+    key = stream.types if group_attr is None else stream.attrs[:, stream.schema.attr_column(group_attr)]
+    n = len(stream)
+    hist = np.full((n, h), np.nan)
+    keep = np.zeros(n, dtype=bool)
+    for g in np.unique(key):
+        idx = np.flatnonzero(key == g)
+        vals = stream.attrs[idx, col]
+        for j in range(h - 1, len(idx)):
+            hist[idx[j]] = vals[j - h + 1:j + 1]
+            keep[idx[j]] = True
+    attrs = np.column_stack([stream.attrs[:, col], stream.types.astype(np.float64), hist])[keep]
+    return EventStream.from_arrays(stream.types[keep], stream.ts[keep], attrs,
+                                   stream.schema.type_names, _attr_names(h),
+                                   source=f"{stream.source} (+{h}-price history)")
+
+
+def nasdaq_stock_stream(path: str, h: int = 10, f_c: float | None = None,
+                        c_type: str | None = None, a_type: str | None = None,
+                        seed: int = 0) -> EventStream:
+    """A Metastock file with ``h``-close histories per ticker (type = ticker).  With ``f_c``,
+    ``c_type`` events are filtered / duplicated to ``f_c`` times the frequency of ``a_type``."""
+    from workloads.loaders import load_metastock
+    s = add_history(load_metastock(path), "close", h)
+    if f_c is None:
+        return s
+    return resample_type(s, c_type, f_c * float(np.sum(s.types == s.schema.type_code(a_type)))
+                         / max(1, int(np.sum(s.types == s.schema.type_code(c_type)))), seed)
+
+
+def resample_type(stream: EventStream, type_name: str, copies: float, seed: int) -> EventStream:
+    """Keep each event of ``type_name`` ``k`` times, ``E[k] = copies`` (floor + Bernoulli):
+    filtering (< 1) or duplicating (> 1) as the paper controls f_c."""
+    rng = np.random.default_rng(seed)
+    code = stream.schema.type_code(type_name)
+    if code < 0:
+        raise ValueError(f"{stream.source}: no event type {type_name!r}")
+    is_c = stream.types == code
+    reps = np.ones(len(stream), dtype=np.int64)
+    k = np.floor(copies) + (rng.random(int(is_c.sum())) < copies - np.floor(copies))
+    reps[is_c] = k.astype(np.int64)
+    idx = np.repeat(np.arange(len(stream)), reps)
+    return EventStream(stream.types[idx].copy(), stream.ts[idx].copy(), stream.attrs[idx].copy(),
+                       stream.schema, stream.source + f" ({type_name} x{copies:.3g})")
