@@ -1,0 +1,558 @@
+"""The oracle defines the match semantics: hand-worked examples for every rule of
+docs/SEMANTICS.md, plus properties against a second, naive enumerator.
+
+Hand-worked streams are written as lists of events ``(type, ts, x[, y[, id]])``; matches are
+written as strings such as ``"a0 b2 c3"`` (variable name + event index, Kleene lists as
+``b1,2``) in the pattern's variable order.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from engines.compile import (KIND_KLEENE, KIND_NEG, POLICY_NEXT, WIN_COUNT, compile_pattern)
+from engines.counters import MATCH_EMIT, N_COUNTERS
+from engines.errors import CapacityError, CepsimInputError
+from engines.oracle import _Pred, run_oracle
+from engines.pattern import parse_pattern
+from engines.predicates import eval_pred
+from engines.stream import EventStream
+from strategies import ATTR_NAMES, assert_same_matches, cases, small_cases
+
+HAND_ATTRS = ("x", "y", "id", "h[0]", "h[1]", "h[2]")
+
+
+def mk(*events, types=("A", "B", "C", "D")) -> EventStream:
+    """Events ``(type, ts, x=0, y=0, id=0, h=(0, 0, 0))``."""
+    rows, tys, ts = [], [], []
+    for ev in events:
+        t, time, *rest = ev
+        x, y, i, h = (list(rest) + [0, 0, 0, (0, 0, 0)][len(rest):])[:4]
+        tys.append(t)
+        ts.append(time)
+        rows.append([x, y, i, *h])
+    return EventStream.from_arrays(tys if tys else np.zeros(0, np.int32), ts,
+                                   np.array(rows, dtype=float).reshape(len(rows), len(HAND_ATTRS)),
+                                   types, HAND_ATTRS)
+
+
+def seq_stream(types: str, dt: float = 1.0, **xs) -> EventStream:
+    """One event per letter, ts = index * dt, x from ``xs`` (index -> x)."""
+    return mk(*[(t, i * dt, xs.get(f"x{i}", 0)) for i, t in enumerate(types)])
+
+
+def fmt(rec: dict, order) -> str:
+    parts = []
+    for v in order:
+        if v in rec:
+            val = rec[v]
+            parts.append(f"{v}{','.join(map(str, val))}" if isinstance(val, list) else f"{v}{val}")
+    return " ".join(parts)
+
+
+def run(text: str, stream: EventStream, with_detect: bool = False):
+    pattern = parse_pattern(text)
+    prog = compile_pattern(pattern, stream.schema)
+    res = run_oracle(prog, stream)
+    order = [prog.var_names[v] for v in prog.positive_vars]
+    recs = [fmt(r, order) for r in res.matches.records()]
+    assert len(recs) == len(set(recs)), "duplicate matches"
+    if with_detect:
+        return {r: int(d) for r, d in zip(recs, res.matches.detect)}
+    return set(recs)
+
+
+BOTH = ["skip-till-any-match", "skip-till-next-match"]
+
+
+# ----------------------------------------------------------------------------- rule 1-2, DEBS'15
+@pytest.mark.parametrize("policy", BOTH)
+def test_debs15_intro_example(policy):
+    # a1 a2 b1 a3 c1 with a.x < b.x < c.x: a3 comes after b1, so it cannot precede it
+    s = mk(("A", 0, 1), ("A", 1, 2), ("B", 2, 3), ("A", 3, 0), ("C", 4, 4))
+    got = run(f"PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN 10 s "
+              f"POLICY {policy}", s)
+    assert got == {"a0 b2 c4", "a1 b2 c4"}
+
+
+def test_predicates_filter_and_arithmetic():
+    # b.x >= a.x * 2 - 1 : a=3 needs b>=5; a=1 needs b>=1
+    s = mk(("A", 0, 3), ("A", 0, 1), ("B", 1, 4), ("B", 2, 5))
+    assert run("PATTERN SEQ(A a, B b) WHERE b.x >= a.x * 2 - 1", s) == {
+        "a0 b3", "a1 b2", "a1 b3"}
+    assert run("PATTERN SEQ(A a, B b) WHERE |a.x - b.x| <= 1", s) == {"a0 b2"}
+    assert run("PATTERN SEQ(A a, B b) WHERE a.x = 3", s) == {"a0 b2", "a0 b3"}
+    assert run("PATTERN SEQ(A a, B b) WHERE b.x != 4 AND a.x < b.x * -1 + 7", s) == {
+        "a1 b3"}
+    # one variable on both sides
+    s2 = mk(("A", 0, 1, 2), ("A", 1, 3, 2), ("B", 2))
+    assert run("PATTERN SEQ(A a, B b) WHERE a.x < a.y", s2) == {"a0 b2"}
+
+
+def test_equal_timestamps_keep_strict_position_order():
+    s = mk(("B", 5), ("A", 5), ("B", 5), ("A", 5))
+    assert run("PATTERN SEQ(A a, B b) WITHIN 1 s", s) == {"a1 b2"}
+    assert run("PATTERN SEQ(A a, A a2)", mk(("A", 5), ("A", 5), ("A", 5))) == {
+        "a0 a21", "a0 a22", "a1 a22"}
+
+
+# ----------------------------------------------------------------------------- rule 3 windows
+def test_time_window_is_inclusive():
+    s = mk(("A", 0), ("B", 5))
+    assert run("PATTERN SEQ(A a, B b) WITHIN 5 s", s) == {"a0 b1"}
+    assert run("PATTERN SEQ(A a, B b) WITHIN 5000 ms", s) == {"a0 b1"}
+    assert run("PATTERN SEQ(A a, B b) WITHIN 4.999 s", s) == set()
+    assert run("PATTERN SEQ(A a, B b)", s) == {"a0 b1"}  # no WITHIN: unbounded
+
+
+def test_time_window_spans_first_to_last_event():
+    s = mk(("A", 0), ("B", 2), ("C", 4), ("C", 5))
+    assert run("PATTERN SEQ(A a, B b, C c) WITHIN 4 s", s) == {"a0 b1 c2"}
+
+
+def test_count_window_boundary():
+    # positions 0 and 3: span 3 -> fits WITHIN 4 events (3 < 4) but not WITHIN 3 events
+    s = mk(("A", 0), ("D", 0), ("D", 0), ("B", 0))
+    assert run("PATTERN SEQ(A a, B b) WITHIN 4 events", s) == {"a0 b3"}
+    assert run("PATTERN SEQ(A a, B b) WITHIN 3 events", s) == set()
+    assert run("PATTERN SEQ(A a, B b) WITHIN 2 events", mk(("A", 0), ("B", 9))) == {"a0 b1"}
+
+
+# ----------------------------------------------------------------------------- rule 4 negation
+@pytest.mark.parametrize("policy", BOTH)
+def test_not_in_the_middle_kills(policy):
+    text = f"PATTERN SEQ(A a, NOT(C c), B b) POLICY {policy}"
+    assert run(text, mk(("A", 0), ("C", 1), ("B", 2))) == set()
+    # a0 b1 survives; a0 b3 is killed by c2.  Under next-match b1 is the only next B anyway.
+    assert run(text, mk(("A", 0), ("B", 1), ("C", 2), ("B", 3))) == {"a0 b1"}
+    # a C at the same timestamp but after B does not lie between a and b
+    assert run(text, mk(("A", 0), ("B", 1), ("C", 1))) == {"a0 b1"}
+
+
+def test_not_in_the_middle_with_predicates():
+    text = "PATTERN SEQ(A a, NOT(C c), B b) WHERE c.x > a.x"
+    # c.x = 1 is not > a.x = 1: no kill; c.x = 2 kills
+    assert run(text, mk(("A", 0, 1), ("C", 1, 1), ("B", 2))) == {"a0 b2"}
+    assert run(text, mk(("A", 0, 1), ("C", 1, 2), ("B", 2))) == set()
+    # the predicate is per match: the C kills a0 (x=1) but not a1 (x=5)
+    assert run(text, mk(("A", 0, 1), ("A", 0, 5), ("C", 1, 2), ("B", 2))) == {"a1 b3"}
+
+
+def test_not_at_start_respects_window():
+    text = "PATTERN SEQ(NOT(C c), A a, B b) WITHIN {} s"
+    s = mk(("C", 0), ("A", 3), ("B", 4))
+    # ts(last) - ts(c) = 4: inside a 4 s window (killed), outside a 3 s window (survives)
+    assert run(text.format(4), s) == set()
+    assert run(text.format(3), s) == {"a1 b2"}
+    assert run("PATTERN SEQ(NOT(C c), A a, B b)", s) == set()  # unbounded
+    cnt = "PATTERN SEQ(NOT(C c), A a, B b) WITHIN {} events"
+    s2 = mk(("C", 0), ("D", 0), ("A", 0), ("B", 0))
+    assert run(cnt.format(4), s2) == set()           # pos(b) - pos(c) = 3 < 4
+    assert run(cnt.format(3), s2) == {"a2 b3"}       # 3 < 3 is false
+
+
+def test_trailing_not_detection_index():
+    text = "PATTERN SEQ(A a, B b, NOT(C c)) WITHIN {} s"
+    s = mk(("A", 0), ("B", 1), ("C", 5), ("D", 6))
+    assert run(text.format(5), s) == set()                      # ts(c) - ts(a) = 5 <= 5
+    # window 4: the C at ts 5 is outside; the match is final at the first event with ts > 4,
+    # which is the C itself (index 2)
+    assert run(text.format(4), s, with_detect=True) == {"a0 b1": 2}
+    s2 = mk(("A", 0), ("B", 1), ("D", 2), ("D", 9))
+    assert run(text.format(4), s2, with_detect=True) == {"a0 b1": 3}
+    # window never closes: detected at end of stream (n_events)
+    s3 = mk(("A", 0), ("B", 1), ("D", 2))
+    assert run(text.format(4), s3, with_detect=True) == {"a0 b1": 3}
+    assert run("PATTERN SEQ(A a, B b, NOT(C c))", s2, with_detect=True) == {"a0 b1": 4}
+    # without trailing NOT the detect index is the last event
+    assert run("PATTERN SEQ(A a, B b)", s2, with_detect=True) == {"a0 b1": 1}
+
+
+def test_trailing_not_count_window():
+    text = "PATTERN SEQ(A a, B b, NOT(C c)) WITHIN 3 events"
+    # pos(c) - pos(a) = 3 is not < 3: not killed; detected at pos(a) + 3 = 3
+    assert run(text, mk(("A", 0), ("B", 0), ("D", 0), ("C", 0)), with_detect=True) == {
+        "a0 b1": 3}
+    assert run(text, mk(("A", 0), ("B", 0), ("C", 0), ("D", 0))) == set()
+
+
+def test_not_between_interleaved_and_elements():
+    text = "PATTERN AND(SEQ(A a, NOT(C c), B b), D d)"
+    assert run(text, mk(("A", 0), ("D", 1), ("B", 2))) == {"a0 b2 d1"}
+    assert run(text, mk(("A", 0), ("C", 1), ("D", 2), ("B", 3))) == set()
+    assert run(text, mk(("D", 0), ("A", 1), ("B", 2), ("C", 3))) == {"a1 b2 d0"}
+
+
+# ----------------------------------------------------------------------------- rule 5/6 Kleene
+def test_kleene_any_match_gives_all_subsets():
+    s = mk(("A", 0), ("B", 1), ("B", 2), ("B", 3), ("C", 4))
+    got = run("PATTERN SEQ(A a, B+ b, C c)", s)
+    assert len(got) == 2 ** 3 - 1
+    assert got == {f"a0 b{','.join(map(str, sub))} c4"
+                   for k in (1, 2, 3) for sub in itertools.combinations((1, 2, 3), k)}
+
+
+def test_kleene_predicate_must_hold_for_every_event():
+    s = mk(("A", 0, 1), ("B", 1, 2), ("B", 2, 0), ("B", 3, 3), ("C", 4))
+    text = "PATTERN SEQ(A a, B+ b, C c) WHERE b.x > a.x POLICY {}"
+    assert run(text.format("skip-till-any-match"), s) == {"a0 b1 c4", "a0 b3 c4",
+                                                            "a0 b1,3 c4"}
+    # next-match: b's events are consecutive *qualifying* events (b2 does not qualify)
+    assert run(text.format("skip-till-next-match"), s) == {"a0 b1 c4", "a0 b1,3 c4"}
+
+
+def test_two_kleene_variables_every_pair():
+    s = mk(("A", 0, 1), ("A", 1, 3), ("B", 2, 2), ("B", 3, 4))
+    # a.x < b.x for every pair: a={0} with any b subset; a={1} or {0,1} only with b={3}
+    assert run("PATTERN SEQ(A+ a, B+ b) WHERE a.x < b.x", s) == {
+        "a0 b2", "a0 b3", "a0 b2,3", "a1 b3", "a0,1 b3"}
+
+
+def test_kleene_next_match_consecutive_qualifying_events():
+    s = mk(("A", 0), ("B", 1), ("B", 2), ("B", 3), ("C", 4))
+    assert run("PATTERN SEQ(A a, B+ b, C c) POLICY skip-till-next-match", s) == {
+        "a0 b1 c4", "a0 b1,2 c4", "a0 b1,2,3 c4"}
+
+
+def test_next_match_event_qualifying_as_kleene_and_next_element():
+    s = mk(("A", 0), ("B", 1), ("B", 2), ("B", 3))
+    text = "PATTERN SEQ(A a, B+ b, B c) POLICY {}"
+    assert run(text.format("skip-till-any-match"), s) == {
+        "a0 b1 c2", "a0 b1 c3", "a0 b2 c3", "a0 b1,2 c3"}
+    # next-match: b starts at the first B; each step takes the first qualifying event
+    assert run(text.format("skip-till-next-match"), s) == {"a0 b1 c2", "a0 b1,2 c3"}
+
+
+def test_next_match_picks_next_qualifying_event():
+    s = mk(("A", 0, 1), ("B", 1, 0), ("B", 2, 2), ("B", 3, 3))
+    text = "PATTERN SEQ(A a, B b) WHERE b.x > a.x POLICY {}"
+    assert run(text.format("skip-till-any-match"), s) == {"a0 b2", "a0 b3"}
+    assert run(text.format("skip-till-next-match"), s) == {"a0 b2"}
+
+
+def test_next_match_every_event_may_start_a_run():
+    s = mk(("A", 0), ("A", 1), ("B", 2), ("B", 3), ("C", 4))
+    assert run("PATTERN SEQ(A a, B b, C c) POLICY skip-till-next-match", s) == {
+        "a0 b2 c4", "a1 b2 c4"}
+    assert run("PATTERN SEQ(A a, B b, C c) POLICY skip-till-any-match", s) == {
+        "a0 b2 c4", "a0 b3 c4", "a1 b2 c4", "a1 b3 c4"}
+
+
+def test_next_match_ignores_predicates_on_unbound_variables():
+    # c.x > b.x mentions c, unbound when b is chosen: b must still be the next B (b1, x=5),
+    # and then no C satisfies c.x > 5, so there is no match (b2 is never considered)
+    s = mk(("A", 0), ("B", 1, 5), ("B", 2, 1), ("C", 3, 3))
+    text = "PATTERN SEQ(A a, B b, C c) WHERE c.x > b.x POLICY {}"
+    assert run(text.format("skip-till-next-match"), s) == set()
+    assert run(text.format("skip-till-any-match"), s) == {"a0 b2 c3"}
+
+
+def test_next_match_window_and_negation_do_not_choose_next():
+    # the next B after a0 is b1; NOT(C) between a and b does not make the engine skip to b3
+    s = mk(("A", 0), ("C", 1), ("B", 2), ("B", 3))
+    text = "PATTERN SEQ(A a, NOT(C c), B b) POLICY skip-till-next-match"
+    assert run(text, s) == set()
+    # outside the window: b is not qualifying, so the scan ends
+    s2 = mk(("A", 0), ("B", 5), ("B", 6))
+    assert run("PATTERN SEQ(A a, B b) WITHIN 5 s POLICY skip-till-next-match", s2) == {"a0 b1"}
+    assert run("PATTERN SEQ(A a, B b) WITHIN 4 s POLICY skip-till-next-match", s2) == set()
+
+
+# ----------------------------------------------------------------------------- OR / AND
+def test_or_branches_and_detection():
+    s = mk(("A", 0), ("C", 1), ("B", 2))
+    assert run("PATTERN OR(SEQ(A a, B b), C c)", s, with_detect=True) == {"a0 b2": 2, "c1": 1}
+    assert run("PATTERN SEQ(A a, OR(B b, C c))", s) == {"a0 b2", "a0 c1"}
+
+
+@pytest.mark.parametrize("policy", BOTH)
+def test_and_interleavings(policy):
+    s = mk(("A", 0), ("B", 1), ("A", 2))
+    assert run(f"PATTERN AND(A a, B b) POLICY {policy}", s) == {"a0 b1", "a2 b1"}
+    assert run(f"PATTERN SEQ(AND(A a, B b), C c) POLICY {policy}",
+               mk(("B", 0), ("A", 1), ("C", 2))) == {"a1 b0 c2"}
+
+
+def test_and_keeps_kleene_events_together():
+    # a0,2 would need b1 inside the Kleene element's run: not an interleaving of elements
+    s = mk(("A", 0), ("B", 1), ("A", 2))
+    assert run("PATTERN AND(A+ a, B b)", s) == {"a0 b1", "a2 b1"}
+    assert run("PATTERN AND(A+ a, B b)", mk(("A", 0), ("A", 1), ("B", 2))) == {
+        "a0 b2", "a1 b2", "a0,1 b2"}
+
+
+# ----------------------------------------------------------------------------- SAME
+def test_same_partitions_positive_and_negated():
+    # (type, ts, x, y, id)
+    s = mk(("A", 0, 0, 0, 1), ("A", 1, 0, 0, 2), ("B", 2, 0, 0, 2), ("C", 3, 0, 0, 1),
+           ("C", 4, 0, 0, 2))
+    assert run("PATTERN SEQ(A a, B b, C c) WHERE SAME[id]", s) == {"a1 b2 c4"}
+    assert run("PATTERN SEQ(A a, B b, C c) WHERE [id]", s) == {"a1 b2 c4"}
+    text = "PATTERN SEQ(A a, NOT(B b), C c) WHERE SAME[id]"
+    # a0 (id 1) .. c3 (id 1): b2 has id 2, no kill.  a1 .. c4 (id 2): b2 (id 2) kills.
+    assert run(text, s) == {"a0 c3"}
+
+
+def test_same_with_kleene():
+    s = mk(("A", 0, 0, 0, 1), ("B", 1, 0, 0, 1), ("B", 2, 0, 0, 2), ("B", 3, 0, 0, 1))
+    assert run("PATTERN SEQ(A a, B+ b) WHERE SAME[id]", s) == {"a0 b1", "a0 b3", "a0 b1,3"}
+
+
+# ----------------------------------------------------------------------------- corr
+def test_corr_and_zero_variance():
+    s = mk(("A", 0, 0, 0, 0, (1, 2, 3)), ("B", 1, 0, 0, 0, (2, 4, 6)), ("B", 2, 0, 0, 0, (3, 2, 1)),
+           ("B", 3, 0, 0, 0, (5, 5, 5)))
+    assert run("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) > 0.99", s) == {"a0 b1"}
+    assert run("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) < -0.99", s) == {"a0 b2"}
+    # zero variance -> NaN: every comparison false, except != (IEEE)
+    assert run("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) >= -1", s) == {"a0 b1", "a0 b2"}
+    assert run("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) != 7", s) == {
+        "a0 b1", "a0 b2", "a0 b3"}
+
+
+# ----------------------------------------------------------------------------- result shape
+def test_counters_and_matchset_shape():
+    s = mk(("A", 0), ("B", 1), ("B", 2), ("C", 3))
+    prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, B+ b, NOT(D d)) WITHIN 10 s"), s.schema)
+    res = run_oracle(prog, s)
+    assert res.counters.shape == (4, N_COUNTERS) and res.counters.dtype == np.int64
+    assert res.counters[:, MATCH_EMIT].sum() == len(res.matches) == 3
+    assert res.counters[3, MATCH_EMIT] == 3          # detect = n_events -> last row
+    assert np.count_nonzero(np.delete(res.counters, MATCH_EMIT, axis=1)) == 0
+    assert list(res.matches.detect) == [4, 4, 4]
+    assert res.matches.var_names == ("a", "b") and res.matches.kleene == (False, True)
+    empty = run_oracle(prog, s.slice(0, 0))
+    assert len(empty.matches) == 0 and empty.counters.shape == (1, N_COUNTERS)
+
+
+def test_remote_is_refused_and_capacity_error_names_option():
+    s = mk(("A", 0), ("B", 1))
+    prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b) WHERE a.x < REMOTE[b.id]"),
+                           s.schema)
+    with pytest.raises(CepsimInputError, match="REMOTE"):
+        run_oracle(prog, s)
+    s2 = mk(*[("A", i) for i in range(10)])
+    prog2 = compile_pattern(parse_pattern("PATTERN SEQ(A a, A+ b)"), s2.schema)
+    with pytest.raises(CapacityError, match="max_matches"):
+        run_oracle(prog2, s2, max_matches=100)
+
+
+def test_schema_mismatch_is_an_input_error():
+    s = mk(("A", 0), ("B", 1))
+    prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b)"), s.schema)
+    other = EventStream.from_arrays([0, 1], [0, 1], np.zeros((2, 1)), ["A", "B"], ["x"])
+    with pytest.raises(CepsimInputError, match="schema"):
+        run_oracle(prog, other)
+
+
+# ----------------------------------------------------------------------------- properties
+def test_python_predicates_equal_numba_kernel():
+    """The oracle's plain-Python predicate table agrees bit for bit with engines.predicates."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for pattern, stream in small_cases(11, 150, max_events=30):
+        prog = compile_pattern(pattern, stream.schema)
+        if len(stream) == 0 or len(prog.pred_i) == 0:
+            continue
+        # perturb attributes with non-integers so float rounding is exercised
+        attrs = stream.attrs + rng.normal(0, 1, stream.attrs.shape).round(3) * (rng.random() < 0.5)
+        rows = attrs.tolist()
+        for p in range(len(prog.pred_i)):
+            pred = _Pred(prog, p)
+            for _ in range(20):
+                e1, e2 = (int(v) for v in rng.integers(0, len(stream), 2))
+                assert pred.eval(rows, e1, e2) == bool(eval_pred(prog.pred_i, prog.pred_f, p,
+                                                                 attrs, e1, e2)), pred.text
+                checked += 1
+    assert checked > 1000
+
+
+def _naive(prog, stream):
+    """A second, independent enumerator: every assignment of events to the positive elements
+    (no pruning), checked against SEMANTICS rules 1-7 using the Numba predicate kernel."""
+    n, ts, types = len(stream), stream.ts, stream.types
+    attrs = stream.attrs
+    count = prog.window_kind == WIN_COUNT
+    W = prog.window
+
+    def inwin(i, j):
+        return (j - i < W) if count else (ts[j] - ts[i] <= W)
+
+    def holds(p, bind):
+        v1, v2 = int(prog.pred_i[p, 2]), int(prog.pred_i[p, 4])
+        if v2 in (-1, v1):
+            return all(eval_pred(prog.pred_i, prog.pred_f, p, attrs, e, e) for e in bind[v1])
+        return all(eval_pred(prog.pred_i, prog.pred_f, p, attrs, e1, e2)
+                   for e1 in bind[v1] for e2 in bind[v2])
+
+    out = {}
+    for br in prog.branches:
+        elems = [int(v) for v in br.pos_vars]
+        negv = set(int(v) for v in br.neg_vars)
+        preds = [int(p) for p in br.pred_ids]
+        pos_preds = [p for p in preds if not set(prog.pred_vars(p)) & negv]
+
+        def choices(v):
+            cand = [e for e in range(n) if types[e] == prog.var_type[v]]
+            if prog.var_kind[v] == KIND_KLEENE:
+                return [list(c) for k in range(1, len(cand) + 1)
+                        for c in itertools.combinations(cand, k)]
+            return [[e] for e in cand]
+
+        for combo in itertools.product(*[choices(v) for v in elems]):
+            flat = [e for evs in combo for e in evs]
+            if any(a >= b for a, b in zip(flat, flat[1:])):
+                continue
+            first, last = flat[0], flat[-1]
+            if not inwin(first, last):
+                continue
+            bind = dict(zip(elems, combo))
+            if not all(holds(p, bind) for p in pos_preds):
+                continue
+            killed = False
+            for v, l, r in zip(br.neg_vars, br.neg_left, br.neg_right):
+                v = int(v)
+                if l < 0:
+                    rng_c = [c for c in range(0, first) if inwin(c, last)]
+                elif r >= len(elems):
+                    rng_c = [c for c in range(last + 1, n) if inwin(first, c)]
+                else:
+                    rng_c = range(combo[l][-1] + 1, combo[r][0])
+                for c in rng_c:
+                    if types[c] == prog.var_type[v] and all(
+                            holds(p, {**bind, v: [c]}) for p in preds if v in prog.pred_vars(p)):
+                        killed = True
+            if killed:
+                continue
+            if prog.policy == POLICY_NEXT:
+                # rule 6 checked directly on the finished match
+                steps = [(e, elems[i]) for i, evs in enumerate(combo) for e in evs]
+                ok = True
+                for j in range(1, len(steps)):
+                    e, v = steps[j]
+                    prefix: dict = {}
+                    for pe, pv in steps[:j]:
+                        prefix.setdefault(pv, []).append(pe)
+                    for f in range(steps[j - 1][0] + 1, e):
+                        b2 = {k: list(x) for k, x in prefix.items()}
+                        b2.setdefault(v, []).append(f)
+                        if types[f] == prog.var_type[v] and inwin(first, f) and all(
+                                holds(p, b2) for p in pos_preds
+                                if v in prog.pred_vars(p) and set(prog.pred_vars(p)) <= set(b2)):
+                            ok = False
+                            break
+                    if not ok:
+                        break
+                if not ok:
+                    continue
+            if any(r >= len(elems) for r in br.neg_right):
+                detect = next((e for e in range(last + 1, n) if not inwin(first, e)), n)
+            else:
+                detect = last
+            rec = tuple(sorted((prog.var_names[v], tuple(evs) if prog.var_kind[v] == KIND_KLEENE
+                                else evs[0]) for v, evs in bind.items()))
+            assert rec not in out
+            out[rec] = detect
+    return out
+
+
+def _check_against_naive(pattern, stream):
+    prog = compile_pattern(pattern, stream.schema)
+    res = run_oracle(prog, stream)
+    got = dict(zip(res.matches.keys(), (int(d) for d in res.matches.detect)))
+    want = _naive(prog, stream)
+    if got != want:
+        only_o = set(got) - set(want)
+        only_n = set(want) - set(got)
+        det = {k: (got[k], want[k]) for k in set(got) & set(want) if got[k] != want[k]}
+        raise AssertionError(f"oracle vs naive differ\n{pattern}\nonly oracle: {only_o}\n"
+                             f"only naive: {only_n}\ndetect (oracle, naive): {det}\n"
+                             f"{stream.to_pandas()}")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(max_events=11, kleene_max_events=9, unbounded_max_events=9, max_len=4,
+             windows=("time", "count", "none")))
+def test_oracle_equals_naive_enumerator(case):
+    _check_against_naive(*case)
+
+
+def test_oracle_equals_naive_enumerator_seeded():
+    for pattern, stream in small_cases(2024, 300, max_events=12, kleene_max_events=9,
+                                       unbounded_max_events=9, max_len=4,
+                                       windows=("time", "count", "none")):
+        _check_against_naive(pattern, stream)
+
+
+def _with(pattern, **changes):
+    from dataclasses import replace
+    return replace(pattern, **changes)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(max_events=60))
+def test_next_match_is_subset_of_any_match(case):
+    pattern, stream = case
+    a = run_oracle(compile_pattern(_with(pattern, policy="skip-till-any-match"), stream.schema),
+                   stream)
+    n = run_oracle(compile_pattern(_with(pattern, policy="skip-till-next-match"), stream.schema),
+                   stream)
+    assert n.matches.key_set() <= a.matches.key_set()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(max_events=80, negation=False))
+def test_matches_respect_window_and_order(case):
+    pattern, stream = case
+    prog = compile_pattern(pattern, stream.schema)
+    res = run_oracle(prog, stream)
+    for rec, det in zip(res.matches.records(), res.matches.detect):
+        evs = sorted(e for v in rec.values() for e in (v if isinstance(v, list) else [v]))
+        assert len(set(evs)) == len(evs)
+        for name, v in rec.items():
+            t = prog.var_type[prog.var_id(name)]
+            assert all(stream.types[e] == t for e in (v if isinstance(v, list) else [v]))
+        if prog.window_kind == WIN_COUNT:
+            assert evs[-1] - evs[0] < prog.window
+        else:
+            assert stream.ts[evs[-1]] - stream.ts[evs[0]] <= prog.window
+        assert det == evs[-1]      # no negation: detected at the last event
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(max_events=60, negation=False, policies=("skip-till-any-match",)))
+def test_any_match_monotone_in_predicates_window_and_stream(case):
+    """Without negation, any-match matches only grow when a predicate is dropped, the window
+    widened or events appended; they are unchanged by shifting all timestamps."""
+    pattern, stream = case
+    base = run_oracle(compile_pattern(pattern, stream.schema), stream).matches.key_set()
+    if pattern.where:
+        fewer = _with(pattern, where=pattern.where[1:])
+        assert base <= run_oracle(compile_pattern(fewer, stream.schema),
+                                  stream).matches.key_set()
+    if pattern.window is not None:
+        wider = _with(pattern, window=_with(pattern.window, value=pattern.window.value * 2))
+        assert base <= run_oracle(compile_pattern(wider, stream.schema), stream).matches.key_set()
+    half = stream.slice(0, len(stream) // 2)
+    assert run_oracle(compile_pattern(pattern, stream.schema), half).matches.key_set() <= base
+    shifted = EventStream.from_arrays(stream.types, stream.ts + 1000.0, stream.attrs,
+                                      stream.schema.type_names, stream.schema.attr_names)
+    assert run_oracle(compile_pattern(pattern, stream.schema), shifted).matches.key_set() == base
+
+
+def test_assert_same_matches_reports_difference():
+    s = mk(("A", 0), ("B", 1), ("B", 2))
+    p = parse_pattern("PATTERN SEQ(A a, B b) POLICY {}".format("skip-till-any-match"))
+    q = _with(p, policy="skip-till-next-match")
+    a = run_oracle(compile_pattern(p, s.schema), s)
+    b = run_oracle(compile_pattern(q, s.schema), s)
+    assert_same_matches(a, a, (p, s))
+    with pytest.raises(AssertionError) as info:
+        assert_same_matches(a, b, (p, s, "note"), labels=("any", "next"))
+    msg = str(info.value)
+    assert "only in any (1): {a=0, b=2}" in msg and "SEQ(A a, B b)" in msg and "note" in msg
+    assert "  ts" in msg or " ts " in msg
