@@ -1,0 +1,91 @@
+"""DEBS'15 lazy evaluation, Figures 7-10, drawn from the results DataFrame only.
+
+Figures 7/8: condition evaluations (log y) vs f_c per NFA; Figure 9: peak active instances vs
+input size; Figure 10: condition evaluations per bucket of events (log y) along the dynamic
+stream.  Columns come from ``sim/scenarios/lazy_nfa.py`` (``evals_<nfa>``, ``peak_inst_<nfa>``,
+``evals_series_<nfa>``).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from paper_figs.common import save
+
+ORDER = ("eager", "abc", "acb", "bac", "bca", "cab", "cba", "tree")
+STYLE = {"eager": dict(color="black", marker="s", lw=2),
+         "tree": dict(color="tab:red", marker="*", lw=2, ms=9)}
+
+
+def _label(k: str) -> str:
+    if k in ("eager", "tree"):
+        return f"{k.capitalize()} NFA"
+    return f"Chain NFA ({','.join(k)})"
+
+
+def _keys(df, prefix: str, subset=ORDER) -> list[str]:
+    return [k for k in subset if f"{prefix}{k}" in df.columns]
+
+
+def _evals_panel(ax, d, title: str) -> None:
+    g = d.groupby("f_c").mean(numeric_only=True).sort_index()
+    for k in _keys(d, "evals_"):
+        ax.plot(g.index, g[f"evals_{k}"], label=_label(k),
+                **STYLE.get(k, dict(marker="o", lw=1)))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("$f_c$ (frequency of c relative to a and b)")
+    ax.set_ylabel("Number of operations (condition evaluations)")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def fig7(df, out_base: Path) -> list[Path]:
+    d = df[df["sequence"] == "a,b,c"] if "sequence" in df.columns else df
+    fig, ax = plt.subplots(figsize=(7, 5))
+    _evals_panel(ax, d, "Sequence a,b,c")
+    ax.legend(fontsize=8)
+    return save(fig, out_base)
+
+
+def fig8(df, out_base: Path) -> list[Path]:
+    seqs = [s for s in ("c,b,a", "a,c,b") if s in set(df["sequence"])]
+    fig, axes = plt.subplots(1, len(seqs), figsize=(6.5 * len(seqs), 5), squeeze=False)
+    for ax, s in zip(axes[0], seqs):
+        _evals_panel(ax, df[df["sequence"] == s], f"Sequence {s}")
+    axes[0][0].legend(fontsize=8)
+    return save(fig, out_base)
+
+
+def fig9(df, out_base: Path) -> list[Path]:
+    g = df.groupby("n_events").mean(numeric_only=True).sort_index()
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for k in _keys(df, "peak_inst_", ("eager", "abc", "bac", "cab", "tree")):
+        ax.plot(g.index, g[f"peak_inst_{k}"], label=_label(k),
+                **STYLE.get(k, dict(marker="o", lw=1)))
+    ax.set_xlabel("Input size (events)")
+    ax.set_ylabel("Peak number of simultaneously active instances")
+    ax.set_title("Sequence a,b,c")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    return save(fig, out_base)
+
+
+def fig10(df, out_base: Path) -> list[Path]:
+    r = df.iloc[0]
+    bucket = int(r["bucket_events"])
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for k in _keys(df, "evals_series_", ("eager", "abc", "bca", "cab", "cba", "tree")):
+        s = np.array(json.loads(r[f"evals_series_{k}"]), dtype=float)
+        x = (np.arange(len(s)) + 1) * bucket
+        ax.plot(x, np.maximum(s, 1), label=_label(k), **STYLE.get(k, dict(lw=1)))
+    ax.set_yscale("log")
+    ax.set_xlabel("Events from the beginning of the stream")
+    ax.set_ylabel(f"Number of operations per {bucket:,} events")
+    ax.set_title("Dynamic input, sequence a,b,c")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return save(fig, out_base)
