@@ -13,7 +13,7 @@ predicates), packed for Numba as ``pred_i`` (int32 ``[P, 7]``: kind, op, v1, c1,
 - ``PK_CMP``:    ``attrs[e1, c1] OP attrs[e2, c2] * scale + offset``  (``v2 == -1``: ``OP offset``)
 - ``PK_ABS``:    ``|attrs[e1, c1] - attrs[e2, c2]| OP offset``
 - ``PK_CORR``:   Pearson correlation of ``attrs[e1, c1:c1+vlen]`` and ``attrs[e2, c2:c2+vlen]``
-  ``OP offset`` (zero variance gives NaN, so every comparison is false)
+  ``OP offset`` (zero variance gives NaN: every comparison is false except ``!=``, as in IEEE)
 - ``PK_REMOTE``: ``attrs[e1, c1] OP remote(attrs[e2, c2]) * scale + offset`` — the value comes
   from a remote store keyed by the second attribute (evaluated by the remote-data engines).
 

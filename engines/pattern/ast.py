@@ -28,6 +28,9 @@ TIME_UNITS = {
 COUNT_UNITS = ("event", "events")
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# reserved words of the pattern language (case-insensitive): a type with such a name is quoted
+KEYWORDS = frozenset({"PATTERN", "WHERE", "AND", "WITHIN", "POLICY", "SEQ", "OR", "NOT", "SAME",
+                      "REMOTE", "CORR"})
 
 
 def fmt_number(x: float) -> str:
@@ -39,7 +42,9 @@ def fmt_number(x: float) -> str:
 
 
 def _fmt_type(name: str) -> str:
-    return name if _IDENT.match(name) else '"' + name.replace('"', '\\"') + '"'
+    if _IDENT.match(name) and name.upper() not in KEYWORDS:
+        return name
+    return '"' + name.replace('\\', '\\\\').replace('"', '\\"') + '"'
 
 
 # ----------------------------------------------------------------------------- structure

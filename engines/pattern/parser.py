@@ -19,13 +19,14 @@ Errors are ``PatternSyntaxError`` (line, column and what was expected) or ``Patt
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 from engines.errors import PatternError, PatternSyntaxError
-from engines.pattern.ast import (COUNT_UNITS, OPS, POLICIES, TIME_UNITS, AbsDiff, And, Attr,
-                                 Compare, Corr, Event, Node, Not, Or, Pattern, Predicate, Remote,
-                                 Same, Seq, Window)
+from engines.pattern.ast import (COUNT_UNITS, KEYWORDS, OPS, POLICIES, TIME_UNITS, AbsDiff, And,
+                                 Attr, Compare, Corr, Event, Node, Not, Or, Pattern, Predicate,
+                                 Remote, Same, Seq, Window)
 
 _TOKEN = re.compile(r"""
     (?P<ws>[ \t\r]+|\#[^\n]*)
@@ -37,8 +38,8 @@ _TOKEN = re.compile(r"""
   | (?P<sym>[(),.+\-*|\[\]])
 """, re.VERBOSE)
 
-_KEYWORDS = {"PATTERN", "WHERE", "AND", "WITHIN", "POLICY", "SEQ", "OR", "NOT", "SAME",
-             "REMOTE", "CORR"}
+_KEYWORDS = KEYWORDS
+_VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,8 @@ class _Parser:
         self.i += 1
         return t
 
-    def ident(self, what: str) -> str:
-        if self.tok.kind != "ident" or self.tok.text.upper() in _KEYWORDS:
+    def ident(self, what: str, keywords_ok: bool = False) -> str:
+        if self.tok.kind != "ident" or (not keywords_ok and self.tok.text.upper() in _KEYWORDS):
             raise self.error(what)
         return self.advance().text
 
@@ -123,7 +124,12 @@ class _Parser:
             self.advance()
         if self.tok.kind != "num":
             raise self.error(what)
-        return sign * float(self.advance().text)
+        tok = self.advance()
+        value = sign * float(tok.text)
+        if not math.isfinite(value):
+            raise PatternSyntaxError(f"number {tok.text} is too large", tok.line, tok.col,
+                                     self.source)
+        return value
 
     def op(self) -> str:
         if self.tok.kind != "op":
@@ -203,7 +209,8 @@ class _Parser:
     def ref(self) -> Attr:
         var = self.ident("a variable reference such as 'a.price'")
         self.expect_sym(".")
-        name = self.ident(f"an attribute name after '{var}.'")
+        # after '.' a reserved word is unambiguous: attributes may be called e.g. 'within'
+        name = self.ident(f"an attribute name after '{var}.'", keywords_ok=True)
         return Attr(var, name)
 
     def predicate(self) -> Predicate:
@@ -211,7 +218,7 @@ class _Parser:
             if self.is_kw("SAME"):
                 self.advance()
             self.expect_sym("[")
-            attr = self.ident("an attribute name inside SAME[...]")
+            attr = self.ident("an attribute name inside SAME[...]", keywords_ok=True)
             self.expect_sym("]")
             return Same(attr)
         if self.is_sym("|"):
@@ -291,6 +298,9 @@ def check_pattern(pattern: Pattern, source: str | None = None) -> Pattern:
     where = f"{source}: " if source else ""
     seen: dict[str, bool] = {}
     for event, negated in pattern.events():
+        if not _VAR.match(event.var) or event.var.upper() in _KEYWORDS:
+            raise PatternError(f"{where}variable name {event.var!r} is not an identifier or is a "
+                               "reserved word; use a name such as 'a1'")
         if event.var in seen:
             raise PatternError(f"{where}variable {event.var!r} is bound twice; give every event its "
                                "own variable name")
