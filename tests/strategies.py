@@ -216,7 +216,9 @@ class _PatternGen:
         """A random composition of ``budget`` into at least ``min_parts`` positive parts."""
         if not self.opt.and_or:
             return [1] * budget
-        k = self.ch.int(min_parts, budget)
+        k = min_parts                     # few parts are likelier (and simpler to shrink to)
+        while k < budget and self.ch.bool(0.35):
+            k += 1
         parts = [1] * k
         for _ in range(budget - k):
             parts[self.ch.int(0, k - 1)] += 1
