@@ -55,6 +55,9 @@ Counters per event (``engines.counters``): PRED_EVAL, EDGE_EVAL, PM_CREATED (ins
 completed matches included), PM_REMOVED (expired, completed, fully explored), BUF_INSERT,
 MATCH_EMIT, DECISION_CHECK (tree routing decisions), PLAN_GEN (tree routing switches), gauges
 LIVE_PM (non-empty live instances) and BUFFERED (events in the input buffers).
+``EngineResult.info['peak_transient_instances']`` is the most non-empty instances alive at any
+moment, including those created and finished while one event is processed (the LIVE_PM gauge is
+read after each event, so a lazy chain that completes its work inside the event shows 0 there).
 """
 from __future__ import annotations
 
@@ -134,6 +137,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
         i_alive[b] = True
         i_min[b] = -1
     live = 0  # non-root live instances
+    peak_transient = 0  # most live instances at any moment, also inside an event
 
     # ---- matches
     mcap = 64
@@ -354,6 +358,8 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                     i_max[c] = mx
                     i_alive[c] = True
                     live += 1
+                    if live > peak_transient:
+                        peak_transient = live
             # coverage: everything up to the current event has been handed out
             if i_cov[k, u] < p + 1:
                 i_cov[k, u] = p + 1
@@ -390,7 +396,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
             if buf_stored[q]:
                 tot += btail[q] - bhead[q]
         cnt[p, _BUFFERED] = tot
-    return cnt, m_ev[:n_m].copy(), m_det[:n_m].copy()
+    return cnt, m_ev[:n_m].copy(), m_det[:n_m].copy(), peak_transient
 
 
 # ----------------------------------------------------------------------------- Python side
@@ -468,7 +474,7 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
             if route == ROUTE_ADAPTIVE or j > 0:
                 buf_stored[var_buf[v]] = True
     window = float(program.window)
-    cnt, m_ev, m_det = _lazy_kernel(
+    cnt, m_ev, m_det, peak_tr = _lazy_kernel(
         np.ascontiguousarray(stream.types.astype(np.int64)), stream.ts, stream.attrs,
         program.pred_i.astype(np.int64), program.pred_f, var_type, var_buf, buf_stored,
         max(1, len(type_ids)), br_vars, br_len, br_slot, br_preds, br_npred, br_order, route,
@@ -481,7 +487,7 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
     ms = MatchSet(names, kle, m_ev[:, pos_vars].astype(np.int64), np.zeros((len(m_det), len(pos_vars)),
                   np.int64), np.zeros((len(m_det), len(pos_vars)), np.int64),
                   np.zeros(0, np.int64), m_det.astype(np.int64))
-    return ms, cnt
+    return ms, cnt, int(peak_tr)
 
 
 def run_chain(program: Program, stream: EventStream, order=None, **opts):
@@ -489,12 +495,13 @@ def run_chain(program: Program, stream: EventStream, order=None, **opts):
     or ``None`` = the query's sequence order).  Other options are ignored."""
     from engines.registry import EngineResult
     ids = _parse_order(program, order)
-    ms, cnt = _run(program, stream, ROUTE_FIXED, ids, "chain")
-    return EngineResult(ms, cnt, {"order": ",".join(program.var_names[v] for v in ids)})
+    ms, cnt, peak = _run(program, stream, ROUTE_FIXED, ids, "chain")
+    return EngineResult(ms, cnt, {"order": ",".join(program.var_names[v] for v in ids),
+                                  "peak_transient_instances": peak})
 
 
 def run_tree(program: Program, stream: EventStream, **opts):
     """Tree NFA: adaptive selectivity order from the input buffer's per-variable counters."""
     from engines.registry import EngineResult
-    ms, cnt = _run(program, stream, ROUTE_ADAPTIVE, None, "tree")
-    return EngineResult(ms, cnt, {"order": "adaptive"})
+    ms, cnt, peak = _run(program, stream, ROUTE_ADAPTIVE, None, "tree")
+    return EngineResult(ms, cnt, {"order": "adaptive", "peak_transient_instances": peak})

@@ -112,6 +112,7 @@ def test_section4_lazy_example_200_evaluations():
     assert int(eager.counters[:, EDGE_EVAL].sum()) >= 10_000
     # memory: the lazy chain holds no instance between events, eager holds ~10,000
     assert int(lazy.counters[:, LIVE_PM].max()) == 0
+    assert lazy.info["peak_transient_instances"] == 2     # {c} and {c, b} while c is processed
     assert int(eager.counters[:, LIVE_PM].max()) >= 10_000
     assert int(lazy.counters[:, BUFFERED].max()) == 200
     # tree: b is rarer than a here (50 vs 100), so it routes c -> b -> a by itself

@@ -8,7 +8,9 @@ NFA keys: ``eager``, ``tree`` and the chain orders as letter strings ``abc``, ``
 
 Columns per NFA key ``k``: ``evals_k`` (EDGE_EVAL total = the paper's condition evaluations),
 ``preds_k`` (atomic predicate evaluations), ``peak_inst_k`` (peak live instances after an
-event), ``peak_buf_k`` (peak buffered events), ``matches_k``.  ``dynamic_evaluations`` adds
+event), ``peak_inst_transient_k`` (lazy NFAs: peak live instances including those that live
+only inside one event's processing; -1 for eager), ``peak_buf_k`` (peak buffered events),
+``matches_k``.  ``dynamic_evaluations`` adds
 ``evals_series_k``: a JSON list of condition evaluations per ``bucket`` events.
 
 Parameters (``[params]`` / ``[grid]``): ``n_events``, ``f_c``, ``sequence`` ("a,b,c"),
@@ -93,6 +95,7 @@ def _compare_all(program, stream, keys: list[str], bucket: int | None = None) ->
         row[f"peak_inst_{k}"] = int(c[:, LIVE_PM].max()) if len(c) else 0
         row[f"peak_buf_{k}"] = int(c[:, BUFFERED].max()) if len(c) else 0
         row[f"matches_{k}"] = len(res.matches)
+        row[f"peak_inst_transient_{k}"] = int((res.info or {}).get("peak_transient_instances", -1))
         ks = res.matches.key_set()
         if ref is None:
             ref = ks
@@ -193,14 +196,19 @@ def claim_eager_close(df, factor: float = 2.0, sequence: str = "c,b,a", **_) -> 
 
 
 def claim_peak_instances(df, factor: float = 0.1, **_) -> object:
-    """At the largest input, c-first chains and tree hold <= factor x eager's peak instances."""
+    """At the largest input, c-first chains and tree hold <= factor x eager's peak instances.
+
+    The verdict uses the lazy NFAs' *transient* peak (instances alive at any moment, also inside
+    one event), which is stricter than their after-event gauge (often 0: they finish within the
+    event); eager's peak is its after-event gauge."""
     d = df[df["n_events"] == df["n_events"].max()]
-    g = d[[f"peak_inst_{k}" for k in ("eager", "cab", "cba", "tree")]].mean()
-    e = g["peak_inst_eager"]
-    vals = {k: g[f"peak_inst_{k}"] for k in ("cab", "cba", "tree")}
-    ok = all(v <= factor * e for v in vals.values())
-    return _claim(ok, f"n_events={int(d['n_events'].iloc[0])}: eager peak {_fmt(e)}; " +
-                  ", ".join(f"{k} {_fmt(v)}" for k, v in vals.items()))
+    e = float(d["peak_inst_eager"].mean())
+    gauge = {k: float(d[f"peak_inst_{k}"].mean()) for k in ("cab", "cba", "tree")}
+    trans = {k: float(d[f"peak_inst_transient_{k}"].mean()) for k in ("cab", "cba", "tree")}
+    ok = all(v <= factor * e for v in trans.values())
+    return _claim(ok, f"n_events={int(d['n_events'].iloc[0])}: eager peak {_fmt(e)}; transient "
+                  "(after-event) peaks: " +
+                  ", ".join(f"{k} {_fmt(trans[k])} ({_fmt(gauge[k])})" for k in trans))
 
 
 def claim_dynamic_tree_best(df, **_) -> object:
