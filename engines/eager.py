@@ -65,6 +65,9 @@ from engines.stream import EventStream
 
 DEFAULT_MAX_PARTIAL_MATCHES = 5_000_000
 DEFAULT_MAX_MATCHES = 20_000_000
+# initial buffer capacity, min pool size before an expiry sweep, min node count before a
+# node collection, initial pool capacity
+DEFAULT_TUNE = (256, 1024, 1 << 16, 64)
 
 # predicate roles (how the event being bound / the negative event enters eval_pred)
 ROLE_SELF, ROLE_FIRST, ROLE_SECOND = 0, 1, 2
@@ -89,7 +92,7 @@ def _eval_against(p, role, e, o, row, el_kleene, nev, npar, pred_i, pred_f, attr
         k = row[o]
         n = 0
         while k >= 0:
-            x = nev[k]
+            x = np.int64(nev[k])
             n += 1
             if role == ROLE_FIRST:
                 ok = eval_pred(pred_i, pred_f, p, attrs, e, x)
@@ -99,7 +102,7 @@ def _eval_against(p, role, e, o, row, el_kleene, nev, npar, pred_i, pred_f, attr
                 return False, n
             k = npar[k]
         return True, n
-    x = row[o]
+    x = np.int64(row[o])
     if role == ROLE_FIRST:
         return eval_pred(pred_i, pred_f, p, attrs, e, x), 1
     return eval_pred(pred_i, pred_f, p, attrs, x, e), 1
@@ -150,16 +153,60 @@ def _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail, types, ng_type, np_sta
     return False, edges, preds
 
 
+@njit(cache=True)
+def _out_append(o_pos, o_kls, o_kll, o_det, o_kle, nm, nk, row, col_of_slot, el_kleene, nev,
+                npar, detect):
+    """Append the match bound in ``row`` to the output arrays (grown when full)."""
+    if nm == o_det.shape[0]:
+        cap = 2 * nm
+        o_pos = grow_rows(o_pos, cap)
+        o_kls = grow_rows(o_kls, cap)
+        o_kll = grow_rows(o_kll, cap)
+        o_det = grow_1d(o_det, cap)
+    for c in range(o_pos.shape[1]):
+        o_pos[nm, c] = -1
+        o_kls[nm, c] = 0
+        o_kll[nm, c] = 0
+    for s in range(row.shape[0]):
+        col = col_of_slot[s]
+        if el_kleene[s]:
+            ln = node_count(npar, row[s])
+            if nk + ln > o_kle.shape[0]:
+                cap = o_kle.shape[0]
+                while nk + ln > cap:
+                    cap *= 2
+                o_kle = grow_1d(o_kle, cap)
+            node_collect(nev, npar, row[s], o_kle, nk, ln)
+            o_pos[nm, col] = -2
+            o_kls[nm, col] = nk
+            o_kll[nm, col] = ln
+            nk += ln
+        else:
+            o_pos[nm, col] = row[s]
+    o_det[nm] = detect
+    return o_pos, o_kls, o_kll, o_det, o_kle, nm + 1, nk
+
+
+@njit(cache=True)
+def _cand_grow(c_row, c_first, c_slot, c_kind):
+    cap = 2 * c_first.shape[0]
+    return grow_rows(c_row, cap), grow_1d(c_first, cap), grow_1d(c_slot, cap), grow_1d(c_kind, cap)
+
+
 # ----------------------------------------------------------------------------- kernel
 @njit(cache=True)
 def eager_kernel(types, ts, attrs, pred_i, pred_f,
                  el_type, el_kleene, col_of_slot, n_cols,
                  sp_start, sp_pred, sp_role, sp_other,
                  ng_type, ng_left, ng_right, ng_chk, np_start, np_pred, np_role, np_other,
-                 window_kind, window, policy, max_pm, max_matches, counters):
+                 window_kind, window, policy, max_pm, max_matches, tune, counters):
     """Run the eager NFA of one branch over the stream; adds into ``counters``.
 
+    ``tune`` (int64[4]): initial capacity of every buffer, minimum pool size before an expiry
+    sweep, minimum node count before a node collection, initial size of the pools (tests set them
+    tiny so that every growth/collection path runs).
     Returns (status, event, pos, kl_start, kl_len, kl_events, detect)."""
+    cap0 = tune[0]
     n = types.shape[0]
     m = el_type.shape[0]
     n_neg = ng_type.shape[0]
@@ -185,46 +232,45 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             n_kl += 1
 
     # instance arena + pools
-    acap = 256
+    acap = cap0
     a_first = np.empty(acap, dtype=np.int64)
     a_flags = np.zeros(acap, dtype=np.int8)
     a_bind = np.empty((acap, m), dtype=np.int32)
     free = np.empty(acap, dtype=np.int64)
-    nfree = 0
-    a_top = 0
-    pidx, poff, pcap, pn = pools_new(n_pools, 64)
+    nfree = np.int64(0)
+    a_top = np.int64(0)
+    pidx, poff, pcap, pn = pools_new(n_pools, tune[3])
     snap = np.zeros(n_pools, dtype=np.int64)
-    sweep_at = np.full(n_pools, 1024, dtype=np.int64)
+    sweep_at = np.empty(n_pools, dtype=np.int64)
+    sweep_at[:] = tune[1]
     # Kleene event nodes
-    nev = np.empty(1024, dtype=np.int32)
-    npar = np.empty(1024, dtype=np.int32)
-    nn = 0
-    ngc_at = 1 << 16
+    nev = np.empty(cap0, dtype=np.int32)
+    npar = np.empty(cap0, dtype=np.int32)
+    nn = np.int64(0)
+    ngc_at = tune[2]
     # candidates of the current event
-    ccap = 64
-    c_row = np.empty((ccap, m), dtype=np.int32)
-    c_first = np.empty(ccap, dtype=np.int64)
-    c_slot = np.empty(ccap, dtype=np.int64)
-    c_kind = np.empty(ccap, dtype=np.int8)
+    c_row = np.empty((cap0, m), dtype=np.int32)
+    c_first = np.empty(cap0, dtype=np.int64)
+    c_slot = np.empty(cap0, dtype=np.int64)
+    c_kind = np.empty(cap0, dtype=np.int8)
     # negative-event buffer (positions, ascending)
-    nbuf = np.empty(256, dtype=np.int64)
-    nhead = 0
-    ntail = 0
+    nbuf = np.empty(cap0, dtype=np.int64)
+    nhead = np.int64(0)
+    ntail = np.int64(0)
     # output matches
-    mcap = 64
-    o_pos = np.empty((mcap, n_cols), dtype=np.int64)
-    o_kls = np.zeros((mcap, n_cols), dtype=np.int64)
-    o_kll = np.zeros((mcap, n_cols), dtype=np.int64)
-    o_det = np.empty(mcap, dtype=np.int64)
-    kcap = 64
-    o_kle = np.empty(kcap, dtype=np.int64)
-    nm = 0
-    nk = 0
+    o_pos = np.empty((cap0, n_cols), dtype=np.int64)
+    o_kls = np.zeros((cap0, n_cols), dtype=np.int64)
+    o_kll = np.zeros((cap0, n_cols), dtype=np.int64)
+    o_det = np.empty(cap0, dtype=np.int64)
+    o_kle = np.empty(cap0, dtype=np.int64)
+    nm = np.int64(0)
+    nk = np.int64(0)
     # live-instance accounting by first position (exact expiry counts)
     cnt_first = np.zeros(max(n, 1), dtype=np.int64)
-    live = 0
-    lo = 0
-    row0 = np.full(m, -1, dtype=np.int32)
+    live = np.int64(0)
+    lo = np.int64(0)
+    row0 = np.empty(m, dtype=np.int32)
+    row0[:] = -1
 
     for e in range(n):
         t = types[e]
@@ -244,32 +290,9 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             for k in range(pn[pend_pool] - 1, -1, -1):
                 i = pidx[base + k]
                 if a_first[i] < lo:
-                    if nm == mcap:
-                        mcap *= 2
-                        o_pos = grow_rows(o_pos, mcap)
-                        o_kls = grow_rows(o_kls, mcap)
-                        o_kll = grow_rows(o_kll, mcap)
-                        o_det = grow_1d(o_det, mcap)
-                    for c in range(n_cols):
-                        o_pos[nm, c] = -1
-                        o_kls[nm, c] = 0
-                        o_kll[nm, c] = 0
-                    for s in range(m):
-                        col = col_of_slot[s]
-                        if el_kleene[s]:
-                            ln = node_count(npar, a_bind[i, s])
-                            while nk + ln > kcap:
-                                kcap *= 2
-                                o_kle = grow_1d(o_kle, kcap)
-                            node_collect(nev, npar, a_bind[i, s], o_kle, nk, ln)
-                            o_pos[nm, col] = -2
-                            o_kls[nm, col] = nk
-                            o_kll[nm, col] = ln
-                            nk += ln
-                        else:
-                            o_pos[nm, col] = a_bind[i, s]
-                    o_det[nm] = e
-                    nm += 1
+                    o_pos, o_kls, o_kll, o_det, o_kle, nm, nk = _out_append(
+                        o_pos, o_kls, o_kll, o_det, o_kle, nm, nk, a_bind[i], col_of_slot,
+                        el_kleene, nev, npar, e)
                     counters[e, C.MATCH_EMIT] += 1
                     pool_remove_at(pidx, poff, pn, pend_pool, k)
                     free[nfree] = i
@@ -300,7 +323,8 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             if isneg:
                 if ntail == nbuf.shape[0]:
                     if nhead > nbuf.shape[0] // 2:
-                        nbuf[:ntail - nhead] = nbuf[nhead:ntail].copy()
+                        for k in range(ntail - nhead):
+                            nbuf[k] = nbuf[nhead + k]
                         ntail -= nhead
                         nhead = 0
                     else:
@@ -321,7 +345,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         pool_remove_at(pidx, poff, pn, j, k)
                         free[nfree] = i
                         nfree += 1
-                sweep_at[j] = max(2 * pn[j], 1024)
+                sweep_at[j] = max(2 * pn[j], tune[1])
         if nn > ngc_at:
             tot = 0
             for j in range(1, n_pools):
@@ -333,7 +357,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                     rows[r] = pidx[poff[j] + k]
                     r += 1
             nn = nodes_compact(nev, npar, nn, a_bind, rows, tot, kleene_cols)
-            ngc_at = max(2 * nn, 1 << 16)
+            ngc_at = max(2 * nn, tune[2])
 
         # (5) phase 1: edges of live instances -> candidates
         for j in range(n_pools):
@@ -368,13 +392,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                     counters[e, C.PRED_EVAL] += ne
                     if not ok:
                         continue
-                    if nc == ccap:
-                        ccap *= 2
-                        c_row = grow_rows(c_row, ccap)
-                        c_first = grow_1d(c_first, ccap)
-                        c_slot = grow_1d(c_slot, ccap)
-                        c_kind = grow_1d(c_kind, ccap)
-                    c_row[nc, :] = row
+                    if nc == c_first.shape[0]:
+                        c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot,
+                                                                 c_kind)
+                    for s2 in range(m):
+                        c_row[nc, s2] = row[s2]
                     if el_kleene[s]:
                         if nn == nev.shape[0]:
                             nev, npar = nodes_grow(nev, npar)
@@ -404,13 +426,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                                          el_kleene, nev, npar, pred_i, pred_f, attrs)
                     counters[e, C.PRED_EVAL] += ne
                     if ok:
-                        if nc == ccap:
-                            ccap *= 2
-                            c_row = grow_rows(c_row, ccap)
-                            c_first = grow_1d(c_first, ccap)
-                            c_slot = grow_1d(c_slot, ccap)
-                            c_kind = grow_1d(c_kind, ccap)
-                        c_row[nc, :] = row
+                        if nc == c_first.shape[0]:
+                            c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot,
+                                                                 c_kind)
+                        for s2 in range(m):
+                            c_row[nc, s2] = row[s2]
                         if nn == nev.shape[0]:
                             nev, npar = nodes_grow(nev, npar)
                         nev[nn] = e
@@ -428,13 +448,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                                          el_kleene, nev, npar, pred_i, pred_f, attrs)
                     counters[e, C.PRED_EVAL] += ne
                     if ok:
-                        if nc == ccap:
-                            ccap *= 2
-                            c_row = grow_rows(c_row, ccap)
-                            c_first = grow_1d(c_first, ccap)
-                            c_slot = grow_1d(c_slot, ccap)
-                            c_kind = grow_1d(c_kind, ccap)
-                        c_row[nc, :] = row
+                        if nc == c_first.shape[0]:
+                            c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot,
+                                                                 c_kind)
+                        for s2 in range(m):
+                            c_row[nc, s2] = row[s2]
                         if el_kleene[s + 1]:
                             if nn == nev.shape[0]:
                                 nev, npar = nodes_grow(nev, npar)
@@ -466,13 +484,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                                  nev, npar, pred_i, pred_f, attrs)
             counters[e, C.PRED_EVAL] += ne
             if ok:
-                if nc == ccap:
-                    ccap *= 2
-                    c_row = grow_rows(c_row, ccap)
-                    c_first = grow_1d(c_first, ccap)
-                    c_slot = grow_1d(c_slot, ccap)
-                    c_kind = grow_1d(c_kind, ccap)
-                c_row[nc, :] = row0
+                if nc == c_first.shape[0]:
+                    c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot,
+                                                                 c_kind)
+                for s2 in range(m):
+                    c_row[nc, s2] = row0[s2]
                 if el_kleene[0]:
                     if nn == nev.shape[0]:
                         nev, npar = nodes_grow(nev, npar)
@@ -499,8 +515,8 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         continue
                     L = ng_left[q]
                     R = ng_right[q]
-                    lo_ex = nev[row[L]] if el_kleene[L] else row[L]
-                    hi_ex = node_first(nev, npar, row[R]) if el_kleene[R] else row[R]
+                    lo_ex = np.int64(nev[row[L]] if el_kleene[L] else row[L])
+                    hi_ex = np.int64(node_first(nev, npar, row[R]) if el_kleene[R] else row[R])
                     killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail,
                                                   types, ng_type, np_start, np_pred, np_role,
                                                   np_other, el_kleene, nev, npar, pred_i,
@@ -520,11 +536,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                     L = ng_left[q]
                     R = ng_right[q]
                     if L < 0:
-                        lo_ex = lo - 1
-                        hi_ex = first
+                        lo_ex = np.int64(lo - 1)
+                        hi_ex = np.int64(first)
                     else:
-                        lo_ex = nev[row[L]] if el_kleene[L] else row[L]
-                        hi_ex = node_first(nev, npar, row[R]) if el_kleene[R] else row[R]
+                        lo_ex = np.int64(nev[row[L]] if el_kleene[L] else row[L])
+                        hi_ex = np.int64(node_first(nev, npar, row[R]) if el_kleene[R] else row[R])
                     killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail,
                                                   types, ng_type, np_start, np_pred, np_role,
                                                   np_other, el_kleene, nev, npar, pred_i,
@@ -550,35 +566,13 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             a_top += 1
                         a_first[i] = first
                         a_flags[i] = 0
-                        a_bind[i, :] = row
+                        for s2 in range(m):
+                            a_bind[i, s2] = row[s2]
                         pidx = pool_push(pidx, poff, pcap, pn, pend_pool, i)
                     else:
-                        if nm == mcap:
-                            mcap *= 2
-                            o_pos = grow_rows(o_pos, mcap)
-                            o_kls = grow_rows(o_kls, mcap)
-                            o_kll = grow_rows(o_kll, mcap)
-                            o_det = grow_1d(o_det, mcap)
-                        for c in range(n_cols):
-                            o_pos[nm, c] = -1
-                            o_kls[nm, c] = 0
-                            o_kll[nm, c] = 0
-                        for s2 in range(m):
-                            col = col_of_slot[s2]
-                            if el_kleene[s2]:
-                                ln = node_count(npar, row[s2])
-                                while nk + ln > kcap:
-                                    kcap *= 2
-                                    o_kle = grow_1d(o_kle, kcap)
-                                node_collect(nev, npar, row[s2], o_kle, nk, ln)
-                                o_pos[nm, col] = -2
-                                o_kls[nm, col] = nk
-                                o_kll[nm, col] = ln
-                                nk += ln
-                            else:
-                                o_pos[nm, col] = row[s2]
-                        o_det[nm] = e
-                        nm += 1
+                        o_pos, o_kls, o_kll, o_det, o_kle, nm, nk = _out_append(
+                            o_pos, o_kls, o_kll, o_det, o_kle, nm, nk, row, col_of_slot, el_kleene,
+                            nev, npar, e)
                         counters[e, C.MATCH_EMIT] += 1
                 if not el_kleene[s]:
                     continue
@@ -592,7 +586,8 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 i = a_top
                 a_top += 1
             a_first[i] = first
-            a_bind[i, :] = row
+            for s2 in range(m):
+                a_bind[i, s2] = row[s2]
             if el_kleene[s]:
                 a_flags[i] = FL_LOOP | FL_PROCEED if s + 1 < m else FL_LOOP
                 pidx = pool_push(pidx, poff, pcap, pn, m + s, i)
@@ -612,32 +607,9 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         base = poff[pend_pool]
         for k in range(pn[pend_pool]):
             i = pidx[base + k]
-            if nm == mcap:
-                mcap *= 2
-                o_pos = grow_rows(o_pos, mcap)
-                o_kls = grow_rows(o_kls, mcap)
-                o_kll = grow_rows(o_kll, mcap)
-                o_det = grow_1d(o_det, mcap)
-            for c in range(n_cols):
-                o_pos[nm, c] = -1
-                o_kls[nm, c] = 0
-                o_kll[nm, c] = 0
-            for s in range(m):
-                col = col_of_slot[s]
-                if el_kleene[s]:
-                    ln = node_count(npar, a_bind[i, s])
-                    while nk + ln > kcap:
-                        kcap *= 2
-                        o_kle = grow_1d(o_kle, kcap)
-                    node_collect(nev, npar, a_bind[i, s], o_kle, nk, ln)
-                    o_pos[nm, col] = -2
-                    o_kls[nm, col] = nk
-                    o_kll[nm, col] = ln
-                    nk += ln
-                else:
-                    o_pos[nm, col] = a_bind[i, s]
-            o_det[nm] = n
-            nm += 1
+            o_pos, o_kls, o_kll, o_det, o_kle, nm, nk = _out_append(
+                o_pos, o_kls, o_kll, o_det, o_kle, nm, nk, a_bind[i], col_of_slot, el_kleene,
+                nev, npar, n)
             counters[n - 1, C.MATCH_EMIT] += 1
     return ST_OK, -1, o_pos[:nm], o_kls[:nm], o_kll[:nm], o_kle[:nk], o_det[:nm]
 
@@ -718,8 +690,14 @@ def branch_tables(program: Program, b: int) -> dict:
 
 def run_eager(program: Program, stream: EventStream,
               max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
-              max_matches: int = DEFAULT_MAX_MATCHES, **ignored) -> EngineResult:
-    """Eager NFA over ``stream``; raises ``CapacityError`` when a cap is exceeded."""
+              max_matches: int = DEFAULT_MAX_MATCHES, _tune=None, **ignored) -> EngineResult:
+    """Eager NFA over ``stream``; raises ``CapacityError`` when a cap is exceeded.
+
+    ``max_partial_matches`` caps the live partial matches of a branch, ``max_matches`` the
+    matches of a branch (found or waiting for a trailing NOT).  ``_tune`` (tests only) overrides
+    ``DEFAULT_TUNE`` (see ``eager_kernel``)."""
+    if max_partial_matches < 1 or max_matches < 1:
+        raise CepsimInputError("max_partial_matches and max_matches must be >= 1")
     if program.has_remote:
         raise CepsimInputError("the eager engine cannot evaluate REMOTE[...] predicates")
     n = len(stream)
@@ -736,6 +714,7 @@ def run_eager(program: Program, stream: EventStream,
     pred_i = np.ascontiguousarray(program.pred_i, dtype=np.int32)
     pred_f = np.ascontiguousarray(program.pred_f, dtype=np.float64)
     window = float(program.window)
+    tune = np.array(_tune if _tune is not None else DEFAULT_TUNE, dtype=np.int64)
     parts = []
     for b in range(len(program.branches)):
         tb = branch_tables(program, b)
@@ -746,7 +725,7 @@ def run_eager(program: Program, stream: EventStream,
             tb["ng_type"], tb["ng_left"], tb["ng_right"], tb["ng_chk"],
             tb["np_start"], tb["np_pred"], tb["np_role"], tb["np_other"],
             int(program.window_kind), window, int(program.policy),
-            int(max_partial_matches), int(max_matches), counters)
+            int(max_partial_matches), int(max_matches), tune, counters)
         if st == ST_MAX_PM:
             raise CapacityError(
                 f"eager engine: more than {max_partial_matches} live partial matches at event "

@@ -46,7 +46,8 @@ WIN_TIME, WIN_COUNT = 0, 1  # same codes as engines.compile
 def grow_1d(a: np.ndarray, new_cap: int) -> np.ndarray:
     """A copy of 1-D ``a`` with capacity ``new_cap`` (the tail is uninitialised)."""
     b = np.empty(new_cap, dtype=a.dtype)
-    b[:a.shape[0]] = a
+    for k in range(a.shape[0]):
+        b[k] = a[k]
     return b
 
 
@@ -54,7 +55,10 @@ def grow_1d(a: np.ndarray, new_cap: int) -> np.ndarray:
 def grow_rows(a: np.ndarray, new_rows: int) -> np.ndarray:
     """A copy of 2-D ``a`` with ``new_rows`` rows (the new rows are uninitialised)."""
     b = np.empty((new_rows, a.shape[1]), dtype=a.dtype)
-    b[:a.shape[0], :] = a
+    w = a.shape[1]
+    for r in range(a.shape[0]):
+        for c in range(w):
+            b[r, c] = a[r, c]
     return b
 
 
@@ -84,8 +88,11 @@ def arena_grow(a_first: np.ndarray, a_flags: np.ndarray, a_bind: np.ndarray, fre
 @njit(cache=True)
 def pools_new(n_pools: int, cap: int):
     """Empty pools: (pidx, poff, pcap, pn)."""
-    pcap = np.full(n_pools, cap, dtype=np.int64)
-    poff = np.arange(n_pools).astype(np.int64) * cap
+    pcap = np.empty(n_pools, dtype=np.int64)
+    poff = np.empty(n_pools, dtype=np.int64)
+    for j in range(n_pools):
+        pcap[j] = cap
+        poff[j] = j * cap
     pn = np.zeros(n_pools, dtype=np.int64)
     pidx = np.empty(n_pools * cap, dtype=np.int32)
     return pidx, poff, pcap, pn
@@ -96,7 +103,9 @@ def pool_push(pidx: np.ndarray, poff: np.ndarray, pcap: np.ndarray, pn: np.ndarr
               value: int) -> np.ndarray:
     """Append ``value`` to pool ``j``; returns ``pidx`` (reallocated when pool ``j`` was full)."""
     if pn[j] == pcap[j]:
-        new_cap = pcap.copy()
+        new_cap = np.empty_like(pcap)
+        for q in range(pcap.shape[0]):
+            new_cap[q] = pcap[q]
         new_cap[j] = 2 * pcap[j]
         total = 0
         for q in range(pcap.shape[0]):
@@ -104,7 +113,8 @@ def pool_push(pidx: np.ndarray, poff: np.ndarray, pcap: np.ndarray, pn: np.ndarr
         out = np.empty(total, dtype=np.int32)
         off = 0
         for q in range(pcap.shape[0]):
-            out[off:off + pn[q]] = pidx[poff[q]:poff[q] + pn[q]]
+            for k in range(pn[q]):
+                out[off + k] = pidx[poff[q] + k]
             poff[q] = off
             pcap[q] = new_cap[q]
             off += new_cap[q]
