@@ -1,0 +1,94 @@
+"""APAM (CIKM'16) Figures 4-6 from results only.
+
+``fig_plans``: one panel per arrival rate; bars = candidate plans (k eager variables, left =
+all-lazy, right = all-eager), each bar stacked QWT (queue wait) + ST (service incl. merge) of
+the true final events, log latency axis, the optimizer's plan marked (underlined label, star),
+the simulated best outlined.  ``fig_summary``: APAM vs all-eager vs all-lazy latency over λ,
+and predicted E[L] vs simulated latency per plan.  Values are means over seeds.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from paper_figs.common import plt, save
+
+
+def _ok(df):
+    return df[df["error"].isna()] if "error" in df else df
+
+
+def _mean_by_rate(df, cols):
+    return _ok(df).groupby("rate")[cols].mean(numeric_only=True)
+
+
+def fig_plans(df, out_base: Path) -> list[Path]:
+    d = _ok(df)
+    L = int(d["n_plans"].iloc[0]) - 1
+    rates = sorted(d["rate"].unique())
+    ncol = min(4, len(rates))
+    nrow = int(np.ceil(len(rates) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.4 * ncol, 3.2 * nrow), squeeze=False)
+    exp = int(d["experiment"].iloc[0]) if "experiment" in d else 0
+    for ax, rate in zip(axes.flat, rates):
+        r = d[d["rate"] == rate]
+        qwt = np.array([r[f"k{k}_qwt"].mean() for k in range(L + 1)])
+        st = np.array([r[f"k{k}_st"].mean() for k in range(L + 1)])
+        labels = [str(r[f"k{k}_plan"].iloc[0]).replace(",", "").upper() for k in range(L + 1)]
+        x = np.arange(L + 1)
+        floor = max(min(np.nanmin(st[st > 0]) if np.any(st > 0) else 1e-6, 1e-6) / 2, 1e-9)
+        ax.bar(x, st, color="#f2b134", label="ST (final event)")
+        ax.bar(x, np.maximum(qwt, floor), bottom=st, color="#4a7fb0", label="QWT")
+        ax.set_yscale("log")
+        sel = r["selected_k"].mode().iloc[0]
+        best = r["best_k_sim"].mode().iloc[0]
+        tot = qwt + st
+        ax.plot([sel], [tot[sel] * 1.6], marker="*", color="crimson", ms=11, ls="none",
+                label="selected")
+        ax.bar([best], [tot[best]], fill=False, edgecolor="k", lw=1.5, label="best simulated")
+        ax.set_xticks(x)
+        ax.set_xticklabels(labels, rotation=60, fontsize=7)
+        for lab in ax.get_xticklabels():
+            if lab.get_text() == labels[sel]:
+                lab.set_color("crimson")
+                lab.set_fontweight("bold")
+        rho = r[f"k{L}_rho_sim"].mean()
+        ax.set_title(f"λ = {rate:g} events/s (eager ρ={rho:.2f})", fontsize=9)
+        ax.set_ylabel("latency (s)")
+    for ax in list(axes.flat)[len(rates):]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=7, loc="upper right")
+    fig.suptitle(f"APAM experiment {exp}: latency of candidate plans (QWT + ST of true final "
+                 f"events)", fontsize=10)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def fig_summary(df, out_base: Path) -> list[Path]:
+    d = _ok(df)
+    L = int(d["n_plans"].iloc[0]) - 1
+    g = _mean_by_rate(d, ["apam_lat", "eager_lat", "lazy_lat"])
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    a1.plot(g.index, g["eager_lat"], "s--", label="all-eager (SASE-like)")
+    a1.plot(g.index, g["lazy_lat"], "^--", label="all-lazy (ZStream-like)")
+    a1.plot(g.index, g["apam_lat"], "o-", color="crimson", label="APAM (selected plan)")
+    a1.set_yscale("log")
+    a1.set_xlabel("event arrival rate λ (events/s)")
+    a1.set_ylabel("mean latency of true final events (s)")
+    a1.legend(fontsize=8)
+    a1.set_title("APAM vs eager vs lazy")
+    cmap = plt.get_cmap("viridis")
+    for k in range(L + 1):
+        pred = _mean_by_rate(d, [f"k{k}_pred_l", f"k{k}_lat"])
+        fin = np.isfinite(pred[f"k{k}_pred_l"])
+        name = str(d[f"k{k}_plan"].iloc[0]).replace(",", "").upper()
+        a2.plot(pred.index, pred[f"k{k}_lat"], "o-", color=cmap(k / max(L, 1)), label=name)
+        a2.plot(pred.index[fin], pred[f"k{k}_pred_l"][fin], "x:", color=cmap(k / max(L, 1)))
+    a2.set_yscale("log")
+    a2.set_xlabel("event arrival rate λ (events/s)")
+    a2.set_ylabel("latency (s): simulated (o) / predicted E[L] (x, finite only)")
+    a2.legend(fontsize=7, ncol=2)
+    a2.set_title("predicted vs simulated latency per plan")
+    fig.tight_layout()
+    return save(fig, out_base)
