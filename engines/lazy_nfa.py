@@ -204,6 +204,12 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
             # routing: which missing variable does this instance take next?
             if route == 0:
                 u = br_order[b, i_depth[k]]
+                if var_type[u] != t and i_cov[k, u] >= p:
+                    # waiting for a u event and everything before this one is covered
+                    if i_cov[k, u] < p + 1:
+                        i_cov[k, u] = p + 1
+                    k += 1
+                    continue
             else:
                 ok = True
                 best = -1
@@ -372,7 +378,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
         if qb >= 0 and not buf_stored[qb]:
             btail[qb] -= 1
         # -- compaction of dead instances
-        if n_inst > 256 and (n_inst - B - live) * 2 > n_inst:
+        if n_inst - B - live > live:  # amortised O(1) per instance created
             w = B
             for r in range(B, n_inst):
                 if i_alive[r]:
