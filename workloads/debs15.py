@@ -16,20 +16,25 @@ VAR_TYPES = {"a": "Finance", "b": "HiTech", "c": "GOOG"}
 
 
 def query_text(sequence: str = "a,b,c", threshold: float = 0.8, h_minutes: float = 10,
-               types: dict[str, str] | None = None) -> str:
-    """Pattern text for the given sequence order of the variables a, b, c."""
+               types: dict[str, str] | None = None, pairs: str = "ab,bc") -> str:
+    """Pattern text for the given sequence order of the variables a, b, c; ``pairs`` lists the
+    correlated variable pairs (the paper: ``"ab,bc"``; ``"ab,bc,ac"`` is a sensitivity variant
+    in which every pair is linked)."""
     types = types or VAR_TYPES
     names = [s.strip() for s in sequence.split(",")]
     if sorted(names) != ["a", "b", "c"]:
         raise ValueError(f"sequence {sequence!r} must order the variables a, b, c")
     elems = ", ".join(f"{types[v]} {v}" for v in names)
-    return (f"PATTERN SEQ({elems})\n"
-            f"WHERE corr(a.hist, b.hist) > {threshold} AND corr(b.hist, c.hist) > {threshold}\n"
-            f"WITHIN {h_minutes:g} minutes")
+    plist = [p.strip() for p in pairs.split(",") if p.strip()]
+    if not plist or any(len(p) != 2 or set(p) - set("abc") or p[0] == p[1] for p in plist):
+        raise ValueError(f"pairs {pairs!r} must list pairs of distinct variables, e.g. 'ab,bc'")
+    where = " AND ".join(f"corr({p[0]}.hist, {p[1]}.hist) > {threshold}" for p in plist)
+    return f"PATTERN SEQ({elems})\nWHERE {where}\nWITHIN {h_minutes:g} minutes"
 
 
 def build_program(schema: Schema, sequence: str = "a,b,c", threshold: float = 0.8,
-                  h_minutes: float = 10, types: dict[str, str] | None = None) -> Program:
+                  h_minutes: float = 10, types: dict[str, str] | None = None,
+                  pairs: str = "ab,bc") -> Program:
     """Compile the query against a stream schema (types Finance/HiTech/GOOG or tickers)."""
-    text = query_text(sequence, threshold, h_minutes, types)
+    text = query_text(sequence, threshold, h_minutes, types, pairs)
     return compile_pattern(parse_pattern(text, source="debs15"), schema, source="debs15")

@@ -14,7 +14,8 @@ only inside one event's processing; -1 for eager), ``peak_buf_k`` (peak buffered
 ``evals_series_k``: a JSON list of condition evaluations per ``bucket`` events.
 
 Parameters (``[params]`` / ``[grid]``): ``n_events``, ``f_c``, ``sequence`` ("a,b,c"),
-``threshold`` (0.8), ``h`` (history length = window in minutes, 10), ``nfas`` (comma list,
+``threshold`` (0.8), ``pairs`` (correlated pairs, "ab,bc" as in the paper; "ab,bc,ac" links
+every pair), ``h`` (history length = window in minutes, 10), ``nfas`` (comma list,
 default all), stock-generator keywords (``n_finance``, ``n_hitech``, ``p_update``,
 ``fluctuation``, ``fluct_period``, ``market_weight``, ``sector_weight``), ``data``
 ("synthetic" | "nasdaq", with ``nasdaq_path`` and ``nasdaq_types`` = "A_TICKER,B_TICKER,C_TICKER").
@@ -79,7 +80,8 @@ def _stream(params: dict, seed: int):
 def _program(params: dict, schema, types=None):
     from workloads.debs15 import build_program
     return build_program(schema, params.get("sequence", "a,b,c"),
-                         float(params.get("threshold", 0.8)), float(params.get("h", 10)), types)
+                         float(params.get("threshold", 0.8)), float(params.get("h", 10)), types,
+                         str(params.get("pairs", "ab,bc")))
 
 
 def _compare_all(program, stream, keys: list[str], bucket: int | None = None) -> dict:
