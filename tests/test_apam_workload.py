@@ -1,0 +1,66 @@
+"""APAM section 6.1 workload: analytic selectivities, empirical check, scenario + SimPy cross-check."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from workloads import apam_synthetic as W
+
+
+@pytest.mark.parametrize("exp", [1, 2, 3])
+def test_analytic_selectivities_hit_table2(exp):
+    assert np.allclose(W.selectivities(exp), W.SELECTIVITIES[exp], rtol=2e-3)
+
+
+@pytest.fixture(scope="module")
+def streams():
+    return {e: W.generate(e, 100_000, seed=11) for e in (1, 2, 3)}
+
+
+@pytest.mark.parametrize("exp", [1, 2, 3])
+def test_empirical_selectivities(streams, exp):
+    st = streams[exp]
+    for k, s in enumerate(W.SELECTIVITIES[exp]):
+        x = np.sort(st.attrs[st.types == k, k])          # left type, attr_{k+1}
+        y = st.attrs[st.types == k + 1, k]               # right type
+        below = np.searchsorted(x, y, side="left")       # number of x < y for each y
+        frac = below.sum() / (len(x) * len(y))
+        assert frac == pytest.approx(s, rel=0.1), (k, frac, s)
+
+
+def test_stream_shape_and_determinism(streams):
+    st = streams[1]
+    assert len(st) == 100_000 and st.schema.attr_names == W.ATTR_NAMES
+    counts = np.bincount(st.types, minlength=5) / len(st)
+    assert np.allclose(counts, 0.2, atol=0.01)
+    assert np.all(st.attrs == np.floor(st.attrs))
+    again = W.generate(1, 1000, seed=11)
+    assert np.array_equal(again.attrs, W.generate(1, 1000, seed=11).attrs)
+
+
+def test_scenario_point_and_simpy_cross_check(tmp_path):
+    from sim.fastpath import lindley
+    from sim.queue import simulate_simpy
+    from sim.scenarios import apam as S
+    from sim.arrivals import poisson_arrivals
+
+    params = dict(experiment=1, rate=3000, n_events=20000, n_warmup=10000, stream_seed=1,
+                  cache_dir=str(tmp_path))
+    row = S.point(params, 7)
+    L = row["n_plans"] - 1
+    assert L == 5 and row[f"k{L}_plan"] == "a,b,c,d,e/"
+    assert row["k0_finals"] > 0
+    assert row["apam_lat"] == row[f"k{row['selected_k']}_lat"]
+    for k in range(L + 1):
+        assert row[f"k{k}_lat"] == pytest.approx(row[f"k{k}_qwt"] + row[f"k{k}_st"])
+    assert S.point(params, 7) == row                      # deterministic (and cache-stable)
+    # the fast path agrees with SimPy on this point's all-lazy service times
+    counters, finals = S._counters_mem(1, 20000, 1, row["k0_plan"], str(tmp_path))
+    service = S.profile_for(S.unit_costs(params)).service_times(counters)
+    arr = poisson_arrivals(20000, 3000, 7)
+    s1, d1 = lindley(arr, service)
+    svc = service.tolist()
+    s2, d2 = simulate_simpy(arr, lambda i, now: svc[i], 20000)
+    assert np.allclose(d1, d2, rtol=1e-9, atol=0)
+    f = finals[finals >= 10000]
+    assert float((d1[f] - arr[f]).mean()) == pytest.approx(row["k0_lat"], rel=1e-12)
