@@ -47,6 +47,9 @@ def fig_plans(df, out_base: Path) -> list[Path]:
         ax.plot([sel], [tot[sel] * 1.6], marker="*", color="crimson", ms=11, ls="none",
                 label="selected")
         ax.bar([best], [tot[best]], fill=False, edgecolor="k", lw=1.5, label="best simulated")
+        pos = np.concatenate([st[st > 0], tot[tot > 0]])
+        if pos.size:
+            ax.set_ylim(bottom=float(pos.min()) / 3, top=float(pos.max()) * 4)
         ax.set_xticks(x)
         ax.set_xticklabels(labels, rotation=60, fontsize=7)
         for lab in ax.get_xticklabels():
