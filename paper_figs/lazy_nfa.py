@@ -16,8 +16,15 @@ import numpy as np
 from paper_figs.common import save
 
 ORDER = ("eager", "abc", "acb", "bac", "bca", "cab", "cba", "tree")
-STYLE = {"eager": dict(color="black", marker="s", lw=2),
-         "tree": dict(color="tab:red", marker="*", lw=2, ms=9)}
+STYLE = {"eager": dict(color="black", marker="s", lw=2.5),
+         "tree": dict(color="tab:red", marker="*", lw=2, ms=10),
+         # chains: distinct non-red colours; dashed where they often coincide with eager
+         "abc": dict(color="tab:blue", marker="o", lw=1, ls="--"),
+         "acb": dict(color="tab:orange", marker="v", lw=1),
+         "bac": dict(color="tab:green", marker="^", lw=1, ls="--"),
+         "bca": dict(color="tab:purple", marker="<", lw=1),
+         "cab": dict(color="tab:brown", marker="D", lw=1),
+         "cba": dict(color="tab:olive", marker="P", lw=1)}
 
 
 def _label(k: str) -> str:
