@@ -86,7 +86,7 @@ def fig9(df, out_base: Path) -> list[Path]:
 def fig10(df, out_base: Path) -> list[Path]:
     r = df.iloc[0]
     bucket = int(r["bucket_events"])
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(10, 5))
     for k in _keys(df, "evals_series_", ("eager", "abc", "bca", "cab", "cba", "tree")):
         s = np.array(json.loads(r[f"evals_series_{k}"]), dtype=float)
         x = (np.arange(len(s)) + 1) * bucket
@@ -96,5 +96,6 @@ def fig10(df, out_base: Path) -> list[Path]:
     ax.set_ylabel(f"Number of operations per {bucket:,} events")
     ax.set_title("Dynamic input, sequence a,b,c")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
     return save(fig, out_base)
