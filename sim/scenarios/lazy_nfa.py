@@ -18,7 +18,10 @@ Parameters (``[params]`` / ``[grid]``): ``n_events``, ``f_c``, ``sequence`` ("a,
 every pair), ``h`` (history length = window in minutes, 10), ``nfas`` (comma list,
 default all), stock-generator keywords (``n_finance``, ``n_hitech``, ``p_update``,
 ``fluctuation``, ``fluct_period``, ``market_weight``, ``sector_weight``), ``data``
-("synthetic" | "nasdaq", with ``nasdaq_path`` and ``nasdaq_types`` = "A_TICKER,B_TICKER,C_TICKER").
+("synthetic" | "nasdaq", with ``nasdaq_path`` and ``nasdaq_types`` = "A_TICKER,B_TICKER,C_TICKER"),
+``stream_seed`` + ``prefix_of`` (generate one stream of ``prefix_of`` events from ``stream_seed``
+and use its first ``n_events``: Figure 9's input sizes are prefixes of one stream, so peaks are
+comparable across sizes).
 """
 from __future__ import annotations
 
@@ -73,8 +76,12 @@ def _stream(params: dict, seed: int):
         raise CepsimInputError(f"scenario lazy_nfa: data must be 'synthetic' or 'nasdaq', got "
                                f"{data!r}")
     kw = {k: params[k] for k in _STOCK_KEYS if k in params}
-    s = stocks.stock_stream(int(params["n_events"]), seed, h=h, f_c=float(params["f_c"]), **kw)
-    return s, None
+    n = int(params["n_events"])
+    # prefix_of / stream_seed: every input size is a prefix of one stream (Figure 9)
+    total = max(n, int(params.get("prefix_of", n)))
+    s = stocks.stock_stream(total, int(params.get("stream_seed", seed)), h=h,
+                            f_c=float(params["f_c"]), **kw)
+    return (s.slice(0, n) if total > n else s), None
 
 
 def _program(params: dict, schema, types=None):
