@@ -52,9 +52,14 @@ def _evals_panel(ax, d, title: str) -> None:
 
 def fig7(df, out_base: Path) -> list[Path]:
     d = df[df["sequence"] == "a,b,c"] if "sequence" in df.columns else df
-    fig, ax = plt.subplots(figsize=(7, 5))
-    _evals_panel(ax, d, "Sequence a,b,c")
-    ax.legend(fontsize=8)
+    datas = sorted(set(d["data"])) if "data" in d.columns else [None]
+    datas.sort(key=lambda x: x != "synthetic")
+    fig, axes = plt.subplots(1, len(datas), figsize=(7 * len(datas), 5), squeeze=False)
+    for ax, dat in zip(axes[0], datas):
+        sub = d if dat is None else d[d["data"] == dat]
+        name = {"synthetic": "stock-like stream", "nasdaq": "NASDAQ sample"}.get(dat, dat or "")
+        _evals_panel(ax, sub, f"Sequence a,b,c ({name})" if name else "Sequence a,b,c")
+    axes[0][0].legend(fontsize=8)
     return save(fig, out_base)
 
 

@@ -167,26 +167,31 @@ def claim_tree_vs_best_chain(df, factor: float = 1.1, **_) -> object:
     chains = _chains_in(df)
     parts = []
     ok = True
-    for _, r in df.sort_values([c for c in ("sequence", "f_c") if c in df.columns]).iterrows():
+    keys = [c for c in ("data", "sequence", "f_c") if c in df.columns]
+    for _, r in df.sort_values(keys).iterrows():
         best_k = min(chains, key=lambda k: r[f"evals_{k}"])
         best = r[f"evals_{best_k}"]
         ratio = r["evals_tree"] / max(best, 1)
         ok &= ratio <= factor
-        lab = f"{r.get('sequence', '')} f_c={r['f_c']}" if "f_c" in df.columns else "point"
+        lab = (f"{r['data'] + ' ' if 'data' in df.columns else ''}{r.get('sequence', '')} "
+               f"f_c={r['f_c']}") if "f_c" in df.columns else "point"
         parts.append(f"{lab}: tree/{best_k}={_fmt(ratio)}")
     return _claim(ok, "; ".join(parts))
 
 
-def claim_c_first_vs_eager(df, factor: float = 10.0, sequence: str = "a,b,c", **_) -> object:
+def claim_c_first_vs_eager(df, factor: float = 10.0, sequence: str = "a,b,c",
+                           data: str = "synthetic", **_) -> object:
     """c-first chains (cab, cba) need >= factor x fewer evaluations than eager at the smallest
     f_c, and the eager/c-first gap shrinks as f_c grows to its largest value."""
     d = df[df["sequence"] == sequence] if "sequence" in df.columns else df
+    if "data" in d.columns:
+        d = d[d["data"] == data]
     g = d.groupby("f_c")[["evals_eager", "evals_cab", "evals_cba"]].mean().sort_index()
     lo, hi = g.iloc[0], g.iloc[-1]
     r_lo = [lo["evals_eager"] / max(lo[f"evals_{k}"], 1) for k in ("cab", "cba")]
     r_hi = [hi["evals_eager"] / max(hi[f"evals_{k}"], 1) for k in ("cab", "cba")]
     ok = min(r_lo) >= factor and all(h < l for h, l in zip(r_hi, r_lo))
-    return _claim(ok, f"eager/cab, eager/cba at f_c={g.index[0]}: {_fmt(r_lo[0])}, {_fmt(r_lo[1])}; "
+    return _claim(ok, f"{data}: eager/cab, eager/cba at f_c={g.index[0]}: {_fmt(r_lo[0])}, {_fmt(r_lo[1])}; "
                   f"at f_c={g.index[-1]}: {_fmt(r_hi[0])}, {_fmt(r_hi[1])}")
 
 
