@@ -85,3 +85,20 @@ def test_nasdaq_history_helper():
     r = nasdaq_stock_stream(str(DATA), h=4, f_c=0.5, c_type="MSFT", a_type="DRIV", seed=1)
     ratio = np.sum(r.types == r.schema.type_code("MSFT")) / np.sum(r.types == r.schema.type_code("DRIV"))
     assert abs(ratio - 0.5) < 0.1
+
+
+def test_debs15_query_text_and_program():
+    import pytest
+
+    from workloads.debs15 import build_program, query_text
+    t = query_text("c,b,a", 0.7, 5)
+    assert t.startswith("PATTERN SEQ(GOOG c, HiTech b, Finance a)")
+    assert "corr(a.hist, b.hist) > 0.7 AND corr(b.hist, c.hist) > 0.7" in t and "WITHIN 5 minutes" in t
+    assert "corr(a.hist, c.hist)" in query_text(pairs="ab,bc,ac")
+    with pytest.raises(ValueError):
+        query_text("a,b")
+    with pytest.raises(ValueError):
+        query_text(pairs="aa")
+    s = stock_stream(500, 1, h=5)
+    prog = build_program(s.schema, "a,c,b", h_minutes=5)
+    assert prog.is_simple_sequence and prog.window == 300.0
