@@ -7,8 +7,8 @@ describe the branch) and returns the union of the branches' matches with the cou
 NFA states of a branch with slots ``0..m-1`` (``x_j`` plain or Kleene):
 
 * ``A_j`` (pool ``j``, ``1 <= j < m``): slots ``< j`` bound, waiting for (the first event of)
-  ``x_j``.  The initial state ``A_0`` is implicit: every event of ``x_0``'s type tries to start an
-  instance.
+  ``x_j``.  The initial state ``A_0`` (pool 0) holds only the sentinel arena row 0 (nothing
+  bound): every event of ``x_0``'s type tries to start an instance from it.
 * ``K_j`` (pool ``m + j``, Kleene ``x_j`` only): ``x_j`` holds ``>= 1`` events; the instance may
   *loop* (take one more event of ``x_j``) or *proceed* (bind the first event of ``x_{j+1}``).
 
@@ -52,14 +52,14 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, KIND_NEG, PI_V1, PI_V2, PK_REMOTE, POLICY_NEXT,
-                             WIN_COUNT, Program)
+from engines.compile import (KIND_KLEENE, KIND_NEG, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V1, PI_V2,
+                             PK_CMP, POLICY_NEXT, Program)
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
 from engines.nfa_buffers import (arena_grow, grow_1d, grow_rows, node_collect, node_count,
                                  node_first, nodes_compact, nodes_grow, pool_push,
                                  pool_remove_at, pools_new, window_lo)
-from engines.predicates import eval_pred
+from engines.predicates import compare, eval_pred
 from engines.registry import EngineResult
 from engines.stream import EventStream
 
@@ -83,13 +83,14 @@ ST_OK, ST_MAX_PM, ST_MAX_MATCHES = 0, 1, 2
 
 # ----------------------------------------------------------------------------- predicates
 @njit(cache=True)
-def _eval_against(p, role, e, o, row, el_kleene, nev, npar, pred_i, pred_f, attrs):
+def _eval_against(p, role, e, o, tab, r, el_kleene, nev, npar, pred_i, pred_f, attrs):
     """Evaluate predicate ``p`` with ``e`` in the role ``role`` and the event(s) of slot ``o`` of
-    ``row`` in the other role (every event of a Kleene slot).  Returns (holds, n_evaluations)."""
+    row ``r`` of ``tab`` in the other role (every event of a Kleene slot).
+    Returns (holds, n_evaluations)."""
     if role == ROLE_SELF:
         return eval_pred(pred_i, pred_f, p, attrs, e, e), 1
     if el_kleene[o]:
-        k = row[o]
+        k = tab[r, o]
         n = 0
         while k >= 0:
             x = np.int64(nev[k])
@@ -102,19 +103,20 @@ def _eval_against(p, role, e, o, row, el_kleene, nev, npar, pred_i, pred_f, attr
                 return False, n
             k = npar[k]
         return True, n
-    x = np.int64(row[o])
+    x = np.int64(tab[r, o])
     if role == ROLE_FIRST:
         return eval_pred(pred_i, pred_f, p, attrs, e, x), 1
     return eval_pred(pred_i, pred_f, p, attrs, x, e), 1
 
 
 @njit(cache=True)
-def _preds_hold(lst_start, lst_pred, lst_role, lst_other, q, e, row, el_kleene, nev, npar,
+def _preds_hold(lst_start, lst_pred, lst_role, lst_other, q, e, tab, r, el_kleene, nev, npar,
                 pred_i, pred_f, attrs):
     """All predicates of list ``q`` (a CSR row) hold for event ``e``; (holds, n_evaluations)."""
     n = 0
     for k in range(lst_start[q], lst_start[q + 1]):
-        ok, c = _eval_against(lst_pred[k], lst_role[k], e, lst_other[k], row, el_kleene, nev,
+        ok, c = _eval_against(lst_pred[k], lst_role[k], e, lst_other[k], tab, r, el_kleene,
+                              nev,
                               npar, pred_i, pred_f, attrs)
         n += c
         if not ok:
@@ -123,7 +125,7 @@ def _preds_hold(lst_start, lst_pred, lst_role, lst_other, q, e, row, el_kleene, 
 
 
 @njit(cache=True)
-def _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail, types, ng_type, np_start, np_pred,
+def _neg_killed(q, lo_ex, hi_ex, tab, r, nbuf, nhead, ntail, types, ng_type, np_start, np_pred,
                 np_role, np_other, el_kleene, nev, npar, pred_i, pred_f, attrs):
     """Does a buffered event of negation ``q`` strictly inside (lo_ex, hi_ex) satisfy all of the
     negation's predicates?  Returns (killed, n_edge_checks, n_pred_evals)."""
@@ -145,7 +147,8 @@ def _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail, types, ng_type, np_sta
         if types[c] != tq:
             continue
         edges += 1
-        ok, n = _preds_hold(np_start, np_pred, np_role, np_other, q, c, row, el_kleene, nev,
+        ok, n = _preds_hold(np_start, np_pred, np_role, np_other, q, c, tab, r, el_kleene,
+                            nev,
                             npar, pred_i, pred_f, attrs)
         preds += n
         if ok:
@@ -154,37 +157,48 @@ def _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail, types, ng_type, np_sta
 
 
 @njit(cache=True)
-def _out_append(o_pos, o_kls, o_kll, o_det, o_kle, nm, nk, row, col_of_slot, el_kleene, nev,
-                npar, detect):
-    """Append the match bound in ``row`` to the output arrays (grown when full)."""
+def _out_kleene(o_pos, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle, nk):
+    """Write the Kleene columns of match ``nm`` (bound in row ``r`` of ``tab``): ``o_pos`` gets
+    -2, ``o_kl`` a row (match, column, start, length) into the event list ``o_kle``."""
+    for s in range(tab.shape[1]):
+        if not el_kleene[s]:
+            continue
+        ln = node_count(npar, tab[r, s])
+        if nk + ln > o_kle.shape[0]:
+            cap = o_kle.shape[0]
+            while nk + ln > cap:
+                cap *= 2
+            o_kle = grow_1d(o_kle, cap)
+        node_collect(nev, npar, tab[r, s], o_kle, nk, ln)
+        if nkl == o_kl.shape[0]:
+            o_kl = grow_rows(o_kl, 2 * nkl)
+        col = col_of_slot[s]
+        o_pos[nm, col] = -2
+        o_kl[nkl, 0] = nm
+        o_kl[nkl, 1] = col
+        o_kl[nkl, 2] = nk
+        o_kl[nkl, 3] = ln
+        nkl += 1
+        nk += ln
+    return o_kl, nkl, o_kle, nk
+
+
+@njit(cache=True)
+def _out_append(o_pos, o_det, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle,
+                nk, detect):
+    """Append the match bound in row ``r`` of ``tab`` to the output arrays (grown when full)."""
     if nm == o_det.shape[0]:
-        cap = 2 * nm
-        o_pos = grow_rows(o_pos, cap)
-        o_kls = grow_rows(o_kls, cap)
-        o_kll = grow_rows(o_kll, cap)
-        o_det = grow_1d(o_det, cap)
+        o_pos = grow_rows(o_pos, 2 * nm)
+        o_det = grow_1d(o_det, 2 * nm)
     for c in range(o_pos.shape[1]):
         o_pos[nm, c] = -1
-        o_kls[nm, c] = 0
-        o_kll[nm, c] = 0
-    for s in range(row.shape[0]):
-        col = col_of_slot[s]
-        if el_kleene[s]:
-            ln = node_count(npar, row[s])
-            if nk + ln > o_kle.shape[0]:
-                cap = o_kle.shape[0]
-                while nk + ln > cap:
-                    cap *= 2
-                o_kle = grow_1d(o_kle, cap)
-            node_collect(nev, npar, row[s], o_kle, nk, ln)
-            o_pos[nm, col] = -2
-            o_kls[nm, col] = nk
-            o_kll[nm, col] = ln
-            nk += ln
-        else:
-            o_pos[nm, col] = row[s]
+    for s in range(tab.shape[1]):
+        if not el_kleene[s]:
+            o_pos[nm, col_of_slot[s]] = tab[r, s]
+    o_kl, nkl, o_kle, nk = _out_kleene(o_pos, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl,
+                                       nkl, o_kle, nk)
     o_det[nm] = detect
-    return o_pos, o_kls, o_kll, o_det, o_kle, nm + 1, nk
+    return o_pos, o_det, nm + 1, o_kl, nkl, o_kle, nk
 
 
 @njit(cache=True)
@@ -205,7 +219,8 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     ``tune`` (int64[4]): initial capacity of every buffer, minimum pool size before an expiry
     sweep, minimum node count before a node collection, initial size of the pools (tests set them
     tiny so that every growth/collection path runs).
-    Returns (status, event, pos, kl_start, kl_len, kl_events, detect)."""
+    Returns (status, event, pos, kl_rows, kl_events, detect); a row of kl_rows is (match,
+    column, start, length) of a Kleene column's events in kl_events."""
     cap0 = tune[0]
     n = types.shape[0]
     m = el_type.shape[0]
@@ -238,7 +253,10 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     a_bind = np.empty((acap, m), dtype=np.int32)
     free = np.empty(acap, dtype=np.int64)
     nfree = np.int64(0)
-    a_top = np.int64(0)
+    for s in range(m):
+        a_bind[0, s] = -1   # row 0: the sentinel 'nothing bound' instance of pool 0
+    a_flags[0] = 0
+    a_top = np.int64(1)
     pidx, poff, pcap, pn = pools_new(n_pools, tune[3])
     snap = np.zeros(n_pools, dtype=np.int64)
     sweep_at = np.empty(n_pools, dtype=np.int64)
@@ -259,18 +277,16 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     ntail = np.int64(0)
     # output matches
     o_pos = np.empty((cap0, n_cols), dtype=np.int64)
-    o_kls = np.zeros((cap0, n_cols), dtype=np.int64)
-    o_kll = np.zeros((cap0, n_cols), dtype=np.int64)
     o_det = np.empty(cap0, dtype=np.int64)
+    o_kl = np.empty((cap0, 4), dtype=np.int64)
     o_kle = np.empty(cap0, dtype=np.int64)
+    nkl = np.int64(0)
     nm = np.int64(0)
     nk = np.int64(0)
     # live-instance accounting by first position (exact expiry counts)
     cnt_first = np.zeros(max(n, 1), dtype=np.int64)
     live = np.int64(0)
     lo = np.int64(0)
-    row0 = np.empty(m, dtype=np.int32)
-    row0[:] = -1
 
     for e in range(n):
         t = types[e]
@@ -290,9 +306,9 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             for k in range(pn[pend_pool] - 1, -1, -1):
                 i = pidx[base + k]
                 if a_first[i] < lo:
-                    o_pos, o_kls, o_kll, o_det, o_kle, nm, nk = _out_append(
-                        o_pos, o_kls, o_kll, o_det, o_kle, nm, nk, a_bind[i], col_of_slot,
-                        el_kleene, nev, npar, e)
+                    o_pos, o_det, nm, o_kl, nkl, o_kle, nk = _out_append(
+                        o_pos, o_det, nm, a_bind, i, col_of_slot, el_kleene, nev, npar, o_kl, nkl,
+                        o_kle, nk, e)
                     counters[e, C.MATCH_EMIT] += 1
                     pool_remove_at(pidx, poff, pn, pend_pool, k)
                     free[nfree] = i
@@ -305,7 +321,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 for k in range(pn[pend_pool] - 1, -1, -1):
                     i = pidx[base + k]
                     counters[e, C.EDGE_EVAL] += 1
-                    ok, ne = _preds_hold(np_start, np_pred, np_role, np_other, q, e, a_bind[i],
+                    ok, ne = _preds_hold(np_start, np_pred, np_role, np_other, q, e, a_bind, i,
                                          el_kleene, nev, npar, pred_i, pred_f, attrs)
                     counters[e, C.PRED_EVAL] += ne
                     if ok:
@@ -359,11 +375,12 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             nn = nodes_compact(nev, npar, nn, a_bind, rows, tot, kleene_cols)
             ngc_at = max(2 * nn, tune[2])
 
-        # (5) phase 1: edges of live instances -> candidates
+        # (5) phase 1: edges of live instances -> candidates.  Pool 0 stands for the initial
+        # state: its only member is the sentinel row 0 (nothing bound), first event = e.
         for j in range(n_pools):
             snap[j] = pn[j]
         nc = 0
-        for j in range(1, 2 * m):
+        for j in range(2 * m):
             if j < m:
                 s = j
                 if el_type[s] != t:
@@ -377,136 +394,124 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                     continue
                 is_k = True
             base = poff[j]
-            for k in range(snap[j] - 1, -1, -1):
-                i = pidx[base + k]
-                if a_first[i] < lo:  # expired (already counted)
-                    pool_remove_at(pidx, poff, pn, j, k)
-                    free[nfree] = i
-                    nfree += 1
-                    continue
-                row = a_bind[i]
-                if not is_k:
+            n_visit = snap[j] if j > 0 else 1
+            for k in range(n_visit - 1, -1, -1):
+                if j == 0:
+                    i = 0
+                    first = e
+                    fl = 1
+                else:
+                    i = pidx[base + k]
+                    first = a_first[i]
+                    if first < lo:  # expired (already counted)
+                        pool_remove_at(pidx, poff, pn, j, k)
+                        free[nfree] = i
+                        nfree += 1
+                        continue
+                    fl = a_flags[i] if is_k else 1
+                for which in range(2):
+                    # the edge tried: plain state -> enter slot s; K_s -> loop (which 0) or
+                    # proceed into s + 1 (which 1)
+                    if not is_k:
+                        if which == 1:
+                            break
+                        tgt = s
+                        kind = CAND_ENTER
+                    elif which == 0:
+                        if el_type[s] != t or (nextp and not (fl & FL_LOOP)):
+                            continue
+                        tgt = s
+                        kind = CAND_LOOP
+                    else:
+                        if s + 1 >= m or el_type[s + 1] != t or (nextp and not (fl & FL_PROCEED)):
+                            continue
+                        tgt = s + 1
+                        kind = CAND_ENTER
                     counters[e, C.EDGE_EVAL] += 1
-                    ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, s, e, row,
-                                         el_kleene, nev, npar, pred_i, pred_f, attrs)
-                    counters[e, C.PRED_EVAL] += ne
+                    ok = True
+                    npe = 0
+                    for kk in range(sp_start[tgt], sp_start[tgt + 1]):
+                        p = sp_pred[kk]
+                        role = sp_role[kk]
+                        o = sp_other[kk]
+                        # walk the events bound to the other slot (one, or a Kleene chain)
+                        nd = -1
+                        if role == ROLE_SELF:
+                            x = e
+                        elif el_kleene[o]:
+                            nd = a_bind[i, o]
+                            x = np.int64(nev[nd])
+                            nd = npar[nd]
+                        else:
+                            x = np.int64(a_bind[i, o])
+                        while True:
+                            if role == ROLE_SECOND:
+                                e1 = x
+                                e2 = e
+                            else:
+                                e1 = e
+                                e2 = x
+                            npe += 1
+                            if pred_i[p, PI_KIND] == PK_CMP:
+                                # eval_pred's PK_CMP case written out (the hot path; a call
+                                # costs more than the comparison)
+                                if pred_i[p, PI_V2] >= 0:
+                                    ok = compare(pred_i[p, PI_OP], attrs[e1, pred_i[p, PI_C1]],
+                                                 attrs[e2, pred_i[p, PI_C2]] * pred_f[p, 0]
+                                                 + pred_f[p, 1])
+                                else:
+                                    ok = compare(pred_i[p, PI_OP], attrs[e1, pred_i[p, PI_C1]],
+                                                 pred_f[p, 1])
+                            else:
+                                ok = eval_pred(pred_i, pred_f, p, attrs, e1, e2)
+                            if not ok or nd < 0:
+                                break
+                            x = np.int64(nev[nd])
+                            nd = npar[nd]
+                        if not ok:
+                            break
+                    counters[e, C.PRED_EVAL] += npe
                     if not ok:
                         continue
                     if nc == c_first.shape[0]:
                         c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot,
-                                                                 c_kind)
+                                                                     c_kind)
                     for s2 in range(m):
-                        c_row[nc, s2] = row[s2]
-                    if el_kleene[s]:
+                        c_row[nc, s2] = a_bind[i, s2]
+                    if el_kleene[tgt]:
                         if nn == nev.shape[0]:
                             nev, npar = nodes_grow(nev, npar)
                         nev[nn] = e
-                        npar[nn] = -1
-                        c_row[nc, s] = nn
+                        npar[nn] = a_bind[i, tgt] if kind == CAND_LOOP else -1
+                        c_row[nc, tgt] = nn
                         nn += 1
                     else:
-                        c_row[nc, s] = e
-                    c_first[nc] = a_first[i]
-                    c_slot[nc] = s
-                    c_kind[nc] = CAND_ENTER
+                        c_row[nc, tgt] = e
+                    c_first[nc] = first
+                    c_slot[nc] = tgt
+                    c_kind[nc] = kind
                     nc += 1
                     if nextp:
-                        live -= 1
-                        cnt_first[a_first[i]] -= 1
-                        counters[e, C.PM_REMOVED] += 1
-                        pool_remove_at(pidx, poff, pn, j, k)
-                        free[nfree] = i
-                        nfree += 1
-                    continue
-                # K_s: loop and/or proceed
-                fl = a_flags[i]
-                if el_type[s] == t and (not nextp or (fl & FL_LOOP)):
-                    counters[e, C.EDGE_EVAL] += 1
-                    ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, s, e, row,
-                                         el_kleene, nev, npar, pred_i, pred_f, attrs)
-                    counters[e, C.PRED_EVAL] += ne
-                    if ok:
-                        if nc == c_first.shape[0]:
-                            c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot,
-                                                                 c_kind)
-                        for s2 in range(m):
-                            c_row[nc, s2] = row[s2]
-                        if nn == nev.shape[0]:
-                            nev, npar = nodes_grow(nev, npar)
-                        nev[nn] = e
-                        npar[nn] = row[s]
-                        c_row[nc, s] = nn
-                        nn += 1
-                        c_first[nc] = a_first[i]
-                        c_slot[nc] = s
-                        c_kind[nc] = CAND_LOOP
-                        nc += 1
-                        fl &= ~FL_LOOP
-                if s + 1 < m and el_type[s + 1] == t and (not nextp or (fl & FL_PROCEED)):
-                    counters[e, C.EDGE_EVAL] += 1
-                    ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, s + 1, e, row,
-                                         el_kleene, nev, npar, pred_i, pred_f, attrs)
-                    counters[e, C.PRED_EVAL] += ne
-                    if ok:
-                        if nc == c_first.shape[0]:
-                            c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot,
-                                                                 c_kind)
-                        for s2 in range(m):
-                            c_row[nc, s2] = row[s2]
-                        if el_kleene[s + 1]:
-                            if nn == nev.shape[0]:
-                                nev, npar = nodes_grow(nev, npar)
-                            nev[nn] = e
-                            npar[nn] = -1
-                            c_row[nc, s + 1] = nn
-                            nn += 1
+                        if not is_k:
+                            fl = 0
+                        elif kind == CAND_LOOP:
+                            fl &= ~FL_LOOP
                         else:
-                            c_row[nc, s + 1] = e
-                        c_first[nc] = a_first[i]
-                        c_slot[nc] = s + 1
-                        c_kind[nc] = CAND_ENTER
-                        nc += 1
-                        fl &= ~FL_PROCEED
-                if nextp:
+                            fl &= ~FL_PROCEED
+                if j > 0 and nextp:
                     if fl == 0:
                         live -= 1
-                        cnt_first[a_first[i]] -= 1
+                        cnt_first[first] -= 1
                         counters[e, C.PM_REMOVED] += 1
                         pool_remove_at(pidx, poff, pn, j, k)
                         free[nfree] = i
                         nfree += 1
-                    else:
+                    elif is_k:
                         a_flags[i] = fl
-        # start a new instance
-        if el_type[0] == t:
-            counters[e, C.EDGE_EVAL] += 1
-            ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, 0, e, row0, el_kleene,
-                                 nev, npar, pred_i, pred_f, attrs)
-            counters[e, C.PRED_EVAL] += ne
-            if ok:
-                if nc == c_first.shape[0]:
-                    c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot,
-                                                                 c_kind)
-                for s2 in range(m):
-                    c_row[nc, s2] = row0[s2]
-                if el_kleene[0]:
-                    if nn == nev.shape[0]:
-                        nev, npar = nodes_grow(nev, npar)
-                    nev[nn] = e
-                    npar[nn] = -1
-                    c_row[nc, 0] = nn
-                    nn += 1
-                else:
-                    c_row[nc, 0] = e
-                c_first[nc] = e
-                c_slot[nc] = 0
-                c_kind[nc] = CAND_ENTER
-                nc += 1
 
         # (6) phase 2: negation checks, emission, new instances
         for ci in range(nc):
             s = c_slot[ci]
-            row = c_row[ci]
             first = c_first[ci]
             alive = True
             if c_kind[ci] == CAND_ENTER:
@@ -515,9 +520,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         continue
                     L = ng_left[q]
                     R = ng_right[q]
-                    lo_ex = np.int64(nev[row[L]] if el_kleene[L] else row[L])
-                    hi_ex = np.int64(node_first(nev, npar, row[R]) if el_kleene[R] else row[R])
-                    killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail,
+                    bl = c_row[ci, L]
+                    br = c_row[ci, R]
+                    lo_ex = np.int64(nev[bl] if el_kleene[L] else bl)
+                    hi_ex = np.int64(node_first(nev, npar, br) if el_kleene[R] else br)
+                    killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, c_row, ci, nbuf, nhead, ntail,
                                                   types, ng_type, np_start, np_pred, np_role,
                                                   np_other, el_kleene, nev, npar, pred_i,
                                                   pred_f, attrs)
@@ -539,9 +546,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         lo_ex = np.int64(lo - 1)
                         hi_ex = np.int64(first)
                     else:
-                        lo_ex = np.int64(nev[row[L]] if el_kleene[L] else row[L])
-                        hi_ex = np.int64(node_first(nev, npar, row[R]) if el_kleene[R] else row[R])
-                    killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, row, nbuf, nhead, ntail,
+                        bl = c_row[ci, L]
+                        br = c_row[ci, R]
+                        lo_ex = np.int64(nev[bl] if el_kleene[L] else bl)
+                        hi_ex = np.int64(node_first(nev, npar, br) if el_kleene[R] else br)
+                    killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, c_row, ci, nbuf, nhead, ntail,
                                                   types, ng_type, np_start, np_pred, np_role,
                                                   np_other, el_kleene, nev, npar, pred_i,
                                                   pred_f, attrs)
@@ -552,8 +561,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         break
                 if emit:
                     if nm + pn[pend_pool] >= max_matches:
-                        return (ST_MAX_MATCHES, e, o_pos[:nm], o_kls[:nm], o_kll[:nm],
-                                o_kle[:nk], o_det[:nm])
+                        return ST_MAX_MATCHES, e, o_pos[:nm], o_kl[:nkl], o_kle[:nk], o_det[:nm]
                     if has_trailing:
                         if nfree > 0:
                             nfree -= 1
@@ -567,12 +575,23 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         a_first[i] = first
                         a_flags[i] = 0
                         for s2 in range(m):
-                            a_bind[i, s2] = row[s2]
+                            a_bind[i, s2] = c_row[ci, s2]
                         pidx = pool_push(pidx, poff, pcap, pn, pend_pool, i)
                     else:
-                        o_pos, o_kls, o_kll, o_det, o_kle, nm, nk = _out_append(
-                            o_pos, o_kls, o_kll, o_det, o_kle, nm, nk, row, col_of_slot, el_kleene,
-                            nev, npar, e)
+                        if nm == o_det.shape[0]:
+                            o_pos = grow_rows(o_pos, 2 * nm)
+                            o_det = grow_1d(o_det, 2 * nm)
+                        for c in range(n_cols):
+                            o_pos[nm, c] = -1
+                        for s2 in range(m):
+                            if not el_kleene[s2]:
+                                o_pos[nm, col_of_slot[s2]] = c_row[ci, s2]
+                        if n_kl > 0:
+                            o_kl, nkl, o_kle, nk = _out_kleene(o_pos, nm, c_row, ci, col_of_slot,
+                                                               el_kleene, nev, npar, o_kl, nkl,
+                                                               o_kle, nk)
+                        o_det[nm] = e
+                        nm += 1
                         counters[e, C.MATCH_EMIT] += 1
                 if not el_kleene[s]:
                     continue
@@ -587,7 +606,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 a_top += 1
             a_first[i] = first
             for s2 in range(m):
-                a_bind[i, s2] = row[s2]
+                a_bind[i, s2] = c_row[ci, s2]
             if el_kleene[s]:
                 a_flags[i] = FL_LOOP | FL_PROCEED if s + 1 < m else FL_LOOP
                 pidx = pool_push(pidx, poff, pcap, pn, m + s, i)
@@ -598,20 +617,20 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             cnt_first[first] += 1
             counters[e, C.PM_CREATED] += 1
             if live > max_pm:
-                return (ST_MAX_PM, e, o_pos[:nm], o_kls[:nm], o_kll[:nm], o_kle[:nk], o_det[:nm])
-        counters[e, C.LIVE_PM] = live
-        counters[e, C.BUFFERED] = ntail - nhead
+                return ST_MAX_PM, e, o_pos[:nm], o_kl[:nkl], o_kle[:nk], o_det[:nm]
+        counters[e, C.LIVE_PM] += live          # += : branches' gauges add up
+        counters[e, C.BUFFERED] += ntail - nhead
 
     # end of stream: pending trailing-NOT matches are final
     if n > 0 and has_trailing:
         base = poff[pend_pool]
         for k in range(pn[pend_pool]):
             i = pidx[base + k]
-            o_pos, o_kls, o_kll, o_det, o_kle, nm, nk = _out_append(
-                o_pos, o_kls, o_kll, o_det, o_kle, nm, nk, a_bind[i], col_of_slot, el_kleene,
-                nev, npar, n)
+            o_pos, o_det, nm, o_kl, nkl, o_kle, nk = _out_append(
+                o_pos, o_det, nm, a_bind, i, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle,
+                nk, n)
             counters[n - 1, C.MATCH_EMIT] += 1
-    return ST_OK, -1, o_pos[:nm], o_kls[:nm], o_kll[:nm], o_kle[:nk], o_det[:nm]
+    return ST_OK, -1, o_pos[:nm], o_kl[:nkl], o_kle[:nk], o_det[:nm]
 
 
 # ----------------------------------------------------------------------------- tables
@@ -718,7 +737,7 @@ def run_eager(program: Program, stream: EventStream,
     parts = []
     for b in range(len(program.branches)):
         tb = branch_tables(program, b)
-        st, ev, pos, kls, kll, kle, det = eager_kernel(
+        st, ev, pos, klr, kle, det = eager_kernel(
             types, ts, attrs, pred_i, pred_f,
             tb["el_type"], tb["el_kleene"], tb["col_of_slot"], len(pos_vars),
             tb["sp_start"], tb["sp_pred"], tb["sp_role"], tb["sp_other"],
@@ -735,8 +754,16 @@ def run_eager(program: Program, stream: EventStream,
             raise CapacityError(
                 f"eager engine: more than {max_matches} matches at event {ev}; raise the cap with "
                 "--max-matches / max_matches=, or narrow the pattern")
-        parts.append(MatchSet(names, kl, pos.copy(), kls.copy(), kll.copy(), kle.copy(),
-                              det.copy()))
-    ms = MatchSet.concat(parts) if parts else MatchSet.empty(names, kl)
+        kls = np.zeros(pos.shape, dtype=np.int64)
+        kll = np.zeros(pos.shape, dtype=np.int64)
+        if len(klr):
+            kls[klr[:, 0], klr[:, 1]] = klr[:, 2]
+            kll[klr[:, 0], klr[:, 1]] = klr[:, 3]
+        # views of the kernel's buffers (at most 2x their content): no copy of large outputs
+        parts.append(MatchSet(names, kl, pos, kls, kll, kle, det))
+    if not parts:
+        ms = MatchSet.empty(names, kl)
+    else:
+        ms = parts[0] if len(parts) == 1 else MatchSet.concat(parts)
     return EngineResult(matches=ms, counters=counters,
                         info={"engine": "eager", "branches": len(program.branches)})

@@ -1,0 +1,132 @@
+"""Benchmark: the Numba eager NFA vs a straightforward pure-Python eager NFA.
+
+Workload: a seeded stream of ``--events`` events (default 100,000) of types A, B, C (uniform),
+one attribute ``x`` ~ U(0, 1), one event per second; pattern
+``SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN W seconds`` under
+skip-till-any-match, with ``W`` chosen so that about 1,000 partial matches are live.
+
+The Python baseline implements the same eager algorithm (instances as tuples in per-state lists,
+expiry by first timestamp, clone on extension, matches collected as tuples) and runs on a prefix of ``--py-events`` events;
+its time per event is extrapolated to the whole stream (printed as such).  Its predicate and
+edge counts on the prefix are checked against the Numba engine's counters on that prefix, so
+both do the same work.  Speed is printed, never asserted.
+
+    python benchmarks/bench_eager.py [--events 100000] [--window 150] [--py-events 5000]
+    python benchmarks/bench_eager.py --c-share 0.05 --window 120   # rare C: few matches
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from engines import counters as C
+from engines.compile import compile_pattern
+from engines.eager import run_eager
+from engines.pattern import parse_pattern
+from engines.stream import EventStream
+
+
+def make_stream(n: int, seed: int, c_share: float = 1 / 3) -> EventStream:
+    """Types A, B, C with C drawn with probability ``c_share`` (A and B share the rest)."""
+    rng = np.random.default_rng(seed)
+    ab = (1.0 - c_share) / 2
+    types = rng.choice(3, size=n, p=[ab, ab, c_share]).astype(np.int32)
+    x = rng.random(n)
+    return EventStream.from_arrays(types, np.arange(n, dtype=np.float64), x.reshape(n, 1),
+                                   ("A", "B", "C"), ("x",), source=f"<bench seed {seed}>")
+
+
+def python_eager(types, ts, x, window: float):
+    """Pure-Python eager NFA for SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x (any-match).
+    Returns (matches as a list of (a, b, c), predicate evaluations, edge evaluations)."""
+    wait_b: list[tuple[float, int]] = []          # (first ts, a)
+    wait_c: list[tuple[float, int, int]] = []     # (first ts, a, b)
+    matches: list[tuple[int, int, int]] = []
+    preds = edges = 0
+    for e in range(len(types)):
+        t, now = types[e], ts[e]
+        wait_b = [i for i in wait_b if now - i[0] <= window]
+        wait_c = [i for i in wait_c if now - i[0] <= window]
+        if t == 1:
+            new = []
+            for first, a in wait_b:
+                edges += 1
+                preds += 1
+                if x[a] < x[e]:
+                    new.append((first, a, e))
+            wait_c.extend(new)
+        elif t == 2:
+            for first, a, b in wait_c:
+                edges += 1
+                preds += 1
+                if x[b] < x[e]:
+                    matches.append((a, b, e))
+        if t == 0:
+            edges += 1
+            wait_b.append((now, e))
+    return matches, preds, edges
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--events", type=int, default=100_000)
+    ap.add_argument("--window", type=float, default=150.0, help="seconds (= events)")
+    ap.add_argument("--c-share", type=float, default=1 / 3,
+                    help="probability of a C event (1/3: uniform types; DEBS'15's f_c knob)")
+    ap.add_argument("--py-events", type=int, default=5_000)
+    ap.add_argument("--seed", type=int, default=20150629)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+
+    stream = make_stream(args.events, args.seed, args.c_share)
+    text = (f"PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x "
+            f"WITHIN {args.window:g} seconds")
+    program = compile_pattern(parse_pattern(text), stream.schema)
+
+    t0 = time.perf_counter()
+    run_eager(program, make_stream(100, 1))           # JIT compile / cache load
+    warm = time.perf_counter() - t0
+    best = float("inf")
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        res = run_eager(program, stream)
+        best = min(best, time.perf_counter() - t0)
+    tot = C.summarize(res.counters)
+    live = res.counters[:, C.LIVE_PM]
+    n = len(stream)
+
+    # pure-Python baseline on a prefix, same work checked against the engine's counters
+    k = min(args.py_events, n)
+    px = stream.attrs[:k, 0].tolist()
+    t0 = time.perf_counter()
+    py_matches, py_preds, py_edges = python_eager(stream.types[:k].tolist(), stream.ts[:k].tolist(),
+                                                  px, args.window)
+    py_time = time.perf_counter() - t0
+    pre = run_eager(program, EventStream.from_arrays(stream.types[:k], stream.ts[:k],
+                                                     stream.attrs[:k], ("A", "B", "C"), ("x",)))
+    same = (len(py_matches) == len(pre.matches)
+            and py_preds == int(pre.counters[:, C.PRED_EVAL].sum())
+            and py_edges == int(pre.counters[:, C.EDGE_EVAL].sum()))
+    py_per_event = py_time / k
+
+    print(f"pattern: {text}")
+    print(f"stream: {n} events, seed {args.seed}, C share {args.c_share:.3f}; first call "
+          f"(compile or cache load) {warm:.2f} s")
+    print(f"live partial matches: mean {live.mean():.0f}, peak {live.max()}")
+    print(f"matches: {tot['match_emit']}, predicate evaluations: {tot['pred_eval']}, "
+          f"edge evaluations: {tot['edge_eval']}")
+    print(f"numba eager : {best:.3f} s  -> {n / best:,.0f} events/s, "
+          f"{tot['pred_eval'] / best / 1e6:.1f} M predicate evaluations/s "
+          f"(best of {args.repeat})")
+    print(f"python eager: {py_time:.3f} s on the first {k} events -> "
+          f"{1 / py_per_event:,.0f} events/s, "
+          f"{py_preds / py_time / 1e6:.2f} M predicate evaluations/s; "
+          f"extrapolated to {n} events: {py_per_event * n:.1f} s")
+    print(f"same work on the prefix (matches, predicate and edge counts): {same}")
+    print(f"speed ratio numba / python (per event): {py_per_event * n / best:.0f}x")
+
+
+if __name__ == "__main__":
+    main()
