@@ -292,7 +292,7 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
                                             help="metastock, soccer, csv or parquet (default: from "
                                                  "the extension)"),
           schema: Optional[Path] = typer.Option(None, "--schema", help="schema file for csv data"),
-          engine: str = typer.Option("oracle", "--engine", help="engine name"),
+          engine: str = typer.Option("eager", "--engine", help="engine name (eager, oracle, ...)"),
           out: Path = typer.Option(Path("matches.jsonl"), "--out", help="JSON lines output"),
           stats_json: Optional[Path] = typer.Option(None, "--stats-json",
                                                     help="write match count, counters, timings"),
