@@ -13,9 +13,11 @@ Latency definitions (DESIGN section 5):
 * final-event latency (APAM) = ``depart[i] - arrival[i]`` for every event ``i`` that is the
   last event of at least one match (queue wait + its own service, merging included).
 
-Path choice: the Lindley fast path whenever service times cannot depend on timing.  In this
-issue nothing is time dependent; shedders / remote fetchers will pass
-``time_dependent=True`` with their own ``service_fn`` to force the SimPy path.
+Path choice (``path="auto"``): the Lindley fast path whenever service times cannot depend on
+timing; the choice is recorded in ``metrics["sim_path"]``.  Nothing is time dependent yet;
+shedders / remote fetchers will pass ``time_dependent=True`` with their own ``service_fn`` to
+force the SimPy path.  Both paths agree per event to 1e-9 relative
+(``tests/test_simulate_engine.py`` with the eager engine's counters).
 """
 from __future__ import annotations
 
@@ -39,15 +41,20 @@ class SimResult:
 
     ``metrics``: flat dict (latency_*, final_latency_*, queue metrics, counter totals/peaks,
     ``matches``, ``sim_path``); ``match_latency``: float64 per match (engine order);
-    ``events``: dict of per-event arrays ``arrival``, ``start``, ``depart``, ``service``
-    (None unless ``keep_events``); ``engine_result``: the engine's result (None unless
-    ``keep_events``).
+    ``match_detect_time``: float64 per match, the virtual time it was emitted
+    (``depart[detect]``); ``final_events`` / ``final_latency``: the distinct last events of
+    the matches (ascending) and their latency ``depart - arrival``; ``events``: dict of
+    per-event arrays ``arrival``, ``start``, ``depart``, ``service`` (None unless
+    ``keep_events``); ``engine_result``: the engine's result (None unless ``keep_events``).
     """
 
     metrics: dict
     match_latency: np.ndarray
     events: dict | None = None
     engine_result: object | None = field(default=None, repr=False)
+    match_detect_time: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    final_events: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
+    final_latency: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 
 
 def simulate(stream, program, engine: str, arrivals, profile: CostProfile, path: str = "auto",
@@ -144,7 +151,9 @@ def simulate_counters(counters: np.ndarray, arrivals, profile: CostProfile, path
         finals = np.unique(last)
         final_latency = depart[finals] - arr[finals]
     else:
+        det_time = np.zeros(0, dtype=np.float64)
         match_latency = np.zeros(0, dtype=np.float64)
+        finals = np.zeros(0, dtype=np.int64)
         final_latency = match_latency
     metrics["matches"] = int(last.size)
     for k, v in latency_summary(match_latency).items():
@@ -156,4 +165,6 @@ def simulate_counters(counters: np.ndarray, arrivals, profile: CostProfile, path
     events = None
     if keep_events:
         events = {"arrival": arr, "start": start, "depart": depart, "service": service}
-    return SimResult(metrics=metrics, match_latency=match_latency, events=events)
+    return SimResult(metrics=metrics, match_latency=match_latency, events=events,
+                     match_detect_time=det_time, final_events=finals,
+                     final_latency=final_latency)

@@ -5,10 +5,12 @@
     compared with the closed forms ``Wq = rho / (mu - lambda)`` (M/M/1) and
     ``Wq = rho / (2 mu (1 - rho))`` (M/D/1).
 (b) ``mg1_engine``: the eager NFA on a seeded stream; its counters give service times through
-    the default cost profile, and the simulated mean wait is compared with the
-    Pollaczek-Khinchine prediction ``Wq = lambda E[S^2] / (2 (1 - rho))`` from the measured
-    E[S] and E[S^2].  Engine service times are *not* independent (they depend on the live
-    partial matches, which persist across events), so the deviation is reported, not asserted.
+    a cost profile (the packaged default, or unit costs measured by ``cepsim calibrate``), and
+    the simulated mean wait is compared with the Pollaczek-Khinchine prediction
+    ``Wq = lambda E[S^2] / (2 (1 - rho))`` from the measured E[S] and E[S^2].  Engine service
+    times are *not* independent (they depend on the live partial matches, which persist across
+    events), which M/G/1 assumes; the deviation is reported with the serial correlation of the
+    service times (lag-k autocorrelation, integrated autocorrelation time), not asserted.
 
 Mean-wait confidence intervals use batch means: after discarding a warm-up prefix the waits
 are cut into ``batches`` consecutive batches; the batch means are treated as i.i.d. and a
@@ -148,12 +150,70 @@ def engine_program(stream, window: int = 20, pattern: str | None = None):
     return compile_pattern(parse_pattern(text, source="scenario basic"), stream.schema)
 
 
+CALIBRATED_PREFIX = "cal_"
+
+
+def engine_profile(params: dict):
+    """The cost profile of an ``mg1_engine`` point: ``profile = "default"`` (the packaged
+    profile), ``"calibrated"`` (unit costs given as ``cal_<counter>`` / ``cal_base_cost``
+    params, copied from a ``cepsim calibrate`` run; counters not given cost 0) or a path to a
+    profile TOML."""
+    from sim.costmodel import COUNT_NAMES, CostProfile, load_profile
+
+    name = str(params.get("profile", "default"))
+    if name == "default":
+        return load_profile(None)
+    if name != "calibrated":
+        return load_profile(name)
+    known = {CALIBRATED_PREFIX + k for k in COUNT_NAMES} | {CALIBRATED_PREFIX + "base_cost"}
+    bad = sorted(k for k in params if k.startswith(CALIBRATED_PREFIX) and k not in known)
+    if bad:
+        raise CepsimInputError(f"scenario basic: unknown calibrated cost parameter(s) {bad}; "
+                               f"valid: {sorted(known)}")
+    if CALIBRATED_PREFIX + "base_cost" not in params:
+        raise CepsimInputError("scenario basic: profile = 'calibrated' needs cal_base_cost and "
+                               "cal_<counter> parameters (from `cepsim calibrate`)")
+    units = {k: _get(params, CALIBRATED_PREFIX + k, 0.0) for k in COUNT_NAMES}
+    return CostProfile(unit_cost=units, base_cost=_get(params, CALIBRATED_PREFIX + "base_cost"),
+                       name="calibrated", description="cal_* parameters of the config")
+
+
+def autocorrelation(x: np.ndarray, lag: int) -> float:
+    """Sample autocorrelation of ``x`` at ``lag`` (0 for a constant series)."""
+    x = np.asarray(x, dtype=np.float64)
+    c = x - x.mean()
+    den = float(np.dot(c, c))
+    if den == 0.0 or lag >= x.size:
+        return 0.0
+    return float(np.dot(c[:-lag], c[lag:]) / den) if lag > 0 else 1.0
+
+
+def integrated_autocorrelation_time(x: np.ndarray, batches: int = DEFAULT_BATCHES) -> float:
+    """``tau = m Var(batch means) / Var(x)`` with ``batches`` batches of length ``m``: 1 for an
+    i.i.d. series, the factor by which correlation inflates the variance of a mean otherwise
+    (``tau = 1 + 2 sum_k rho_k``)."""
+    x = np.asarray(x, dtype=np.float64)
+    m = x.size // batches
+    var = float(x.var())
+    if m < 2 or var == 0.0:
+        return 1.0
+    means = x[: m * batches].reshape(batches, m).mean(axis=1)
+    return float(m * means.var(ddof=1) / var)
+
+
 def mg1_engine(params: dict, seed: int) -> dict:
     """Eager NFA service times vs the Pollaczek-Khinchine mean wait (params: ``rho``,
-    ``n_events``, optional ``window`` (events), ``engine`` (default eager), ``batches``)."""
+    ``n_events``, optional ``window`` (events), ``engine`` (default eager), ``profile``
+    (default | calibrated | path, see ``engine_profile``), ``batches``, ``warmup``).
+
+    Row: the simulated mean wait with its batch-means CI, ``pk_wait`` and ``rel_deviation``,
+    the control ``shuffled_*`` (the same service times in a random order: same marginal, no
+    serial correlation, so it should agree with P-K),
+    the service-time moments (``service_mean``, ``service_scv``) and their serial correlation
+    (``service_lag{1,10,100}_corr``, ``service_iact``), plus the match / final-event latency
+    summary of the same run (``sim.simulate``, fast path)."""
     from engines.registry import run_engine
-    from sim.costmodel import load_profile
-    from sim.simulate import simulate_counters
+    from sim.simulate import simulate
 
     rho = _rho(params)
     n = _get(params, "n_events", kind=int)
@@ -161,32 +221,46 @@ def mg1_engine(params: dict, seed: int) -> dict:
     engine = str(params.get("engine", "eager"))
     batches = _get(params, "batches", DEFAULT_BATCHES, int)
     warmup = _get(params, "warmup", DEFAULT_WARMUP)
+    profile = engine_profile(params)
     ss = np.random.SeedSequence(int(seed))
-    s_stream, s_arr = (int(c.generate_state(1)[0]) for c in ss.spawn(2))
+    s_stream, s_arr, s_shuf = (int(c.generate_state(1)[0]) for c in ss.spawn(3))
     stream = synthetic_stream(n, s_stream)
     program = engine_program(stream, window)
-    res = run_engine(engine, program, stream)
-    profile = load_profile(params.get("profile"))
-    counters = np.asarray(res.counters)[:n]
+    # The count window makes the engine's work independent of the timestamps and arrivals, so
+    # one engine run prices the service times and the arrival rate is set from their measured
+    # mean to hit the target rho.  simulate() then runs the engine again with the arrivals.
+    counters = np.asarray(run_engine(engine, program, stream).counters)[:n]
     service = profile.service_times(counters)
-    # The count window makes the engine's work independent of the timestamps, so the
-    # arrival rate can be set from the measured mean service time to hit the target rho.
     es, es2 = float(service.mean()), float(np.mean(service ** 2))
     lam = rho / es
     arrivals = poisson_arrivals(n, lam, s_arr)
-    sim = simulate_counters(counters, arrivals, profile, "fast",
-                            res.matches.last_event, res.matches.detect)
+    sim = simulate(stream, program, engine, arrivals, profile, path="auto", keep_events=True)
+    if not np.array_equal(sim.events["service"], service):
+        raise RuntimeError("mg1_engine: engine counters differ between two runs of the same "
+                           "stream (engines must be deterministic)")
     row = _wait_stats(arrivals, service, warmup, batches)
     pk = pk_wait(lam, es, es2)
-    s_c = service - es
-    lag1 = float(np.dot(s_c[:-1], s_c[1:]) / np.dot(s_c, s_c)) if np.any(s_c) else 0.0
+    # control: the same service times in random order (same marginal, no serial correlation)
+    shuffled = np.random.default_rng(s_shuf).permutation(service)
+    ctrl = _wait_stats(arrivals, shuffled, warmup, batches)
     row.update({
         "pk_wait": pk, "rel_deviation": row["wait_mean"] / pk - 1,
-        "service_mean": es, "service_scv": es2 / es ** 2 - 1, "service_lag1_corr": lag1,
-        "arrival_rate": lam, "matches": sim.metrics["matches"],
-        "latency_mean": sim.metrics["latency_mean"], "latency_p99": sim.metrics["latency_p99"],
+        "shuffled_wait_mean": ctrl["wait_mean"], "shuffled_wait_ci_half": ctrl["wait_ci_half"],
+        "shuffled_rel_deviation": ctrl["wait_mean"] / pk - 1,
+        "service_mean": es, "service_scv": es2 / es ** 2 - 1,
+        "service_lag1_corr": autocorrelation(service, 1),
+        "service_lag10_corr": autocorrelation(service, 10),
+        "service_lag100_corr": autocorrelation(service, 100),
+        "service_iact": integrated_autocorrelation_time(service, batches),
+        "arrival_rate": lam, "sim_path": sim.metrics["sim_path"],
+        "matches": sim.metrics["matches"],
+        "latency_mean": sim.metrics["latency_mean"], "latency_p50": sim.metrics["latency_p50"],
+        "latency_p99": sim.metrics["latency_p99"],
         "final_latency_mean": sim.metrics["final_latency_mean"],
+        "throughput": sim.metrics["throughput"], "utilisation": sim.metrics["utilisation"],
+        "queue_peak": sim.metrics["queue_peak"],
         "peak_live_pm": sim.metrics["peak_live_pm"], "pred_eval": sim.metrics["pred_eval"],
+        "edge_eval": sim.metrics["edge_eval"],
     })
     return row
 
