@@ -1,7 +1,17 @@
 """Sweep backends side by side: serial vs local process pool vs Spark local[N] on one demo grid.
 
-16 demo points, each burning ``--point-seconds`` of CPU in pure Python (default 5 s).  Prints the
-wall time of each backend and its speedup over serial, and checks the rows are identical.
+16 demo points, each burning ``--point-seconds`` in a pure-Python busy loop (default 5 s).  Prints
+the wall time of each backend and its speedup over serial, the 1-minute load average before and
+after each backend (other jobs on the machine share the cores), and checks the rows are identical.
+
+Spark: the SparkSession (JVM) start is timed and printed separately and is NOT in the spark row;
+the spark row does include starting the Python workers and their imports (the backend's prime
+job) and the warm-up point run in the driver.  ``spark+session`` adds the session start.
+
+Caveat: ``demo:point`` burns *wall-clock* seconds (``time.perf_counter``), not CPU seconds, so a
+point takes ``--point-seconds`` however loaded the machine is.  The speedups therefore measure how
+well a backend overlaps points and what its overhead is; on a loaded machine they overstate what
+a CPU-bound scenario would gain.
 
     python benchmarks/bench_sweep.py                    # 16 x 5 s points (~80 s serial)
     python benchmarks/bench_sweep.py --point-seconds 0.5 --workers 2
@@ -34,8 +44,10 @@ def main() -> int:
           "zip.sleep_s=[0.0, 0.0]", f"params.work_s={args.point_seconds}"]
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     times: dict[str, float] = {}
+    loads: dict[str, tuple[float, float]] = {}
     frames = {}
     spark = None
+    t_session = None
     with tempfile.TemporaryDirectory() as tmp:
         for b in backends:
             extra = {}
@@ -43,22 +55,35 @@ def main() -> int:
                 from sim.spark_backend import get_session
                 t_s = time.perf_counter()
                 spark, _ = get_session(f"local[{args.workers}]", "cepsim-bench")
-                print(f"spark session start: {time.perf_counter() - t_s:.1f} s (not counted)")
+                t_session = time.perf_counter() - t_s
+                print(f"spark session start: {t_session:.1f} s (reported separately)", flush=True)
+            load0 = os.getloadavg()[0]
             t0 = time.perf_counter()
             s = run_experiment(cfg, out_dir=Path(tmp) / b, backend=b, workers=args.workers,
                                overrides=ov, **extra)
             times[b] = time.perf_counter() - t0
+            loads[b] = (load0, os.getloadavg()[0])
+            print(f"{b}: {times[b]:.2f} s", flush=True)
             frames[b] = s.df.drop(columns="wall_s")
             assert s.n_failed == 0, s.failures
     if spark is not None:
         spark.stop()
     base = times.get("serial")
-    print(f"\n16 points x {args.point_seconds:g} s CPU, workers={args.workers}, "
-          f"cpus={os.cpu_count()}")
-    print(f"{'backend':<10}{'wall s':>10}{'speedup vs serial':>20}")
-    for b, t in times.items():
+    n_pts = 16
+    ideal = args.point_seconds * (1 + -(-(n_pts - 1) // args.workers))
+    print(f"\n{n_pts} points x {args.point_seconds:g} s busy loop (wall clock), "
+          f"workers={args.workers}, cpus={os.cpu_count()}")
+    print(f"ideal parallel wall with the serial warm-up point: {ideal:.1f} s "
+          f"({n_pts * args.point_seconds / ideal:.2f}x)")
+    print(f"{'backend':<16}{'wall s':>10}{'speedup vs serial':>20}{'load1 before/after':>22}")
+    table = [(b, t, loads[b]) for b, t in times.items()]
+    if t_session is not None and "spark" in times:
+        table.append(("spark+session", times["spark"] + t_session, loads["spark"]))
+    for b, t, (l0, l1) in table:
         sp = f"{base / t:.2f}x" if base else "-"
-        print(f"{b:<10}{t:>10.2f}{sp:>20}")
+        print(f"{b:<16}{t:>10.2f}{sp:>20}{f'{l0:.2f} / {l1:.2f}':>22}")
+    if t_session is not None:
+        print(f"spark session start {t_session:.2f} s: not in 'spark', included in 'spark+session'")
     names = list(frames)
     same = all(frames[n].equals(frames[names[0]]) for n in names[1:])
     print(f"rows identical across backends: {same}")

@@ -2,10 +2,29 @@
 
 Session: ``SparkSession.builder.getOrCreate()`` - reuses the session of ``spark-submit`` (or of a
 test fixture) when one is active, otherwise starts one on ``master`` (``local[*]`` by default).
-Python workers run ``sys.executable`` (``PYSPARK_PYTHON``) so they see the installed packages and
-the same Numba cache.  Points are submitted as single-task jobs from a small driver thread pool so
-that rows come back - and are written as shards - as soon as each task finishes (a killed Spark
-sweep resumes like a local one).  Java 17+ is checked before any JVM start.
+Python workers run ``sys.executable`` (``PYSPARK_PYTHON``) with the installed package on a stable
+path, so they share the driver's Numba cache.  Java 17+ is checked before any JVM start.
+
+One job for the whole sweep (``run_spark``):
+
+1. a small *prime* job (one task per executor slot) starts the Python workers and imports the
+   runner and the scenario module, in a driver thread, while
+2. the driver runs the first pending point itself: it compiles the scenario's Numba kernels once
+   and fills the on-disk cache before any executor could compile in parallel (DESIGN section 10);
+3. the remaining points go out as ONE job, ``parallelize(points, numSlices=len(points))`` (one
+   task per point, scheduled onto every free slot).  Each task sends its row back through a
+   list accumulator; the driver picks rows up as tasks finish (completion order, ~0.1 s after
+   each task) and calls ``on_row`` - so rows are written as shards by the driver, one at a time,
+   and a killed sweep resumes like a local one.  The output directory therefore only has to be
+   visible to the driver, also on a real cluster.
+
+Why not ``toLocalIterator(prefetchPartitions=True)``: it submits one job per partition and keeps
+at most two partitions in flight, in partition order (measured: 2 concurrent tasks on local[4]),
+so it neither removes the per-job overhead nor uses more than two slots.  Accumulator updates of a
+successful task are applied exactly once (failed attempts are not counted); rows are de-duplicated
+by (point_id, rep) on top.  If the job fails (a Python worker dies: in local mode one task failure
+aborts the job), the points whose rows did not arrive are re-run as one single-task job each, so a
+crash costs only the point that crashes, which is recorded as a failed row.
 """
 from __future__ import annotations
 
@@ -14,14 +33,17 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import uuid
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterable
 
 from engines.errors import CepsimInputError
 from sim.config import ExperimentConfig, Point
 from sim.runner import run_point
-from sim.sweep import REPO_ROOT, ensure_numba_cache_dir
+from sim.sweep import REPO_ROOT, ensure_numba_cache_dir, prime_imports
 
 JAVA_MIN = 17
 JAVA_HELP = ("install Java 17 or newer (e.g. `apt-get install openjdk-17-jre-headless`) and put it "
@@ -100,6 +122,8 @@ def get_session(master: str | None = None, app_name: str = "cepsim-sweep"):
     builder = (SparkSession.builder.appName(app_name)
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.python.worker.reuse", "true")  # workers keep their imports
+               .config("spark.task.cpus", "1")  # one point per core
                .config("spark.executorEnv.PYSPARK_PYTHON", sys.executable)
                .config("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"]))
     if os.environ.get("NUMBA_CACHE_DIR"):
@@ -121,9 +145,87 @@ def _submit_conf() -> dict:
         return {}
 
 
+POLL_S = 0.05  # how often the driver looks for new rows while the job runs
+
+
+def _accumulator_param():
+    from pyspark.accumulators import AccumulatorParam
+
+    class _RowList(AccumulatorParam):
+        """Rows as a list; the driver side only ever appends, so readers see a growing prefix."""
+
+        def zero(self, value: list) -> list:
+            return []
+
+        def addInPlace(self, a: list, b: list) -> list:
+            a.extend(b)
+            return a
+
+    return _RowList()
+
+
+def _prime_partition(scenario: str, _it: Iterable) -> Iterable[int]:
+    prime_imports(scenario)
+    yield os.getpid()
+
+
+def _run_partition(runner: Callable, cfg: ExperimentConfig, acc: Any, it: Iterable) -> None:
+    """Executor side: run each (index, point) and send ``(index, row)`` to the driver."""
+    for idx, p in it:
+        acc.add([(idx, runner(cfg, p))])
+
+
+def _first_line(exc: BaseException) -> str:
+    """The informative line of a (Py4J-wrapped) Spark error, at most 300 characters."""
+    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
+    for ln in lines:  # Py4J puts "An error occurred while calling oNN.xyz." first
+        if "Exception" in ln or "exited unexpectedly" in ln or "Job aborted" in ln:
+            return ln[:300]
+    return lines[0][:300] if lines else ""
+
+
+def _task_error_row(p: Point, exc: BaseException) -> dict:
+    row = dict(p.params)
+    msg = _first_line(exc)
+    row.update(seed=p.seed, rep=p.rep, point_id=p.point_id,
+               error=f"spark task failed: {type(exc).__name__}: {msg}", wall_s=None)
+    return row
+
+
+class _Job(threading.Thread):
+    """Runs one Spark action in its own job group (so the driver can cancel it)."""
+
+    def __init__(self, sc, action: Callable[[], Any], desc: str):
+        super().__init__(daemon=True, name=f"cepsim-{desc}")
+        self.sc, self.action, self.desc = sc, action, desc
+        self.group = f"cepsim-{desc}-{uuid.uuid4().hex[:8]}"
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.sc.setJobGroup(self.group, f"cepsim {self.desc}", interruptOnCancel=True)
+            self.result = self.action()
+        except BaseException as exc:  # reported to the driver thread
+            self.error = exc
+
+    def cancel(self) -> None:
+        try:
+            self.sc.cancelJobGroup(self.group)
+        except Exception:  # pragma: no cover - session already gone
+            pass
+        self.join(timeout=30)
+
+
 def run_spark(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Point, dict], None],
-              master: str | None = None, workers: int | None = None, spark=None) -> None:
-    """Run ``pending`` as Spark tasks; ``on_row`` is called in the driver as each row arrives."""
+              master: str | None = None, workers: int | None = None, spark=None,
+              runner: Callable[[ExperimentConfig, Point], dict] = run_point) -> None:
+    """Run ``pending`` as Spark tasks; ``on_row`` is called in the driver as each row arrives.
+
+    ``workers`` only bounds the thread pool of the per-point fallback; the parallelism of the
+    sweep job is the number of executor slots (``local[N]``, ``--master``).  ``runner`` is what
+    driver and executors run per point (always ``run_point`` except in tests that crash a
+    worker on purpose)."""
     if not pending:
         return
     created = False
@@ -134,27 +236,88 @@ def run_spark(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Poi
     try:
         sc = spark.sparkContext
         first, rest = pending[0], pending[1:]
-        on_row(first, run_point(cfg, first))  # warm imports + Numba cache once (driver)
         if not rest:
+            on_row(first, runner(cfg, first))
             return
-        n_threads = max(1, min(workers or sc.defaultParallelism, len(rest)))
+        n_slots = max(1, sc.defaultParallelism)
+        prime = _Job(sc, lambda: sc.parallelize(range(n_slots), n_slots)
+                     .mapPartitions(partial(_prime_partition, cfg.scenario)).collect(), "prime")
+        prime.start()  # executors start Python and import while the driver warms the cache
+        try:
+            on_row(first, runner(cfg, first))  # warm imports + Numba cache once (driver)
+        except BaseException:
+            prime.cancel()
+            raise
+        prime.join()  # a failed prime job is harmless: the sweep job reports real failures
 
-        def one(p: Point) -> dict:
-            rows = sc.parallelize([p], 1).map(lambda q: run_point(cfg, q)).collect()
-            return rows[0]
+        got, job_error = _run_sweep_job(sc, cfg, rest, on_row, runner)
+        missing = [p for i, p in enumerate(rest) if i not in got]
+        if missing:
+            why = (f"{type(job_error).__name__}: {_first_line(job_error)}" if job_error
+                   else "rows missing")
+            print(f"cepsim: spark sweep job ended early ({why}); running the {len(missing)} "
+                  f"unfinished point(s) as one job each", file=sys.stderr, flush=True)
+            _run_per_point(sc, cfg, missing, on_row, workers, runner)
+    finally:
+        if created:
+            spark.stop()
 
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            futs = {pool.submit(one, p): p for p in rest}
+
+def _run_sweep_job(sc, cfg: ExperimentConfig, points: list[Point],
+                   on_row: Callable[[Point, dict], None],
+                   runner: Callable) -> tuple[set[int], BaseException | None]:
+    """One job, one task per point -> (indices whose rows were delivered, the job's error)."""
+    acc = sc.accumulator([], _accumulator_param())
+    rdd = sc.parallelize(list(enumerate(points)), numSlices=len(points))
+    job = _Job(sc, lambda: rdd.foreachPartition(partial(_run_partition, runner, cfg, acc)), "sweep")
+    got: set[int] = set()
+    seen = 0
+
+    def drain() -> None:
+        nonlocal seen
+        rows = acc.value  # grows by appends in the accumulator server thread
+        while seen < len(rows):
+            idx, row = rows[seen]
+            seen += 1
+            if idx not in got:
+                got.add(idx)
+                on_row(points[idx], row)
+
+    job.start()
+    try:
+        while job.is_alive():
+            job.join(POLL_S)
+            drain()
+        drain()
+    except BaseException:
+        job.cancel()
+        raise
+    return got, job.error
+
+
+def _run_per_point(sc, cfg: ExperimentConfig, points: list[Point],
+                   on_row: Callable[[Point, dict], None], workers: int | None,
+                   runner: Callable) -> None:
+    """Fallback after a failed sweep job: one single-task job per point, failures recorded."""
+    n_threads = max(1, min(workers or sc.defaultParallelism, len(points)))
+    group = f"cepsim-fallback-{uuid.uuid4().hex[:8]}"
+
+    def one(p: Point) -> dict:
+        sc.setJobGroup(group, "cepsim per-point fallback", interruptOnCancel=True)
+        return sc.parallelize([p], 1).map(partial(runner, cfg)).collect()[0]
+
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        futs = {pool.submit(one, p): p for p in points}
+        try:
             for fut in as_completed(futs):
                 p = futs[fut]
                 try:
                     row = fut.result()
-                except Exception as exc:  # task failed inside Spark (lost executor, ...)
-                    row = dict(p.params)
-                    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                    row.update(seed=p.seed, rep=p.rep, point_id=p.point_id,
-                               error=f"spark task failed: {type(exc).__name__}: {msg}", wall_s=None)
+                except Exception as exc:  # task failed inside Spark (lost worker, ...)
+                    row = _task_error_row(p, exc)
                 on_row(p, row)
-    finally:
-        if created:
-            spark.stop()
+        except BaseException:
+            for f in futs:
+                f.cancel()
+            sc.cancelJobGroup(group)
+            raise

@@ -4,6 +4,12 @@ Before fanning out, the first pending point runs in the parent: this compiles ev
 the scenario uses once and fills the on-disk cache, so workers load instead of compiling in
 parallel (parallel first compiles can corrupt the cache, DESIGN section 10).  ``NUMBA_CACHE_DIR``
 is pinned so parent and workers share one cache.  Rows are written by the parent only.
+
+The pool is started *before* the warm-up point, and each worker imports the runner and the
+scenario module while the parent computes that point (imports never compile a kernel: cepsim
+kernels are lazily compiled ``@njit(cache=True)`` functions without eager signatures).  So the
+spawn + import cost of the workers overlaps the serial warm-up instead of following it, and after
+the warm-up every worker is busy with the remaining points at once.
 """
 from __future__ import annotations
 
@@ -34,9 +40,28 @@ def ensure_numba_cache_dir() -> str | None:
     return path
 
 
-def _worker_init(repo_root: str) -> None:
+def _worker_init(repo_root: str, scenario: str | None = None) -> None:
+    """Pool initializer: stable import path, then import the runner and the scenario module."""
     if repo_root not in sys.path:
         sys.path.insert(0, repo_root)
+    if scenario:
+        prime_imports(scenario)
+
+
+def prime_imports(scenario: str) -> None:
+    """Import ``sim.runner`` and the scenario's module (no kernel runs, so nothing compiles).
+
+    A broken scenario module is not an error here: ``run_point`` reports it per point."""
+    try:
+        import sim.runner  # noqa: F401  (what every task unpickles first)
+        from sim.config import resolve_function
+        resolve_function(scenario, "sim.scenarios")
+    except Exception:  # pragma: no cover - reported by run_point instead
+        pass
+
+
+def _noop() -> int:
+    return os.getpid()
 
 
 def _error_row(p: Point, exc: BaseException) -> dict:
@@ -54,12 +79,17 @@ def run_local(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Poi
     ensure_numba_cache_dir()
     workers = workers or default_workers()
     first, rest = pending[0], pending[1:]
-    on_row(first, run_point(cfg, first))  # warm imports + Numba cache in one process
     if not rest:
+        on_row(first, run_point(cfg, first))
         return
     ctx = mp.get_context(context)
-    with ProcessPoolExecutor(max_workers=min(workers, len(rest)), mp_context=ctx,
-                             initializer=_worker_init, initargs=(str(REPO_ROOT),)) as pool:
+    n_workers = min(workers, len(rest))
+    with ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx, initializer=_worker_init,
+                             initargs=(str(REPO_ROOT), cfg.scenario)) as pool:
+        # one submit per worker spawns them all now: they start and import during the warm-up
+        for _ in range(n_workers):
+            pool.submit(_noop)
+        on_row(first, run_point(cfg, first))  # warm imports + Numba cache in one process
         futs = {pool.submit(run_point, cfg, p): p for p in rest}
         try:
             for fut in as_completed(futs):

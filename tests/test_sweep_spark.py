@@ -1,17 +1,22 @@
-"""Spark backend: identical rows to serial/local on local[2]; clear error without Java."""
+"""Spark backend: identical rows to serial/local on local[2], rows streamed to the driver as tasks
+finish (one job), interruptible, a crashing worker costs only its point, a killed sweep resumes;
+clear error without Java."""
 from __future__ import annotations
 
+import json
 import os
+import signal
 import stat
 import subprocess
 import sys
+import time
 
 import pandas as pd
 import pytest
 
-from sim.config import load_config
-from sim.runner import run_experiment
-from sim.spark_backend import parse_java_version
+from sim.config import apply_overrides, expand_points, load_config
+from sim.runner import run_experiment, run_point
+from sim.spark_backend import parse_java_version, run_spark
 
 
 def rows(df):
@@ -41,6 +46,148 @@ def test_spark_records_failures(tmp_path, repo_root, spark):
     serial = run_experiment(cfg, out_dir=tmp_path / "s", backend="serial")
     assert s.n_failed == 1
     pd.testing.assert_frame_equal(rows(serial.df), rows(s.df))
+
+
+def _short_long(repo_root, long_s):
+    """4 points: a short one (driver warm-up), then long, short, long for the sweep job."""
+    cfg = apply_overrides(load_config(repo_root / "experiments/demo/basic.toml"),
+                          ["grid.mu=[0.0, 1.0]", "seeds=1", f"zip.sleep_s=[0.05, {long_s}]"])
+    pts = expand_points(cfg)
+    short = [p for p in pts if p.params["sleep_s"] < 1]
+    long_ = [p for p in pts if p.params["sleep_s"] >= 1]
+    assert len(short) == len(long_) == 2
+    return cfg, [short[0], long_[0], short[1], long_[1]]
+
+
+@pytest.mark.spark
+def test_spark_rows_arrive_as_tasks_finish(repo_root, spark):
+    cfg, pending = _short_long(repo_root, 3.0)
+    got = []
+    run_spark(cfg, pending, lambda p, row: got.append((time.monotonic(), p, row)), spark=spark)
+    assert sorted((p.point_id, p.rep) for _, p, _ in got) == sorted((p.point_id, p.rep)
+                                                                    for p in pending)
+    assert got[0][1] == pending[0]  # warm-up point, run in the driver
+    # on local[2] the short task runs beside the first long one and is delivered ~3 s before the
+    # long ones: rows stream to the driver, they are not collected at the end of the job
+    assert got[1][1] == pending[2]
+    assert got[-1][0] - got[1][0] > 2.0
+    for _, p, row in got:
+        want = run_point(cfg, p)
+        assert {k: v for k, v in row.items() if k != "wall_s"} == \
+            {k: v for k, v in want.items() if k != "wall_s"}
+
+
+@pytest.mark.spark
+def test_spark_interrupt_cancels_the_job(repo_root, spark):
+    cfg, pending = _short_long(repo_root, 10.0)
+
+    class Stop(Exception):
+        pass
+
+    calls = []
+
+    def on_row(p, row):
+        calls.append(p)
+        if len(calls) == 2:  # first row from the sweep job (the short task)
+            calls.append(time.monotonic())
+            raise Stop
+
+    with pytest.raises(Stop):
+        run_spark(cfg, pending, on_row, spark=spark)
+    assert calls[1] == pending[2]
+    assert time.monotonic() - calls[2] < 6.0  # the 10 s tasks were cancelled, not awaited
+    assert not spark.sparkContext.statusTracker().getActiveJobsIds()
+    assert spark.sparkContext.parallelize([1, 2, 3], 2).sum() == 6  # session still usable
+
+
+@pytest.mark.spark
+def test_spark_crashed_worker_costs_only_its_point(repo_root, spark):
+    cfg = apply_overrides(load_config(repo_root / "experiments/demo/basic.toml"),
+                          ["grid.mu=[0.0, 1.0, 2.0]", "seeds=1"])
+    pending = expand_points(cfg)
+    crash = next(p for p in pending[1:] if p.params["mu"] == 1.0)
+
+    def crashing_runner(cfg, p):  # local function: shipped to executors by value
+        import os
+
+        from pyspark import TaskContext
+
+        from sim.runner import run_point
+        if TaskContext.get() is not None and p.params["mu"] == 1.0 and p.params["label"] == \
+                crash.params["label"]:
+            os._exit(3)  # kill the Python worker, not a scenario exception
+        return run_point(cfg, p)
+
+    rows = {}
+
+    def on_row(p, row):
+        assert (p.point_id, p.rep) not in rows  # every point exactly once
+        rows[(p.point_id, p.rep)] = row
+
+    run_spark(cfg, pending, on_row, spark=spark, runner=crashing_runner)
+    assert set(rows) == {(p.point_id, p.rep) for p in pending}
+    for p in pending:
+        row = rows[(p.point_id, p.rep)]
+        if p == crash:
+            assert row["error"].startswith("spark task failed:")
+            assert row["mu"] == 1.0 and row["seed"] == p.seed
+        else:
+            want = run_point(cfg, p)
+            assert {k: v for k, v in row.items() if k != "wall_s"} == \
+                {k: v for k, v in want.items() if k != "wall_s"}
+    assert spark.sparkContext.parallelize([1, 2], 2).sum() == 3
+
+
+@pytest.mark.spark
+def test_spark_sweep_killed_midway_resumes(tmp_path, repo_root):
+    """SIGKILL the whole Spark sweep (driver, JVM, Python workers) after >= 3 rows, then resume.
+
+    The rerun uses the local backend (skipping finished points is the runner's job, the same for
+    every backend; a second Spark session would double the cost of this test)."""
+    sleepy = ["grid.mu=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]", "zip.sleep_s=[0.5, 0.5]",
+              "seeds=1"]
+    out = tmp_path / "res"
+    shards = out / "demo" / "basic" / "shards"
+    cmd = [sys.executable, "-m", "sim.cli", "sweep", "experiments/demo/basic.toml", "--backend",
+           "spark", "--master", "local[2]", "--out", str(out), "--figures-dir",
+           str(tmp_path / "figs")]
+    for s in sleepy:
+        cmd += ["--set", s]
+    proc = subprocess.Popen(cmd, cwd=repo_root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        n = 0
+        while time.monotonic() < deadline:
+            n = len(list(shards.glob("*.parquet"))) if shards.exists() else 0
+            if n >= 3 or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, f"sweep finished before it could be killed ({n} shards)"
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert not (out / "demo/basic/points.parquet").exists()
+    done_before = len(list(shards.glob("*.parquet")))
+    assert 3 <= done_before < 16
+
+    resume = cmd[:cmd.index("--backend")] + ["--backend", "local", "--workers", "2"] + \
+        cmd[cmd.index("--out"):]
+    res = subprocess.run(resume, cwd=repo_root, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "resumed" in res.stdout
+    meta = json.loads((out / "demo/basic/meta.json").read_text())
+    assert meta["resumed_rows"] >= done_before and meta["rows"] == 16
+    df = pd.read_parquet(out / "demo/basic/points.parquet")
+    assert len(df) == 16 and not df.duplicated(["point_id", "rep"]).any()
+    assert df["error"].isna().all()
+    cfg = load_config(repo_root / "experiments/demo/basic.toml")
+    clean = run_experiment(cfg, out_dir=tmp_path / "clean", backend="local", workers=2,
+                           overrides=sleepy)
+    pd.testing.assert_frame_equal(rows(df), rows(clean.df))
 
 
 def test_parse_java_version():
