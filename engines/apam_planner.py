@@ -22,11 +22,17 @@ the final event by Eq. (8) with the merge ``T_M`` as the sum of Eq. (9) over the
 joins.  Two readings are ours, both matching what ``engines.hybrid`` does: at a merge the final
 variable contributes only the current final event (cardinality 1, all other events precede it),
 and a join evaluates the sequence predicates with the nearest bound neighbours only (1 or 2).
+Eq. (9) prices the two kinds of join condition apart, with the same two unit costs the
+simulator applies to the hybrid engine's counters: ``NP_{Ei,Ej}`` parameterized predicates at
+``t_pe`` (counter ``pred_eval``) and ``NP_{Ei;Ej}`` sequence predicates at ``t_seq`` (counter
+``join_probe``).  ``t_seq`` defaults to ``t_pe``, which is Eq. (9) as printed (every join
+condition costs T_PE); a smaller ``t_seq`` models a sequence check cheaper than a parameterized
+predicate (e.g. a position comparison vs an attribute fetch and comparison).
 Every event also pays ``base`` (the cost profile's per-event overhead; not in the paper).
 Selection: the minimum ``E[L]``; when every candidate has ρ ≥ 1 the one with the largest μ.
 
-Unit costs arrive as floats (``t_pe``, ``t_rc``, ``t_bi``, ``base`` seconds) so ``engines/``
-never imports ``sim/``.
+Unit costs arrive as floats (``t_pe``, ``t_rc``, ``t_bi``, ``base`` and optionally ``t_seq``,
+seconds) so ``engines/`` never imports ``sim/``.
 """
 from __future__ import annotations
 
@@ -40,7 +46,15 @@ from engines.compile import PI_V1, PI_V2, WIN_COUNT, Program
 from engines.errors import CepsimInputError
 from engines.predicates import eval_pred
 
-DEFAULT_UNIT_COSTS = {"t_pe": 5.0e-8, "t_rc": 5.0e-7, "t_bi": 5.0e-8, "base": 1.0e-5}
+# t_seq None = t_pe (Eq. 9 as printed: a sequence predicate costs one predicate evaluation)
+DEFAULT_UNIT_COSTS = {"t_pe": 5.0e-8, "t_rc": 5.0e-7, "t_bi": 5.0e-8, "base": 1.0e-5,
+                      "t_seq": None}
+
+
+def seq_unit_cost(costs: dict) -> float:
+    """The unit cost of one sequence-predicate check: ``t_seq``, or ``t_pe`` when absent/None."""
+    v = costs.get("t_seq")
+    return float(costs["t_pe"]) if v is None else float(v)
 
 
 @dataclass
@@ -228,6 +242,7 @@ def _card(st: Stats, S, final: int | None) -> float:
 def predict(st: Stats, eeg, leg, costs: dict, sigma: str = "paper") -> dict:
     """Predicted μ, ρ, E[ST], E[QWT], E[ST_FE], E[L] of plan (EEG, LEG) (module docstring)."""
     t_pe, t_rc, t_bi, base = (float(costs[k]) for k in ("t_pe", "t_rc", "t_bi", "base"))
+    t_seq = seq_unit_cost(costs)
     L = len(st.names)
     final = L - 1
     st_v = np.zeros(L)
@@ -257,7 +272,7 @@ def predict(st: Stats, eeg, leg, costs: dict, sigma: str = "paper") -> dict:
             seq = float(np.prod([1.0 if final in (u, y) else st.isp[min(u, y), max(u, y)]
                                  for u in X]))
             pairs = size * ny
-            t_m += pairs * (npar + nseq) * t_pe + pairs * sel * seq * t_rc
+            t_m += pairs * (npar * t_pe + nseq * t_seq) + pairs * sel * seq * t_rc
             size = pairs * sel * seq
             X.append(y)
     st_fe = st_v[final] + t_m                          # Eq. (8)
@@ -297,6 +312,10 @@ def evaluate_candidates(st: Stats, costs: dict | None = None, sigma: str = "pape
     if unknown:
         raise CepsimInputError(f"apam planner: unknown unit cost(s) {sorted(unknown)}; give "
                                f"{sorted(DEFAULT_UNIT_COSTS)} in seconds")
+    costs["t_seq"] = seq_unit_cost(costs)
+    if costs["t_seq"] < 0:
+        raise CepsimInputError(f"apam planner: t_seq (sequence-check unit cost) must be >= 0 "
+                               f"seconds, got {costs['t_seq']}")
     cands = candidate_plans(st)
     preds = [predict(st, e, l, costs, sigma) for e, l in cands]
     sel = select(preds)

@@ -32,21 +32,34 @@ windows (or none), skip-till-any-match — what APAM supports.  Kleene closure, 
 AND/OR and skip-till-next-match are refused with a ``CepsimInputError``: use the ``eager``
 engine for those.
 
-Counters (``engines.counters``), mapped to the paper's unit costs:
+Counters (``engines.counters``), mapped to the paper's unit costs.  The two kinds of join
+condition of Eq. (9) are counted apart so that a cost profile prices them separately:
 
-* ``PRED_EVAL``  — predicate evaluations as the paper's cost model counts them (T_PE): unary
-  filters, and for every probed pair *all* its conditions (eager: the parameterized predicates
-  towards the EEG prefix, Eq. 6; merge: parameterized plus sequence predicates, Eq. 9).  The
-  kernel itself short-circuits and skips pairs that fail a sequence predicate by binary search
-  over the position-sorted buffer; the matches are the same, the charge is Eq. (6)/(9)'s;
+* ``PRED_EVAL``  — *parameterized* predicate evaluations as the paper's cost model counts them
+  (T_PE): unary filters; eager: the parameterized predicates towards the EEG prefix for every
+  stored instance tried (Eq. 6's first term); merge: the parameterized predicates of the LEG
+  variable towards the bound variables for every probed pair (Eq. 9's ``NP_{Ei,Ej}`` term);
+* ``JOIN_PROBE`` — *sequence-predicate* checks of probed merge pairs (Eq. 9's ``NP_{Ei;Ej}``
+  term): per probed pair, one per nearest bound neighbour in query order (1 or 2; the other
+  sequence predicates are implied by transitivity).  Its unit cost is the cost of one sequence
+  (timestamp/position order) check; pricing it at T_PE is Eq. (9) read literally.  Eager
+  evaluation needs no sequence check (arrival order implies it), as in Eq. (6).  The window is
+  checked per buffered entry before merging (expired entries dropped), not per pair, and is
+  free, as in the paper's model;
+* ``EDGE_EVAL`` — eager extension attempts (stored EEG instances tried by an arriving event);
+  informational, not a paper cost term;
 * ``PM_CREATED`` — partial results constructed (eager partial instances and intermediate join
   results) and ``MATCH_EMIT`` — full pattern instances constructed: together the paper's result
   constructions (T_RC); APAM's experiments price both at T_RC;
 * ``BUF_INSERT`` — LEG events deferred (T_BI; a final event of a lazy final type counts one,
   as in Eq. 8);
-* ``JOIN_PROBE`` — candidate pairs probed (eager extension attempts and merge pairs);
 * ``PM_REMOVED`` — eager partial instances dropped as expired;
 * gauges ``LIVE_PM`` (stored eager partial instances) and ``BUFFERED`` (deferred events).
+
+The kernel itself short-circuits: pairs that fail a sequence predicate are skipped by binary
+search over the position-sorted deferred buffer, and a join step whose only condition is one
+attribute comparison is evaluated inline.  The matches are the same; the charge is Eq. (6)/(9)'s
+(every pair of the cross product within the window is charged its conditions).
 """
 from __future__ import annotations
 
@@ -54,16 +67,16 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, PI_V1, PI_V2, PK_REMOTE, POLICY_ANY, WIN_COUNT,
-                             Program)
+from engines.compile import (KIND_KLEENE, OP_EQ, OP_GE, OP_GT, OP_LE, OP_LT, PI_V1, PI_V2,
+                             PK_CMP, PK_REMOTE, POLICY_ANY, WIN_COUNT, Program)
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
 from engines.predicates import eval_pred
 
 DEFAULT_MAX_ROWS = 50_000_000
 # the kernel indexes counter columns by number; keep them in step with engines.counters
-assert (C.PRED_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT, C.JOIN_PROBE,
-        C.LIVE_PM, C.BUFFERED, C.N_COUNTERS) == (0, 2, 3, 4, 5, 6, 10, 11, 12)
+assert (C.PRED_EVAL, C.EDGE_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT,
+        C.JOIN_PROBE, C.LIVE_PM, C.BUFFERED, C.N_COUNTERS) == (0, 1, 2, 3, 4, 5, 6, 10, 11, 12)
 
 
 # ----------------------------------------------------------------------------- plans
@@ -216,6 +229,22 @@ def _grow3(a, need):
     return b
 
 
+@njit(cache=True, inline="always")
+def _cmp(op, x, y):
+    """``x OP y`` (the comparison operators of ``engines.compile``), inlined into the kernel."""
+    if op == OP_LT:
+        return x < y
+    if op == OP_LE:
+        return x <= y
+    if op == OP_GT:
+        return x > y
+    if op == OP_GE:
+        return x >= y
+    if op == OP_EQ:
+        return x == y
+    return x != y
+
+
 @njit(cache=True)
 def _qualifies(slot, i, types, attrs, slot_type, un_ptr, un_ids, pred_i, pred_f, cnt):
     """Event i has the slot's type and passes its unary predicates (all evaluated)."""
@@ -253,6 +282,7 @@ def _hybrid_kernel(types, ts, attrs, pred_i, pred_f, pred_slots, slot_type, un_p
     newf = np.full((64, L), -1, dtype=np.int64)
     out = np.full((64, L), -1, dtype=np.int64)
     out_det = np.zeros(64, dtype=np.int64)
+    gbuf = np.empty(64, dtype=np.float64)
     n_out = 0
     live = 0
     buffered = 0
@@ -300,7 +330,7 @@ def _hybrid_kernel(types, ts, attrs, pred_i, pred_f, pred_slots, slot_type, un_p
                 if w != r:
                     lv[src, w, :] = lv[src, r, :]
                 w += 1
-                cnt[i, 6] += 1
+                cnt[i, 1] += 1
                 cnt[i, 0] += eg_ptr[j + 1] - eg_ptr[j]
                 lv[src, w - 1, s] = i
                 passed = True
@@ -408,10 +438,44 @@ def _hybrid_kernel(types, ts, attrs, pred_i, pred_f, pred_slots, slot_type, un_p
                 last_step = tt == m - 1
                 pv = lj_prev[tt]
                 nv = lj_next[tt]
-                nconds = (1 if pv >= 0 else 0) + (1 if nv >= 0 else 0) + \
-                    (lj_ptr[tt + 1] - lj_ptr[tt])
-                cnt[i, 6] += n_cur * (hi - lo)
-                cnt[i, 0] += n_cur * (hi - lo) * nconds
+                nseq = (1 if pv >= 0 else 0) + (1 if nv >= 0 else 0)
+                npar = lj_ptr[tt + 1] - lj_ptr[tt]
+                cnt[i, 6] += n_cur * (hi - lo) * nseq
+                cnt[i, 0] += n_cur * (hi - lo) * npar
+                # fast path: the step's only condition is one attribute comparison
+                # ``attrs[e1, c1] OP attrs[e2, c2] * f0 + f1`` between s and one bound slot
+                fast = False
+                f_op = 0
+                f_side = 0
+                f_bound = -1
+                f_cs = 0
+                f_cb = 0
+                f_mul = 1.0
+                f_add = 0.0
+                if npar == 1:
+                    pp = lj_ids[lj_ptr[tt]]
+                    if pred_i[pp, 0] == PK_CMP and pred_i[pp, 4] >= 0:
+                        fast = True
+                        f_op = pred_i[pp, 1]
+                        f_mul = pred_f[pp, 0]
+                        f_add = pred_f[pp, 1]
+                        if pred_slots[pp, 0] == s:
+                            f_side = 0          # s on the left: attrs[y, c1] OP rhs(bound)
+                            f_bound = pred_slots[pp, 1]
+                            f_cs = pred_i[pp, 3]
+                            f_cb = pred_i[pp, 5]
+                        else:
+                            f_side = 1          # s on the right: lhs(bound) OP attrs[y, c2]...
+                            f_bound = pred_slots[pp, 0]
+                            f_cs = pred_i[pp, 5]
+                            f_cb = pred_i[pp, 3]
+                    if fast and s != final:
+                        # gather the deferred events' compared values once per merge step
+                        if gbuf.shape[0] < hi - lo:
+                            gbuf = np.empty(2 * (hi - lo), dtype=np.float64)
+                        for q in range(lo, hi):
+                            v = attrs[db[tt, q], f_cs]
+                            gbuf[q - lo] = v if f_side == 0 else v * f_mul + f_add
                 for r in range(n_cur):
                     # every pair is charged all its join conditions (Eq. 9); the pairs that
                     # fail a sequence predicate are skipped by binary search (same result)
@@ -425,16 +489,36 @@ def _hybrid_kernel(types, ts, attrs, pred_i, pred_f, pred_slots, slot_type, un_p
                     else:
                         if pv >= 0 and not cur[r, pv] < i:
                             qb = qa
+                    fixed = 0.0
+                    if fast:
+                        fixed = attrs[cur[r, f_bound], f_cb]
+                        if f_side == 0:
+                            fixed = fixed * f_mul + f_add
                     for q in range(qa, qb):
                         y = i if s == final else db[tt, q]
-                        cur[r, s] = y
-                        ok = True
-                        for qq in range(lj_ptr[tt], lj_ptr[tt + 1]):
-                            pp = lj_ids[qq]
-                            if not eval_pred(pred_i, pred_f, pp, attrs, cur[r, pred_slots[pp, 0]],
-                                             cur[r, pred_slots[pp, 1]]):
-                                ok = False
-                                break
+                        if fast:
+                            if s != final:
+                                v = gbuf[q - lo]
+                            else:
+                                v = attrs[y, f_cs]
+                                if f_side == 1:
+                                    v = v * f_mul + f_add
+                            if f_side == 0:
+                                ok = _cmp(f_op, v, fixed)
+                            else:
+                                ok = _cmp(f_op, fixed, v)
+                            if ok:
+                                cur[r, s] = y
+                        else:
+                            cur[r, s] = y
+                            ok = True
+                            for qq in range(lj_ptr[tt], lj_ptr[tt + 1]):
+                                pp = lj_ids[qq]
+                                if not eval_pred(pred_i, pred_f, pp, attrs,
+                                                 cur[r, pred_slots[pp, 0]],
+                                                 cur[r, pred_slots[pp, 1]]):
+                                    ok = False
+                                    break
                         if ok:
                             if last_step:
                                 out = _grow2(out, n_out + 1)
@@ -505,7 +589,8 @@ def run_hybrid(program: Program, stream, plan: str | None = None, warmup: int | 
 
     ``warmup`` (events, default half the stream), ``arrival_rate`` (events/s used by the
     M/G/1 model; default estimated from the warm-up timestamps) and ``unit_costs`` (dict with
-    ``t_pe``, ``t_rc``, ``t_bi``, ``base`` in seconds) feed the optimizer only.
+    ``t_pe``, ``t_rc``, ``t_bi``, ``base`` and optionally ``t_seq`` in seconds) feed the optimizer
+    only.
     Returns ``EngineResult`` with ``info`` = plan, EEG/LEG and (optimizer) predictions.
     """
     from engines.registry import EngineResult

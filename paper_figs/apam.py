@@ -4,7 +4,9 @@
 all-lazy, right = all-eager), each bar stacked QWT (queue wait) + ST (service incl. merge) of
 the true final events, log latency axis, the optimizer's plan marked (underlined label, star),
 the simulated best outlined.  ``fig_summary``: APAM vs all-eager vs all-lazy latency over λ,
-and predicted E[L] vs simulated latency per plan.  Values are means over seeds.
+and predicted E[L] vs simulated latency per plan.  ``fig_seqcost`` (sensitivity study, not a
+paper figure): selected plan and latencies vs λ per sequence-check unit cost.  Values are
+means over seeds.
 """
 from __future__ import annotations
 
@@ -93,5 +95,49 @@ def fig_summary(df, out_base: Path) -> list[Path]:
     a2.set_ylabel("latency (s): simulated (o) / predicted E[L] (x, finite only)")
     a2.legend(fontsize=7, ncol=2)
     a2.set_title("predicted vs simulated latency per plan")
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def fig_seqcost(df, out_base: Path) -> list[Path]:
+    """SENSITIVITY: per experiment (rows), the selected plan's eager variables k vs λ per
+    sequence-check cost (left) and APAM / all-eager / all-lazy latency vs λ (right)."""
+    d = _ok(df)
+    L = int(d["n_plans"].iloc[0]) - 1
+    exps = sorted(d["experiment"].unique())
+    facs = sorted(d["seq_factor"].unique())
+    cmap = plt.get_cmap("plasma")
+    fig, axes = plt.subplots(len(exps), 2, figsize=(10, 3.6 * len(exps)), squeeze=False)
+    for row, exp in zip(axes, exps):
+        e = d[d["experiment"] == exp]
+        a1, a2 = row
+        for j, f in enumerate(facs):
+            ef = e[np.isclose(e["seq_factor"], f)]
+            col = cmap(j / max(len(facs), 1))
+            ks = ef.groupby("rate")["selected_k"].agg(lambda s: s.mode().iloc[0])
+            a1.plot(ks.index, ks.values + (j - (len(facs) - 1) / 2) * 0.06, "o-", color=col,
+                    label=f"t_seq = {f:g} x T_PE")
+            g = ef.groupby("rate")[["apam_lat", "lazy_lat"]].mean()
+            a2.plot(g.index, g["apam_lat"], "o-", color=col, label=f"APAM, t_seq={f:g} T_PE")
+            a2.plot(g.index, g["lazy_lat"], "^:", color=col, alpha=0.7,
+                    label=f"all-lazy, t_seq={f:g} T_PE")
+        ge = e.groupby("rate")["eager_lat"].mean()
+        a2.plot(ge.index, ge.values, "s--", color="k", label="all-eager (no sequence checks)")
+        ticks = list(range(L + 1))
+        names = {k: str(e[f"k{k}_plan"].iloc[0]).replace(",", "").upper() for k in ticks}
+        a1.set_yticks(ticks)
+        a1.set_yticklabels([f"{k}: {names[k]}" for k in ticks], fontsize=7)
+        a1.set_xlabel("event arrival rate λ (events/s)")
+        a1.set_ylabel("selected plan (k eager variables)")
+        a1.set_title(f"exp{exp}: plan selected (optimal order {e['optimal_order'].iloc[0]})",
+                     fontsize=9)
+        a1.legend(fontsize=7)
+        a2.set_yscale("log")
+        a2.set_xlabel("event arrival rate λ (events/s)")
+        a2.set_ylabel("mean latency of true final events (s)")
+        a2.set_title(f"exp{exp}: latency vs sequence-check cost", fontsize=9)
+        a2.legend(fontsize=6, ncol=2)
+    fig.suptitle("SENSITIVITY STUDY (not a paper figure): sequence-check unit cost t_seq",
+                 fontsize=10)
     fig.tight_layout()
     return save(fig, out_base)

@@ -56,6 +56,14 @@ def test_eqs_by_hand_two_variables():
     q = predict(st, [], [0, 1], COSTS)
     assert q["t_m"] == pytest.approx(10 * 2 * t_pe + 10 * 0.2 * t_rc)
     assert q["e_st_fe"] == pytest.approx(base + t_bi + q["t_m"])
+    # the sequence predicate priced apart (t_seq; default t_pe = Eq. 9 as printed)
+    assert predict(st, [], [0, 1], {**COSTS, "t_seq": t_pe})["t_m"] == pytest.approx(q["t_m"])
+    q0 = predict(st, [], [0, 1], {**COSTS, "t_seq": 0.0})
+    assert q0["t_m"] == pytest.approx(10 * 1 * t_pe + 10 * 0.2 * t_rc)
+    q3 = predict(st, [], [0, 1], {**COSTS, "t_seq": 3e-6})
+    assert q3["t_m"] == pytest.approx(10 * (t_pe + 3e-6) + 10 * 0.2 * t_rc)
+    # eager plans have no sequence checks: t_seq does not change them
+    assert predict(st, [0, 1], [], {**COSTS, "t_seq": 0.0})["e_l"] == pytest.approx(p["e_l"])
 
 
 def test_overload_is_infinite_and_fastest_mu_wins():

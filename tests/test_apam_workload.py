@@ -64,3 +64,27 @@ def test_scenario_point_and_simpy_cross_check(tmp_path):
     assert np.allclose(d1, d2, rtol=1e-9, atol=0)
     f = finals[finals >= 10000]
     assert float((d1[f] - arr[f]).mean()) == pytest.approx(row["k0_lat"], rel=1e-12)
+
+
+def test_sequence_check_unit_cost_params():
+    from engines import counters as C
+    from engines.errors import CepsimInputError
+    from sim.scenarios import apam as S
+
+    base = dict(t_pe=7e-7, t_rc=3.5e-6, t_bi=3.5e-7, base_cost=2e-5)
+    assert S.unit_costs(base)["t_seq"] == 7e-7                      # default: Eq. (9) literal
+    assert S.unit_costs({**base, "seq_factor": 0.25})["t_seq"] == pytest.approx(1.75e-7)
+    assert S.unit_costs({**base, "t_seq": 1e-7})["t_seq"] == 1e-7
+    with pytest.raises(CepsimInputError, match="not both"):
+        S.unit_costs({**base, "t_seq": 1e-7, "seq_factor": 1.0})
+    with pytest.raises(CepsimInputError, match="t_seq"):
+        S.unit_costs({**base, "t_seq": -1.0})
+    prof = S.profile_for(S.unit_costs({**base, "seq_factor": 0.5}))
+    m = np.zeros((3, C.N_COUNTERS), dtype=np.int64)
+    m[0, C.JOIN_PROBE] = 4
+    m[1, C.PRED_EVAL] = 4
+    m[2, C.EDGE_EVAL] = 4                                           # informational, free
+    svc = prof.service_times(m)
+    assert svc[0] == pytest.approx(2e-5 + 4 * 3.5e-7)
+    assert svc[1] == pytest.approx(2e-5 + 4 * 7e-7)
+    assert svc[2] == pytest.approx(2e-5)

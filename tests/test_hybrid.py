@@ -113,3 +113,37 @@ def test_optimizer_plan_recorded_in_info():
     assert info["plan"] == info["predicted"]["plan"]
     assert {"e_qwt", "e_st_fe", "e_l"} <= set(info["candidates"][0])
     assert_same_matches(res, run_oracle(program, st))
+
+
+def test_sequence_checks_counted_apart_from_parameterized_predicates():
+    """JOIN_PROBE = sequence checks of probed merge pairs (1 or 2 per pair: nearest bound
+    neighbours), PRED_EVAL = parameterized predicates; eager attempts are EDGE_EVAL only."""
+    from engines.counters import EDGE_EVAL
+
+    st = _stream(300, seed=5)
+    W = 20
+    types = st.types
+    program = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b, C c) WITHIN 20 events"),
+                              st.schema)
+    res = run_hybrid(program, st, plan="a,c/b")      # EERB (a, c), then b between them
+    for i in range(len(st)):
+        lo = max(0, i - W + 1)
+        n_a = int((types[lo:i] == 0).sum())
+        n_b = int((types[lo:i] == 1).sum())
+        c = res.counters[i]
+        if types[i] == 2:        # final: n_a eager attempts, n_a x n_b pairs, 2 checks each
+            assert c[EDGE_EVAL] == n_a
+            assert c[JOIN_PROBE] == 2 * n_a * n_b
+            assert c[PRED_EVAL] == 0
+        else:
+            assert c[JOIN_PROBE] == 0 and c[EDGE_EVAL] == 0
+    # one parameterized predicate per pair on top of one sequence check (a before final b)
+    prog2 = compile_pattern(parse_pattern(
+        "PATTERN SEQ(A a, B b) WHERE a.x < b.x WITHIN 20 events"), st.schema)
+    lazy = run_hybrid(prog2, st, plan="/a,b")
+    eager = run_hybrid(prog2, st, plan="a,b/")
+    for i in np.flatnonzero(types == 1):
+        n_a = int((types[max(0, i - W + 1):i] == 0).sum())
+        assert lazy.counters[i, JOIN_PROBE] == n_a and lazy.counters[i, PRED_EVAL] == n_a
+        assert eager.counters[i, EDGE_EVAL] == n_a and eager.counters[i, PRED_EVAL] == n_a
+    assert eager.counters[:, JOIN_PROBE].sum() == 0

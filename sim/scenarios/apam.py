@@ -10,19 +10,28 @@ final event* (the last event of at least one match) among the measured events (a
 warm-up), i.e. QWT + ST including the merge (DESIGN section 5).
 
 Unit costs.  The service time of an event is
-``base + T_PE·pred_eval + T_RC·(pm_created + match_emit) + T_BI·buf_insert`` (``join_probe``
-and ``pm_removed`` free: Eqs. (6)-(9) charge a probe through its predicate evaluations).  The
-default profile (50 ns per predicate) puts every plan of experiments 2 and 3 far below
-saturation over the paper's 100-4500 events/s, so the APAM configs pass paper-magnitude costs
-as params (``t_pe``, ``t_rc``, ``t_bi``, ``base_cost``; see the TOML comments): chosen so that
-the all-eager plan of experiment 1 reaches ρ ≈ 1 near the top of the range, as the paper's
-Fig. 4(d) (ρ > 1 at 4500/s) reports.
+``base + T_PE·pred_eval + T_SEQ·join_probe + T_RC·(pm_created + match_emit) + T_BI·buf_insert``
+(``edge_eval`` and ``pm_removed`` free).  ``pred_eval`` counts parameterized predicates
+(Eq. 6 and Eq. 9's ``NP_{Ei,Ej}``), ``join_probe`` the sequence-predicate checks of probed merge
+pairs (Eq. 9's ``NP_{Ei;Ej}``; see ``engines.hybrid``).  ``T_SEQ`` is the parameter ``t_seq``
+(seconds) or ``seq_factor × t_pe``; by default ``T_SEQ = T_PE``, Eq. (9) as printed.  The
+optimizer's Eq. (9) uses the same two unit costs, so prediction and simulation price the same
+operations alike.  The default profile (50 ns per predicate) puts every plan of experiments 2
+and 3 far below saturation over the paper's 100-4500 events/s, so the APAM configs pass
+paper-magnitude costs as params (``t_pe``, ``t_rc``, ``t_bi``, ``base_cost``, ``t_seq``; see the
+TOML comments): chosen so that the all-eager plan of experiment 1 reaches ρ ≈ 1 near the top
+of the range, as the paper's Fig. 4(d) (ρ > 1 at 4500/s) reports.
 
 Row columns: ``k{k}_*`` for the candidate with k eager variables (k = 0 all-lazy ... l
 all-eager): ``plan``, ``lat`` (mean final-event latency), ``qwt``, ``st``, ``lat_p50``,
 ``rho_sim``, ``pred_l``, ``pred_qwt``, ``pred_st_fe``, ``pred_rho``; plus ``selected_k``,
 ``selected_plan``, ``apam_lat`` (the selected plan's simulated latency), ``eager_lat``,
-``lazy_lat``, ``best_k_sim``, ``optimal_order``, ``selected_order``, ``n_plans``.
+``lazy_lat``, ``best_k_sim``, ``optimal_order``, ``selected_order``, ``n_plans``, ``t_seq_s``
+(the sequence-check unit cost used, seconds) and ``seq_over_pe`` (T_SEQ / T_PE).
+
+Optional ``arrival_seed``: draw the arrivals from (arrival_seed, experiment, λ, stream_seed)
+instead of the point seed (common random numbers across the other grid axes; the sensitivity
+study over the sequence-check cost uses it).
 """
 from __future__ import annotations
 
@@ -39,7 +48,7 @@ from engines.errors import CepsimInputError
 from sim.claims import ClaimResult
 
 DEFAULT_COSTS = {"t_pe": 7.0e-7, "t_rc": 3.5e-6, "t_bi": 3.5e-7, "base_cost": 2.0e-5}
-CACHE_VERSION = "apam-v1"
+CACHE_VERSION = "apam-v2"   # v2: join_probe = sequence checks, eager probes -> edge_eval
 
 
 def _p(params: dict, key: str, default, kind=float):
@@ -97,7 +106,24 @@ def _counters_mem(experiment: int, n_events: int, stream_seed: int, plan: str,
 
 
 def unit_costs(params: dict) -> dict:
-    return {k: _p(params, k, v) for k, v in DEFAULT_COSTS.items()}
+    """T_PE, T_RC, T_BI, base and T_SEQ (``t_seq``, or ``seq_factor`` x T_PE; default T_PE)."""
+    costs = {k: _p(params, k, v) for k, v in DEFAULT_COSTS.items()}
+    has_abs = params.get("t_seq") is not None
+    has_rel = params.get("seq_factor") is not None
+    if has_abs and has_rel:
+        raise CepsimInputError("scenario apam: give the sequence-check unit cost either as t_seq "
+                               "(seconds) or as seq_factor (multiple of t_pe), not both")
+    if has_abs:
+        costs["t_seq"] = _p(params, "t_seq", None)
+    elif has_rel:
+        costs["t_seq"] = _p(params, "seq_factor", None) * costs["t_pe"]
+    else:
+        costs["t_seq"] = costs["t_pe"]
+    for k, v in costs.items():
+        if not (v >= 0 and math.isfinite(v)):
+            raise CepsimInputError(f"scenario apam: unit cost {k} must be a finite number >= 0 "
+                                   f"seconds, got {v}")
+    return costs
 
 
 def profile_for(costs: dict):
@@ -105,10 +131,22 @@ def profile_for(costs: dict):
     from sim.costmodel import COUNT_NAMES, CostProfile
 
     units = {k: 0.0 for k in COUNT_NAMES}
-    units.update(pred_eval=costs["t_pe"], pm_created=costs["t_rc"], match_emit=costs["t_rc"],
-                 buf_insert=costs["t_bi"])
+    units.update(pred_eval=costs["t_pe"], join_probe=costs["t_seq"], pm_created=costs["t_rc"],
+                 match_emit=costs["t_rc"], buf_insert=costs["t_bi"])
     return CostProfile(unit_cost=units, base_cost=costs["base_cost"], name="apam",
-                       description="APAM unit costs T_PE, T_RC, T_BI (scenario params)")
+                       description="APAM unit costs T_PE, T_SEQ, T_RC, T_BI (scenario params)")
+
+
+def _arrival_seed(params: dict, exp: int, rate: float, sseed: int, seed: int) -> int:
+    """The point seed, or with param ``arrival_seed`` a seed of (arrival_seed, experiment, λ,
+    stream_seed) only: common random numbers across the other grid axes (e.g. the
+    sequence-check cost of the sensitivity study), so that they alone change between rows."""
+    a = params.get("arrival_seed")
+    if a is None:
+        return seed
+    ss = np.random.SeedSequence([_p(params, "arrival_seed", None, int), exp,
+                                 int(round(rate * 1000)), sseed])
+    return int(ss.generate_state(1, dtype=np.uint32)[0])
 
 
 def point(params: dict, seed: int) -> dict:
@@ -130,14 +168,17 @@ def point(params: dict, seed: int) -> dict:
         raise CepsimInputError(f"scenario apam: rate must be > 0 events/s, got {rate}")
     costs = unit_costs(params)
     st, prog = _stream(exp, n, sseed)
-    arr = poisson_arrivals(n, rate, seed)
+    arr = poisson_arrivals(n, rate, _arrival_seed(params, exp, rate, sseed, seed))
     rate_hat = (n_warm - 1) / float(arr[n_warm - 1] - arr[0])
     stats = estimate_statistics(prog, st, warmup=n_warm, arrival_rate=rate_hat, seed=sseed)
     ev = evaluate_candidates(stats, {"t_pe": costs["t_pe"], "t_rc": costs["t_rc"],
-                                     "t_bi": costs["t_bi"], "base": costs["base_cost"]}, sigma)
+                                     "t_bi": costs["t_bi"], "base": costs["base_cost"],
+                                     "t_seq": costs["t_seq"]}, sigma)
     profile = profile_for(costs)
     cdir = _cache_dir(params)
-    row: dict = {"rate_hat": rate_hat, "optimal_order": "".join(ev["optimal_order"]).upper(),
+    row: dict = {"rate_hat": rate_hat, "t_seq_s": costs["t_seq"],
+                 "seq_over_pe": costs["t_seq"] / costs["t_pe"] if costs["t_pe"] > 0 else math.nan,
+                 "optimal_order": "".join(ev["optimal_order"]).upper(),
                  "n_plans": len(ev["candidates"])}
     lats = {}
     for c in ev["candidates"]:
@@ -271,3 +312,57 @@ def claim_best_ratios(df, min_over_eager: float = 1.0, min_over_lazy: float = 1.
                        f"best eager/APAM {re.max():.2f}x at λ={re.idxmax():g}, best lazy/APAM "
                        f"{rl.max():.2f}x at λ={rl.idxmax():g}{paper}; required >= "
                        f"{min_over_eager}x and {min_over_lazy}x")
+
+
+# ----------------------------------------------------------------------------- sensitivity
+def _seq_rows(df, seq_factor: float):
+    d = _ok(df)
+    if "seq_factor" not in d:
+        return d.iloc[0:0]
+    return d[np.isclose(d["seq_factor"].astype(float), float(seq_factor))]
+
+
+def claim_seqcost_pattern(df, seq_factor: float = 0.0) -> ClaimResult:
+    """SENSITIVITY: at sequence-check cost ``seq_factor`` x T_PE, per experiment: all-eager
+    selected at the lowest λ (every seed) and, at the highest λ, a non-eager plan whose matching
+    order is the optimal one (every seed); reports APAM / eager / lazy mean latencies."""
+    d = _seq_rows(df, seq_factor)
+    if d.empty:
+        return ClaimResult(False, f"no successful rows at seq_factor={seq_factor}")
+    ok_all = True
+    parts = []
+    for exp, e in d.groupby("experiment", sort=True):
+        L = int(e["n_plans"].iloc[0]) - 1
+        lo, hi = e["rate"].min(), e["rate"].max()
+        low, high = e[e["rate"] == lo], e[e["rate"] == hi]
+        ok_low = bool((low["selected_k"] == L).all())
+        ok_high = bool(((high["selected_k"] != L)
+                        & (high["selected_order"] == high["optimal_order"])).all())
+        ok_all &= ok_low and ok_high
+        g = e.groupby("rate")[["apam_lat", "eager_lat", "lazy_lat"]].mean()
+
+        def lat(r):
+            return (f"APAM {g.loc[r, 'apam_lat'] * 1e3:.3g} / eager "
+                    f"{g.loc[r, 'eager_lat'] * 1e3:.3g} / lazy {g.loc[r, 'lazy_lat'] * 1e3:.3g} ms")
+        parts.append(
+            f"exp{exp} [{'ok' if ok_low and ok_high else 'FAIL'}] λ={lo:g}: "
+            f"{'|'.join(sorted(set(low['selected_plan'])))} ({lat(lo)}); λ={hi:g}: "
+            f"{'|'.join(sorted(set(high['selected_plan'])))} ({lat(hi)}; optimal order "
+            f"{high['optimal_order'].iloc[0]})")
+    return ClaimResult(bool(ok_all), f"seq cost {seq_factor:g} x T_PE: " + "; ".join(parts))
+
+
+def claim_seqcost_apam_vs_baselines(df, factor: float = 1.05) -> ClaimResult:
+    """SENSITIVITY: APAM <= factor x min(eager, lazy) at every (experiment, λ, seq cost)."""
+    d = _ok(df)
+    if d.empty:
+        return ClaimResult(False, "no successful rows")
+    g = d.groupby(["experiment", "seq_factor", "rate"])[["apam_lat", "eager_lat", "lazy_lat"]] \
+        .mean()
+    ratio = g["apam_lat"] / g[["eager_lat", "lazy_lat"]].min(axis=1)
+    worst = ratio.idxmax()
+    bad = ratio[ratio > factor]
+    return ClaimResult(bool(bad.empty),
+                       f"{len(bad)} of {len(ratio)} (exp, seq cost, λ) cells above {factor}; "
+                       f"worst APAM / min(eager, lazy) = {ratio.max():.3f} at exp{worst[0]}, seq "
+                       f"cost {worst[1]:g} x T_PE, λ={worst[2]:g}; median {ratio.median():.3f}")
