@@ -17,6 +17,7 @@ both do the same work.  Speed is printed, never asserted.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -114,6 +115,8 @@ def main() -> None:
     print(f"pattern: {text}")
     print(f"stream: {n} events, seed {args.seed}, C share {args.c_share:.3f}; first call "
           f"(compile or cache load) {warm:.2f} s")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} "
+          "(other jobs on the machine slow the wall-clock figures below)")
     print(f"live partial matches: mean {live.mean():.0f}, peak {live.max()}")
     print(f"matches: {tot['match_emit']}, predicate evaluations: {tot['pred_eval']}, "
           f"edge evaluations: {tot['edge_eval']}")

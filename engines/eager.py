@@ -57,8 +57,8 @@ from engines.compile import (KIND_KLEENE, KIND_NEG, PI_C1, PI_C2, PI_KIND, PI_OP
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
 from engines.nfa_buffers import (arena_grow, grow_1d, grow_rows, node_collect, node_count,
-                                 node_first, nodes_compact, nodes_grow, pool_push,
-                                 pool_remove_at, pools_new, window_lo)
+                                 node_first, nodes_compact, pool_remove_at, pools_new,
+                                 pools_reserve, window_lo)
 from engines.predicates import compare, eval_pred
 from engines.registry import EngineResult
 from engines.stream import EventStream
@@ -68,6 +68,12 @@ DEFAULT_MAX_MATCHES = 20_000_000
 # initial buffer capacity, min pool size before an expiry sweep, min node count before a
 # node collection, initial pool capacity
 DEFAULT_TUNE = (256, 1024, 1 << 16, 64)
+# Output buffers (matches, Kleene rows/events) grow by this factor, not 2: every growth copies
+# the old content into freshly mapped memory, and on a match-heavy stream those page faults
+# (not the copy itself) cost as much as the matching.  With factor f the copies add about
+# 1/(f-1) of the final size instead of about 1x; the unused tail is never touched, so it costs
+# address space, not memory.  Match rows never grow beyond max_matches (the kernel stops there).
+OUT_GROWTH = 8
 
 # predicate roles (how the event being bound / the negative event enters eval_pred)
 ROLE_SELF, ROLE_FIRST, ROLE_SECOND = 0, 1, 2
@@ -159,19 +165,13 @@ def _neg_killed(q, lo_ex, hi_ex, tab, r, nbuf, nhead, ntail, types, ng_type, np_
 @njit(cache=True)
 def _out_kleene(o_pos, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle, nk):
     """Write the Kleene columns of match ``nm`` (bound in row ``r`` of ``tab``): ``o_pos`` gets
-    -2, ``o_kl`` a row (match, column, start, length) into the event list ``o_kle``."""
+    -2, ``o_kl`` a row (match, column, start, length) into the event list ``o_kle``.  The room
+    was reserved beforehand (``_out_reserve``); returns the new (nkl, nk)."""
     for s in range(tab.shape[1]):
         if not el_kleene[s]:
             continue
         ln = node_count(npar, tab[r, s])
-        if nk + ln > o_kle.shape[0]:
-            cap = o_kle.shape[0]
-            while nk + ln > cap:
-                cap *= 2
-            o_kle = grow_1d(o_kle, cap)
         node_collect(nev, npar, tab[r, s], o_kle, nk, ln)
-        if nkl == o_kl.shape[0]:
-            o_kl = grow_rows(o_kl, 2 * nkl)
         col = col_of_slot[s]
         o_pos[nm, col] = -2
         o_kl[nkl, 0] = nm
@@ -180,30 +180,69 @@ def _out_kleene(o_pos, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl,
         o_kl[nkl, 3] = ln
         nkl += 1
         nk += ln
-    return o_kl, nkl, o_kle, nk
+    return nkl, nk
 
 
 @njit(cache=True)
-def _out_append(o_pos, o_det, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle,
-                nk, detect):
-    """Append the match bound in row ``r`` of ``tab`` to the output arrays (grown when full)."""
-    if nm == o_det.shape[0]:
-        o_pos = grow_rows(o_pos, 2 * nm)
-        o_det = grow_1d(o_det, 2 * nm)
+def _out_write(o_pos, o_det, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle,
+               nk, detect):
+    """Write the match bound in row ``r`` of ``tab`` as output match ``nm`` (room reserved);
+    returns the new (nkl, nk)."""
     for c in range(o_pos.shape[1]):
         o_pos[nm, c] = -1
     for s in range(tab.shape[1]):
         if not el_kleene[s]:
             o_pos[nm, col_of_slot[s]] = tab[r, s]
-    o_kl, nkl, o_kle, nk = _out_kleene(o_pos, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl,
-                                       nkl, o_kle, nk)
+    nkl, nk = _out_kleene(o_pos, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle,
+                          nk)
     o_det[nm] = detect
-    return o_pos, o_det, nm + 1, o_kl, nkl, o_kle, nk
+    return nkl, nk
 
 
 @njit(cache=True)
-def _cand_grow(c_row, c_first, c_slot, c_kind):
-    cap = 2 * c_first.shape[0]
+def _kl_len(tab, r, el_kleene, npar):
+    """Number of events bound to the Kleene slots of row ``r`` of ``tab``."""
+    n = 0
+    for s in range(tab.shape[1]):
+        if el_kleene[s]:
+            n += node_count(npar, tab[r, s])
+    return n
+
+
+@njit(cache=True)
+def _cap_for(cap, need):
+    """``cap`` doubled until it holds ``need``."""
+    cap = max(cap, 1)
+    while cap < need:
+        cap *= 2
+    return cap
+
+
+@njit(cache=True)
+def _out_cap(cap, need, limit):
+    """New capacity of an output buffer that must hold ``need``: ``OUT_GROWTH`` times the old
+    one, but not beyond ``max(need, limit)``."""
+    return max(need, min(OUT_GROWTH * max(cap, 1), limit))
+
+
+@njit(cache=True)
+def _out_reserve(o_pos, o_det, o_kl, o_kle, rows, kl_rows, kl_events, limit):
+    """Output arrays with room for ``rows`` matches, ``kl_rows`` Kleene rows and ``kl_events``
+    Kleene events (see ``OUT_GROWTH``; ``limit`` bounds the match rows, i.e. max_matches)."""
+    if rows > o_det.shape[0]:
+        cap = _out_cap(o_det.shape[0], rows, limit)
+        o_pos = grow_rows(o_pos, cap)
+        o_det = grow_1d(o_det, cap)
+    if kl_rows > o_kl.shape[0]:
+        o_kl = grow_rows(o_kl, _out_cap(o_kl.shape[0], kl_rows, 0))
+    if kl_events > o_kle.shape[0]:
+        o_kle = grow_1d(o_kle, _out_cap(o_kle.shape[0], kl_events, 0))
+    return o_pos, o_det, o_kl, o_kle
+
+
+@njit(cache=True)
+def _cand_grow(c_row, c_first, c_slot, c_kind, need):
+    cap = _cap_for(c_first.shape[0], need)
     return grow_rows(c_row, cap), grow_1d(c_first, cap), grow_1d(c_slot, cap), grow_1d(c_kind, cap)
 
 
@@ -220,7 +259,13 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     sweep, minimum node count before a node collection, initial size of the pools (tests set them
     tiny so that every growth/collection path runs).
     Returns (status, event, pos, kl_rows, kl_events, detect); a row of kl_rows is (match,
-    column, start, length) of a Kleene column's events in kl_events."""
+    column, start, length) of a Kleene column's events in kl_events.
+
+    Speed: no array is reallocated inside a per-instance or per-candidate loop.  Every buffer an
+    event can fill (candidates, event nodes, arena rows, pools, output) is reserved for the
+    event's worst case *before* the loop that fills it, so those loops carry no array variable
+    that Numba would have to reference-count on every iteration; the per-event counters are
+    accumulated in locals and added to ``counters`` once per event."""
     cap0 = tune[0]
     n = types.shape[0]
     m = el_type.shape[0]
@@ -259,6 +304,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     a_top = np.int64(1)
     pidx, poff, pcap, pn = pools_new(n_pools, tune[3])
     snap = np.zeros(n_pools, dtype=np.int64)
+    pneed = np.zeros(n_pools, dtype=np.int64)
     sweep_at = np.empty(n_pools, dtype=np.int64)
     sweep_at[:] = tune[1]
     # Kleene event nodes
@@ -290,6 +336,12 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
 
     for e in range(n):
         t = types[e]
+        # this event's counters (added to counters[e] at the end of the event)
+        k_edge = np.int64(0)
+        k_pred = np.int64(0)
+        k_emit = np.int64(0)
+        k_created = np.int64(0)
+        k_removed = np.int64(0)
         # (1) window and expiry
         new_lo = window_lo(ts, e, lo, window_kind, window)
         expired = 0
@@ -297,22 +349,35 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             expired += cnt_first[p]
             cnt_first[p] = 0
         lo = new_lo
-        if expired:
-            live -= expired
-            counters[e, C.PM_REMOVED] += expired
+        live -= expired
+        k_removed += expired
         if has_trailing:
             # (2) flush pending matches whose window closed
             base = poff[pend_pool]
-            for k in range(pn[pend_pool] - 1, -1, -1):
+            n_out = 0
+            n_kev = 0
+            for k in range(pn[pend_pool]):
                 i = pidx[base + k]
                 if a_first[i] < lo:
-                    o_pos, o_det, nm, o_kl, nkl, o_kle, nk = _out_append(
-                        o_pos, o_det, nm, a_bind, i, col_of_slot, el_kleene, nev, npar, o_kl, nkl,
-                        o_kle, nk, e)
-                    counters[e, C.MATCH_EMIT] += 1
-                    pool_remove_at(pidx, poff, pn, pend_pool, k)
-                    free[nfree] = i
-                    nfree += 1
+                    n_out += 1
+                    if n_kl > 0:
+                        n_kev += _kl_len(a_bind, i, el_kleene, npar)
+            if n_out > 0:
+                if (nm + n_out > o_det.shape[0] or nkl + n_out * n_kl > o_kl.shape[0]
+                        or nk + n_kev > o_kle.shape[0]):
+                    o_pos, o_det, o_kl, o_kle = _out_reserve(o_pos, o_det, o_kl, o_kle,
+                                                             nm + n_out, nkl + n_out * n_kl,
+                                                             nk + n_kev, max_matches)
+                for k in range(pn[pend_pool] - 1, -1, -1):
+                    i = pidx[base + k]
+                    if a_first[i] < lo:
+                        nkl, nk = _out_write(o_pos, o_det, nm, a_bind, i, col_of_slot, el_kleene,
+                                             nev, npar, o_kl, nkl, o_kle, nk, e)
+                        nm += 1
+                        k_emit += 1
+                        pool_remove_at(pidx, poff, pn, pend_pool, k)
+                        free[nfree] = i
+                        nfree += 1
             # (3) trailing NOT kills
             for q in range(n_neg):
                 if ng_chk[q] != CHK_TRAILING or ng_type[q] != t:
@@ -320,10 +385,10 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 base = poff[pend_pool]
                 for k in range(pn[pend_pool] - 1, -1, -1):
                     i = pidx[base + k]
-                    counters[e, C.EDGE_EVAL] += 1
+                    k_edge += 1
                     ok, ne = _preds_hold(np_start, np_pred, np_role, np_other, q, e, a_bind, i,
                                          el_kleene, nev, npar, pred_i, pred_f, attrs)
-                    counters[e, C.PRED_EVAL] += ne
+                    k_pred += ne
                     if ok:
                         pool_remove_at(pidx, poff, pn, pend_pool, k)
                         free[nfree] = i
@@ -377,6 +442,20 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
 
         # (5) phase 1: edges of live instances -> candidates.  Pool 0 stands for the initial
         # state: its only member is the sentinel row 0 (nothing bound), first event = e.
+        # Room for the worst case first: one candidate per (instance, edge), one node each.
+        bound = 0
+        for j in range(2 * m):
+            if j < m:
+                if el_type[j] == t:
+                    bound += 1 if j == 0 else pn[j]
+            elif el_kleene[j - m]:
+                bound += 2 * pn[j]
+        if bound > c_first.shape[0]:
+            c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot, c_kind, bound)
+        if n_kl > 0 and nn + bound > nev.shape[0]:
+            cap = _cap_for(nev.shape[0], nn + bound)
+            nev = grow_1d(nev, cap)
+            npar = grow_1d(npar, cap)
         for j in range(n_pools):
             snap[j] = pn[j]
         nc = 0
@@ -395,6 +474,50 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 is_k = True
             base = poff[j]
             n_visit = snap[j] if j > 0 else 1
+            if j > 0 and not is_k and not nextp and not el_kleene[s]:
+                # Fast path: a plain state whose edge is one comparison with another plain slot
+                # (skip-till-any-match).  Same evaluations, counts and candidate order as the
+                # general loop below, but branch-free: the candidate is written at ``nc`` every
+                # time and ``nc`` advances by the outcome, so a data-dependent predicate costs
+                # no mispredicted branch; the event's own operand is computed once.
+                kk = sp_start[s]
+                p = sp_pred[kk]
+                role = sp_role[kk]
+                o = sp_other[kk]
+                if (sp_start[s + 1] - kk == 1 and role != ROLE_SELF and not el_kleene[o]
+                        and pred_i[p, PI_KIND] == PK_CMP and pred_i[p, PI_V2] >= 0):
+                    op = pred_i[p, PI_OP]
+                    c1 = pred_i[p, PI_C1]
+                    c2 = pred_i[p, PI_C2]
+                    sc = pred_f[p, 0]
+                    of = pred_f[p, 1]
+                    lhs_e = attrs[e, c1]              # role FIRST: e is the left operand
+                    rhs_e = attrs[e, c2] * sc + of    # role SECOND: e is the right operand
+                    n_ev = 0
+                    for k in range(n_visit - 1, -1, -1):
+                        i = pidx[base + k]
+                        first = a_first[i]
+                        if first < lo:  # expired (already counted)
+                            pool_remove_at(pidx, poff, pn, j, k)
+                            free[nfree] = i
+                            nfree += 1
+                            continue
+                        x = a_bind[i, o]
+                        if role == ROLE_SECOND:
+                            ok = compare(op, attrs[x, c1], rhs_e)
+                        else:
+                            ok = compare(op, lhs_e, attrs[x, c2] * sc + of)
+                        n_ev += 1
+                        for s2 in range(m):
+                            c_row[nc, s2] = a_bind[i, s2]
+                        c_row[nc, s] = e
+                        c_first[nc] = first
+                        c_slot[nc] = s
+                        c_kind[nc] = CAND_ENTER
+                        nc += np.int64(ok)
+                    k_edge += n_ev
+                    k_pred += n_ev
+                    continue
             for k in range(n_visit - 1, -1, -1):
                 if j == 0:
                     i = 0
@@ -427,9 +550,8 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             continue
                         tgt = s + 1
                         kind = CAND_ENTER
-                    counters[e, C.EDGE_EVAL] += 1
+                    k_edge += 1
                     ok = True
-                    npe = 0
                     for kk in range(sp_start[tgt], sp_start[tgt + 1]):
                         p = sp_pred[kk]
                         role = sp_role[kk]
@@ -451,7 +573,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             else:
                                 e1 = e
                                 e2 = x
-                            npe += 1
+                            k_pred += 1
                             if pred_i[p, PI_KIND] == PK_CMP:
                                 # eval_pred's PK_CMP case written out (the hot path; a call
                                 # costs more than the comparison)
@@ -470,17 +592,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             nd = npar[nd]
                         if not ok:
                             break
-                    counters[e, C.PRED_EVAL] += npe
                     if not ok:
                         continue
-                    if nc == c_first.shape[0]:
-                        c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot,
-                                                                     c_kind)
                     for s2 in range(m):
                         c_row[nc, s2] = a_bind[i, s2]
                     if el_kleene[tgt]:
-                        if nn == nev.shape[0]:
-                            nev, npar = nodes_grow(nev, npar)
                         nev[nn] = e
                         npar[nn] = a_bind[i, tgt] if kind == CAND_LOOP else -1
                         c_row[nc, tgt] = nn
@@ -502,14 +618,50 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                     if fl == 0:
                         live -= 1
                         cnt_first[first] -= 1
-                        counters[e, C.PM_REMOVED] += 1
+                        k_removed += 1
                         pool_remove_at(pidx, poff, pn, j, k)
                         free[nfree] = i
                         nfree += 1
                     elif is_k:
                         a_flags[i] = fl
 
-        # (6) phase 2: negation checks, emission, new instances
+        # (6) phase 2: negation checks, emission, new instances.
+        # Room for the worst case first (no candidate killed): arena rows, pool slots, output.
+        if nc > 0:
+            for j in range(n_pools):
+                pneed[j] = 0
+            n_out = 0
+            n_kev = 0
+            for ci in range(nc):
+                s = c_slot[ci]
+                if s == m - 1:
+                    if has_trailing:
+                        pneed[pend_pool] += 1
+                    else:
+                        n_out += 1
+                        if n_kl > 0:
+                            n_kev += _kl_len(c_row, ci, el_kleene, npar)
+                    if el_kleene[s]:
+                        pneed[m + s] += 1
+                elif el_kleene[s]:
+                    pneed[m + s] += 1
+                else:
+                    pneed[s + 1] += 1
+            short = False
+            n_rows = 0
+            for j in range(n_pools):
+                n_rows += pneed[j]
+                if pn[j] + pneed[j] > pcap[j]:
+                    short = True
+            if short:
+                pidx = pools_reserve(pidx, poff, pcap, pn, pneed)
+            while a_top + n_rows - nfree > a_first.shape[0]:
+                a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags, a_bind, free)
+            if (nm + n_out > o_det.shape[0] or nkl + n_out * n_kl > o_kl.shape[0]
+                    or nk + n_kev > o_kle.shape[0]):
+                o_pos, o_det, o_kl, o_kle = _out_reserve(o_pos, o_det, o_kl, o_kle, nm + n_out,
+                                                         nkl + n_out * n_kl, nk + n_kev,
+                                                         max_matches)
         for ci in range(nc):
             s = c_slot[ci]
             first = c_first[ci]
@@ -528,8 +680,8 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                                                   types, ng_type, np_start, np_pred, np_role,
                                                   np_other, el_kleene, nev, npar, pred_i,
                                                   pred_f, attrs)
-                    counters[e, C.EDGE_EVAL] += ne
-                    counters[e, C.PRED_EVAL] += npe
+                    k_edge += ne
+                    k_pred += npe
                     if killed:
                         alive = False
                         break
@@ -554,8 +706,8 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                                                   types, ng_type, np_start, np_pred, np_role,
                                                   np_other, el_kleene, nev, npar, pred_i,
                                                   pred_f, attrs)
-                    counters[e, C.EDGE_EVAL] += ne
-                    counters[e, C.PRED_EVAL] += npe
+                    k_edge += ne
+                    k_pred += npe
                     if killed:
                         emit = False
                         break
@@ -567,32 +719,26 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             nfree -= 1
                             i = free[nfree]
                         else:
-                            if a_top == a_first.shape[0]:
-                                a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags,
-                                                                            a_bind, free)
                             i = a_top
                             a_top += 1
                         a_first[i] = first
                         a_flags[i] = 0
                         for s2 in range(m):
                             a_bind[i, s2] = c_row[ci, s2]
-                        pidx = pool_push(pidx, poff, pcap, pn, pend_pool, i)
+                        pidx[poff[pend_pool] + pn[pend_pool]] = i
+                        pn[pend_pool] += 1
                     else:
-                        if nm == o_det.shape[0]:
-                            o_pos = grow_rows(o_pos, 2 * nm)
-                            o_det = grow_1d(o_det, 2 * nm)
                         for c in range(n_cols):
                             o_pos[nm, c] = -1
                         for s2 in range(m):
                             if not el_kleene[s2]:
                                 o_pos[nm, col_of_slot[s2]] = c_row[ci, s2]
                         if n_kl > 0:
-                            o_kl, nkl, o_kle, nk = _out_kleene(o_pos, nm, c_row, ci, col_of_slot,
-                                                               el_kleene, nev, npar, o_kl, nkl,
-                                                               o_kle, nk)
+                            nkl, nk = _out_kleene(o_pos, nm, c_row, ci, col_of_slot, el_kleene,
+                                                  nev, npar, o_kl, nkl, o_kle, nk)
                         o_det[nm] = e
                         nm += 1
-                        counters[e, C.MATCH_EMIT] += 1
+                        k_emit += 1
                 if not el_kleene[s]:
                     continue
             # store the instance: K_s for a Kleene slot, else A_{s+1}
@@ -600,8 +746,6 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 nfree -= 1
                 i = free[nfree]
             else:
-                if a_top == a_first.shape[0]:
-                    a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags, a_bind, free)
                 i = a_top
                 a_top += 1
             a_first[i] = first
@@ -609,26 +753,40 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 a_bind[i, s2] = c_row[ci, s2]
             if el_kleene[s]:
                 a_flags[i] = FL_LOOP | FL_PROCEED if s + 1 < m else FL_LOOP
-                pidx = pool_push(pidx, poff, pcap, pn, m + s, i)
+                dst = m + s
             else:
                 a_flags[i] = 0
-                pidx = pool_push(pidx, poff, pcap, pn, s + 1, i)
+                dst = s + 1
+            pidx[poff[dst] + pn[dst]] = i
+            pn[dst] += 1
             live += 1
             cnt_first[first] += 1
-            counters[e, C.PM_CREATED] += 1
+            k_created += 1
             if live > max_pm:
                 return ST_MAX_PM, e, o_pos[:nm], o_kl[:nkl], o_kle[:nk], o_det[:nm]
+        counters[e, C.EDGE_EVAL] += k_edge
+        counters[e, C.PRED_EVAL] += k_pred
+        counters[e, C.MATCH_EMIT] += k_emit
+        counters[e, C.PM_CREATED] += k_created
+        counters[e, C.PM_REMOVED] += k_removed
         counters[e, C.LIVE_PM] += live          # += : branches' gauges add up
         counters[e, C.BUFFERED] += ntail - nhead
 
     # end of stream: pending trailing-NOT matches are final
     if n > 0 and has_trailing:
         base = poff[pend_pool]
-        for k in range(pn[pend_pool]):
+        n_out = pn[pend_pool]
+        n_kev = 0
+        if n_kl > 0:
+            for k in range(n_out):
+                n_kev += _kl_len(a_bind, pidx[base + k], el_kleene, npar)
+        o_pos, o_det, o_kl, o_kle = _out_reserve(o_pos, o_det, o_kl, o_kle, nm + n_out,
+                                                 nkl + n_out * n_kl, nk + n_kev, max_matches)
+        for k in range(n_out):
             i = pidx[base + k]
-            o_pos, o_det, nm, o_kl, nkl, o_kle, nk = _out_append(
-                o_pos, o_det, nm, a_bind, i, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle,
-                nk, n)
+            nkl, nk = _out_write(o_pos, o_det, nm, a_bind, i, col_of_slot, el_kleene, nev, npar,
+                                 o_kl, nkl, o_kle, nk, n)
+            nm += 1
             counters[n - 1, C.MATCH_EMIT] += 1
     return ST_OK, -1, o_pos[:nm], o_kl[:nkl], o_kle[:nk], o_det[:nm]
 

@@ -18,7 +18,9 @@ water mark.  ``arena_grow`` doubles it.
 *Pools* — which arena rows wait in which NFA state.  All pools share one flat int32 array
 ``pidx``; pool ``j`` is the segment ``pidx[poff[j] : poff[j] + pn[j]]`` of capacity ``pcap[j]``.
 Appending to a full pool relays the segments with that pool's capacity doubled
-(``pool_push``), so memory follows the pools actually used.  Removal swaps the last member
+(``pool_push``), so memory follows the pools actually used; ``pools_reserve`` makes room for a
+known number of appends per pool at once (the eager kernel reserves an event's worst case before
+its loops, which then append with plain stores).  Removal swaps the last member
 into the hole (``pool_remove_at``); kernels iterate a pool *downwards* from a size snapshot taken
 before the event, so members appended while the event is processed are never visited twice and
 swap-removals only move already-visited members.
@@ -99,6 +101,25 @@ def pools_new(n_pools: int, cap: int):
 
 
 @njit(cache=True)
+def _pools_relayout(pidx: np.ndarray, poff: np.ndarray, pcap: np.ndarray, pn: np.ndarray,
+                    new_cap: np.ndarray) -> np.ndarray:
+    """A new ``pidx`` with pool ``q`` given capacity ``new_cap[q]`` (members kept in order);
+    ``poff``/``pcap`` are updated in place."""
+    total = 0
+    for q in range(pcap.shape[0]):
+        total += new_cap[q]
+    out = np.empty(total, dtype=np.int32)
+    off = 0
+    for q in range(pcap.shape[0]):
+        for k in range(pn[q]):
+            out[off + k] = pidx[poff[q] + k]
+        poff[q] = off
+        pcap[q] = new_cap[q]
+        off += new_cap[q]
+    return out
+
+
+@njit(cache=True)
 def pool_push(pidx: np.ndarray, poff: np.ndarray, pcap: np.ndarray, pn: np.ndarray, j: int,
               value: int) -> np.ndarray:
     """Append ``value`` to pool ``j``; returns ``pidx`` (reallocated when pool ``j`` was full)."""
@@ -107,21 +128,33 @@ def pool_push(pidx: np.ndarray, poff: np.ndarray, pcap: np.ndarray, pn: np.ndarr
         for q in range(pcap.shape[0]):
             new_cap[q] = pcap[q]
         new_cap[j] = 2 * pcap[j]
-        total = 0
-        for q in range(pcap.shape[0]):
-            total += new_cap[q]
-        out = np.empty(total, dtype=np.int32)
-        off = 0
-        for q in range(pcap.shape[0]):
-            for k in range(pn[q]):
-                out[off + k] = pidx[poff[q] + k]
-            poff[q] = off
-            pcap[q] = new_cap[q]
-            off += new_cap[q]
-        pidx = out
+        pidx = _pools_relayout(pidx, poff, pcap, pn, new_cap)
     pidx[poff[j] + pn[j]] = value
     pn[j] += 1
     return pidx
+
+
+@njit(cache=True)
+def pools_reserve(pidx: np.ndarray, poff: np.ndarray, pcap: np.ndarray, pn: np.ndarray,
+                  need: np.ndarray) -> np.ndarray:
+    """Room for ``need[j]`` more members in every pool ``j`` (a short pool's capacity doubles
+    until it fits); returns ``pidx`` (reallocated only when some pool was short).  A kernel that
+    reserves an event's worst case once can then append with plain stores
+    (``pidx[poff[j] + pn[j]] = value; pn[j] += 1``) inside its per-instance loops, where a
+    call that may reallocate would cost Numba reference-count updates on every iteration."""
+    short = False
+    for q in range(pcap.shape[0]):
+        if pn[q] + need[q] > pcap[q]:
+            short = True
+    if not short:
+        return pidx
+    new_cap = np.empty_like(pcap)
+    for q in range(pcap.shape[0]):
+        c = max(pcap[q], 1)
+        while pn[q] + need[q] > c:
+            c *= 2
+        new_cap[q] = c
+    return _pools_relayout(pidx, poff, pcap, pn, new_cap)
 
 
 @njit(cache=True, inline="always")
