@@ -20,9 +20,9 @@ from sim.claims import ClaimResult
 
 def _burn(seconds: float) -> int:
     """CPU-bound busy loop for ``seconds`` of wall time; returns an iteration count (unused)."""
-    end = time.perf_counter() + seconds
+    end = time.process_time() + seconds  # CPU time: a loaded machine stretches the wall time
     acc = 0
-    while time.perf_counter() < end:
+    while time.process_time() < end:
         for i in range(10_000):
             acc = (acc * 31 + i) % 1_000_003
     return acc
