@@ -19,7 +19,7 @@ from sim.claims import ClaimResult
 
 
 def _burn(seconds: float) -> int:
-    """CPU-bound busy loop for ``seconds`` of wall time; returns an iteration count (unused)."""
+    """CPU-bound busy loop for ``seconds`` of process CPU time; returns an iteration count (unused)."""
     end = time.process_time() + seconds  # CPU time: a loaded machine stretches the wall time
     acc = 0
     while time.process_time() < end:
