@@ -5,7 +5,6 @@
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import matplotlib
@@ -13,19 +12,14 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from sim.atomic import atomic_write  # noqa: E402
+
 PNG_METADATA = {"Software": None}
 PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}
 
 
 def _atomic_savefig(fig, path: Path, **kw) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")
-    try:
-        fig.savefig(tmp, **kw)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    atomic_write(path, lambda tmp: fig.savefig(tmp, **kw))
 
 
 def save(fig, out_base: Path | str, dpi: int = 150) -> list[Path]:

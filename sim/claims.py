@@ -6,11 +6,11 @@ the numbers the verdict rests on (honest numbers, whichever way the verdict goes
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
+
+from sim.atomic import atomic_write_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -90,18 +90,8 @@ def format_markdown(rows: list[ClaimRow]) -> str:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same directory + ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` to ``path`` atomically (see ``sim.atomic``)."""
+    atomic_write_text(path, text)
 
 
 def write_markdown(rows: list[ClaimRow], path: Path) -> Path:

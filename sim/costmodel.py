@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ import numpy as np
 
 from engines.counters import COUNT_COLUMNS, COUNTER_NAMES, N_COUNTERS
 from engines.errors import CepsimInputError
+from sim.atomic import atomic_write_text
 
 DEFAULT_PROFILE_PATH = Path(__file__).resolve().parent / "profiles" / "default.toml"
 COUNT_NAMES: tuple[str, ...] = tuple(COUNTER_NAMES[i] for i in COUNT_COLUMNS)
@@ -147,15 +147,5 @@ def save_profile(profile: CostProfile, path: str | os.PathLike) -> Path:
     import tomli_w
 
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    payload = tomli_w.dumps(profile.to_dict())
-    fd, tmp = tempfile.mkstemp(prefix=p.name + ".", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(payload)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_text(p, tomli_w.dumps(profile.to_dict()))
     return p

@@ -10,17 +10,16 @@ is the only timing column and is excluded from equality).
 from __future__ import annotations
 
 import json
-import os
 import platform
 import shutil
 import subprocess
-import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
 
+from sim.atomic import atomic_write
 from sim.config import ExperimentConfig, Point, param_names
 
 ID_COLUMNS = ("seed", "rep", "point_id")
@@ -41,30 +40,16 @@ def shard_path(root: Path | str, cfg: ExperimentConfig, point: Point) -> Path:
     return shard_dir(root, cfg) / f"{point.point_id}-{point.rep}.parquet"
 
 
-def _atomic(path: Path, writer) -> None:
-    """Call ``writer(tmp_path)`` then ``os.replace`` it onto ``path`` (same directory)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        writer(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def write_parquetatomic_write(df: pd.DataFrame, path: Path) -> None:
+    atomic_write(path, lambda tmp: df.to_parquet(tmp, index=False))
 
 
-def write_parquet_atomic(df: pd.DataFrame, path: Path) -> None:
-    _atomic(Path(path), lambda tmp: df.to_parquet(tmp, index=False))
-
-
-def write_json_atomic(obj: Any, path: Path) -> None:
+def write_jsonatomic_write(obj: Any, path: Path) -> None:
     def w(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(obj, fh, indent=2, sort_keys=True, default=str)
             fh.write("\n")
-    _atomic(Path(path), w)
+    atomic_write(Path(path), w)
 
 
 # --- shards ------------------------------------------------------------------------------
@@ -76,7 +61,7 @@ def _row_frame(row: dict) -> pd.DataFrame:
 
 def write_shard(root: Path | str, cfg: ExperimentConfig, point: Point, row: dict) -> Path:
     p = shard_path(root, cfg, point)
-    write_parquet_atomic(_row_frame(row), p)
+    write_parquetatomic_write(_row_frame(row), p)
     return p
 
 
@@ -119,7 +104,7 @@ def prepare_shards(root: Path | str, cfg: ExperimentConfig, fresh: bool = False)
             shutil.rmtree(d)
     d.mkdir(parents=True, exist_ok=True)
     if not fp_path.exists():
-        write_json_atomic(_fingerprint(cfg), fp_path)
+        write_jsonatomic_write(_fingerprint(cfg), fp_path)
     return d
 
 
@@ -180,7 +165,7 @@ def rows_to_frame(cfg: ExperimentConfig, rows: list[dict]) -> pd.DataFrame:
 
 def write_points(root: Path | str, cfg: ExperimentConfig, df: pd.DataFrame) -> Path:
     p = experiment_dir(root, cfg) / "points.parquet"
-    write_parquet_atomic(df, p)
+    write_parquetatomic_write(df, p)
     return p
 
 
@@ -241,7 +226,7 @@ def write_meta(root: Path | str, cfg: ExperimentConfig, *, scale: str | None, ba
     if extra:
         meta.update(extra)
     p = experiment_dir(root, cfg) / "meta.json"
-    write_json_atomic(meta, p)
+    write_jsonatomic_write(meta, p)
     return p
 
 
