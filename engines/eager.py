@@ -265,7 +265,10 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     event can fill (candidates, event nodes, arena rows, pools, output) is reserved for the
     event's worst case *before* the loop that fills it, so those loops carry no array variable
     that Numba would have to reference-count on every iteration; the per-event counters are
-    accumulated in locals and added to ``counters`` once per event."""
+    accumulated in locals and added to ``counters`` once per event.  A plain state whose edge is
+    a single comparison with a plain slot (skip-till-any-match) takes a branch-free fast path,
+    and writes its matches straight to the output when nothing (negation, Kleene output,
+    trailing NOT, max_matches) could intervene between candidate and emission."""
     cap0 = tune[0]
     n = types.shape[0]
     m = el_type.shape[0]
@@ -290,6 +293,12 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         if el_kleene[s]:
             kleene_cols[n_kl] = s
             n_kl += 1
+    # a candidate for the last slot is a match as soon as its edge holds (no negation check
+    # left, no Kleene output, no trailing NOT): the fast path below may write it out directly
+    direct_emit = n_kl == 0 and not has_trailing
+    for q in range(n_neg):
+        if ng_chk[q] >= m - 1:
+            direct_emit = False
 
     # instance arena + pools
     acap = cap0
@@ -494,6 +503,41 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                     lhs_e = attrs[e, c1]              # role FIRST: e is the left operand
                     rhs_e = attrs[e, c2] * sc + of    # role SECOND: e is the right operand
                     n_ev = 0
+                    if direct_emit and s == m - 1 and nm + n_visit < max_matches:
+                        # the candidates would all be emitted in phase 2, in this order and
+                        # before any other match of this event, without reaching max_matches:
+                        # write them straight to the output (same branch-free scheme)
+                        if nm + n_visit > o_det.shape[0]:
+                            o_pos, o_det, o_kl, o_kle = _out_reserve(o_pos, o_det, o_kl, o_kle,
+                                                                     nm + n_visit, nkl, nk,
+                                                                     max_matches)
+                        nm0 = nm
+                        col_e = col_of_slot[s]
+                        for k in range(n_visit - 1, -1, -1):
+                            i = pidx[base + k]
+                            first = a_first[i]
+                            if first < lo:  # expired (already counted)
+                                pool_remove_at(pidx, poff, pn, j, k)
+                                free[nfree] = i
+                                nfree += 1
+                                continue
+                            x = a_bind[i, o]
+                            if role == ROLE_SECOND:
+                                ok = compare(op, attrs[x, c1], rhs_e)
+                            else:
+                                ok = compare(op, lhs_e, attrs[x, c2] * sc + of)
+                            n_ev += 1
+                            for c in range(n_cols):
+                                o_pos[nm, c] = -1
+                            for s2 in range(s):
+                                o_pos[nm, col_of_slot[s2]] = a_bind[i, s2]
+                            o_pos[nm, col_e] = e
+                            o_det[nm] = e
+                            nm += np.int64(ok)
+                        k_emit += nm - nm0
+                        k_edge += n_ev
+                        k_pred += n_ev
+                        continue
                     for k in range(n_visit - 1, -1, -1):
                         i = pidx[base + k]
                         first = a_first[i]
