@@ -3,13 +3,15 @@
 Workload: the APAM section 6.1 stream (``workloads.apam_synthetic``) of ``--events`` events
 for experiment ``--exp`` and the candidate plans of the optimizer (the all-lazy plans of
 experiments 2 and 3 dominate the full-scale experiment time).  The baseline is the file
-``engines/hybrid.py`` at git revision ``--baseline`` (default ``HEAD``), loaded as a separate
+``engines/hybrid.py`` at git revision ``--baseline`` (default ``44e693e``), loaded as a separate
 module (``git show``), so both versions run in the same process on the same stream.  Both must
 return the same matches; their counter totals are printed (the counter *accounting* may differ
 between revisions, the match set may not).  Each timing is the best of ``--repeat`` runs after
 one compilation run on a short prefix.  Speed is printed, never asserted.
 
-    python benchmarks/bench_hybrid.py [--exp 2] [--events 20000] [--plans 0,1] [--baseline HEAD]
+    python benchmarks/bench_hybrid.py [--exp 2] [--events 20000] [--plans 0,1,2] [--baseline 44e693e]
+
+(44e693e = the kernel before the inline single-comparison join step and the counter split.)
 """
 from __future__ import annotations
 
@@ -60,7 +62,7 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plans", default="0,1,2", help="candidate indices k (eager variables)")
-    ap.add_argument("--baseline", default="HEAD", help="git revision of engines/hybrid.py")
+    ap.add_argument("--baseline", default="44e693e", help="git revision of engines/hybrid.py")
     ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args()
     stream = W.generate(a.exp, a.events, a.seed)
