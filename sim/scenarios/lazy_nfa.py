@@ -22,6 +22,11 @@ default all), stock-generator keywords (``n_finance``, ``n_hitech``, ``p_update`
 ``stream_seed`` + ``prefix_of`` (generate one stream of ``prefix_of`` events from ``stream_seed``
 and use its first ``n_events``: Figure 9's input sizes are prefixes of one stream, so peaks are
 comparable across sizes).
+
+``selectivity_sensitivity`` (experiments/lazy_nfa/sensitivity_selectivity.toml, a sensitivity
+study, not a paper figure) adds the measured selectivities of the correlation conditions and the
+tree/best-chain and eager/best-chain ratios, to show how the tree-vs-best-chain gap depends on
+the (unstated in the paper) correlation threshold T.
 """
 from __future__ import annotations
 
@@ -142,6 +147,46 @@ def dynamic_evaluations(params: dict, seed: int) -> dict:
     return row
 
 
+def selectivity_sensitivity(params: dict, seed: int) -> dict:
+    """SENSITIVITY (not a paper figure): ``condition_evaluations`` plus the *measured*
+    selectivity of each correlation condition on the same stream and the derived ratios.
+
+    Extra columns: ``sel_<xy>`` (pass rate of ``corr(x, y) > threshold`` over in-window pairs,
+    ``x`` the variable earlier in the SEQ; ``workloads.debs15.corr_pair_selectivity``),
+    ``sel_pairs_<xy>`` (pairs evaluated), ``sel_min`` (the smaller of them), ``best_chain``,
+    ``evals_best_chain``, ``tree_over_best`` and ``eager_over_best`` (condition evaluations
+    relative to the best of the six chains) and ``cab_over_cba``.  Extra parameter
+    ``sel_max_pairs`` (default 200000: pairs sampled per condition when there are more)."""
+    from workloads.debs15 import VAR_TYPES, corr_pair_selectivity
+    stream, types = _stream(params, seed)
+    keys = _nfas(params)
+    row = _compare_all(_program(params, stream.schema, types), stream, keys)
+    types = types or VAR_TYPES
+    seq = [v.strip() for v in str(params.get("sequence", "a,b,c")).split(",")]
+    thr = float(params.get("threshold", 0.8))
+    sels = []
+    for p in [q.strip() for q in str(params.get("pairs", "ab,bc")).split(",") if q.strip()]:
+        x, y = sorted(p, key=seq.index)
+        sel, n = corr_pair_selectivity(stream, types[x], types[y], thr,
+                                       float(params.get("h", 10)),
+                                       int(params.get("sel_max_pairs", 200_000)), seed)
+        row[f"sel_{p}"] = sel
+        row[f"sel_pairs_{p}"] = n
+        sels.append(sel)
+    row["sel_min"] = float(min(sels))
+    chains = [k for k in CHAINS if k in keys]
+    if chains:
+        best = min(chains, key=lambda k: row[f"evals_{k}"])
+        row["best_chain"] = best
+        row["evals_best_chain"] = row[f"evals_{best}"]
+        for k in ("tree", "eager"):
+            if k in keys:
+                row[f"{k}_over_best"] = row[f"evals_{k}"] / max(row[f"evals_{best}"], 1)
+    if "cab" in keys and "cba" in keys:
+        row["cab_over_cba"] = row["evals_cab"] / max(row["evals_cba"], 1)
+    return row
+
+
 # ----------------------------------------------------------------------------- claims
 def _claim(passed, measured):
     from sim.claims import ClaimResult
@@ -239,3 +284,52 @@ def claim_dynamic_tree_best(df, pairs: str | None = None, **_) -> object:
     return _claim(ok, f"tree {_fmt(tot['tree'])}, best chain {best} {_fmt(tot[best])}, eager "
                   f"{_fmt(tot.get('eager', float('nan')))}; all: " +
                   ", ".join(f"{k}={_fmt(v)}" for k, v in tot.items()))
+
+
+def _sensitivity_table(df):
+    """Mean over seeds per (f_c, threshold) point; ratios recomputed from mean evaluations."""
+    chains = _chains_in(df)
+    g = df.groupby(["f_c", "threshold"]).mean(numeric_only=True).reset_index()
+    best = g[[f"evals_{k}" for k in chains]].min(axis=1).clip(lower=1)
+    g["best_chain"] = [min(chains, key=lambda k: r[f"evals_{k}"]) for _, r in g.iterrows()]
+    g["tree_over_best"] = g["evals_tree"] / best
+    g["eager_over_best"] = g["evals_eager"] / best
+    return g.sort_values(["f_c", "sel_min"])
+
+
+def claim_tree_near_best_when_unselective(df, factor: float = 1.1, min_selectivity: float = 0.9,
+                                          **_) -> object:
+    """SENSITIVITY: at every f_c, the tree needs <= factor x the best chain's condition
+    evaluations at every point whose correlation conditions are unselective (measured
+    ``sel_min`` >= min_selectivity); fails too when an f_c has no such point.  Also reports the
+    crossover selectivity per f_c: the smallest measured selectivity from which on (upwards)
+    every point has tree/best <= factor, and the log-interpolated selectivity at which
+    tree/best crosses factor."""
+    g = _sensitivity_table(df)
+    ok = True
+    parts = []
+    for fc, d in g.groupby("f_c"):
+        d = d.sort_values("sel_min")
+        sel = d["sel_min"].to_numpy(float)
+        rat = d["tree_over_best"].to_numpy(float)
+        unsel = sel >= min_selectivity
+        ok &= bool(unsel.any()) and bool((rat[unsel] <= factor).all())
+        bad = np.flatnonzero(rat > factor)
+        if len(bad) == 0:
+            cross = f"<= {_fmt(sel[0])} (all points within)"
+        elif bad[-1] == len(sel) - 1:
+            cross = "none (even the least selective point exceeds it)"
+        else:
+            i = bad[-1]                      # last failing point; i+1 passes and so does all above
+            s0, s1, r0, r1 = sel[i], sel[i + 1], rat[i], rat[i + 1]
+            t = (np.log(r0) - np.log(factor)) / (np.log(r0) - np.log(r1))
+            s_int = (float(np.exp(np.log(s0) + t * (np.log(s1) - np.log(s0)))) if s0 > 0
+                     else float(s0 + t * (s1 - s0)))   # log-interpolate unless s0 == 0
+            cross = f"{_fmt(s1)} (measured point), ~{_fmt(s_int)} (interpolated)"
+        pts = ", ".join(f"T={r.threshold:g}: sel={_fmt(r.sel_min)} tree/{r.best_chain}="
+                        f"{_fmt(r.tree_over_best)}" for r in d.itertuples())
+        parts.append(f"f_c={fc:g}: crossover selectivity {cross}; worst where sel>="
+                     f"{min_selectivity:g}: "
+                     + (_fmt(rat[unsel].max()) if unsel.any() else "no such point")
+                     + f" [{pts}]")
+    return _claim(ok, " | ".join(parts))
