@@ -67,11 +67,11 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, OP_EQ, OP_GE, OP_GT, OP_LE, OP_LT, PI_V1, PI_V2,
+from engines.compile import (KIND_KLEENE, PI_V1, PI_V2,
                              PK_CMP, PK_REMOTE, POLICY_ANY, WIN_COUNT, Program)
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
-from engines.predicates import eval_pred
+from engines.predicates import compare, eval_pred
 
 DEFAULT_MAX_ROWS = 50_000_000
 # the kernel indexes counter columns by number; keep them in step with engines.counters
@@ -227,22 +227,6 @@ def _grow3(a, need):
     b = np.full((a.shape[0], cap, a.shape[2]), -1, dtype=a.dtype)
     b[:, :a.shape[1]] = a
     return b
-
-
-@njit(cache=True, inline="always")
-def _cmp(op, x, y):
-    """``x OP y`` (the comparison operators of ``engines.compile``), inlined into the kernel."""
-    if op == OP_LT:
-        return x < y
-    if op == OP_LE:
-        return x <= y
-    if op == OP_GT:
-        return x > y
-    if op == OP_GE:
-        return x >= y
-    if op == OP_EQ:
-        return x == y
-    return x != y
 
 
 @njit(cache=True)
@@ -504,9 +488,9 @@ def _hybrid_kernel(types, ts, attrs, pred_i, pred_f, pred_slots, slot_type, un_p
                                 if f_side == 1:
                                     v = v * f_mul + f_add
                             if f_side == 0:
-                                ok = _cmp(f_op, v, fixed)
+                                ok = compare(f_op, v, fixed)
                             else:
-                                ok = _cmp(f_op, fixed, v)
+                                ok = compare(f_op, fixed, v)
                             if ok:
                                 cur[r, s] = y
                         else:
