@@ -16,8 +16,8 @@ def atomic_write(path: str | os.PathLike, writer: Callable[[str], None]) -> Path
     """Call ``writer(tmp_path)`` to produce the file, then move it onto ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp" + path.suffix,
-                               dir=path.parent)
+    # hidden name ending in ".tmp": never mistaken for a finished file (e.g. by "*.parquet")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         writer(tmp)

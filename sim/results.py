@@ -40,7 +40,7 @@ def shard_path(root: Path | str, cfg: ExperimentConfig, point: Point) -> Path:
     return shard_dir(root, cfg) / f"{point.point_id}-{point.rep}.parquet"
 
 
-def write_parquetatomic_write(df: pd.DataFrame, path: Path) -> None:
+def write_parquet_atomic(df: pd.DataFrame, path: Path) -> None:
     atomic_write(path, lambda tmp: df.to_parquet(tmp, index=False))
 
 
@@ -61,7 +61,7 @@ def _row_frame(row: dict) -> pd.DataFrame:
 
 def write_shard(root: Path | str, cfg: ExperimentConfig, point: Point, row: dict) -> Path:
     p = shard_path(root, cfg, point)
-    write_parquetatomic_write(_row_frame(row), p)
+    write_parquet_atomic(_row_frame(row), p)
     return p
 
 
@@ -165,7 +165,7 @@ def rows_to_frame(cfg: ExperimentConfig, rows: list[dict]) -> pd.DataFrame:
 
 def write_points(root: Path | str, cfg: ExperimentConfig, df: pd.DataFrame) -> Path:
     p = experiment_dir(root, cfg) / "points.parquet"
-    write_parquetatomic_write(df, p)
+    write_parquet_atomic(df, p)
     return p
 
 
