@@ -65,9 +65,10 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import KIND_KLEENE, KIND_NEG, PK_REMOTE, POLICY_ANY, WIN_COUNT, Program
+from engines.compile import KIND_KLEENE, KIND_NEG, PK_REMOTE, POLICY_ANY, Program
 from engines.errors import CepsimInputError
 from engines.matches import MatchSet
+from engines.nfa_buffers import grow_1d, grow_rows
 from engines.predicates import eval_pred
 from engines.stream import EventStream
 
@@ -321,35 +322,17 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         cnt[p, _MATCH_EMIT] += 1
                         cnt[p, _PM_REMOVED] += 1
                         continue
-                    if n_inst == icap:
+                    if n_inst == icap:  # every row of the new instance is written below
                         icap *= 2
-                        e2a = np.full((icap, V), -1, dtype=np.int64)
-                        e2a[:n_inst] = i_ev[:n_inst]
-                        i_ev = e2a
-                        c2a = np.zeros((icap, V), dtype=np.int64)
-                        c2a[:n_inst] = i_cov[:n_inst]
-                        i_cov = c2a
-                        t2 = np.zeros(icap, dtype=np.int64)
-                        t2[:n_inst] = i_mask[:n_inst]
-                        i_mask = t2
-                        t2 = np.zeros(icap, dtype=np.int64)
-                        t2[:n_inst] = i_br[:n_inst]
-                        i_br = t2
-                        t2 = np.zeros(icap, dtype=np.int64)
-                        t2[:n_inst] = i_depth[:n_inst]
-                        i_depth = t2
-                        t2 = np.full(icap, -1, dtype=np.int64)
-                        t2[:n_inst] = i_cur[:n_inst]
-                        i_cur = t2
-                        t2 = np.zeros(icap, dtype=np.int64)
-                        t2[:n_inst] = i_min[:n_inst]
-                        i_min = t2
-                        t2 = np.zeros(icap, dtype=np.int64)
-                        t2[:n_inst] = i_max[:n_inst]
-                        i_max = t2
-                        a2 = np.zeros(icap, dtype=np.bool_)
-                        a2[:n_inst] = i_alive[:n_inst]
-                        i_alive = a2
+                        i_ev = grow_rows(i_ev, icap)
+                        i_cov = grow_rows(i_cov, icap)
+                        i_mask = grow_1d(i_mask, icap)
+                        i_br = grow_1d(i_br, icap)
+                        i_depth = grow_1d(i_depth, icap)
+                        i_cur = grow_1d(i_cur, icap)
+                        i_min = grow_1d(i_min, icap)
+                        i_max = grow_1d(i_max, icap)
+                        i_alive = grow_1d(i_alive, icap)
                     c = n_inst
                     n_inst += 1
                     for v in range(V):
