@@ -206,6 +206,23 @@ def _in_window(kind, window, ts, first, cur):
 
 
 @njit(cache=True)
+def _expire_level(lv, lv_n, src, first_slot, win_kind, window, ts, i, cnt):
+    """Drop the eager results of level ``src`` whose first event left the window of event ``i``
+    (compacting in place, order kept); counts them as removed and returns how many."""
+    w = 0
+    n = lv_n[src]
+    for r in range(n):
+        if not _in_window(win_kind, window, ts, lv[src, r, first_slot], i):
+            continue
+        if w != r:
+            lv[src, w, :] = lv[src, r, :]
+        w += 1
+    lv_n[src] = w
+    cnt[i, 3] += n - w
+    return n - w
+
+
+@njit(cache=True)
 def _grow2(a, need):
     cap = a.shape[0]
     while cap < need:
@@ -303,33 +320,25 @@ def _hybrid_kernel(types, ts, attrs, pred_i, pred_f, pred_slots, slot_type, un_p
                 else:
                     cnt[i, 2] += 1
                 continue
-            w = 0
             src = j - 1
-            first = eeg[0]
+            live -= _expire_level(lv, lv_n, src, eeg[0], win_kind, window, ts, i, cnt)
             for r in range(lv_n[src]):
-                if not _in_window(win_kind, window, ts, lv[src, r, first], i):
-                    cnt[i, 3] += 1
-                    live -= 1
-                    continue
-                if w != r:
-                    lv[src, w, :] = lv[src, r, :]
-                w += 1
                 cnt[i, 1] += 1
                 cnt[i, 0] += eg_ptr[j + 1] - eg_ptr[j]
-                lv[src, w - 1, s] = i
+                lv[src, r, s] = i
                 passed = True
                 for qq in range(eg_ptr[j], eg_ptr[j + 1]):
                     pp = eg_ids[qq]
-                    if not eval_pred(pred_i, pred_f, pp, attrs, lv[src, w - 1, pred_slots[pp, 0]],
-                                     lv[src, w - 1, pred_slots[pp, 1]]):
+                    if not eval_pred(pred_i, pred_f, pp, attrs, lv[src, r, pred_slots[pp, 0]],
+                                     lv[src, r, pred_slots[pp, 1]]):
                         passed = False
                         break
-                lv[src, w - 1, s] = -1
+                lv[src, r, s] = -1
                 if not passed:
                     continue
                 if to_final:
                     newf = _grow2(newf, n_newf + 1)
-                    newf[n_newf, :] = lv[src, w - 1, :]
+                    newf[n_newf, :] = lv[src, r, :]
                     newf[n_newf, s] = i
                     n_newf += 1
                     if m == 0:
@@ -341,12 +350,11 @@ def _hybrid_kernel(types, ts, attrs, pred_i, pred_f, pred_slots, slot_type, un_p
                         if lv.shape[1] * 2 > max_rows:
                             return cnt, out[:0], out_det[:0], False
                         lv = _grow3(lv, lv_n[j] + 1)
-                    lv[j, lv_n[j], :] = lv[src, w - 1, :]
+                    lv[j, lv_n[j], :] = lv[src, r, :]
                     lv[j, lv_n[j], s] = i
                     lv_n[j] += 1
                     live += 1
                     cnt[i, 2] += 1
-            lv_n[src] = w
         # 3. is this a final event?
         is_final = False
         if final_eager:
@@ -370,17 +378,8 @@ def _hybrid_kernel(types, ts, attrs, pred_i, pred_f, pred_slots, slot_type, un_p
                 n_cur = n_newf
             elif k > 0:
                 src = k - 1
-                w = 0
-                first = eeg[0]
-                for r in range(lv_n[src]):
-                    if not _in_window(win_kind, window, ts, lv[src, r, first], i):
-                        cnt[i, 3] += 1
-                        live -= 1
-                        continue
-                    if w != r:
-                        lv[src, w, :] = lv[src, r, :]
-                    w += 1
-                lv_n[src] = w
+                live -= _expire_level(lv, lv_n, src, eeg[0], win_kind, window, ts, i, cnt)
+                w = lv_n[src]
                 cur = _grow2(cur, w)
                 for r in range(w):
                     cur[r, :] = lv[src, r, :]
