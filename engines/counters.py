@@ -27,8 +27,21 @@ REMOTE_FETCH = 9     # remote data fetches issued
 # --- gauges: levels right after processing the event ---------------------------------
 LIVE_PM = 10         # live partial matches
 BUFFERED = 11        # events held in input buffers
+# --- counts added for the adaptive, remote-data, shedding and tree-plan engines -------
+# (appended so that the columns above keep their numbers; kernels index columns by number)
+INSTANCE_WORK = 12   # live instances / runs an arriving event is offered to (stored, ignored
+                     # or extended): DEBS'15's per-instance work beside its condition checks
+SEARCH_CMP = 13      # comparisons made by binary searches over position/time-sorted buffers
+PLANNER_STEP = 14    # planner steps (one greedy score or one DP split evaluated)
+STAT_UPDATE = 15     # statistics updates (rate / selectivity bookkeeping per event)
+PLAN_DEPLOY = 16     # plan deployments (a new plan / epoch installed)
+CACHE_OP = 17        # remote-data cache operations (lookup, insert, evict, tier move)
+UTILITY_UPDATE = 18  # utility computations (prefetch / cache / shedding utilities)
+SHED_OP = 19         # load-shedding bookkeeping (bucket insert, victim selection, drop)
+# --- gauge ----------------------------------------------------------------------------
+LIVE_BOUND = 20      # events bound by live partial matches (memory gauge, DARLING)
 
-N_COUNTERS = 12
+N_COUNTERS = 21
 
 COUNTER_NAMES: tuple[str, ...] = (
     "pred_eval",
@@ -43,8 +56,17 @@ COUNTER_NAMES: tuple[str, ...] = (
     "remote_fetch",
     "live_pm",
     "buffered",
+    "instance_work",
+    "search_cmp",
+    "planner_step",
+    "stat_update",
+    "plan_deploy",
+    "cache_op",
+    "utility_update",
+    "shed_op",
+    "live_bound",
 )
-GAUGES: frozenset[int] = frozenset({LIVE_PM, BUFFERED})
+GAUGES: frozenset[int] = frozenset({LIVE_PM, BUFFERED, LIVE_BOUND})
 COUNT_COLUMNS: tuple[int, ...] = tuple(i for i in range(N_COUNTERS) if i not in GAUGES)
 
 

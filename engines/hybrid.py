@@ -74,9 +74,10 @@ from engines.matches import MatchSet
 from engines.predicates import compare, eval_pred
 
 DEFAULT_MAX_ROWS = 50_000_000
+_NC = C.N_COUNTERS
 # the kernel indexes counter columns by number; keep them in step with engines.counters
 assert (C.PRED_EVAL, C.EDGE_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT,
-        C.JOIN_PROBE, C.LIVE_PM, C.BUFFERED, C.N_COUNTERS) == (0, 1, 2, 3, 4, 5, 6, 10, 11, 12)
+        C.JOIN_PROBE, C.LIVE_PM, C.BUFFERED) == (0, 1, 2, 3, 4, 5, 6, 10, 11)
 
 
 # ----------------------------------------------------------------------------- plans
@@ -269,7 +270,7 @@ def _hybrid_kernel(types, ts, attrs, pred_i, pred_f, pred_slots, slot_type, un_p
     m = leg.shape[0]
     final = L - 1
     final_eager = k > 0 and eeg[k - 1] == final
-    cnt = np.zeros((max(n, 1), 12), dtype=np.int64)
+    cnt = np.zeros((max(n, 1), _NC), dtype=np.int64)
     # eager levels: lv[j] holds instances binding eeg[0..j]
     lv = np.full((max(k, 1), 64, L), -1, dtype=np.int64)
     lv_n = np.zeros(max(k, 1), dtype=np.int64)

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engines import counters as C
 from engines.errors import CepsimInputError
 from sim.claims import ClaimResult
 
@@ -80,7 +81,7 @@ def _cache_dir(params: dict) -> Path | None:
 def _counters_mem(experiment: int, n_events: int, stream_seed: int, plan: str,
                   cache_dir: str) -> tuple[np.ndarray, np.ndarray]:
     """(counters, unique final event indices) of ``plan``; disk-cached (atomic writes)."""
-    key = hashlib.sha256(f"{CACHE_VERSION}|{experiment}|{n_events}|{stream_seed}|{plan}"
+    key = hashlib.sha256(f"{CACHE_VERSION}|{C.N_COUNTERS}|{experiment}|{n_events}|{stream_seed}|{plan}"
                          .encode()).hexdigest()[:20]
     path = Path(cache_dir) / f"{key}.npz" if cache_dir else None
     if path is not None and path.exists():
