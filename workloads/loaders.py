@@ -45,6 +45,7 @@ string diagnosis runs only when that fast path finds a problem.
 from __future__ import annotations
 
 import io
+import gzip
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -71,19 +72,38 @@ _NAN_RE = r"(?i)[+-]?nan"
 _INT64_MAX = np.iinfo(np.int64).max
 
 PathLike = str | os.PathLike
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DATA_DIR = REPO_ROOT / "workloads" / "data"   # bundled real samples (see DATA_DIR/README.md)
 
 
 # --------------------------------------------------------------------------- raw file checks
 
-def _read_bytes(path: PathLike, hint: str) -> tuple[Path, bytes]:
-    """The file's bytes without trailing blank lines; errors for missing/empty files."""
+def resolve_data_path(path: PathLike) -> Path:
+    """``path`` as given when it exists; else, for a relative path, the same path taken from the
+    repository root (so configs can name the bundled samples as ``workloads/data/...`` from any
+    working directory)."""
     p = Path(path)
+    if not p.exists() and not p.is_absolute() and (REPO_ROOT / p).exists():
+        return REPO_ROOT / p
+    return p
+
+
+def _read_bytes(path: PathLike, hint: str) -> tuple[Path, bytes]:
+    """The file's bytes (gunzipped for ``*.gz``) without trailing blank lines; errors for
+    missing/empty files."""
+    p = resolve_data_path(path)
     if not p.exists():
         raise StreamError(f"{p}: file not found; check the path (relative paths are taken from "
                           f"{Path.cwd()})")
     if not p.is_file():
         raise StreamError(f"{p}: is not a regular file; pass the path of a data file")
     data = p.read_bytes()
+    if p.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise StreamError(f"{p}: not a readable gzip file ({exc}); re-compress it or pass "
+                              f"the uncompressed file") from exc
     stripped = data.rstrip(b"\r\n")
     if not stripped.strip():
         raise StreamError(f"{p}: file is empty; expected lines like {hint}")
