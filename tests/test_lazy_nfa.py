@@ -3,6 +3,7 @@ the paper's small examples and counters, refusals."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -26,24 +27,34 @@ def _compile(text, stream):
     return compile_pattern(parse_pattern(text), stream.schema)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
-@given(case=cases(max_events=60, simple_sequence=True, policies=ANY,
-                  windows=("time", "count")), data=st.data())
-def test_chain_and_tree_equal_oracle_simple_sequences(case, data):
-    pattern, stream = case
-    prog = compile_pattern(pattern, stream.schema)
-    ref = run_oracle(prog, stream)
-    names = [prog.var_names[v] for v in prog.positive_vars]
-    order = data.draw(st.permutations(names), label="order")
-    assert_same_matches(ref, run_chain(prog, stream, order=order), (pattern, stream, f"chain {order}"),
-                        labels=("oracle", "chain"), check_detect=True)
-    assert_same_matches(ref, run_tree(prog, stream), (pattern, stream, "tree"),
-                        labels=("oracle", "tree"), check_detect=True)
+def test_chain_and_tree_equal_oracle_simple_sequences(match_rate):
+    rate = match_rate("lazy chain + tree, simple sequences")
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(case=cases(max_events=60, simple_sequence=True, policies=ANY,
+                      windows=("time", "count")), data=st.data())
+    def prop(case, data):
+        pattern, stream = case
+        prog = compile_pattern(pattern, stream.schema)
+        ref = run_oracle(prog, stream)
+        names = [prog.var_names[v] for v in prog.positive_vars]
+        order = data.draw(st.permutations(names), label="order")
+        assert_same_matches(ref, run_chain(prog, stream, order=order),
+                            (pattern, stream, f"chain {order}"), labels=("oracle", "chain"),
+                            check_detect=True)
+        assert_same_matches(ref, run_tree(prog, stream), (pattern, stream, "tree"),
+                            labels=("oracle", "tree"), check_detect=True)
+        rate.add(pattern, len(ref.matches))
+
+    prop()
+    rate.check()
 
 
-def test_every_order_and_branches_equal_oracle():
+def test_every_order_and_branches_equal_oracle(match_rate):
     """All n! orders on simple sequences (incl. no window), and OR/AND/nested-SEQ branches."""
-    checked = 0
+    rate = match_rate("lazy chain, every order")
+    checked = orders_run = orders_expected = 0
+    sizes = set()
     for seed in range(6):
         for pattern, stream in small_cases(seed, 12, max_events=40, kleene=False, negation=False,
                                            policies=ANY, windows=("time", "count", "none"),
@@ -51,14 +62,20 @@ def test_every_order_and_branches_equal_oracle():
             prog = compile_pattern(pattern, stream.schema)
             ref = run_oracle(prog, stream)
             names = [prog.var_names[v] for v in prog.positive_vars]
-            orders = list(itertools.permutations(names))[:24]
-            for o in orders:
+            sizes.add(len(names))
+            orders_expected += math.factorial(len(names))
+            for o in itertools.permutations(names):
                 assert_same_matches(ref, run_chain(prog, stream, order=list(o)),
                                     (pattern, stream, f"chain {o}"), check_detect=True)
+                orders_run += 1
             assert_same_matches(ref, run_tree(prog, stream), (pattern, stream, "tree"),
                                 check_detect=True)
+            rate.add(pattern, len(ref.matches))
             checked += 1
     assert checked == 72
+    assert orders_run == orders_expected
+    assert {4, 5} <= sizes, f"cases must include 4- and 5-variable patterns, got sizes {sizes}"
+    rate.check()
 
 
 def _prices(seq):
