@@ -117,3 +117,18 @@ def queue_metrics(arrivals, start, depart, service, rate: float | None = None) -
         "offered_load": rho,
         "stable": bool(rho < 1.0) if rho == rho else True,
     }
+
+
+RESERVED_COLUMNS = ("seed", "rep", "point_id", "error", "wall_s")
+
+
+def metrics_row(metrics: dict, params: dict, prefix: str = "sim_") -> dict:
+    """A scenario's return value from ``metrics``: names that are also parameters (or reserved
+    result columns) get ``prefix``, so they can never overwrite the point's identity.
+
+    >>> metrics_row({"engine": "eager", "n_events": 3, "latency_mean": 0.5},
+    ...             {"engine": "eager", "rate": 10})
+    {'sim_engine': 'eager', 'n_events': 3, 'latency_mean': 0.5}
+    """
+    return {(prefix + k if (k in params or k in RESERVED_COLUMNS) else k): v
+            for k, v in metrics.items()}

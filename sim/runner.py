@@ -80,7 +80,7 @@ def clean_metrics(scenario: str, metrics: dict, params: dict) -> dict:
                          f"columns ({', '.join(RESERVED)})")
         raise ScenarioContractError(
             f"scenario {scenario}: {'; '.join(parts)}. Fix: return only new metric names, e.g. "
-            f"`return sim.api.metrics_row(metrics, params)` (prefixes colliding names with "
+            f"`return sim.metrics.metrics_row(metrics, params)` (prefixes colliding names with "
             f"'sim_') or drop them with `{{k: v for k, v in metrics.items() if k not in params}}`")
     clean = {}
     errors = []
