@@ -25,8 +25,11 @@ def _atomic_savefig(fig, path: Path, **kw) -> None:
 def save(fig, out_base: Path | str, dpi: int = 150) -> list[Path]:
     """Save ``fig`` as ``<out_base>.png`` and ``.pdf`` with deterministic bytes; close it."""
     out_base = Path(out_base)
-    png = out_base.with_suffix(".png")
-    pdf = out_base.with_suffix(".pdf")
+    if out_base.suffix.lower() in (".png", ".pdf"):
+        out_base = out_base.with_suffix("")
+    # append, not with_suffix: a variant base such as ``fig@params.n=40`` contains dots
+    png = out_base.parent / (out_base.name + ".png")
+    pdf = out_base.parent / (out_base.name + ".pdf")
     with matplotlib.rc_context({"svg.hashsalt": "cepsim", "pdf.compression": 6}):
         _atomic_savefig(fig, png, format="png", dpi=dpi, metadata=PNG_METADATA)
         _atomic_savefig(fig, pdf, format="pdf", metadata=PDF_METADATA)

@@ -128,6 +128,17 @@ def _cost_profile_info(cfg: ExperimentConfig) -> Any:
     return None
 
 
+def _as_variant(cfg: ExperimentConfig, overrides: list[str] | None) -> ExperimentConfig:
+    """A ``--set`` run is a variant named ``<name>@<overrides>``: its own results directory, so
+    it never overwrites the canonical results (``sim.staleness``)."""
+    import dataclasses
+
+    from sim.staleness import variant_slug
+
+    slug = variant_slug(overrides)
+    return dataclasses.replace(cfg, name=f"{cfg.name}@{slug}") if slug else cfg
+
+
 def run_serial(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Point, dict], None]) -> None:
     for p in pending:
         on_row(p, run_point(cfg, p))
@@ -151,6 +162,7 @@ def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Pat
         check_java()
     t0 = time.perf_counter()
     cfg = apply_overrides(apply_scale(cfg, scale), overrides)
+    cfg = _as_variant(cfg, overrides)
     check_input_files(cfg)  # once, before any point: a missing profile/data file is one error
     root = Path(out_dir)
     points = expand_points(cfg)

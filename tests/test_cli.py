@@ -108,7 +108,7 @@ def test_failed_point_exits_1_with_summary(tmp_path):
             "--out", tmp_path / "res")
     assert r.exit_code == 1
     assert "1 failed" in r.stdout
-    assert "FAILED point" in r.stderr and "demo failure requested at mu=1.0" in r.stderr
+    assert "FAILED 1 point(s)" in r.stderr and "demo failure requested at mu=1.0" in r.stderr
 
 
 def test_sweep_rejects_serial(tmp_path):
