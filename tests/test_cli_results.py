@@ -118,3 +118,21 @@ def test_overload_warning(capsys):
     assert _warn_overloaded(cfg, df)
     assert "1 of 2 points are overloaded" in capsys.readouterr().err
     assert not _warn_overloaded(cfg, df.iloc[:1])
+
+
+def test_match_reports_engine_facts_and_jit_time(tmp_path):
+    import json
+
+    data = tmp_path / "d.csv"
+    data.write_text("type,ts,x\nA,0,1\nB,1,2\nC,2,3\nA,3,0\nB,4,5\nC,5,6\n")
+    schema = tmp_path / "schema.toml"
+    schema.write_text('type_column = "type"\nts_column = "ts"\nattributes = ["x"]\n')
+    stats = tmp_path / "s.json"
+    r = cli("match", "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x WITHIN 10 s", data,
+            "--format", "csv", "--schema", schema, "--engine", "chain", "--order", "c,b,a",
+            "--out", tmp_path / "m.jsonl", "--stats-json", stats)
+    assert r.exit_code == 0, r.output
+    s = json.loads(stats.read_text())
+    assert s["engine_info"]["order"] == "c,b,a" and "peak_transient_instances" in s["engine_info"]
+    assert s["seconds"]["jit"] >= 0 and s["seconds"]["evaluate"] >= 0
+    assert "engine: order=c,b,a" in r.stdout
