@@ -25,15 +25,15 @@ from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
 from engines.stepper import ADM_STATE, ADM_TYPE, Stepper, run_stepped
 from engines.stream import EventStream
-from strategies import assert_same_matches, cases
+from strategies import assert_same_matches, cases, small_cases
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                       HealthCheck.data_too_large])
-OPTS = dict(kleene=False, and_or=False, policies=("skip-till-any-match",), max_len=4, max_preds=2,
+OPTS = dict(kleene=False, and_or=False, policies=("skip-till-any-match",), max_len=3, max_preds=2,
             windows=("time", "none"))
 SAME_COLS = [C.PRED_EVAL, C.EDGE_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT,
              C.LIVE_PM, C.BUFFERED]
-_stats = {"all": [0, 0], "subset": [0, 0]}
+_stats = {"all": [0, 0], "subset": [0, 0], "seeded all": [0, 0], "seeded subset": [0, 0]}
 
 
 @settings(max_examples=50, **SETTINGS)
@@ -77,6 +77,29 @@ def test_subset_equals_oracle_on_substream(case, seed, keep):
                         labels=("stepper", "oracle"), check_detect=True)
     _stats["subset"][0] += 1
     _stats["subset"][1] += len(ms) > 0
+
+
+def test_seeded_loop_all_and_subsets():
+    """Deterministic numpy-drawn cases (denser in matches than hypothesis' shrunk examples)."""
+    rng = np.random.default_rng(7)
+    for pattern, stream in small_cases(1313, 80, max_events=80, **OPTS):
+        program = compile_pattern(pattern, stream.schema)
+        ms, counters = run_stepped(program, stream)
+        eager = run_eager(program, stream)
+        assert_same_matches(ms, eager, (program, stream), labels=("stepper", "eager"),
+                            check_detect=True)
+        n = len(stream)
+        assert np.array_equal(counters[:n][:, SAME_COLS], eager.counters[:n][:, SAME_COLS])
+        idx = np.flatnonzero(rng.random(n) < 0.8).astype(np.int64)
+        ms2, _ = run_stepped(program, stream, idx)
+        sub = _sub_stream(stream, idx)
+        oracle = _map_back(run_oracle(compile_pattern(pattern, sub.schema), sub).matches, idx, n)
+        assert_same_matches(ms2, oracle, (program, stream), labels=("stepper", "oracle"),
+                            check_detect=True)
+        _stats["seeded all"][0] += 1
+        _stats["seeded all"][1] += len(ms) > 0
+        _stats["seeded subset"][0] += 1
+        _stats["seeded subset"][1] += len(ms2) > 0
 
 
 def test_report_match_rates():
