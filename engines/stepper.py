@@ -563,6 +563,8 @@ class Stepper:
         self.row = np.zeros(C.N_COUNTERS, dtype=np.int64)
         self._mark = np.zeros(cap, dtype=np.bool_)
         self.finished = False
+        self._args = None
+        self._entry = None
 
     # -- admission (eSPICE / hSPICE)
     def set_admission(self, mode: int, util: np.ndarray | None = None, threshold: float = 0.0,
@@ -581,6 +583,7 @@ class Stepper:
             self.adm_util = u
         self.adm_thr = float(threshold)
         self.adm_bins = int(n_bins)
+        self._args = None
 
     # -- growth
     def _grow(self) -> None:
@@ -600,29 +603,52 @@ class Stepper:
         self.o_det = grow_1d(self.o_det, o2)
         self.o_last = grow_1d(self.o_last, o2)
         self.nbuf = grow_1d(self.nbuf, 2 * self.nbuf.shape[0])
+        self._args = None
 
     # -- stepping
+    def _build_args(self) -> list:
+        """The kernel's argument list (arrays are mutated in place, so it stays valid until a
+        buffer grows) and the compiled entry point for its types: calling the entry point
+        directly skips Numba's per-call type dispatch over ~40 arguments (~30 % of a step)."""
+        tb = self.tb
+        args = [0, self.types, self.ts, self.attrs, self.pred_i, self.pred_f,
+                tb["el_type"], tb["col_of_slot"], tb["sp_start"], tb["sp_pred"], tb["sp_role"],
+                tb["sp_other"], tb["ng_type"], tb["ng_left"], tb["ng_right"], tb["ng_chk"],
+                tb["np_start"], tb["np_pred"], tb["np_role"], tb["np_other"], self.window,
+                self.S, self.a_first, self.a_bind, self.free, self.pidx, self.poff, self.pcap,
+                self.pn, self.cnt_first, self.bnd_first, self.nbuf, self.c_row, self.c_first,
+                self.c_slot, self.o_pos, self.o_det, self.o_last, self.adm_mode, self.adm_util,
+                self.adm_thr, self.adm_bins, self.row]
+        sig = tuple(step_kernel.typeof_pyval(a) for a in args)
+        ov = step_kernel.overloads.get(sig)
+        if ov is None:
+            step_kernel.compile(sig)
+            ov = step_kernel.overloads[sig]
+        self._entry = ov.entry_point
+        self._args = args
+        return args
+
+    def clear_output(self) -> None:
+        """Forget the matches emitted so far (their rows are reused): for long runs that only
+        need each step's matches (``match_last`` / ``o_pos`` right after the step)."""
+        self.S[S_NM] = 0
+
     def step(self, e: int) -> np.ndarray:
         """Process event ``e`` (> every event stepped before); returns its counter row (a view
         overwritten by the next call; copy it to keep it)."""
         if e <= self.S[S_LAST] or e >= self.n_events or self.finished:
             raise CepsimInputError(f"step({e}): events must be stepped in increasing index order "
                                    f"within 0..{self.n_events - 1}, before finish()")
-        tb = self.tb
+        args = self._args
+        if args is None:
+            args = self._build_args()
+        args[0] = e
         while True:
-            st = step_kernel(e, self.types, self.ts, self.attrs, self.pred_i, self.pred_f,
-                             tb["el_type"], tb["col_of_slot"], tb["sp_start"], tb["sp_pred"],
-                             tb["sp_role"], tb["sp_other"], tb["ng_type"], tb["ng_left"],
-                             tb["ng_right"], tb["ng_chk"], tb["np_start"], tb["np_pred"],
-                             tb["np_role"], tb["np_other"], self.window, self.S,
-                             self.a_first, self.a_bind, self.free, self.pidx, self.poff,
-                             self.pcap, self.pn, self.cnt_first, self.bnd_first, self.nbuf,
-                             self.c_row, self.c_first, self.c_slot, self.o_pos, self.o_det,
-                             self.o_last, self.adm_mode, self.adm_util, self.adm_thr,
-                             self.adm_bins, self.row)
-            if st == ST_OK:
+            if self._entry(*args) == ST_OK:
                 return self.row
             self._grow()
+            args = self._build_args()
+            args[0] = e
 
     def finish(self) -> np.ndarray:
         """End of stream: matches waiting for a trailing NOT are final (detect = n_events).
