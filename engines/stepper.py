@@ -30,7 +30,9 @@ first), ``drop_pms(rows)`` (each counted as PM_REMOVED), and an in-kernel admiss
 look up ``util[state, type, bin]`` (``bin`` = position of the event in the window opened by the
 partial match's first event, ``n_bins`` equal time slices of ``W``; mode ``ADM_STATE`` uses the
 instance's state, ``ADM_TYPE`` state 0 for every pair) and skip the pair when the utility is
-below the threshold; each look-up is one DECISION_CHECK.  The sentinel "start a new partial
+below the threshold; each look-up is one DECISION_CHECK.  Mode ``ADM_COUNT`` never skips: it
+adds 1 to ``util[state, type, bin]`` per pair (the pair counts eSPICE/hSPICE learn from during
+their warm-up), each one STAT_UPDATE.  The sentinel "start a new partial
 match" pair is checked too (state 0, bin 0).
 """
 from __future__ import annotations
@@ -51,7 +53,7 @@ from engines.stream import EventStream
 
 ROLE_SELF, ROLE_FIRST, ROLE_SECOND = 0, 1, 2
 CHK_TRAILING = -1
-ADM_NONE, ADM_STATE, ADM_TYPE = 0, 1, 2
+ADM_NONE, ADM_STATE, ADM_TYPE, ADM_COUNT = 0, 1, 2, 3
 # scalar state (int64 vector ``S``)
 S_LO, S_TOP, S_NFREE, S_LIVE, S_BOUND, S_NHEAD, S_NTAIL, S_NM, S_LAST, S_NC = range(10)
 N_S = 10
@@ -158,6 +160,7 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
     k_created = 0
     k_removed = 0
     k_dec = 0
+    k_stat = 0
     lo = S[S_LO]
     nfree = S[S_NFREE]
     a_top = S[S_TOP]
@@ -254,15 +257,19 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
                     nfree += 1
                     continue
             if adm_mode != ADM_NONE:
-                k_dec += 1
                 b = 0
                 if j > 0 and window > 0.0 and window < np.inf:
                     b = int((ts[e] - ts[first]) / window * adm_bins)
                     if b >= adm_bins:
                         b = adm_bins - 1
-                st = j if adm_mode == ADM_STATE else 0
-                if adm_util[st, t, b] < adm_thr:
-                    continue
+                if adm_mode == ADM_COUNT:
+                    adm_util[j, t, b] += 1.0
+                    k_stat += 1
+                else:
+                    k_dec += 1
+                    st = j if adm_mode == ADM_STATE else 0
+                    if adm_util[st, t, b] < adm_thr:
+                        continue
             k_edge += 1
             ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, j, e, a_bind, i, pred_i,
                                  pred_f, attrs)
@@ -370,6 +377,7 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
     row[C.PM_CREATED] += k_created
     row[C.PM_REMOVED] += k_removed
     row[C.DECISION_CHECK] += k_dec
+    row[C.STAT_UPDATE] += k_stat
     row[C.LIVE_PM] = live
     row[C.BUFFERED] = ntail - nhead
     row[C.LIVE_BOUND] = lbound
@@ -571,8 +579,8 @@ class Stepper:
                       n_bins: int = 1) -> None:
         """Per (event, partial match) admission check; ``mode`` ADM_NONE / ADM_STATE / ADM_TYPE;
         ``util`` float64[m, n_types, n_bins] (state, event type, position bin)."""
-        if mode not in (ADM_NONE, ADM_STATE, ADM_TYPE):
-            raise CepsimInputError(f"admission mode must be 0, 1 or 2, got {mode}")
+        if mode not in (ADM_NONE, ADM_STATE, ADM_TYPE, ADM_COUNT):
+            raise CepsimInputError(f"admission mode must be 0..3, got {mode}")
         self.adm_mode = int(mode)
         if util is not None:
             u = np.ascontiguousarray(util, dtype=np.float64)
