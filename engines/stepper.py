@@ -30,7 +30,9 @@ first), ``drop_pms(rows)`` (each counted as PM_REMOVED), and an in-kernel admiss
 look up ``util[state, type, bin]`` (``bin`` = position of the event in the window opened by the
 partial match's first event, ``n_bins`` equal time slices of ``W``; mode ``ADM_STATE`` uses the
 instance's state, ``ADM_TYPE`` state 0 for every pair) and skip the pair when the utility is
-below the threshold; each look-up is one DECISION_CHECK.  Mode ``ADM_COUNT`` never skips: it
+below the threshold; in mode ``ADM_STATE`` (hSPICE) each look-up is one DECISION_CHECK; in mode
+``ADM_TYPE`` (eSPICE: one decision per (event, window), the window being the one opened by the
+partial match's first event) the caller charges its per-window decisions itself.  Mode ``ADM_COUNT`` never skips: it
 adds 1 to ``util[state, type, bin]`` per pair (the pair counts eSPICE/hSPICE learn from during
 their warm-up), each one STAT_UPDATE.  The sentinel "start a new partial
 match" pair is checked too (state 0, bin 0).
@@ -266,8 +268,10 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
                     adm_util[j, t, b] += 1.0
                     k_stat += 1
                 else:
-                    k_dec += 1
-                    st = j if adm_mode == ADM_STATE else 0
+                    st = 0
+                    if adm_mode == ADM_STATE:
+                        k_dec += 1
+                        st = j
                     if adm_util[st, t, b] < adm_thr:
                         continue
             k_edge += 1

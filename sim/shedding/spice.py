@@ -1,6 +1,9 @@
 """eSPICE (Slo et al., Middleware'19) and hSPICE (Slo et al., 2020) as the DARLING paper uses
 them: utility-based dropping of events *inside windows* (eSPICE) or of (event, partial match)
-pairs (hSPICE), checked by the engine per pair (``engines.stepper`` admission check).
+pairs (hSPICE), checked by the engine per pair (``engines.stepper`` admission check).  When the
+pattern's slots have distinct types (Q1, the length panel) the state is implied by the type, so
+the two drop the same pairs; they differ in cost: hSPICE checks every (event, partial match)
+pair (DECISION_CHECK in the engine), eSPICE once per (event, open window).
 
 Learning (warm-up, nothing dropped): the engine counts every (event, partial match) pair it
 examines by (state j of the partial match, event type t, position bin b of the event in the
@@ -34,6 +37,7 @@ from collections import deque
 
 import numpy as np
 
+from engines import counters as C
 from engines.errors import CepsimInputError
 from engines.stepper import ADM_COUNT, ADM_NONE, ADM_STATE, ADM_TYPE
 from sim.shedding.queue import Shedder
@@ -118,16 +122,15 @@ class Spice(Shedder):
         return float(self.u_sorted[k])
 
     def before_step(self, i: int, now: float):
-        if self.replicate:
-            w = self.window
-            t = self.ts[i]
-            op = self.open
-            while op and t - op[0] > w:
-                op.popleft()
-            if len(op) > 1:
-                self.extra += (len(op) - 1) * self.ctx.base_cost
-            if self.types[i] == self.t0:
-                op.append(t)
+        w = self.window
+        t = self.ts[i]
+        op = self.open
+        while op and t - op[0] > w:
+            op.popleft()
+        if self.replicate and len(op) > 1:
+            self.extra += (len(op) - 1) * self.ctx.base_cost
+        if self.types[i] == self.t0:
+            op.append(t)
         if not self.active:
             return False, None
         self.n_served += 1
@@ -146,6 +149,11 @@ class Spice(Shedder):
                 self.on = False
         if self.on:
             self.on_events += 1
+            if self.kind == "espice":
+                # one utility look-up per open window the event falls into
+                row = np.zeros(C.N_COUNTERS, dtype=np.int64)
+                row[C.DECISION_CHECK] = max(len(self.open), 1)
+                return False, row
         return False, None
 
     def take_extra_seconds(self) -> float:
