@@ -332,8 +332,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             continue
                         key = np.int64(attrs[tmp[r_kslot[r]], r_kcol[r]])
                         have = False
-                        if strat != S_BL1:
-                            # drain completed fetches, then look the key up
+                        if True:
+                            # drain completed fetches, then (with a cache) look the key up
                             while hn > 0 and ht[0] <= clk[0]:
                                 k2 = hk[0]
                                 hn = heap_pop(ht, hk, hn)
@@ -387,6 +387,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     mpos[k2] = csize
                                     csize += 1
                                     _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                        if strat != S_BL1:
                             _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                             have = incache[key] == 1
                             if tracing:
