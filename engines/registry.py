@@ -23,7 +23,10 @@ _ENGINES: dict[str, str] = {
     "chain": "engines.lazy_nfa:run_chain",
     "tree": "engines.lazy_nfa:run_tree",
     "remote": "engines.remote.kernel:run_remote",
+    "ztree": "engines.ztree:run_ztree",
 }
+# engines that evaluate ``program.pattern`` without its flat branches (native AND)
+_NO_BRANCHES_OK = frozenset({"ztree"})
 
 
 @dataclass
@@ -58,4 +61,7 @@ def run_engine(name: str, program, stream, **options) -> EngineResult:
                                f"{name!r} engine cannot evaluate; use engine 'remote' (EIRES "
                                "strategies, option strategy=BL1|BL2|BL3|PFetch|LzEval|Hybrid) or "
                                "'oracle'")
+    if getattr(program, "branch_error", "") and name not in _NO_BRANCHES_OK:
+        raise CepsimInputError(f"{program.branch_error} (engine {name!r} needs the flat "
+                               "branches)")
     return get_engine(name)(program, stream, **options)
