@@ -53,8 +53,13 @@ that passes yields a child instance (or a match when nothing is missing).  A bou
 Every match is emitted while its last event is processed (``detect = last event``).
 Counters per event (``engines.counters``): PRED_EVAL, EDGE_EVAL, PM_CREATED (instances created,
 completed matches included), PM_REMOVED (expired, completed, fully explored), BUF_INSERT,
-MATCH_EMIT, DECISION_CHECK (tree routing decisions), PLAN_GEN (tree routing switches), gauges
-LIVE_PM (non-empty live instances) and BUFFERED (events in the input buffers).
+MATCH_EMIT, INSTANCE_WORK (every live instance, roots included, the event is offered to --
+whether it stores, ignores or takes it; children created while the event is processed are offered
+it too), PLAN_GEN (tree routing switches), gauges LIVE_PM (non-empty live instances) and
+BUFFERED (events in the input buffers).  The tree's routing check (``p_ne`` and ``p_se``, made by
+every live instance at every event) is a condition on its store/take edges in section 6, so it
+counts one EDGE_EVAL (not DECISION_CHECK); ``info['routing_checks']`` gives their total so a
+reader can split the tree's condition evaluations into routing and take-edge checks.
 ``EngineResult.info['peak_transient_instances']`` is the most non-empty instances alive at any
 moment, including those created and finished while one event is processed (the LIVE_PM gauge is
 read after each event, so a lazy chain that completes its work inside the event shows 0 there).
@@ -83,7 +88,7 @@ _PM_REMOVED = C.PM_REMOVED
 _BUF_INSERT = C.BUF_INSERT
 _MATCH_EMIT = C.MATCH_EMIT
 _PLAN_GEN = C.PLAN_GEN
-_DECISION_CHECK = C.DECISION_CHECK
+_INSTANCE_WORK = C.INSTANCE_WORK
 _LIVE_PM = C.LIVE_PM
 _BUFFERED = C.BUFFERED
 _NC = C.N_COUNTERS
@@ -139,6 +144,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
         i_min[b] = -1
     live = 0  # non-root live instances
     peak_transient = 0  # most live instances at any moment, also inside an event
+    n_route = 0  # tree routing checks (also counted in EDGE_EVAL)
 
     # ---- matches
     mcap = 64
@@ -199,6 +205,8 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
             if not i_alive[k]:
                 k += 1
                 continue
+            # the event is offered to this instance: stored, ignored or taken (roots included)
+            cnt[p, _INSTANCE_WORK] += 1
             b = i_br[k]
             m = br_len[b]
             mask = i_mask[k]
@@ -227,7 +235,10 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                     if best < 0 or c < bestc:
                         best = v
                         bestc = c
-                cnt[p, _DECISION_CHECK] += 1
+                # p_ne / p_se are conditions on the tree's store and take edges (section 6):
+                # one routing check = one condition evaluation
+                cnt[p, _EDGE_EVAL] += 1
+                n_route += 1
                 if not ok:
                     k += 1
                     continue
@@ -385,7 +396,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
             if buf_stored[q]:
                 tot += btail[q] - bhead[q]
         cnt[p, _BUFFERED] = tot
-    return cnt, m_ev[:n_m].copy(), m_det[:n_m].copy(), peak_transient
+    return cnt, m_ev[:n_m].copy(), m_det[:n_m].copy(), peak_transient, n_route
 
 
 # ----------------------------------------------------------------------------- Python side
@@ -463,7 +474,7 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
             if route == ROUTE_ADAPTIVE or j > 0:
                 buf_stored[var_buf[v]] = True
     window = float(program.window)
-    cnt, m_ev, m_det, peak_tr = _lazy_kernel(
+    cnt, m_ev, m_det, peak_tr, n_route = _lazy_kernel(
         np.ascontiguousarray(stream.types.astype(np.int64)), stream.ts, stream.attrs,
         program.pred_i.astype(np.int64), program.pred_f, var_type, var_buf, buf_stored,
         max(1, len(type_ids)), br_vars, br_len, br_slot, br_preds, br_npred, br_order, route,
@@ -476,7 +487,7 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
     ms = MatchSet(names, kle, m_ev[:, pos_vars].astype(np.int64), np.zeros((len(m_det), len(pos_vars)),
                   np.int64), np.zeros((len(m_det), len(pos_vars)), np.int64),
                   np.zeros(0, np.int64), m_det.astype(np.int64))
-    return ms, cnt, int(peak_tr)
+    return ms, cnt, int(peak_tr), int(n_route)
 
 
 def run_chain(program: Program, stream: EventStream, order=None, **opts):
@@ -484,7 +495,7 @@ def run_chain(program: Program, stream: EventStream, order=None, **opts):
     or ``None`` = the query's sequence order).  Other options are ignored."""
     from engines.registry import EngineResult
     ids = _parse_order(program, order)
-    ms, cnt, peak = _run(program, stream, ROUTE_FIXED, ids, "chain")
+    ms, cnt, peak, _ = _run(program, stream, ROUTE_FIXED, ids, "chain")
     return EngineResult(ms, cnt, {"order": ",".join(program.var_names[v] for v in ids),
                                   "peak_transient_instances": peak})
 
@@ -492,5 +503,6 @@ def run_chain(program: Program, stream: EventStream, order=None, **opts):
 def run_tree(program: Program, stream: EventStream, **opts):
     """Tree NFA: adaptive selectivity order from the input buffer's per-variable counters."""
     from engines.registry import EngineResult
-    ms, cnt, peak = _run(program, stream, ROUTE_ADAPTIVE, None, "tree")
-    return EngineResult(ms, cnt, {"order": "adaptive", "peak_transient_instances": peak})
+    ms, cnt, peak, n_route = _run(program, stream, ROUTE_ADAPTIVE, None, "tree")
+    return EngineResult(ms, cnt, {"order": "adaptive", "peak_transient_instances": peak,
+                                  "routing_checks": n_route})
