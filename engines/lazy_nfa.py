@@ -43,9 +43,12 @@ that passes yields a child instance (or a match when nothing is missing).  A bou
   of the other variables are kept in the input buffer (the paper's store edges).
 * **tree** (``ROUTE_ADAPTIVE``): an instance evaluates only when the input buffer holds at least
   one event of every missing variable (``p_ne``); it then routes to the missing variable with the
-  smallest buffer counter (``p_se``; ties keep the current choice, otherwise query order).  It
-  re-decides at every event, so the root (which lives for the whole stream) follows the changing
-  frequencies.  When an instance switches from ``u`` to ``u'`` its children inherit ``cov[u]``,
+  smallest buffer counter (``p_se``; ties keep the state's current choice, otherwise query
+  order).  The decision is the *state's* ("performed by each state on each matching attempt",
+  section 6): it is made once per event for every state that has a live instance, and every
+  instance of the state follows it.  A state is keyed by (branch, set of taken variables): states
+  q_ab and q_ba compare the same counters, so they share one decision.  It re-decides at every
+  event, so the root (which lives for the whole stream) follows the changing frequencies.  When an instance switches from ``u`` to ``u'`` its children inherit ``cov[u]``,
   so a match is reached through exactly one path (the first variable whose coverage passes the
   match's event); states are created lazily (an instance *is* its state's only storage) and
   vanish with their last instance.  All events of pattern types are buffered.
@@ -56,9 +59,9 @@ completed matches included), PM_REMOVED (expired, completed, fully explored), BU
 MATCH_EMIT, INSTANCE_WORK (every live instance, roots included, the event is offered to --
 whether it stores, ignores or takes it; children created while the event is processed are offered
 it too), PLAN_GEN (tree routing switches), gauges LIVE_PM (non-empty live instances) and
-BUFFERED (events in the input buffers).  The tree's routing check (``p_ne`` and ``p_se``, made by
-every live instance at every event) is a condition on its store/take edges in section 6, so it
-counts one EDGE_EVAL (not DECISION_CHECK); ``info['routing_checks']`` gives their total so a
+BUFFERED (events in the input buffers).  The tree's routing check (``p_ne`` and ``p_se``, made
+once per event by every state that has a live instance) is a condition on its store/take edges
+in section 6, so it counts one EDGE_EVAL (not DECISION_CHECK); ``info['routing_checks']`` gives their total so a
 reader can split the tree's condition evaluations into routing and take-edge checks.
 ``EngineResult.info['peak_transient_instances']`` is the most non-empty instances alive at any
 moment, including those created and finished while one event is processed (the LIVE_PM gauge is
@@ -134,14 +137,26 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
     i_br = np.zeros(icap, dtype=np.int64)
     i_depth = np.zeros(icap, dtype=np.int64)
     i_cur = np.full(icap, -1, dtype=np.int64)
+    i_st = np.zeros(icap, dtype=np.int64)   # tree: index of the instance's state
     i_min = np.zeros(icap, dtype=np.int64)
     i_max = np.zeros(icap, dtype=np.int64)
     i_alive = np.zeros(icap, dtype=np.bool_)
     n_inst = B
+    # tree states (lazily instantiated, section 6.1), keyed by (branch, taken-variable set): the
+    # routing decision is made once per state and event, all of the state's instances follow it
+    scap = max(8, 2 * B)
+    st_b = np.zeros(scap, dtype=np.int64)
+    st_mask = np.zeros(scap, dtype=np.int64)
+    st_cur = np.full(scap, -1, dtype=np.int64)    # the state's current choice (ties keep it)
+    st_at = np.full(scap, -1, dtype=np.int64)     # event of the last decision
+    st_best = np.full(scap, -1, dtype=np.int64)   # that decision (-1: p_ne failed)
+    n_st = B
     for b in range(B):
         i_br[b] = b
         i_alive[b] = True
         i_min[b] = -1
+        i_st[b] = b
+        st_b[b] = b
     live = 0  # non-root live instances
     peak_transient = 0  # most live instances at any moment, also inside an event
     n_route = 0  # tree routing checks (also counted in EDGE_EVAL)
@@ -220,33 +235,43 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                     k += 1
                     continue
             else:
-                ok = True
-                best = -1
-                bestc = 0
-                for j in range(m):
-                    v = br_vars[b, j]
-                    if (mask >> v) & 1:
-                        continue
-                    qv = var_buf[v]
-                    c = btail[qv] - bhead[qv]
-                    if c <= 0:
-                        ok = False
-                        break
-                    if best < 0 or c < bestc:
-                        best = v
-                        bestc = c
-                # p_ne / p_se are conditions on the tree's store and take edges (section 6):
-                # one routing check = one condition evaluation
-                cnt[p, _EDGE_EVAL] += 1
-                n_route += 1
-                if not ok:
+                sk = i_st[k]
+                if st_at[sk] != p:
+                    # the state's routing check for this event: p_ne and p_se are conditions
+                    # on the tree's store and take edges (section 6), one condition evaluation
+                    st_at[sk] = p
+                    cnt[p, _EDGE_EVAL] += 1
+                    n_route += 1
+                    ok = True
+                    best = -1
+                    bestc = 0
+                    for j in range(m):
+                        v = br_vars[b, j]
+                        if (mask >> v) & 1:
+                            continue
+                        qv = var_buf[v]
+                        c = btail[qv] - bhead[qv]
+                        if c <= 0:
+                            ok = False
+                            break
+                        if best < 0 or c < bestc:
+                            best = v
+                            bestc = c
+                    if ok:
+                        cur = st_cur[sk]
+                        if cur >= 0:
+                            qv = var_buf[cur]
+                            if btail[qv] - bhead[qv] == bestc:
+                                best = cur
+                        st_cur[sk] = best
+                    else:
+                        best = -1
+                    st_best[sk] = best
+                best = st_best[sk]
+                if best < 0:
                     k += 1
                     continue
                 cur = i_cur[k]
-                if cur >= 0:
-                    qv = var_buf[cur]
-                    if btail[qv] - bhead[qv] == bestc:
-                        best = cur
                 if cur != best:
                     if cur >= 0:
                         cnt[p, _PLAN_GEN] += 1
@@ -341,6 +366,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         i_br = grow_1d(i_br, icap)
                         i_depth = grow_1d(i_depth, icap)
                         i_cur = grow_1d(i_cur, icap)
+                        i_st = grow_1d(i_st, icap)
                         i_min = grow_1d(i_min, icap)
                         i_max = grow_1d(i_max, icap)
                         i_alive = grow_1d(i_alive, icap)
@@ -354,6 +380,29 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                     i_br[c] = b
                     i_depth[c] = i_depth[k] + 1
                     i_cur[c] = -1
+                    if route == 1:
+                        # the child's state: (b, taken set), instantiated on first use
+                        cm = i_mask[c]
+                        sc = -1
+                        for r in range(n_st):
+                            if st_mask[r] == cm and st_b[r] == b:
+                                sc = r
+                                break
+                        if sc < 0:
+                            if n_st == scap:
+                                scap *= 2
+                                st_b = grow_1d(st_b, scap)
+                                st_mask = grow_1d(st_mask, scap)
+                                st_cur = grow_1d(st_cur, scap)
+                                st_at = grow_1d(st_at, scap)
+                                st_best = grow_1d(st_best, scap)
+                            sc = n_st
+                            n_st += 1
+                            st_b[sc] = b
+                            st_mask[sc] = cm
+                            st_cur[sc] = -1
+                            st_at[sc] = -1
+                        i_st[c] = sc
                     i_min[c] = mn
                     i_max[c] = mx
                     i_alive[c] = True
@@ -383,6 +432,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         i_br[w] = i_br[r]
                         i_depth[w] = i_depth[r]
                         i_cur[w] = i_cur[r]
+                        i_st[w] = i_st[r]
                         i_min[w] = i_min[r]
                         i_max[w] = i_max[r]
                         i_alive[w] = True
