@@ -53,12 +53,24 @@ def warmup_snapshot(stats: StatsSnapshots, n_warmup: int) -> int:
 
 
 def run_controller(program: Program, stats: StatsSnapshots, planner: str, decision: Decision,
-                   n_events: int, n_warmup: int, shadow: bool = False) -> Schedule:
+                   n_events: int, n_warmup: int, shadow: bool = False,
+                   plan_memo: dict | None = None) -> Schedule:
+    """Run Algorithm 1 over the snapshots of ``stats`` (module docstring).  ``plan_memo`` (a
+    dict, shared across decision functions on the same statistics) memoises A per snapshot:
+    A is deterministic, so this changes run time only, never a charge or a decision."""
     groups = planning_groups(program)
-    A = make_planner(planner)
+    A0 = make_planner(planner)
+    memo = {} if plan_memo is None else plan_memo
+
+    def A(s):
+        key = (planner, s)
+        if key not in memo:
+            memo[key] = A0(groups, stats.rate_w[s], stats.sel[s])
+        return memo[key]
+
     s0 = warmup_snapshot(stats, n_warmup)
     charges = C.new_counters(n_events)
-    pr = A(groups, stats.rate_w[s0], stats.sel[s0])
+    pr = A(s0)
     decision.reset(pr, stats.rate_w[s0], stats.sel[s0], groups)
     d0 = d_avg(pr)
     starts, plans = [0], [pr.plan]
@@ -73,10 +85,10 @@ def run_controller(program: Program, stats: StatsSnapshots, planner: str, decisi
         charges[p, C.DECISION_CHECK] += work
         differs = None
         if shadow:
-            differs = A(groups, rw, sel).plan != pr.plan
+            differs = A(s).plan != pr.plan
             better += differs
         if replan:
-            npr = A(groups, rw, sel)
+            npr = A(s)
             calls += 1
             charges[p, C.PLAN_GEN] += 1
             charges[p, C.PLANNER_STEP] += npr.steps
