@@ -15,8 +15,10 @@ N = 20_000
 
 def _counters(seed, n=N):
     rng = np.random.default_rng(seed)
-    m = rng.poisson(lam=[40, 20, 3, 3, 1, 0.2, 5, 0.001, 0.5, 0, 10, 4],
-                    size=(n, N_COUNTERS)).astype(np.int64)
+    lam = np.zeros(N_COUNTERS)
+    lam[:12] = [40, 20, 3, 3, 1, 0.2, 5, 0.001, 0.5, 0, 10, 4]   # the original 12 columns
+    lam[12:] = 0.5                                                 # appended columns
+    m = rng.poisson(lam=lam, size=(n, N_COUNTERS)).astype(np.int64)
     return m
 
 
