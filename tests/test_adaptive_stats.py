@@ -70,7 +70,8 @@ def _brute(prog, stream, positions, w_s, n_buckets, n_samples):
                     sel[a, c] = sel[c, a] = passes / tests
         counts.append(cnt)
         sels.append(sel)
-    return np.array(counts), np.array(sels)
+    return (np.array(counts, dtype=np.int64).reshape(len(positions), V),
+            np.array(sels, dtype=np.float64).reshape(len(positions), V, V))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
