@@ -204,7 +204,8 @@ def _fmt(x: float) -> str:
 def claim_matches_agree(df, **_) -> object:
     """Every NFA found the same match set at every point."""
     bad = df[~df["matches_agree"].astype(bool)]
-    return _claim(len(bad) == 0, f"{len(df) - len(bad)}/{len(df)} points agree; matches per point "
+    return _claim(len(bad) == 0 and len(df) > 0,
+                  f"{len(df) - len(bad)}/{len(df)} points agree; matches per point "
                   f"{sorted(int(m) for m in df['matches'])}")
 
 
@@ -212,7 +213,7 @@ def claim_tree_vs_best_chain(df, factor: float = 1.1, **_) -> object:
     """tree <= factor x best chain (condition evaluations) at every point."""
     chains = _chains_in(df)
     parts = []
-    ok = True
+    ok = len(df) > 0 and bool(chains)          # no rows: nothing shown, not a pass
     keys = [c for c in ("data", "sequence", "f_c") if c in df.columns]
     for _, r in df.sort_values(keys).iterrows():
         best_k = min(chains, key=lambda k: r[f"evals_{k}"])
