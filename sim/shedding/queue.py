@@ -1,0 +1,339 @@
+"""The shedding queue: a SimPy single server stepping the engine one event at a time.
+
+Which events are processed depends on the queue in virtual time, so the engine is stepped
+(``engines.stepper.Stepper``) from the server process.  Per event, in virtual time:
+
+* **arrival** (time ``a_i``): the event joins the FIFO queue and is offered to the shedder
+  (``shedder.on_arrival``), which may drop it or queued events (``ShedQueue.drop``).  The
+  shedder's per-arrival work is returned as a counter row; it is priced with the cost profile
+  and charged to a separate *ingest* resource (reported: ``ingest_busy_s``,
+  ``ingest_utilisation``) or, with ``ingest_on_server=True``, added to the server's next
+  service;
+* **service**: the server takes the next live event (FIFO), lets the shedder veto it
+  (``before_step``), steps the engine, and serves for
+  ``price(engine row) + price(shedder rows)`` (``after_step`` may drop partial matches: its
+  row is charged to the same service).  The matches emitted by the step are detected at the
+  departure; latency = departure - arrival of the match's last event (docs/ARCHITECTURE.md, "The simulator").
+
+The server process ingests the arrivals up to its current instant before choosing the next
+event (an event that arrived during a service is offered to the shedder at its own arrival
+time: the queue only grows during a service, and the engine's state only changes at a step,
+so the shedder sees exactly the state it would see at ``a_i``), and idles with one timeout
+until the next arrival.  That is one SimPy timeout per served event.  With the no-op shedder
+the start/departure times equal the Lindley recursion over the engine's service times to
+1e-9 (``tests/test_shedding_queue.py``).
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+import simpy
+
+from engines import counters as C
+from engines.errors import CepsimInputError
+from engines.stepper import Stepper
+
+
+class ShedQueue:
+    """The FIFO input queue with per-type counts and O(1) drops (by event index)."""
+
+    def __init__(self, types: np.ndarray, n_types: int) -> None:
+        self.types = types
+        self.n = len(types)
+        self.state = np.zeros(self.n, dtype=np.int8)   # 0 not arrived, 1 queued, 2 served, 3 dropped
+        self.head = 0          # every event below head has left the queue (served or dropped)
+        self.tail = 0          # events [0, tail) have arrived
+        self.length = 0
+        self.by_type = np.zeros(n_types, dtype=np.int64)
+        self.peak = 0
+        self.dropped = 0
+
+    def push(self, i: int) -> None:
+        self.state[i] = 1
+        self.tail = i + 1
+        self.length += 1
+        self.by_type[self.types[i]] += 1
+        if self.length > self.peak:
+            self.peak = self.length
+
+    def drop(self, i: int) -> bool:
+        """Drop queued event ``i``; False when it is not queued."""
+        if self.state[i] != 1:
+            return False
+        self.state[i] = 3
+        self.length -= 1
+        self.by_type[self.types[i]] -= 1
+        self.dropped += 1
+        return True
+
+    def is_queued(self, i: int) -> bool:
+        return self.state[i] == 1
+
+    def pop(self) -> int:
+        """The next queued event (FIFO), removed from the queue; -1 when empty."""
+        st = self.state
+        h = self.head
+        while h < self.tail and st[h] != 1:
+            h += 1
+        self.head = h
+        if h >= self.tail:
+            return -1
+        st[h] = 2
+        self.head = h + 1
+        self.length -= 1
+        self.by_type[self.types[h]] -= 1
+        return h
+
+
+class Shedder:
+    """The no-op shedder and the interface every shedder implements.
+
+    Hooks return counter rows (``int64[N_COUNTERS]``) or None for "no work"."""
+
+    name = "none"
+
+    def attach(self, ctx: "ShedContext") -> None:
+        self.ctx = ctx
+
+    def on_arrival(self, i: int, now: float):
+        return None
+
+    def before_step(self, i: int, now: float):
+        """(veto, row): veto=True drops event ``i`` instead of processing it."""
+        return False, None
+
+    def after_step(self, i: int, row: np.ndarray, now: float):
+        return None
+
+    def on_served(self, i: int, service: float, row: np.ndarray, depart: float) -> None:
+        return None
+
+    def end_warmup(self, now: float) -> None:
+        return None
+
+    def take_extra_seconds(self) -> float:
+        """Server time the shedder's model charges outside the counters (e.g. eSPICE/hSPICE
+        artifacts processing an event once per open window); read once per served event."""
+        return 0.0
+
+    def aux_memory_bytes(self) -> int:
+        return 0
+
+    def info(self) -> dict:
+        return {}
+
+
+@dataclass
+class ShedContext:
+    """What a shedder may look at: the stream, program, engine, queue, prices and warm-up."""
+
+    stream: object
+    program: object
+    stepper: Stepper
+    queue: ShedQueue
+    unit: np.ndarray          # float64[N_COUNTERS] unit costs
+    base_cost: float
+    arrivals: np.ndarray
+    n_warm: int
+    warm_service: list = field(default_factory=list)     # (event, service seconds)
+    warm_matches: list = field(default_factory=list)     # int64[m] rows (slot order)
+    in_warmup: bool = True
+    recent: object = None     # deque of (latency sum, count) of the last steps with matches
+
+    def recent_mean_latency(self) -> float:
+        """Mean latency of the matches of the last (up to 32) steps that emitted matches."""
+        if not self.recent:
+            return 0.0
+        s = sum(a for a, _ in self.recent)
+        c = sum(b for _, b in self.recent)
+        return s / c if c else 0.0
+
+    def price(self, row) -> float:
+        return float(np.dot(row, self.unit)) if row is not None else 0.0
+
+
+@dataclass
+class ShedResult:
+    metrics: dict
+    start: np.ndarray
+    depart: np.ndarray
+    served: np.ndarray          # bool per event: processed by the engine
+    match_latency: np.ndarray   # float64 per match detected after warm-up
+    match_keys: np.ndarray | None = None
+
+
+def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = None,
+                 n_warm: int = 0, ingest_on_server: bool = False, keep_keys: bool = False,
+                 latency_cap: float | None = None) -> ShedResult:
+    """Simulate the shedding queue (module docstring); ``n_warm`` first events are the warm-up
+    (the shedder must not drop there; it gathers statistics and ``end_warmup`` is called when
+    event ``n_warm`` arrives).  Matches detected at or after event ``n_warm`` are measured;
+    ``keep_keys`` keeps their bindings (rows in slot order) for the Eq. (4) intersection;
+    ``latency_cap`` (seconds) excludes matches slower than it (the paper's 30 minutes)."""
+    n = len(stream)
+    arr = np.ascontiguousarray(arrivals, dtype=np.float64)
+    if arr.shape != (n,):
+        raise CepsimInputError(f"run_shedding: {arr.shape} arrivals for {n} events")
+    if n > 1 and np.any(np.diff(arr) < 0):
+        raise CepsimInputError("run_shedding: arrival times must be non-decreasing")
+    shedder = shedder or Shedder()
+    stp = Stepper(program, stream)
+    q = ShedQueue(np.asarray(stream.types), len(stream.schema.type_names))
+    unit = profile.unit_vector()
+    base = float(profile.base_cost)
+    ctx = ShedContext(stream, program, stp, q, unit, base, arr, int(n_warm))
+    ctx.recent = deque(maxlen=32)
+    shedder.attach(ctx)
+    start = np.full(n, np.nan)
+    depart = np.full(n, np.nan)
+    served = np.zeros(n, dtype=bool)
+    lat_chunks: list[np.ndarray] = []
+    key_chunks: list[np.ndarray] = []
+    totals = np.zeros(C.N_COUNTERS, dtype=np.int64)        # engine work
+    shed_tot = np.zeros(C.N_COUNTERS, dtype=np.int64)      # shedder work (server + ingest)
+    stats = {"ingest_busy": 0.0, "ingest_free_at": -np.inf, "peak_mem": 0, "peak_bound": 0,
+             "peak_live": 0, "vetoed": 0, "matches": 0, "warm_matches": 0, "server_shed_s": 0.0,
+             "replication_s": 0.0}
+    m = stp.m
+    cols = stp.tb["col_of_slot"]
+    env = simpy.Environment(initial_time=min(0.0, float(arr[0])) if n else 0.0)
+
+    def ingest(i: int) -> float:
+        """Offer arrival ``i``; returns the seconds to charge to the server."""
+        if i == n_warm and ctx.in_warmup:
+            ctx.in_warmup = False
+            shedder.end_warmup(arr[i])
+        q.push(i)
+        r = shedder.on_arrival(i, arr[i])
+        if r is None:
+            return 0.0
+        shed_tot[:] += r
+        c = ctx.price(r)
+        if ingest_on_server:
+            return c
+        s0 = max(arr[i], stats["ingest_free_at"])
+        stats["ingest_free_at"] = s0 + c
+        stats["ingest_busy"] += c
+        return 0.0
+
+    def collect(i_det: int, t_det: float) -> None:
+        k = stp.n_matches
+        if k == 0:
+            return
+        lasts = stp.o_last[:k]
+        all_lat = t_det - arr[lasts]
+        ctx.recent.append((float(all_lat.sum()), k))
+        if i_det >= n_warm:
+            lat = t_det - arr[lasts]
+            if latency_cap is not None:
+                ok = lat <= latency_cap
+                lat = lat[ok]
+            else:
+                ok = None
+            lat_chunks.append(lat.copy())
+            if keep_keys:
+                rows = stp.o_pos[:k][:, cols] if ok is None else stp.o_pos[:k][ok][:, cols]
+                key_chunks.append(rows.copy())
+        else:
+            stats["warm_matches"] += k
+            ctx.warm_matches.append(stp.o_pos[:k][:, cols].copy())
+        stp.clear_output()
+
+    def server():
+        nxt = 0
+        carry = 0.0       # ingest work charged to the server (ingest_on_server)
+        while True:
+            now = env.now
+            while nxt < n and arr[nxt] <= now:
+                carry += ingest(nxt)
+                nxt += 1
+            i = q.pop()
+            if i < 0:
+                if nxt >= n:
+                    break
+                yield env.timeout(arr[nxt] - now)
+                # ingest the awaited arrival even if the clock's rounding left it a hair short
+                carry += ingest(nxt)
+                nxt += 1
+                continue
+            veto, r = shedder.before_step(i, now)
+            extra = carry
+            carry = 0.0
+            if r is not None:
+                shed_tot[:] += r
+                extra += ctx.price(r)
+            if veto:
+                stats["vetoed"] += 1
+                carry = extra
+                continue
+            row = stp.step(i)
+            totals[:] += row
+            svc = float(np.dot(row, unit)) + base
+            r2 = shedder.after_step(i, row, now)
+            if r2 is not None:
+                shed_tot[:] += r2
+                extra += ctx.price(r2)
+            xs = shedder.take_extra_seconds()
+            stats["replication_s"] += xs
+            extra += xs
+            stats["server_shed_s"] += extra
+            svc += extra
+            start[i] = now
+            served[i] = True
+            live_bound = stp.live_bound
+            mem = q.length + live_bound
+            if mem > stats["peak_mem"]:
+                stats["peak_mem"] = mem
+            if live_bound > stats["peak_bound"]:
+                stats["peak_bound"] = live_bound
+            if stp.live > stats["peak_live"]:
+                stats["peak_live"] = stp.live
+            yield env.timeout(svc)
+            depart[i] = env.now
+            if ctx.in_warmup or i < n_warm:
+                ctx.warm_service.append((i, svc))
+            collect(i, env.now)
+            shedder.on_served(i, svc, row, env.now)
+        fin = stp.finish()
+        totals[C.MATCH_EMIT] += fin[C.MATCH_EMIT]
+        collect(n, env.now)
+
+    env.process(server())
+    env.run()
+    lat = np.concatenate(lat_chunks) if lat_chunks else np.zeros(0)
+    keys = (np.concatenate(key_chunks) if key_chunks else np.zeros((0, m), np.int64)) \
+        if keep_keys else None
+    end = float(np.nanmax(depart)) if served.any() else 0.0
+    t0 = float(arr[0]) if n else 0.0
+    met = {
+        "n_events": n, "n_warm": int(n_warm), "served": int(served.sum()),
+        "shed_events": int(n - served.sum()), "dropped_in_queue": int(q.dropped),
+        "vetoed": int(stats["vetoed"]), "peak_queue": int(q.peak),
+        "peak_live_pm": int(stats["peak_live"]), "peak_live_bound": int(stats["peak_bound"]),
+        "peak_memory_events": int(stats["peak_mem"]),
+        "matches_measured": int(lat.size), "warm_matches": int(stats["warm_matches"]),
+        "ingest_busy_s": float(stats["ingest_busy"]),
+        "ingest_utilisation": float(stats["ingest_busy"] / max(end - t0, 1e-300)),
+        "server_shed_s": float(stats["server_shed_s"]),
+        "replication_s": float(stats["replication_s"]),
+        "makespan_s": end - t0,
+        "pm_removed_by_shedder": int(shed_tot[C.PM_REMOVED]),
+        "shed_ops": int(shed_tot[C.SHED_OP]), "utility_ops": int(shed_tot[C.UTILITY_UPDATE]),
+        "decision_checks": int(totals[C.DECISION_CHECK] + shed_tot[C.DECISION_CHECK]),
+    }
+    if lat.size:
+        met.update(latency_mean=float(lat.mean()), latency_p50=float(np.percentile(lat, 50)),
+                   latency_p95=float(np.percentile(lat, 95)),
+                   latency_p99=float(np.percentile(lat, 99)), latency_max=float(lat.max()))
+    else:
+        met.update(latency_mean=0.0, latency_p50=0.0, latency_p95=0.0, latency_p99=0.0,
+                   latency_max=0.0)
+    met.update({f"shedder_{k}": v for k, v in shedder.info().items()})
+    met["aux_memory_bytes"] = int(shedder.aux_memory_bytes())
+    for k, name in enumerate(C.COUNTER_NAMES):
+        if k not in C.GAUGES:
+            met[f"engine_{name}"] = int(totals[k])
+    return ShedResult(metrics=met, start=start, depart=depart, served=served,
+                      match_latency=lat, match_keys=keys)
