@@ -1,6 +1,6 @@
 """Simulator speed: SimPy path vs Lindley fast path on the same 100k-event workload.
 
-Targets (DESIGN section 10, sim issue): fast path >= 100x the SimPy path; SimPy path >= 30k
+Targets (docs/ARCHITECTURE.md, "Engineering notes", sim issue): fast path >= 100x the SimPy path; SimPy path >= 30k
 events/s including the engine.  The workload is the eager NFA (``engines.registry``) on the
 ``mg1_engine`` stream: SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN 20 events,
 Poisson arrivals at rho = 0.8 under the default cost profile.  Measured per path:

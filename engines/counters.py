@@ -1,4 +1,4 @@
-"""Per-event operation counters shared by every evaluator (DESIGN section 4).
+"""Per-event operation counters shared by every evaluator (docs/COST_MODEL.md).
 
 Every engine returns an ``int64`` matrix of shape ``(n_events, N_COUNTERS)``: row ``i``
 holds the operations performed while processing event ``i`` (plus, for the last row, any

@@ -1,4 +1,4 @@
-"""The columnar event stream of DESIGN section 2.
+"""The columnar event stream of docs/ARCHITECTURE.md, "Streams".
 
 A stream is four aligned pieces: ``types`` (int32 codes), ``ts`` (float64 seconds,
 non-decreasing), ``attrs`` (float64 matrix, one column per attribute) and a ``Schema``

@@ -64,10 +64,9 @@ def mark_overloaded(ax, df, x: str, y: str, hue: str | None = None) -> int:
     marked = 0
     for k in bad.groupby(keys).size().index:
         ax.plot([k[-1] if hue else k], [means.loc[k]], marker="x", color="red", markersize=9,
-                linestyle="none", zorder=5)
+                linestyle="none", zorder=5,
+                label="overloaded (offered load >= 1)" if marked == 0 else None)
         marked += 1
-    ax.text(0.01, 0.99, "x: overloaded (offered load >= 1)", transform=ax.transAxes,
-            ha="left", va="top", fontsize=7, color="red")
     return marked
 
 
@@ -83,7 +82,7 @@ def line_plot(df, out_base: Path, x: str, y: str, hue: str | None = None, xlabel
         m = g.groupby(x, sort=True)[y].mean()
         ax.plot(m.index.to_numpy(), m.to_numpy(), marker="o",
                 label=None if key is None else f"{hue}={key}")
-    mark_overloaded(ax, d, x, y, hue)
+    marked = mark_overloaded(ax, d, x, y, hue)
     ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel or y)
     if title:
@@ -92,7 +91,7 @@ def line_plot(df, out_base: Path, x: str, y: str, hue: str | None = None, xlabel
         ax.set_xscale("log")
     if logy:
         ax.set_yscale("log")
-    if hue is not None:
-        ax.legend()
+    if hue is not None or marked:
+        ax.legend(fontsize=7)
     fig.tight_layout()
     return save(fig, out_base)

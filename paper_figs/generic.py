@@ -22,7 +22,9 @@ def line(df, out_base: Path, x: str = "rate", y: str = "latency_mean", hue: str 
 
 def counters(df, out_base: Path, metrics: list | None = None, by: str = "engine",
              logy: bool = True, title: str | None = None) -> list[Path]:
-    """Grouped bars: mean of each counter total in ``metrics`` per ``by`` value (one stream)."""
+    """Grouped bars: mean of each counter total in ``metrics`` per ``by`` value (one stream).
+
+    On the log axis a zero total is drawn as a stub at 0.5 (the operation never happened)."""
     d = ok_rows(df)
     metrics = list(metrics or ["pred_eval", "pm_created", "buf_insert", "match_emit"])
     g = d.groupby(by)[metrics].mean()

@@ -1,4 +1,4 @@
-"""Arrival processes in virtual seconds (DESIGN section 5).
+"""Arrival processes in virtual seconds (docs/ARCHITECTURE.md, "The simulator").
 
 Three processes feed the single FIFO server:
 

@@ -1,4 +1,4 @@
-"""Calibrate a cost profile against this machine's eager engine (DESIGN section 4).
+"""Calibrate a cost profile against this machine's eager engine (docs/COST_MODEL.md).
 
 Entry point for ``cepsim calibrate``::
 

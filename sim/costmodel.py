@@ -1,4 +1,4 @@
-"""Cost model: per-event operation counters -> service times (DESIGN section 4).
+"""Cost model: per-event operation counters -> service times (docs/COST_MODEL.md).
 
 A ``CostProfile`` holds one unit cost (virtual seconds) per *count* column of
 ``engines.counters`` plus a per-event ``base_cost``; the service time of event ``i`` is

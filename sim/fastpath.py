@@ -1,4 +1,4 @@
-"""Fast path: the FIFO single-server queue by the Lindley recursion (DESIGN section 5).
+"""Fast path: the FIFO single-server queue by the Lindley recursion (docs/ARCHITECTURE.md, "The simulator").
 
 When service times cannot depend on timing (no shedding, no remote fetches) the whole
 queue is one pass: ``start_i = max(a_i, depart_{i-1})``, ``depart_i = start_i + s_i``.

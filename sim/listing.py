@@ -28,12 +28,17 @@ KINDS = ("experiments", "engines", "scenarios", "claims", "figures", "profiles",
 PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 
 
-def first_line(obj) -> str:
+def first_line(obj, width: int = 110) -> str:
+    """The first sentence of ``obj``'s docstring (its first paragraph, cut at ``width``)."""
     doc = inspect.getdoc(obj) or ""
-    for line in doc.splitlines():
-        if line.strip():
-            return line.strip()
-    return "(no docstring)"
+    para = " ".join(doc.strip().split("\n\n")[0].split())
+    if not para:
+        return "(no docstring)"
+    for i in range(len(para) - 1):
+        if para[i] == "." and para[i + 1] == " " and i > 10:
+            para = para[:i + 1]
+            break
+    return para if len(para) <= width else para[:width - 3].rstrip() + "..."
 
 
 def _target_doc(target: str) -> str:

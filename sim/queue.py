@@ -1,4 +1,4 @@
-"""SimPy single-server FIFO queue (DESIGN section 5).
+"""SimPy single-server FIFO queue (docs/ARCHITECTURE.md, "The simulator").
 
 Used when the service of an event depends on the virtual time at which it starts (remote
 fetches whose answers arrive later, load shedders looking at the queue).  The service of

@@ -136,3 +136,19 @@ def test_match_reports_engine_facts_and_jit_time(tmp_path):
     assert s["engine_info"]["order"] == "c,b,a" and "peak_transient_instances" in s["engine_info"]
     assert s["seconds"]["jit"] >= 0 and s["seconds"]["evaluate"] >= 0
     assert "engine: order=c,b,a" in r.stdout
+
+
+def test_figures_cross_out_overloaded_points(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from paper_figs.common import line_plot, mark_overloaded
+
+    df = pd.DataFrame({"rate": [1, 2, 1, 2], "engine": ["a", "a", "b", "b"],
+                       "latency_mean": [1.0, 2.0, 1.5, 9.0], "stable": [True, True, True, False],
+                       "error": [None] * 4})
+    fig, ax = plt.subplots()
+    assert mark_overloaded(ax, df, "rate", "latency_mean", "engine") == 1
+    assert [t.get_label() for t in ax.get_lines()] == ["overloaded (offered load >= 1)"]
+    plt.close(fig)
+    paths = line_plot(df, tmp_path / "f@x.y=1", x="rate", y="latency_mean", hue="engine")
+    assert [p.name for p in paths] == ["f@x.y=1.png", "f@x.y=1.pdf"] and all(p.is_file() for p in paths)

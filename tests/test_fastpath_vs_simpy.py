@@ -1,4 +1,4 @@
-"""The Lindley fast path agrees with the SimPy server per event (DESIGN section 5)."""
+"""The Lindley fast path agrees with the SimPy server per event (docs/ARCHITECTURE.md, "The simulator")."""
 import numpy as np
 import pytest
 

@@ -80,7 +80,7 @@ def test_engine_facts_and_spec_errors(calls):
         generic.point({k: v for k, v in BASE.items() if k != "generator"}, seed=1)
 
 
-@pytest.mark.parametrize("name", ["engines_vs_rate", "nasdaq_replay"])
+@pytest.mark.parametrize("name", ["engines_vs_rate", "nasdaq_replay", "apam_plans"])
 def test_worked_examples_run_at_quick_scale(tmp_path, name, monkeypatch):
     from sim.claims import check_experiment
     from sim.config import load_config

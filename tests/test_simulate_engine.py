@@ -1,4 +1,4 @@
-"""``sim.simulate.simulate`` end to end with the real eager engine (DESIGN sections 4-5).
+"""``sim.simulate.simulate`` end to end with the real eager engine (docs/COST_MODEL.md and docs/ARCHITECTURE.md).
 
 The engine runs through ``engines.registry``; its counters become service times through a cost
 profile; the queue runs on the Lindley fast path and on SimPy, which must agree per event to

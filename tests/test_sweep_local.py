@@ -15,6 +15,8 @@ from sim.runner import run_experiment
 
 SLEEPY = ["grid.mu=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]", "zip.sleep_s=[0.25, 0.25]",
           "seeds=1"]  # 16 points of 0.25 s
+# --set runs are variants with their own results directory (sim.staleness)
+_VARIANT = "basic@" + __import__("sim.staleness", fromlist=["x"]).variant_slug(SLEEPY)
 
 
 def rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -45,7 +47,7 @@ def test_local_records_failures_and_finishes(tmp_path, repo_root):
 
 def test_sweep_killed_midway_resumes(tmp_path, repo_root, basic):
     out = tmp_path / "res"
-    shards = out / "demo" / "basic" / "shards"
+    shards = out / "demo" / _VARIANT / "shards"
     cmd = [sys.executable, "-m", "sim.cli", "sweep", "experiments/demo/basic.toml", "--backend",
            "local", "--workers", "2", "--out", str(out), "--figures-dir", str(tmp_path / "figs")]
     for s in SLEEPY:
@@ -67,7 +69,7 @@ def test_sweep_killed_midway_resumes(tmp_path, repo_root, basic):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert not (out / "demo/basic/points.parquet").exists()
+    assert not (out / "demo" / _VARIANT / "points.parquet").exists()
     done_before = len(list(shards.glob("*.parquet")))
     assert 3 <= done_before < 16
 
@@ -75,10 +77,10 @@ def test_sweep_killed_midway_resumes(tmp_path, repo_root, basic):
     assert res.returncode == 0, res.stderr
     assert "resumed" in res.stdout
     import json
-    meta = json.loads((out / "demo/basic/meta.json").read_text())
+    meta = json.loads((out / "demo" / _VARIANT / "meta.json").read_text())
     assert meta["resumed_rows"] >= done_before and meta["rows"] == 16
 
-    df = pd.read_parquet(out / "demo/basic/points.parquet")
+    df = pd.read_parquet(out / "demo" / _VARIANT / "points.parquet")
     assert len(df) == 16
     assert not df.duplicated(["point_id", "rep"]).any()
     clean = run_experiment(basic, out_dir=tmp_path / "clean", backend="serial", overrides=SLEEPY)

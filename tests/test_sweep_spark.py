@@ -17,6 +17,7 @@ import pytest
 from sim.config import apply_overrides, expand_points, load_config
 from sim.runner import run_experiment, run_point
 from sim.spark_backend import parse_java_version, run_spark
+from sim.staleness import variant_slug
 
 
 def rows(df):
@@ -33,7 +34,7 @@ def test_spark_equals_serial_and_local(tmp_path, repo_root, spark):
     assert serial.n_points == 16 and sp.n_points == 16 and sp.n_failed == 0
     pd.testing.assert_frame_equal(rows(serial.df), rows(sp.df))
     pd.testing.assert_frame_equal(rows(local.df), rows(sp.df))
-    on_disk = pd.read_parquet(tmp_path / "k/demo/basic/points.parquet")
+    on_disk = pd.read_parquet(sp.out_dir / "points.parquet")  # the --set variant directory
     pd.testing.assert_frame_equal(rows(on_disk), rows(serial.df))
     # the fixture's session was reused, not stopped
     assert not spark.sparkContext._jsc.sc().isStopped()
@@ -146,8 +147,10 @@ def test_spark_sweep_killed_midway_resumes(tmp_path, repo_root):
     every backend; a second Spark session would double the cost of this test)."""
     sleepy = ["grid.mu=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]", "zip.sleep_s=[0.5, 0.5]",
               "seeds=1"]
+    # --set runs are variants with their own results directory (sim.staleness)
+    _VARIANT = "basic@" + variant_slug(sleepy)
     out = tmp_path / "res"
-    shards = out / "demo" / "basic" / "shards"
+    shards = out / "demo" / _VARIANT / "shards"
     cmd = [sys.executable, "-m", "sim.cli", "sweep", "experiments/demo/basic.toml", "--backend",
            "spark", "--master", "local[2]", "--out", str(out), "--figures-dir",
            str(tmp_path / "figs")]
@@ -170,7 +173,7 @@ def test_spark_sweep_killed_midway_resumes(tmp_path, repo_root):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert not (out / "demo/basic/points.parquet").exists()
+    assert not (out / "demo" / _VARIANT / "points.parquet").exists()
     done_before = len(list(shards.glob("*.parquet")))
     assert 3 <= done_before < 16
 
@@ -179,9 +182,9 @@ def test_spark_sweep_killed_midway_resumes(tmp_path, repo_root):
     res = subprocess.run(resume, cwd=repo_root, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert "resumed" in res.stdout
-    meta = json.loads((out / "demo/basic/meta.json").read_text())
+    meta = json.loads((out / "demo" / _VARIANT / "meta.json").read_text())
     assert meta["resumed_rows"] >= done_before and meta["rows"] == 16
-    df = pd.read_parquet(out / "demo/basic/points.parquet")
+    df = pd.read_parquet(out / "demo" / _VARIANT / "points.parquet")
     assert len(df) == 16 and not df.duplicated(["point_id", "rep"]).any()
     assert df["error"].isna().all()
     cfg = load_config(repo_root / "experiments/demo/basic.toml")

@@ -1,4 +1,4 @@
-"""The pattern AST (DESIGN section 3).
+"""The pattern AST (docs/SEMANTICS.md).
 
 Nodes are frozen dataclasses, so two ASTs compare equal when they mean the same text, and
 ``str(node)`` prints pattern text that the parser reads back into an equal AST.

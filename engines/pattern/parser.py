@@ -1,4 +1,4 @@
-"""Recursive-descent parser for cepsim's pattern text (DESIGN section 3).
+"""Recursive-descent parser for cepsim's pattern text (docs/SEMANTICS.md).
 
 Grammar (keywords are case-insensitive, whitespace and newlines are free, ``#`` starts a comment)::
 

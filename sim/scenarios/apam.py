@@ -7,7 +7,7 @@ and select one, runs the hybrid engine with each of the l+1 candidates (counters
 on λ, so they are cached per (experiment, stream_seed, n_events, plan) in memory and on disk)
 and queues the events with the Lindley fast path.  Latency = departure − arrival of each *true
 final event* (the last event of at least one match) among the measured events (after the
-warm-up), i.e. QWT + ST including the merge (DESIGN section 5).
+warm-up), i.e. QWT + ST including the merge (docs/ARCHITECTURE.md, "The simulator").
 
 Unit costs.  The service time of an event is
 ``base + T_PE·pred_eval + T_SEQ·join_probe + T_RC·(pm_created + match_emit) + T_BI·buf_insert``

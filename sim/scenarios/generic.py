@@ -349,8 +349,9 @@ def _ok(df):
 
 
 def claim_ratio(df, metric: str = "latency_mean", better: str = "", than: str = "",
-                factor: float = 1.0, by: str = "rate") -> ClaimResult:
-    """mean ``metric`` of engine spec ``better`` <= ``factor`` x that of ``than`` at every ``by``."""
+                factor: float = 1.0, by: str = "rate", at: list | None = None) -> ClaimResult:
+    """mean ``metric`` of engine spec ``better`` <= ``factor`` x that of ``than`` at every ``by``
+    value (or only at the values listed in ``at``)."""
     d = _ok(df)
     if d.empty or metric not in d.columns:
         return ClaimResult(False, f"no successful rows with {metric!r}")
@@ -361,6 +362,11 @@ def claim_ratio(df, metric: str = "latency_mean", better: str = "", than: str = 
         if e not in g.columns:
             return ClaimResult(False, f"engine {e!r} not in results ({', '.join(map(str, g.columns))})")
     ratio = g[better] / g[than]
+    if at is not None and keys:
+        missing = [v for v in at if v not in ratio.index]
+        if missing:
+            return ClaimResult(False, f"{by} value(s) {missing} not in results")
+        ratio = ratio.loc[list(at)]
     parts = [f"{by}={i:g}: {r:.3f}" if keys else f"{r:.3f}" for i, r in ratio.items()]
     return ClaimResult(bool((ratio <= factor).all()),
                        f"{metric} {better} / {than}: {', '.join(parts)} (limit {factor})")

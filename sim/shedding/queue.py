@@ -13,7 +13,7 @@ Which events are processed depends on the queue in virtual time, so the engine i
   (``before_step``), steps the engine, and serves for
   ``price(engine row) + price(shedder rows)`` (``after_step`` may drop partial matches: its
   row is charged to the same service).  The matches emitted by the step are detected at the
-  departure; latency = departure - arrival of the match's last event (DESIGN section 5).
+  departure; latency = departure - arrival of the match's last event (docs/ARCHITECTURE.md, "The simulator").
 
 The server process ingests the arrivals up to its current instant before choosing the next
 event (an event that arrived during a service is offered to the shedder at its own arrival
