@@ -86,7 +86,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                  el_type, el_kleene, col_of_slot, n_cols, el_group, g_lo, g_hi,
                  st_start, st_complete, ed_slot, ed_kind, ed_dst, ed_bit,
                  ep_start, ep_pred, ep_role, ep_other, en_start, en_q,
-                 ty_start, ty_state, ty_count,
+                 ty_start, ty_state, ty_count, ty_edge,
                  ng_type, ng_left, ng_right, ng_emit, ng_trailing,
                  np_start, np_pred, np_role, np_other,
                  window_kind, window, policy, max_pm, max_matches, tune, counters):
@@ -136,28 +136,29 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         if el_kleene[s]:
             kleene_cols[n_kl] = s
             n_kl += 1
-    # per state: full flag mask, number of edges, fast-path eligibility (one plain ENTER edge
-    # whose single predicate compares with another plain slot), direct emission
+    # per state: full flag mask.  Per edge: fast-path eligibility (a plain ENTER edge with no
+    # predicate or a single comparison with another plain slot, skip-till-any-match) and direct
+    # emission (its destination completes the match and nothing can intervene)
     st_full = np.zeros(S, dtype=np.int64)
-    st_fast = np.zeros(S, dtype=np.bool_)
-    st_direct = np.zeros(S, dtype=np.bool_)
     for j in range(S):
-        ne = st_start[j + 1] - st_start[j]
-        st_full[j] = (np.int64(1) << ne) - 1
-        if j == 0 or ne != 1 or nextp:
-            continue
-        d = st_start[j]
+        st_full[j] = (np.int64(1) << (st_start[j + 1] - st_start[j])) - 1
+    n_ed = ed_slot.shape[0]
+    ed_fast = np.zeros(n_ed, dtype=np.bool_)
+    ed_direct = np.zeros(n_ed, dtype=np.bool_)
+    for d in range(n_ed):
         s = ed_slot[d]
-        if ed_kind[d] != EDGE_ENTER or el_kleene[s] or ep_start[d + 1] - ep_start[d] != 1:
+        npr = ep_start[d + 1] - ep_start[d]
+        if nextp or ed_kind[d] != EDGE_ENTER or el_kleene[s] or npr > 1:
             continue
-        kk = ep_start[d]
-        p = ep_pred[kk]
-        if (ep_role[kk] == ROLE_SELF or el_kleene[ep_other[kk]] or pred_i[p, PI_KIND] != PK_CMP
-                or pred_i[p, PI_V2] < 0):
-            continue
-        st_fast[j] = True
+        if npr == 1:
+            kk = ep_start[d]
+            p = ep_pred[kk]
+            if (ep_role[kk] == ROLE_SELF or el_kleene[ep_other[kk]]
+                    or pred_i[p, PI_KIND] != PK_CMP or pred_i[p, PI_V2] < 0):
+                continue
+        ed_fast[d] = True
         dst = ed_dst[d]
-        st_direct[j] = (st_complete[dst] and st_start[dst + 1] == st_start[dst] and n_kl == 0
+        ed_direct[d] = (st_complete[dst] and st_start[dst + 1] == st_start[dst] and n_kl == 0
                         and not has_trailing and not has_emit_neg
                         and en_start[d + 1] == en_start[d])
 
@@ -340,27 +341,29 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             n_visit = snap[j] if j > 0 else 1
             if n_visit == 0:
                 continue
-            if st_fast[j]:
-                # Fast path: one edge, one comparison with another plain slot (skip-till-any-
-                # match).  Same evaluations, counts and candidate order as the general loop
-                # below, but branch-free: the candidate is written at ``nc`` every time and
-                # ``nc`` advances by the outcome, so a data-dependent predicate costs no
-                # mispredicted branch; the event's own operand is computed once.
-                d = st_start[j]
+            d = ty_edge[z]
+            if j > 0 and d >= 0 and ed_fast[d]:
+                # Fast path: the only edge of this state for type t, with no predicate or one
+                # comparison with another plain slot (skip-till-any-match).  Same evaluations,
+                # counts and candidate order as the general loop below, but branch-free: the
+                # candidate is written at ``nc`` every time and ``nc`` advances by the outcome,
+                # so a data-dependent predicate costs no mispredicted branch; the event's own
+                # operand is computed once.
                 s = ed_slot[d]
+                npr = ep_start[d + 1] - ep_start[d]
                 kk = ep_start[d]
-                p = ep_pred[kk]
-                role = ep_role[kk]
-                o = ep_other[kk]
-                op = pred_i[p, PI_OP]
-                c1 = pred_i[p, PI_C1]
-                c2 = pred_i[p, PI_C2]
-                sc = pred_f[p, 0]
-                of = pred_f[p, 1]
+                p = ep_pred[kk] if npr else 0
+                role = ep_role[kk] if npr else ROLE_SELF
+                o = ep_other[kk] if npr else 0
+                op = pred_i[p, PI_OP] if npr else 0
+                c1 = pred_i[p, PI_C1] if npr else 0
+                c2 = pred_i[p, PI_C2] if npr else 0
+                sc = pred_f[p, 0] if npr else 1.0
+                of = pred_f[p, 1] if npr else 0.0
                 lhs_e = attrs[e, c1]              # role FIRST: e is the left operand
                 rhs_e = attrs[e, c2] * sc + of    # role SECOND: e is the right operand
                 n_ev = 0
-                if st_direct[j] and nm + n_visit < max_matches:
+                if ed_direct[d] and nm + n_visit < max_matches:
                     # the candidates would all be emitted in phase 2, in this order and before
                     # any other match of this event, without reaching max_matches: write them
                     # straight to the output (same branch-free scheme)
@@ -378,11 +381,12 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             free[nfree] = i
                             nfree += 1
                             continue
-                        x = a_bind[i, o]
-                        if role == ROLE_SECOND:
-                            ok = compare(op, attrs[x, c1], rhs_e)
+                        if npr == 0:
+                            ok = True
+                        elif role == ROLE_SECOND:
+                            ok = compare(op, attrs[a_bind[i, o], c1], rhs_e)
                         else:
-                            ok = compare(op, lhs_e, attrs[x, c2] * sc + of)
+                            ok = compare(op, lhs_e, attrs[a_bind[i, o], c2] * sc + of)
                         n_ev += 1
                         for c in range(n_cols):
                             o_pos[nm, c] = -1
@@ -394,7 +398,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         nm += np.int64(ok)
                     k_emit += nm - nm0
                     k_edge += n_ev
-                    k_pred += n_ev
+                    k_pred += n_ev * npr
                     continue
                 for k in range(n_visit - 1, -1, -1):
                     i = pidx[base + k]
@@ -404,11 +408,12 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         free[nfree] = i
                         nfree += 1
                         continue
-                    x = a_bind[i, o]
-                    if role == ROLE_SECOND:
-                        ok = compare(op, attrs[x, c1], rhs_e)
+                    if npr == 0:
+                        ok = True
+                    elif role == ROLE_SECOND:
+                        ok = compare(op, attrs[a_bind[i, o], c1], rhs_e)
                     else:
-                        ok = compare(op, lhs_e, attrs[x, c2] * sc + of)
+                        ok = compare(op, lhs_e, attrs[a_bind[i, o], c2] * sc + of)
                     n_ev += 1
                     for s2 in range(m):
                         c_row[nc, s2] = a_bind[i, s2]
@@ -417,7 +422,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                     c_edge[nc] = d
                     nc += np.int64(ok)
                 k_edge += n_ev
-                k_pred += n_ev
+                k_pred += n_ev * npr
                 continue
             for k in range(n_visit - 1, -1, -1):
                 if j == 0:
@@ -698,7 +703,7 @@ def run_eager(program: Program, stream: EventStream,
             tb["el_group"], tb["g_lo"], tb["g_hi"],
             tb["st_start"], tb["st_complete"], tb["ed_slot"], tb["ed_kind"], tb["ed_dst"],
             tb["ed_bit"], tb["ep_start"], tb["ep_pred"], tb["ep_role"], tb["ep_other"],
-            tb["en_start"], tb["en_q"], tb["ty_start"], tb["ty_state"], tb["ty_count"],
+            tb["en_start"], tb["en_q"], tb["ty_start"], tb["ty_state"], tb["ty_count"], tb["ty_edge"],
             tb["ng_type"], tb["ng_left"], tb["ng_right"], tb["ng_emit"], tb["ng_trailing"],
             tb["np_start"], tb["np_pred"], tb["np_role"], tb["np_other"],
             int(program.window_kind), window, int(program.policy),

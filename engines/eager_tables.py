@@ -26,8 +26,8 @@ next group has started).  Negations that never become decidable before completio
 or one that needs the last Kleene slot) are checked at each emission (``ng_emit``); a trailing
 NOT keeps complete matches pending (``ng_trailing``).
 
-``type_states`` (CSR by event type code): the states with an edge for that type, so that an
-event only visits the pools that can use it.  ``max_states`` caps the automaton's size (an
+``ty_*`` (CSR by event type code): the states with an edge for that type (and that edge when it
+is the only one), so that an event only visits the pools that can use it.  ``max_states`` caps the automaton's size (an
 unordered group of ``k`` slots has ``2**k`` states): a capacity option, ``CapacityError``.
 """
 from __future__ import annotations
@@ -203,15 +203,14 @@ def branch_tables(program: Program, br: Branch, max_states: int = DEFAULT_MAX_ST
     el_type = np.array([program.var_type[v] for v in pos_vars], dtype=np.int64)
     # states with an edge for each type (CSR over type codes) and that edge count
     n_types = max(len(program.schema.type_names), int(el_type.max()) + 1 if m else 1)
-    by_type: list[list[tuple[int, int]]] = [[] for _ in range(n_types)]
+    by_type: list[list[tuple[int, int, int]]] = [[] for _ in range(n_types)]
     for st in range(S):
-        cnt: dict[int, int] = {}
+        cnt: dict[int, list[int]] = {}
         for e in st_edges[st]:
-            t = int(el_type[edges[e][1]])
-            cnt[t] = cnt.get(t, 0) + 1
-        for t, c in sorted(cnt.items()):
-            by_type[t].append((st, c))
-    ty = _csr(by_type, 2)
+            cnt.setdefault(int(el_type[edges[e][1]]), []).append(e)
+        for t, es in sorted(cnt.items()):
+            by_type[t].append((st, len(es), es[0] if len(es) == 1 else -1))
+    ty = _csr(by_type, 3)
     g_lo = np.array([ms[0] for ms in members], dtype=np.int64)
     g_hi = np.array([ms[-1] + 1 for ms in members], dtype=np.int64)
     return dict(
@@ -224,7 +223,7 @@ def branch_tables(program: Program, br: Branch, max_states: int = DEFAULT_MAX_ST
         ed_dst=np.ascontiguousarray(ed[:, 3]), ed_bit=np.ascontiguousarray(ed[:, 4]),
         ep_start=ep[0], ep_pred=ep[1], ep_role=ep[2], ep_other=ep[3],
         en_start=en[0], en_q=en[1],
-        ty_start=ty[0], ty_state=ty[1], ty_count=ty[2],
+        ty_start=ty[0], ty_state=ty[1], ty_count=ty[2], ty_edge=ty[3],
         ng_type=np.array([program.var_type[v] for v in neg_vars], dtype=np.int64),
         ng_left=np.asarray(br.neg_left, dtype=np.int64),
         ng_right=np.asarray(br.neg_right, dtype=np.int64),
