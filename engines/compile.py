@@ -370,11 +370,17 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None,
         same_cols.append((a, c))
         used.add(c)
 
-    structure = _normalise(pattern.structure)
+    try:
+        structure = _normalise(pattern.structure)
+    except RecursionError:
+        raise PatternError(f"{src}pattern nesting too deep; flatten the nested SEQ/AND/OR") from None
     if isinstance(structure, Not):
         raise PatternError(f"{src}a pattern cannot consist of a negation alone")
     kleene = {e.var for e, negated in events if e.kleene and not negated}
-    alts = _flatten(structure, True, kleene, max_branches)
+    try:
+        alts = _flatten(structure, True, kleene, max_branches)
+    except RecursionError:
+        raise PatternError(f"{src}pattern nesting too deep; flatten the nested SEQ/AND/OR") from None
     grouped = []
     for groups, negs in alts:
         elems = tuple(v for g in groups for v in g)

@@ -241,18 +241,60 @@ def _arrow_table(data: bytes, names: list[str], types: dict[str, Any]):
         return None
 
 
-def _codes_by_first_appearance(col) -> tuple[np.ndarray, list[str]] | None:
-    """Type codes (order of first appearance) and names of a pyarrow string column whose values
-    are already trimmed; None when a value is empty."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks()
-    if len(col) and pc.any(pc.equal(pc.utf8_length(col), 0)).as_py():
+def _to_numpy(col, dtype) -> np.ndarray:
+    """A pyarrow primitive (chunked) array without nulls as a numpy array, read from its data
+    buffers (``Array.to_numpy`` would import pandas, about 0.5 s on the ``cepsim match``
+    path)."""
+    chunks = col.chunks if hasattr(col, "chunks") else [col]
+    parts = []
+    for ch in chunks:
+        if ch.null_count:
+            raise ValueError("nulls")
+        buf = ch.buffers()[1]
+        parts.append(np.frombuffer(buf, dtype=dtype, count=len(ch), offset=ch.offset *
+                                   np.dtype(dtype).itemsize))
+    if not parts:
+        return np.zeros(0, dtype=dtype)
+    return parts[0].copy() if len(parts) == 1 else np.concatenate(parts)
+
+
+def _byte_matrix(col) -> tuple[np.ndarray, np.ndarray] | None:
+    """The values of a pyarrow string column as a zero-padded ``uint8[n, width]`` matrix and
+    their byte lengths, read from the offsets/data buffers (no pyarrow.compute call: those import
+    pandas).  None when a value is empty or holds a space/tab (left to the precise path)."""
+    arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    n = len(arr)
+    if n == 0 or arr.null_count:
         return None
-    enc = pc.dictionary_encode(col)
-    idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    return idx, [str(x) for x in enc.dictionary.to_pylist()]
+    bufs = arr.buffers()
+    offs = np.frombuffer(bufs[1], dtype=np.int32, count=n + 1, offset=arr.offset * 4)
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    lens = np.diff(offs)
+    if lens.min() <= 0:
+        return None
+    body = data[offs[0]:offs[-1]]
+    if ((body == 32) | (body == 9)).any():
+        return None
+    width = int(lens.max())
+    cols = np.arange(width)
+    idx = offs[:-1, None] + cols
+    mat = np.where(cols < lens[:, None], data[np.minimum(idx, data.size - 1)], 0).astype(np.uint8)
+    return mat, lens
+
+
+def _codes_by_first_appearance(mat: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Codes in order of first appearance and the names of the rows of a byte matrix."""
+    keys = np.ascontiguousarray(mat).view(f"S{mat.shape[1]}").ravel()
+    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")           # unique values by first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank[inv].astype(np.int32), [uniq[k].decode("utf-8") for k in order]
+
+
+def _all_digits(mat: np.ndarray, lens: np.ndarray) -> bool:
+    inside = np.arange(mat.shape[1]) < lens[:, None]
+    return bool(((mat >= 48) & (mat <= 57) | ~inside).all())
 
 
 def _days_from_civil(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -290,57 +332,60 @@ def _metastock_minutes(stamp: np.ndarray) -> np.ndarray | None:
 def _fast_metastock(data: bytes, p: Path) -> EventStream | None:
     """The Metastock fast path (module docstring); None = diagnose slowly."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     names = ["ticker", "stamp", *METASTOCK_ATTRS]
     tab = _arrow_table(data, names, {"ticker": pa.string(), "stamp": pa.string(),
                                      **{a: pa.float64() for a in METASTOCK_ATTRS}})
     if tab is None:
         return None
-    stamp_s = pc.utf8_trim_whitespace(tab.column("stamp")).combine_chunks()
-    if len(stamp_s) and not (pc.all(pc.equal(pc.utf8_length(stamp_s), 12)).as_py()
-                             and pc.all(pc.utf8_is_digit(stamp_s)).as_py()):
+    st = _byte_matrix(tab.column("stamp"))
+    if st is None or st[0].shape[1] != 12 or (st[1] != 12).any() or not _all_digits(*st):
         return None
-    minutes = _metastock_minutes(pc.cast(stamp_s, pa.int64()).to_numpy())
+    stamp = (st[0].astype(np.int64) - 48) @ (10 ** np.arange(11, -1, -1, dtype=np.int64))
+    minutes = _metastock_minutes(stamp)
     if minutes is None:
         return None
-    attrs = np.column_stack([tab.column(a).to_numpy() for a in METASTOCK_ATTRS])
+    attrs = np.column_stack([_to_numpy(tab.column(a), np.float64) for a in METASTOCK_ATTRS])
     if not np.isfinite(attrs).all():
         return None
-    enc = _codes_by_first_appearance(pc.utf8_trim_whitespace(tab.column("ticker")))
-    if enc is None:
+    tk = _byte_matrix(tab.column("ticker"))
+    if tk is None or (minutes.size > 1 and (np.diff(minutes) < 0).any()):
         return None
-    if minutes.size > 1 and (np.diff(minutes) < 0).any():
-        return None
-    return EventStream.from_arrays(enc[0], minutes.astype(np.float64) * 60.0, attrs, enc[1],
+    codes, type_names = _codes_by_first_appearance(tk[0])
+    return EventStream.from_arrays(codes, minutes.astype(np.float64) * 60.0, attrs, type_names,
                                    METASTOCK_ATTRS, source=str(p))
 
 
 def _fast_soccer(data: bytes, p: Path) -> tuple[EventStream, int] | None:
     """The soccer fast path (module docstring); None = diagnose slowly."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     names = ["sensor", "ts", *SOCCER_ATTRS]
     tab = _arrow_table(data, names, {"sensor": pa.string(), "ts": pa.string(),
                                      **{a: pa.float64() for a in SOCCER_ATTRS}})
     if tab is None:
         return None
-    ts_s = pc.utf8_trim_whitespace(tab.column("ts")).combine_chunks()
-    # plain (optionally signed) digits only: "1.06e16" must not be rounded into a stamp
-    if len(ts_s) and not pc.all(pc.match_substring_regex(ts_s, r"^[+-]?[0-9]{1,18}$")).as_py():
+    # plain digits only ("1.06e16" must not be rounded into a stamp); at most 18 of them, so
+    # the value fits int64 (longer or signed stamps take the precise path)
+    st = _byte_matrix(tab.column("ts"))
+    if st is None or st[0].shape[1] > 18 or not _all_digits(*st):
         return None
-    ps = pc.cast(ts_s, pa.int64()).to_numpy()
-    attrs = np.column_stack([tab.column(a).to_numpy() for a in SOCCER_ATTRS])
+    mat, lens = st
+    w = mat.shape[1]
+    # right-align each value's digits, then a dot product with powers of ten
+    shift = w - lens
+    cols = np.arange(w)
+    src = cols[None, :] - shift[:, None]
+    digits = np.where(src >= 0, mat[np.arange(mat.shape[0])[:, None], np.maximum(src, 0)], 48)
+    ps = (digits.astype(np.int64) - 48) @ (10 ** np.arange(w - 1, -1, -1, dtype=np.int64))
+    attrs = np.column_stack([_to_numpy(tab.column(a), np.float64) for a in SOCCER_ATTRS])
     if not np.isfinite(attrs).all():
         return None
-    sensors = pc.utf8_trim_whitespace(tab.column("sensor")).combine_chunks()
-    if len(sensors) and not pc.all(pc.match_substring_regex(sensors, r"^[0-9]+$")).as_py():
+    sn = _byte_matrix(tab.column("sensor"))
+    if sn is None or not _all_digits(*sn) or (ps.size > 1 and (np.diff(ps) < 0).any()):
         return None
-    enc = _codes_by_first_appearance(sensors)
-    if enc is None or (ps.size > 1 and (np.diff(ps) < 0).any()):
-        return None
+    codes, type_names = _codes_by_first_appearance(sn[0])
     offset = int(ps[0])
     ts = (ps - ps[0]).astype(np.float64) / float(PS_PER_SECOND)
-    stream = EventStream.from_arrays(enc[0], ts, attrs, enc[1], SOCCER_ATTRS, source=str(p))
+    stream = EventStream.from_arrays(codes, ts, attrs, type_names, SOCCER_ATTRS, source=str(p))
     return stream, offset
 
 

@@ -330,7 +330,11 @@ def parse_pattern(text: str, source: str | None = None) -> Pattern:
     """Parse pattern text into a checked ``Pattern`` AST.  ``source`` names the file in errors."""
     if not isinstance(text, str) or not text.strip():
         raise PatternSyntaxError("expected keyword PATTERN, found an empty pattern", 1, 1, source)
-    return check_pattern(_Parser(text, source).pattern(), source)
+    try:
+        return check_pattern(_Parser(text, source).pattern(), source)
+    except RecursionError:
+        raise PatternError(f"{source + ': ' if source else ''}pattern nesting too deep (operators "
+                           "nested hundreds of levels); flatten the nested SEQ/AND/OR") from None
 
 
 def parse_predicate(text: str) -> Predicate:
