@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,6 +54,10 @@ POLICY_ANY, POLICY_NEXT = 0, 1
 # columns of pred_i
 PI_KIND, PI_OP, PI_V1, PI_C1, PI_V2, PI_C2, PI_VLEN = range(7)
 MAX_BRANCHES = 5000
+
+
+class PatternWarning(UserWarning):
+    """A pattern that compiles but probably does not mean what was written."""
 
 
 @dataclass(frozen=True)
@@ -409,6 +414,13 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None,
         grouped.append((_make_branch(elems, negs, vid, sorted(pred_ids),
                                      gid if len(groups) < len(elems) else None),
                         (groups, negs)))
+    applied = {int(p) for br, _ in grouped for p in br.pred_ids}
+    for p in range(n_global):
+        if p not in applied:
+            warnings.warn(f"{src}predicate '{texts[p]}' mentions variables that no alternative of "
+                          "the pattern binds together (different OR branches), so it is never "
+                          "evaluated; move it into the alternative it belongs to",
+                          PatternWarning, stacklevel=2)
     if pattern.window is None:
         wkind, wval = WIN_TIME, float("inf")
     elif pattern.window.is_count:

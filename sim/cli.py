@@ -251,6 +251,9 @@ def figures(names: Optional[List[str]] = typer.Argument(None, help="experiment n
     if names and not found:
         raise CepsimInputError(f"no stored results for {', '.join(names)} under {out}; run the "
                                f"experiment first (`cepsim run ...`)")
+    if not found:
+        raise CepsimInputError(f"no stored results under {out}; run experiments first (`cepsim "
+                               f"run ...` or `cepsim reproduce`), or pass --out RESULTS_ROOT")
     errors = []
     for cfg, df in found:
         errors += _draw_figures(cfg, df, _figures_root(figures_dir))

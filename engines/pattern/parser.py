@@ -203,6 +203,14 @@ class _Parser:
         if self.is_sym("+"):
             self.advance()
             kleene = True
+        if not kleene and self.is_sym("(") and t.kind == "ident":
+            raise PatternSyntaxError(f"unknown operator {type_name!r}; the operators are SEQ, AND, "
+                                     f"OR and NOT (an event is written 'TYPE var', e.g. 'A a')",
+                                     t.line, t.col, self.source)
+        if self.tok.kind == "ident" and self.tok.text.upper() in _KEYWORDS:
+            raise self.error(f"a variable name after event type {type_name!r} ("
+                             f"{self.tok.text!r} is a keyword and cannot name a variable; "
+                             f"choose another name)")
         var = self.ident(f"a variable name after event type {type_name!r}")
         return Event(type_name, var, kleene)
 
