@@ -284,20 +284,26 @@ def check(out: Path = typer.Option(Path("results"), "--out", help="results root 
 @app.command()
 @_guard
 def reproduce(scale: str = typer.Option("quick", "--scale", help=_SCALE_HELP),
-              backend: str = typer.Option("serial", "--backend", help="serial, local or spark"),
-              workers: Optional[int] = typer.Option(None, "--workers"),
+              backend: str = typer.Option("local", "--backend",
+                                          help="local (all cores, default), serial or spark"),
+              workers: Optional[int] = typer.Option(None, "--workers",
+                                                    help="parallel workers (default: all cores)"),
               master: Optional[str] = typer.Option(None, "--master"),
               out: Path = typer.Option(Path("results"), "--out", help="results root directory"),
               figures_dir: Optional[Path] = typer.Option(None, "--figures-dir")):
-    """Run every experiment (except demo), draw all figures, check all claims."""
+    """Run every experiment (except demo) in parallel, draw all figures, check all claims."""
+    from sim.progress import Progress
+
     bad = False
     paths = [p for p in _all_config_paths() if p.parent.name != "demo"]
     if not paths:
         raise CepsimInputError("no experiment configs under experiments/ (besides demo)")
-    for p in paths:
-        summary, fig_errors = _run_one(p, scale, out, None, backend, workers, master,
-                                       _figures_root(figures_dir), False)
-        bad |= bool(summary.n_failed or fig_errors)
+    with Progress(len(paths), desc="reproduce", unit="experiments") as bar:
+        for p in paths:
+            summary, fig_errors = _run_one(p, scale, out, None, backend, workers, master,
+                                           _figures_root(figures_dir), False)
+            bad |= bool(summary.n_failed or fig_errors)
+            bar.update(1)
     ok = _check_all(out)
     if bad or not ok:
         raise typer.Exit(1)
