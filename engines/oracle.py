@@ -65,7 +65,8 @@ the binding / predicate / window / negation rules (``_is_match``) before it is r
 Counters: the oracle does no engine work worth costing; it returns a zero counter matrix except
 ``MATCH_EMIT`` (+1 per match at its detect row, ``n_events`` mapped to the last row).  Engines
 are compared with it on match sets only.  ``REMOTE[...]`` predicates are refused
-(``CepsimInputError``).  More than ``max_matches`` matches raise ``CapacityError``.
+(``CepsimInputError``).  More than ``max_matches`` matches or ``max_steps`` search steps raise
+``CapacityError``.
 """
 from __future__ import annotations
 
@@ -151,7 +152,10 @@ class _Pred:
 
 # ----------------------------------------------------------------------------- one branch
 class _BranchOracle:
-    def __init__(self, program: Program, branch: Branch, stream: EventStream):
+    def __init__(self, program: Program, branch: Branch, stream: EventStream,
+                 max_steps: int = 50_000_000):
+        self.steps = 0
+        self.max_steps = max_steps
         self.types = [int(t) for t in stream.types]
         self.ts = [float(t) for t in stream.ts]
         self.rows = stream.attrs.tolist()
@@ -245,6 +249,11 @@ class _BranchOracle:
     # -- search ---------------------------------------------------------------------------
     def qualifies(self, e: int, v: int, bind: dict[int, list[int]], first: int) -> bool:
         """``e`` may be bound to element ``v`` next (SEMANTICS rule 6's 'qualifies')."""
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise CapacityError(f"oracle: more than max_steps={self.max_steps} search steps (a "
+                                "Kleene or unwindowed pattern over a long stream); pass a larger "
+                                "max_steps= or use a shorter stream or window")
         if self.types[e] != self.var_type[v]:
             return False
         if first >= 0 and not self.within(first, e):
@@ -302,12 +311,14 @@ class _BranchOracle:
 
 # ----------------------------------------------------------------------------- entry point
 def run_oracle(program: Program, stream: EventStream, max_matches: int = 1_000_000,
-               flat: bool = False, **ignored) -> EngineResult:
+               flat: bool = False, max_steps: int = 50_000_000, **ignored) -> EngineResult:
     """Every match of ``program`` on ``stream`` by exhaustive search (see module docstring).
 
     ``flat=True`` searches the fully ordered branches (``program.branches``: every order of an
     unordered AND group) instead of ``program.grouped``; tests use it to check one against the
-    other."""
+    other.  ``max_steps`` bounds the search (events tried per branch): the exhaustive search of
+    a Kleene pattern is exponential, so a long stream raises ``CapacityError`` instead of
+    running without bound."""
     if program.has_remote:
         raise CepsimInputError("the pattern uses REMOTE[...] data, which the oracle cannot "
                                "evaluate yet; drop the REMOTE predicate")
@@ -321,7 +332,7 @@ def run_oracle(program: Program, stream: EventStream, max_matches: int = 1_000_0
     kleene = tuple(bool(program.var_kind[v] == KIND_KLEENE) for v in pos_vars)
     found: list[tuple[int, tuple, dict]] = []
     for branch in (program.branches if flat else program.grouped):
-        for bind, det in _BranchOracle(program, branch, stream).matches():
+        for bind, det in _BranchOracle(program, branch, stream, max_steps).matches():
             rec = {program.var_names[v]: (evs if program.var_kind[v] == KIND_KLEENE else evs[0])
                    for v, evs in bind.items()}
             key = tuple(sorted((k, tuple(x) if isinstance(x, list) else x)

@@ -135,3 +135,11 @@ def test_max_states_is_a_capacity_option():
     with pytest.raises(CapacityError, match="max_states=32.*--max-states"):
         run_eager(program, stream, max_states=32)
     assert_same_matches(run_eager(program, stream, max_states=64), run_oracle(program, stream))
+
+
+def test_oracle_search_is_bounded():
+    """A Kleene pattern without window over a long stream: CapacityError, not an endless run."""
+    stream = _stream(4, 400, "AB")
+    program = compile_pattern(parse_pattern("PATTERN SEQ(A a, B+ b)"), stream.schema)
+    with pytest.raises(CapacityError, match="max_steps=20000"):
+        run_oracle(program, stream, max_steps=20000)
