@@ -91,7 +91,7 @@ def _error_row(p: Point, exc: BaseException) -> dict:
 
 
 def run_local(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Point, dict], None],
-              workers: int | None = None, context: str = "spawn") -> None:
+              workers: int | None = None, context: str = "spawn", **_ignored) -> None:
     """Run ``pending`` points in a process pool, calling ``on_row`` in the parent as rows arrive."""
     if not pending:
         return
