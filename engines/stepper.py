@@ -767,3 +767,10 @@ def run_stepped(program: Program, stream: EventStream, events=None) -> tuple[Mat
         last = int(idx[-1])
         counters[last, C.MATCH_EMIT] += fin[C.MATCH_EMIT]
     return stp.matches(), counters
+
+
+def run_stepper(program: Program, stream: EventStream, **ignored):
+    """Registry entry (``engine = "stepper"``): every event stepped; same matches as ``eager``."""
+    from engines.registry import EngineResult
+    ms, counters = run_stepped(program, stream)
+    return EngineResult(matches=ms, counters=counters, info={"engine": "stepper"})
