@@ -397,10 +397,13 @@ def claim_nodrop_overhead(df, x: str = "window_ms", factor: float = 1.05,
     t = _table(df, x, "latency_mean")
     r = t["darling"] / t["none"]
     sp = min(t["espice"].iloc[-1], t["hspice"].iloc[-1]) / t["darling"].iloc[-1]
-    ok = bool((r <= factor).all()) and sp >= spice_factor
+    d = _ok(df)
+    shed = int(d[d["method"] == "darling"]["shed_events"].sum())
+    ok = bool((r <= factor).all()) and sp >= spice_factor and shed == 0
     return ClaimResult(ok, "DARLING / no-shedder latency: " + ", ".join(
         f"{k:g}: {v:.3f}" for k, v in r.items()) + f"; min(eSPICE, hSPICE) / DARLING at the "
-        f"largest {x}: {sp:.1f}x (need >= {spice_factor}; paper up to 10^4x)")
+        f"largest {x}: {sp:.1f}x (need >= {spice_factor}; paper up to 10^4x); DARLING dropped "
+        f"{shed} events (must be 0)")
 
 
 def claim_seed_spread(df, x: str = "window_ms", kept_pct: float = 6.0,
