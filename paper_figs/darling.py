@@ -30,6 +30,9 @@ def _axis(df) -> str:
 
 
 def _lines(ax, d, x, y, logy=False):
+    if y.startswith("latency") and "matches_measured" in d.columns:
+        d = d.copy()
+        d.loc[d["matches_measured"] == 0, y] = float("nan")   # no match: no latency
     for mth in ORDER:
         g = d[d["method"] == mth]
         if g.empty:
@@ -96,9 +99,16 @@ def fig10(df, out_base: Path) -> list[Path]:
     return save(fig, out_base)
 
 
+VARIANTS = ["paper", "equal budgets", "local check", "random victim", "work on server",
+            "peak 100x", "peak 10x", "random input 10x", "hSPICE replicated", "hSPICE shared",
+            "eSPICE shared", "ICDE20 fixed", "ICDE20 artifact"]
+
+
 def fig_sensitivity(df, out_base: Path) -> list[Path]:
     d = ok_rows(df)
-    g = d.groupby("variant", sort=False)[["kept_pct", "latency_mean", "lmax_s"]].mean()
+    g = d.groupby("variant")[["kept_pct", "latency_mean", "lmax_s"]].mean()
+    known = [v for v in VARIANTS if v in g.index]
+    g = g.loc[known + sorted(v for v in g.index if v not in VARIANTS)]
     fig, axs = plt.subplots(1, 2, figsize=(12, 4))
     y = range(len(g))
     axs[0].barh(list(y), g["kept_pct"].to_numpy())

@@ -12,7 +12,9 @@ One point = (query, grid value, method, overload shape, seed).  The scenario
    the rest with the paper's four peaks (starts 3/40/60/90 %, lengths 30/10/20/10 % of the
    post-warm-up events) at ``peak_factor * lambda0`` (``shape="peaks"``), or one continuous
    peak covering ``overload`` of it (``shape="continuous"``, Fig. 9), or no peak
-   (``shape="none"``, Fig. 10);
+   (``shape="none"``, Fig. 10).  The arrivals are drawn from ``arrival_seed`` when given
+   (the configs give it: every method of a grid point sees the same arrivals -- common random
+   numbers; the full scale varies it as a grid axis), else from the point seed;
 4. runs the shedding queue (``sim.shedding.queue``) with the method's shedder, and the
    no-shedding reference (every event stepped) for Eq. (4).
 
@@ -307,8 +309,11 @@ def _ok(df):
 
 
 def _table(df, x: str, y: str):
-    """Mean of ``y`` per (x, method) as a DataFrame x × method."""
-    d = _ok(df)
+    """Mean of ``y`` per (x, method) as a DataFrame x × method.  A run without any measured
+    match has no latency (NaN, skipped by comparisons), not a latency of 0."""
+    d = _ok(df).copy()
+    if y.startswith("latency") and "matches_measured" in d.columns:
+        d.loc[d["matches_measured"] == 0, y] = np.nan
     return d.groupby([x, "method"])[y].mean().unstack("method").sort_index()
 
 
