@@ -36,7 +36,7 @@ SAME_COLS = [C.PRED_EVAL, C.EDGE_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT,
 _stats = {"all": [0, 0], "subset": [0, 0], "seeded all": [0, 0], "seeded subset": [0, 0]}
 
 
-@settings(max_examples=50, **SETTINGS)
+@settings(max_examples=40, **SETTINGS)
 @given(cases(max_events=80, **OPTS))
 def test_all_events_equal_eager(case):
     pattern, stream = case
@@ -62,7 +62,7 @@ def _map_back(ms: MatchSet, idx: np.ndarray, n: int) -> MatchSet:
     return MatchSet(ms.var_names, ms.kleene, pos, ms.kl_start, ms.kl_len, ms.kl_events, det)
 
 
-@settings(max_examples=50, **SETTINGS)
+@settings(max_examples=40, **SETTINGS)
 @given(cases(max_events=120, **OPTS), st.integers(0, 2 ** 32 - 1), st.sampled_from([0.7, 0.9]))
 def test_subset_equals_oracle_on_substream(case, seed, keep):
     pattern, stream = case
@@ -82,7 +82,7 @@ def test_subset_equals_oracle_on_substream(case, seed, keep):
 def test_seeded_loop_all_and_subsets():
     """Deterministic numpy-drawn cases (denser in matches than hypothesis' shrunk examples)."""
     rng = np.random.default_rng(7)
-    for pattern, stream in small_cases(1313, 80, max_events=80, **OPTS):
+    for pattern, stream in small_cases(1313, 60, max_events=80, **OPTS):
         program = compile_pattern(pattern, stream.schema)
         ms, counters = run_stepped(program, stream)
         eager = run_eager(program, stream)
