@@ -30,6 +30,7 @@ from strategies import assert_same_matches, cases, small_cases
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                       HealthCheck.data_too_large])
 OPTS = dict(kleene=False, and_or=False, policies=("skip-till-any-match",), max_len=3, max_preds=2,
+            n_types=3,
             windows=("time", "none"))
 SAME_COLS = [C.PRED_EVAL, C.EDGE_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT,
              C.LIVE_PM, C.BUFFERED]
