@@ -101,7 +101,9 @@ def fig10(df, out_base: Path) -> list[Path]:
 
 VARIANTS = ["paper", "equal budgets", "local check", "random victim", "work on server",
             "peak 100x", "peak 10x", "random input 10x", "hSPICE replicated", "hSPICE shared",
-            "eSPICE shared", "ICDE20 fixed", "ICDE20 artifact"]
+            "eSPICE shared", "ICDE20 fixed", "ICDE20 artifact", "N_in 500", "N_in 2000",
+            "warm-up 20 %", "hSPICE 5 bins", "hSPICE 20 bins", "ICDE20 2 classes",
+            "ICDE20 8 classes"]
 
 
 def fig_sensitivity(df, out_base: Path) -> list[Path]:
@@ -109,7 +111,7 @@ def fig_sensitivity(df, out_base: Path) -> list[Path]:
     g = d.groupby("variant")[["kept_pct", "latency_mean", "lmax_s"]].mean()
     known = [v for v in VARIANTS if v in g.index]
     g = g.loc[known + sorted(v for v in g.index if v not in VARIANTS)]
-    fig, axs = plt.subplots(1, 2, figsize=(12, 4))
+    fig, axs = plt.subplots(1, 2, figsize=(12, 5.5))
     y = range(len(g))
     axs[0].barh(list(y), g["kept_pct"].to_numpy())
     axs[0].set_xlabel("% of matches found")
