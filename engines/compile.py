@@ -15,7 +15,11 @@ predicates), packed for Numba as ``pred_i`` (int32 ``[P, 7]``: kind, op, v1, c1,
 - ``PK_CORR``:   Pearson correlation of ``attrs[e1, c1:c1+vlen]`` and ``attrs[e2, c2:c2+vlen]``
   ``OP offset`` (zero variance gives NaN: every comparison is false except ``!=``, as in IEEE)
 - ``PK_REMOTE``: ``attrs[e1, c1] OP remote(attrs[e2, c2]) * scale + offset`` — the value comes
-  from a remote store keyed by the second attribute (evaluated by the remote-data engines).
+  from a remote store keyed by the second attribute (evaluated by the remote-data engines,
+  ``engines.remote``, and the oracle).  ``c1 == -1`` (from ``REMOTE[y.b] OP c``):
+  ``remote(attrs[e2, c2]) OP offset``, and then ``v1 == v2`` (the key's variable).
+  ``remote_at[p]`` is the variable at whose binding the engines check a remote predicate
+  (``AT z``; -1 = the latest-bound variable it mentions); it never changes the match set.
 
 A predicate "mentions" ``v1`` and ``v2`` (``v2`` may equal ``v1`` or be -1).  When it mentions a
 Kleene variable it must hold for every event bound to that variable.
@@ -40,7 +44,7 @@ import numpy as np
 
 from engines.errors import PatternError
 from engines.pattern.ast import (AbsDiff, And, Attr, Compare, Corr, Event, Node, Not, Or, Pattern,
-                                 Remote, Same, Seq)
+                                 Remote, RemoteConst, Same, Seq)
 from engines.stream import Schema
 
 KIND_PLAIN, KIND_KLEENE, KIND_NEG = 0, 1, 2
@@ -52,6 +56,10 @@ POLICY_ANY, POLICY_NEXT = 0, 1
 # columns of pred_i
 PI_KIND, PI_OP, PI_V1, PI_C1, PI_V2, PI_C2, PI_VLEN = range(7)
 MAX_BRANCHES = 5000
+
+
+class TooManyBranches(PatternError):
+    """The flat-branch expansion exceeds ``MAX_BRANCHES`` (e.g. an AND of 8 operands: 8!)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,10 @@ class Program:
     window: float
     policy: int
     used_columns: tuple[int, ...] = field(default=())
+    remote_at: np.ndarray | None = None   # int32[P]: AT variable of a remote predicate, -1 none
+    # non-empty when the flat-branch expansion was too large (``branches`` is then empty):
+    # only engines that read ``pattern`` directly (``ztree``: native AND) can run the program
+    branch_error: str = ""
 
     @property
     def n_vars(self) -> int:
@@ -169,8 +181,9 @@ def _flatten(node: Node, top: bool) -> list[Alt]:
             for order in _interleavings([elems for elems, _ in combo]):
                 out.append((order, negs))
                 if len(out) > MAX_BRANCHES:
-                    raise PatternError(f"pattern expands into more than {MAX_BRANCHES} flat "
-                                       "alternatives (AND/OR); simplify it")
+                    raise TooManyBranches(f"pattern expands into more than {MAX_BRANCHES} flat "
+                                          "alternatives (AND/OR); simplify it or use the "
+                                          "'ztree' engine (native AND)")
         return out
     # SEQ
     kids = list(node.children)
@@ -193,8 +206,9 @@ def _flatten(node: Node, top: bool) -> list[Alt]:
                 add = tuple((n, left, celems[0]) for n in pending)
                 new.append((elems + celems, negs + add + cnegs))
                 if len(new) > MAX_BRANCHES:
-                    raise PatternError(f"pattern expands into more than {MAX_BRANCHES} flat "
-                                       "alternatives (AND/OR); simplify it")
+                    raise TooManyBranches(f"pattern expands into more than {MAX_BRANCHES} flat "
+                                          "alternatives (AND/OR); simplify it or use the "
+                                          "'ztree' engine (native AND)")
         alts = new
         pending = []
     if pending:
@@ -240,12 +254,19 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None)
     texts: list[str] = []
     same_attrs: list[str] = []
     used: set[int] = set()
+    at_vars: list[int] = []
     for p in pattern.where:
         if isinstance(p, Same):
             same_attrs.append(p.attr)
             continue
         op = OP_CODES[p.op]
-        if isinstance(p, Compare):
+        at_vars.append(vid[p.at] if getattr(p, "at", None) is not None else -1)
+        if isinstance(p, RemoteConst):
+            c2, _ = _column(schema, p.key, src)
+            used.add(c2)
+            rows_i.append([PK_REMOTE, op, vid[p.key.var], -1, vid[p.key.var], c2, 1])
+            rows_f.append([1.0, p.value])
+        elif isinstance(p, Compare):
             c1, _ = _column(schema, p.left, src)
             used.add(c1)
             if p.right is None:
@@ -287,7 +308,11 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None)
     structure = _normalise(pattern.structure)
     if isinstance(structure, Not):
         raise PatternError(f"{src}a pattern cannot consist of a negation alone")
-    alts = _flatten(structure, True)
+    branch_error = ""
+    try:
+        alts = _flatten(structure, True)
+    except TooManyBranches as exc:
+        alts, branch_error = [], f"{src}{exc}"
     branches = []
     for elems, negs in alts:
         pos = np.array([vid[v] for v in elems], dtype=np.int32)
@@ -295,7 +320,15 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None)
         bound = set(elems) | {n for n, _, _ in negs}
         pred_ids = [p for p in range(n_global)
                     if {var_names[rows_i[p][2]]} | ({var_names[rows_i[p][4]]} if rows_i[p][4] >= 0
-                                                    else set()) <= bound]
+                                                    else set())
+                    | ({var_names[at_vars[p]]} if at_vars[p] >= 0 else set()) <= bound]
+        for p in pred_ids:
+            a = at_vars[p]
+            if a >= 0 and any(slot[var_names[a]] < slot[var_names[u]]
+                              for u in (rows_i[p][2], rows_i[p][4]) if u >= 0):
+                raise PatternError(f"{src}'{texts[p]}': AT {var_names[a]} names a variable bound "
+                                   "before a variable the predicate reads; name the latest one or "
+                                   "a later one")
         anchor = int(pos[0])
         for attr, c in same_cols:
             for v in sorted(vid[b] for b in bound):
@@ -330,4 +363,5 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None)
         pred_f=np.array(rows_f, dtype=np.float64).reshape(-1, 2),
         pred_text=tuple(texts), branches=tuple(branches), window_kind=wkind, window=wval,
         policy=0 if pattern.policy == "skip-till-any-match" else 1,
-        used_columns=tuple(sorted(used)))
+        used_columns=tuple(sorted(used)), branch_error=branch_error,
+        remote_at=np.array(at_vars + [-1] * (len(rows_i) - n_global), dtype=np.int32))

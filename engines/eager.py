@@ -41,7 +41,9 @@ many predicates; DEBS'15 section 7) and each candidate negative event examined b
 check; PM_CREATED each instance stored in a pool (under next-match an advancing instance is
 counted as removed from its state and created in the next); PM_REMOVED instances leaving the
 live set (expired, consumed under next-match, killed); MATCH_EMIT at detection; BUF_INSERT /
-BUFFERED the negated-type events held for middle/start NOTs; LIVE_PM = created - removed so far.
+BUFFERED the negated-type events held for middle/start NOTs; LIVE_PM = created - removed so far;
+INSTANCE_WORK = live instances (after expiry) + 1 for the initial state, per event and branch:
+the paper's eager NFA applies every event to every instance (section 3.2.2).
 Pending trailing-NOT matches are not partial matches and are not counted as live.
 
 Storage: engines/nfa_buffers.py (instance arena, pools, shared Kleene event-node chains).
@@ -360,6 +362,9 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         lo = new_lo
         live -= expired
         k_removed += expired
+        # INSTANCE_WORK: the event is offered to every live instance and the initial state
+        # (section 3.2.2); the pools skip the instances whose state waits for another type
+        counters[e, C.INSTANCE_WORK] += live + 1
         if has_trailing:
             # (2) flush pending matches whose window closed
             base = poff[pend_pool]

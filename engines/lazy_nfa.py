@@ -43,9 +43,12 @@ that passes yields a child instance (or a match when nothing is missing).  A bou
   of the other variables are kept in the input buffer (the paper's store edges).
 * **tree** (``ROUTE_ADAPTIVE``): an instance evaluates only when the input buffer holds at least
   one event of every missing variable (``p_ne``); it then routes to the missing variable with the
-  smallest buffer counter (``p_se``; ties keep the current choice, otherwise query order).  It
-  re-decides at every event, so the root (which lives for the whole stream) follows the changing
-  frequencies.  When an instance switches from ``u`` to ``u'`` its children inherit ``cov[u]``,
+  smallest buffer counter (``p_se``; ties keep the state's current choice, otherwise query
+  order).  The decision is the *state's* ("performed by each state on each matching attempt",
+  section 6): it is made once per event for every state that has a live instance, and every
+  instance of the state follows it.  A state is keyed by (branch, set of taken variables): states
+  q_ab and q_ba compare the same counters, so they share one decision.  It re-decides at every
+  event, so the root (which lives for the whole stream) follows the changing frequencies.  When an instance switches from ``u`` to ``u'`` its children inherit ``cov[u]``,
   so a match is reached through exactly one path (the first variable whose coverage passes the
   match's event); states are created lazily (an instance *is* its state's only storage) and
   vanish with their last instance.  All events of pattern types are buffered.
@@ -53,8 +56,13 @@ that passes yields a child instance (or a match when nothing is missing).  A bou
 Every match is emitted while its last event is processed (``detect = last event``).
 Counters per event (``engines.counters``): PRED_EVAL, EDGE_EVAL, PM_CREATED (instances created,
 completed matches included), PM_REMOVED (expired, completed, fully explored), BUF_INSERT,
-MATCH_EMIT, DECISION_CHECK (tree routing decisions), PLAN_GEN (tree routing switches), gauges
-LIVE_PM (non-empty live instances) and BUFFERED (events in the input buffers).
+MATCH_EMIT, INSTANCE_WORK (every live instance, roots included, the event is offered to --
+whether it stores, ignores or takes it; children created while the event is processed are offered
+it too), PLAN_GEN (tree routing switches), gauges LIVE_PM (non-empty live instances) and
+BUFFERED (events in the input buffers).  The tree's routing check (``p_ne`` and ``p_se``, made
+once per event by every state that has a live instance) is a condition on its store/take edges
+in section 6, so it counts one EDGE_EVAL (not DECISION_CHECK); ``info['routing_checks']`` gives their total so a
+reader can split the tree's condition evaluations into routing and take-edge checks.
 ``EngineResult.info['peak_transient_instances']`` is the most non-empty instances alive at any
 moment, including those created and finished while one event is processed (the LIVE_PM gauge is
 read after each event, so a lazy chain that completes its work inside the event shows 0 there).
@@ -83,7 +91,7 @@ _PM_REMOVED = C.PM_REMOVED
 _BUF_INSERT = C.BUF_INSERT
 _MATCH_EMIT = C.MATCH_EMIT
 _PLAN_GEN = C.PLAN_GEN
-_DECISION_CHECK = C.DECISION_CHECK
+_INSTANCE_WORK = C.INSTANCE_WORK
 _LIVE_PM = C.LIVE_PM
 _BUFFERED = C.BUFFERED
 _NC = C.N_COUNTERS
@@ -129,16 +137,29 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
     i_br = np.zeros(icap, dtype=np.int64)
     i_depth = np.zeros(icap, dtype=np.int64)
     i_cur = np.full(icap, -1, dtype=np.int64)
+    i_st = np.zeros(icap, dtype=np.int64)   # tree: index of the instance's state
     i_min = np.zeros(icap, dtype=np.int64)
     i_max = np.zeros(icap, dtype=np.int64)
     i_alive = np.zeros(icap, dtype=np.bool_)
     n_inst = B
+    # tree states (lazily instantiated, section 6.1), keyed by (branch, taken-variable set): the
+    # routing decision is made once per state and event, all of the state's instances follow it
+    scap = max(8, 2 * B)
+    st_b = np.zeros(scap, dtype=np.int64)
+    st_mask = np.zeros(scap, dtype=np.int64)
+    st_cur = np.full(scap, -1, dtype=np.int64)    # the state's current choice (ties keep it)
+    st_at = np.full(scap, -1, dtype=np.int64)     # event of the last decision
+    st_best = np.full(scap, -1, dtype=np.int64)   # that decision (-1: p_ne failed)
+    n_st = B
     for b in range(B):
         i_br[b] = b
         i_alive[b] = True
         i_min[b] = -1
+        i_st[b] = b
+        st_b[b] = b
     live = 0  # non-root live instances
     peak_transient = 0  # most live instances at any moment, also inside an event
+    n_route = 0  # tree routing checks (also counted in EDGE_EVAL)
 
     # ---- matches
     mcap = 64
@@ -199,6 +220,8 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
             if not i_alive[k]:
                 k += 1
                 continue
+            # the event is offered to this instance: stored, ignored or taken (roots included)
+            cnt[p, _INSTANCE_WORK] += 1
             b = i_br[k]
             m = br_len[b]
             mask = i_mask[k]
@@ -212,30 +235,43 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                     k += 1
                     continue
             else:
-                ok = True
-                best = -1
-                bestc = 0
-                for j in range(m):
-                    v = br_vars[b, j]
-                    if (mask >> v) & 1:
-                        continue
-                    qv = var_buf[v]
-                    c = btail[qv] - bhead[qv]
-                    if c <= 0:
-                        ok = False
-                        break
-                    if best < 0 or c < bestc:
-                        best = v
-                        bestc = c
-                cnt[p, _DECISION_CHECK] += 1
-                if not ok:
+                sk = i_st[k]
+                if st_at[sk] != p:
+                    # the state's routing check for this event: p_ne and p_se are conditions
+                    # on the tree's store and take edges (section 6), one condition evaluation
+                    st_at[sk] = p
+                    cnt[p, _EDGE_EVAL] += 1
+                    n_route += 1
+                    ok = True
+                    best = -1
+                    bestc = 0
+                    for j in range(m):
+                        v = br_vars[b, j]
+                        if (mask >> v) & 1:
+                            continue
+                        qv = var_buf[v]
+                        c = btail[qv] - bhead[qv]
+                        if c <= 0:
+                            ok = False
+                            break
+                        if best < 0 or c < bestc:
+                            best = v
+                            bestc = c
+                    if ok:
+                        cur = st_cur[sk]
+                        if cur >= 0:
+                            qv = var_buf[cur]
+                            if btail[qv] - bhead[qv] == bestc:
+                                best = cur
+                        st_cur[sk] = best
+                    else:
+                        best = -1
+                    st_best[sk] = best
+                best = st_best[sk]
+                if best < 0:
                     k += 1
                     continue
                 cur = i_cur[k]
-                if cur >= 0:
-                    qv = var_buf[cur]
-                    if btail[qv] - bhead[qv] == bestc:
-                        best = cur
                 if cur != best:
                     if cur >= 0:
                         cnt[p, _PLAN_GEN] += 1
@@ -330,6 +366,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         i_br = grow_1d(i_br, icap)
                         i_depth = grow_1d(i_depth, icap)
                         i_cur = grow_1d(i_cur, icap)
+                        i_st = grow_1d(i_st, icap)
                         i_min = grow_1d(i_min, icap)
                         i_max = grow_1d(i_max, icap)
                         i_alive = grow_1d(i_alive, icap)
@@ -343,6 +380,29 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                     i_br[c] = b
                     i_depth[c] = i_depth[k] + 1
                     i_cur[c] = -1
+                    if route == 1:
+                        # the child's state: (b, taken set), instantiated on first use
+                        cm = i_mask[c]
+                        sc = -1
+                        for r in range(n_st):
+                            if st_mask[r] == cm and st_b[r] == b:
+                                sc = r
+                                break
+                        if sc < 0:
+                            if n_st == scap:
+                                scap *= 2
+                                st_b = grow_1d(st_b, scap)
+                                st_mask = grow_1d(st_mask, scap)
+                                st_cur = grow_1d(st_cur, scap)
+                                st_at = grow_1d(st_at, scap)
+                                st_best = grow_1d(st_best, scap)
+                            sc = n_st
+                            n_st += 1
+                            st_b[sc] = b
+                            st_mask[sc] = cm
+                            st_cur[sc] = -1
+                            st_at[sc] = -1
+                        i_st[c] = sc
                     i_min[c] = mn
                     i_max[c] = mx
                     i_alive[c] = True
@@ -372,6 +432,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         i_br[w] = i_br[r]
                         i_depth[w] = i_depth[r]
                         i_cur[w] = i_cur[r]
+                        i_st[w] = i_st[r]
                         i_min[w] = i_min[r]
                         i_max[w] = i_max[r]
                         i_alive[w] = True
@@ -385,7 +446,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
             if buf_stored[q]:
                 tot += btail[q] - bhead[q]
         cnt[p, _BUFFERED] = tot
-    return cnt, m_ev[:n_m].copy(), m_det[:n_m].copy(), peak_transient
+    return cnt, m_ev[:n_m].copy(), m_det[:n_m].copy(), peak_transient, n_route
 
 
 # ----------------------------------------------------------------------------- Python side
@@ -463,7 +524,7 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
             if route == ROUTE_ADAPTIVE or j > 0:
                 buf_stored[var_buf[v]] = True
     window = float(program.window)
-    cnt, m_ev, m_det, peak_tr = _lazy_kernel(
+    cnt, m_ev, m_det, peak_tr, n_route = _lazy_kernel(
         np.ascontiguousarray(stream.types.astype(np.int64)), stream.ts, stream.attrs,
         program.pred_i.astype(np.int64), program.pred_f, var_type, var_buf, buf_stored,
         max(1, len(type_ids)), br_vars, br_len, br_slot, br_preds, br_npred, br_order, route,
@@ -476,7 +537,7 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
     ms = MatchSet(names, kle, m_ev[:, pos_vars].astype(np.int64), np.zeros((len(m_det), len(pos_vars)),
                   np.int64), np.zeros((len(m_det), len(pos_vars)), np.int64),
                   np.zeros(0, np.int64), m_det.astype(np.int64))
-    return ms, cnt, int(peak_tr)
+    return ms, cnt, int(peak_tr), int(n_route)
 
 
 def run_chain(program: Program, stream: EventStream, order=None, **opts):
@@ -484,7 +545,7 @@ def run_chain(program: Program, stream: EventStream, order=None, **opts):
     or ``None`` = the query's sequence order).  Other options are ignored."""
     from engines.registry import EngineResult
     ids = _parse_order(program, order)
-    ms, cnt, peak = _run(program, stream, ROUTE_FIXED, ids, "chain")
+    ms, cnt, peak, _ = _run(program, stream, ROUTE_FIXED, ids, "chain")
     return EngineResult(ms, cnt, {"order": ",".join(program.var_names[v] for v in ids),
                                   "peak_transient_instances": peak})
 
@@ -492,5 +553,6 @@ def run_chain(program: Program, stream: EventStream, order=None, **opts):
 def run_tree(program: Program, stream: EventStream, **opts):
     """Tree NFA: adaptive selectivity order from the input buffer's per-variable counters."""
     from engines.registry import EngineResult
-    ms, cnt, peak = _run(program, stream, ROUTE_ADAPTIVE, None, "tree")
-    return EngineResult(ms, cnt, {"order": "adaptive", "peak_transient_instances": peak})
+    ms, cnt, peak, n_route = _run(program, stream, ROUTE_ADAPTIVE, None, "tree")
+    return EngineResult(ms, cnt, {"order": "adaptive", "peak_transient_instances": peak,
+                                  "routing_checks": n_route})

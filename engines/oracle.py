@@ -55,6 +55,12 @@ Definition (restating docs/SEMANTICS.md; ``W`` = window, ``N`` = count window):
   event qualifies both as one more Kleene event and as the next element, both runs exist.  The
   first event of a match is any qualifying event.  Negation never changes which event is next;
   it only filters complete matches.
+* **Remote data.** ``x.a OP REMOTE[y.b] * k + c`` holds when ``x.a OP R(y.b) * k + c``;
+  ``REMOTE[y.b] OP c`` when ``R(y.b) OP c``, with ``R`` the remote function (``remote=``: None =
+  identity, a 1-d array = table indexed by the integer key, or a callable).  Remote predicates are
+  *filters*: "qualifies" never consults them (under skip-till-next-match a false remote predicate
+  kills the run that bound the next qualifying event; it never lets a later event become the
+  next one).  ``AT z`` only says where the remote-data engines check it.
 
 Implementation: per branch, a depth-first search binds events one at a time in stream order
 (the "qualifies" test above prunes: it only removes partial bindings that violate a predicate
@@ -64,8 +70,8 @@ the binding / predicate / window / negation rules (``_is_match``) before it is r
 
 Counters: the oracle does no engine work worth costing; it returns a zero counter matrix except
 ``MATCH_EMIT`` (+1 per match at its detect row, ``n_events`` mapped to the last row).  Engines
-are compared with it on match sets only.  ``REMOTE[...]`` predicates are refused
-(``CepsimInputError``).  More than ``max_matches`` matches raise ``CapacityError``.
+are compared with it on match sets only.  More than ``max_matches`` matches raise
+``CapacityError``.
 """
 from __future__ import annotations
 
@@ -119,10 +125,28 @@ def _pearson(r1: list[float], c1: int, r2: list[float], c2: int, n: int) -> floa
     return sxy / math.sqrt(sxx * syy)
 
 
+def remote_function(remote):
+    """The remote function ``R(key)`` from the ``remote=`` option (see module docstring)."""
+    if remote is None:
+        return lambda k: k
+    if callable(remote):
+        return lambda k: float(remote(k))
+    table = [float(v) for v in remote]
+
+    def lookup(k: float) -> float:
+        i = int(k)
+        if i != k or not 0 <= i < len(table):
+            raise CepsimInputError(f"remote key {k!r} is not an index of the remote table (length "
+                                   f"{len(table)}); make the table cover every key")
+        return table[i]
+    return lookup
+
+
 class _Pred:
     """One row of the program's predicate table, in plain Python."""
 
-    def __init__(self, program: Program, p: int):
+    def __init__(self, program: Program, p: int, remote=None):
+        self.remote = remote if remote is not None else (lambda k: k)
         row = [int(v) for v in program.pred_i[p]]
         self.kind, self.op, self.v1, self.c1, self.v2, self.c2, self.vlen = row
         self.scale = float(program.pred_f[p, 0])
@@ -140,6 +164,11 @@ class _Pred:
             return _compare(self.op, abs(a[self.c1] - b[self.c2]), self.offset)
         if self.kind == PK_CORR:
             return _compare(self.op, _pearson(a, self.c1, b, self.c2, self.vlen), self.offset)
+        if self.kind == PK_REMOTE:
+            r = self.remote(b[self.c2])
+            if self.c1 < 0:
+                return _compare(self.op, r, self.offset)
+            return _compare(self.op, a[self.c1], r * self.scale + self.offset)
         raise CepsimInputError(f"predicate '{self.text}' cannot be evaluated by the oracle")
 
     def holds(self, rows: list[list[float]], bind: dict[int, list[int]]) -> bool:
@@ -151,7 +180,7 @@ class _Pred:
 
 # ----------------------------------------------------------------------------- one branch
 class _BranchOracle:
-    def __init__(self, program: Program, branch: Branch, stream: EventStream):
+    def __init__(self, program: Program, branch: Branch, stream: EventStream, remote=None):
         self.types = [int(t) for t in stream.types]
         self.ts = [float(t) for t in stream.ts]
         self.rows = stream.attrs.tolist()
@@ -164,7 +193,7 @@ class _BranchOracle:
         self.elems = [int(v) for v in branch.pos_vars]
         self.m = len(self.elems)
         negated = {v for v in range(program.n_vars) if program.var_kind[v] == KIND_NEG}
-        preds = [_Pred(program, int(p)) for p in branch.pred_ids]
+        preds = [_Pred(program, int(p), remote) for p in branch.pred_ids]
         self.pos_preds = [p for p in preds if not (p.vars & negated)]
         self.negs = []  # (neg var, left slot, right slot, predicates mentioning it)
         for v, left, right in zip(branch.neg_vars, branch.neg_left, branch.neg_right):
@@ -235,7 +264,7 @@ class _BranchOracle:
             return False
         bind.setdefault(v, []).append(e)
         ok = all(p.holds(self.rows, bind) for p in self.pos_preds
-                 if v in p.vars and all(u in bind for u in p.vars))
+                 if p.kind != PK_REMOTE and v in p.vars and all(u in bind for u in p.vars))
         bind[v].pop()
         if not bind[v]:
             del bind[v]
@@ -281,11 +310,14 @@ class _BranchOracle:
 
 # ----------------------------------------------------------------------------- entry point
 def run_oracle(program: Program, stream: EventStream, max_matches: int = 1_000_000,
-               **ignored) -> EngineResult:
-    """Every match of ``program`` on ``stream`` by exhaustive search (see module docstring)."""
-    if program.has_remote:
-        raise CepsimInputError("the pattern uses REMOTE[...] data, which the oracle cannot "
-                               "evaluate yet; drop the REMOTE predicate")
+               remote=None, **ignored) -> EngineResult:
+    """Every match of ``program`` on ``stream`` by exhaustive search (see module docstring).
+
+    ``remote``: the remote function for ``REMOTE[...]`` (None = identity, a table or a callable).
+    """
+    rfun = remote_function(remote)
+    if program.branch_error:
+        raise CepsimInputError(f"{program.branch_error} (the oracle enumerates flat branches)")
     if (tuple(stream.schema.type_names) != tuple(program.schema.type_names)
             or tuple(stream.schema.attr_names) != tuple(program.schema.attr_names)):
         raise CepsimInputError(f"{stream.source}: the stream's schema differs from the one the "
@@ -296,7 +328,7 @@ def run_oracle(program: Program, stream: EventStream, max_matches: int = 1_000_0
     kleene = tuple(bool(program.var_kind[v] == KIND_KLEENE) for v in pos_vars)
     found: list[tuple[int, tuple, dict]] = []
     for branch in program.branches:
-        for bind, det in _BranchOracle(program, branch, stream).matches():
+        for bind, det in _BranchOracle(program, branch, stream, rfun).matches():
             rec = {program.var_names[v]: (evs if program.var_kind[v] == KIND_KLEENE else evs[0])
                    for v, evs in bind.items()}
             key = tuple(sorted((k, tuple(x) if isinstance(x, list) else x)

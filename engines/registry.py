@@ -23,7 +23,11 @@ _ENGINES: dict[str, str] = {
     "chain": "engines.lazy_nfa:run_chain",
     "tree": "engines.lazy_nfa:run_tree",
     "stepper": "engines.stepper:run_stepper",
+    "remote": "engines.remote.kernel:run_remote",
+    "ztree": "engines.ztree:run_ztree",
 }
+# engines that evaluate ``program.pattern`` without its flat branches (native AND)
+_NO_BRANCHES_OK = frozenset({"ztree"})
 
 
 @dataclass
@@ -52,8 +56,13 @@ def get_engine(name: str) -> Callable[..., EngineResult]:
 def run_engine(name: str, program, stream, **options) -> EngineResult:
     """Run engine ``name`` on ``stream``; NaN in a used attribute is a user error."""
     stream.require_no_nan(program.used_columns)
-    if program.has_remote and name not in ("oracle",) and not options.get("remote_ok", False):
+    if program.has_remote and name not in ("oracle", "remote") and \
+            not options.get("remote_ok", False):
         raise CepsimInputError("this pattern uses REMOTE[...] data, which the "
-                               f"{name!r} engine cannot evaluate; remote data evaluation needs a "
-                               "remote-data strategy (EIRES), not built yet")
+                               f"{name!r} engine cannot evaluate; use engine 'remote' (EIRES "
+                               "strategies, option strategy=BL1|BL2|BL3|PFetch|LzEval|Hybrid) or "
+                               "'oracle'")
+    if getattr(program, "branch_error", "") and name not in _NO_BRANCHES_OK:
+        raise CepsimInputError(f"{program.branch_error} (engine {name!r} needs the flat "
+                               "branches)")
     return get_engine(name)(program, stream, **options)

@@ -25,8 +25,11 @@ def _atomic_savefig(fig, path: Path, **kw) -> None:
 def save(fig, out_base: Path | str, dpi: int = 150) -> list[Path]:
     """Save ``fig`` as ``<out_base>.png`` and ``.pdf`` with deterministic bytes; close it."""
     out_base = Path(out_base)
-    png = out_base.with_suffix(".png")
-    pdf = out_base.with_suffix(".pdf")
+    if out_base.suffix.lower() in (".png", ".pdf"):
+        out_base = out_base.with_suffix("")
+    # append, not with_suffix: a variant base such as ``fig@params.n=40`` contains dots
+    png = out_base.parent / (out_base.name + ".png")
+    pdf = out_base.parent / (out_base.name + ".pdf")
     with matplotlib.rc_context({"svg.hashsalt": "cepsim", "pdf.compression": 6}):
         _atomic_savefig(fig, png, format="png", dpi=dpi, metadata=PNG_METADATA)
         _atomic_savefig(fig, pdf, format="pdf", metadata=PDF_METADATA)
@@ -39,10 +42,40 @@ def ok_rows(df):
     return df[df["error"].isna()] if "error" in df.columns else df
 
 
+def overloaded(df):
+    """Rows of successful points whose offered load ρ = λ·E[S] is >= 1 (``stable`` False)."""
+    d = ok_rows(df)
+    if "stable" not in d.columns:
+        return d.iloc[0:0]
+    return d[d["stable"].map(lambda v: v is False or v == 0)]
+
+
+def mark_overloaded(ax, df, x: str, y: str, hue: str | None = None) -> int:
+    """Cross out the (x, mean y) points where any repetition was overloaded; add a note.
+
+    An overloaded point's mean latency grows with the stream length, so it is not comparable
+    with the others.  Returns the number of marked points."""
+    bad = overloaded(df)
+    if bad.empty:
+        return 0
+    d = ok_rows(df)
+    keys = [hue, x] if hue else [x]
+    means = d.groupby(keys)[y].mean()
+    marked = 0
+    for k in bad.groupby(keys).size().index:
+        ax.plot([k[-1] if hue else k], [means.loc[k]], marker="x", color="red", markersize=9,
+                linestyle="none", zorder=5)
+        marked += 1
+    ax.text(0.01, 0.99, "x: overloaded (offered load >= 1)", transform=ax.transAxes,
+            ha="left", va="top", fontsize=7, color="red")
+    return marked
+
+
 def line_plot(df, out_base: Path, x: str, y: str, hue: str | None = None, xlabel: str | None = None,
               ylabel: str | None = None, title: str | None = None, logx: bool = False,
               logy: bool = False) -> list[Path]:
-    """Mean of ``y`` over repetitions vs ``x``, one line per ``hue`` value."""
+    """Mean of ``y`` over repetitions vs ``x``, one line per ``hue`` value; overloaded points
+    (a ``stable`` column that is False) are crossed out in red."""
     d = ok_rows(df)
     fig, ax = plt.subplots(figsize=(5, 3.5))
     groups = [(None, d)] if hue is None else sorted(d.groupby(hue), key=lambda g: str(g[0]))
@@ -50,6 +83,7 @@ def line_plot(df, out_base: Path, x: str, y: str, hue: str | None = None, xlabel
         m = g.groupby(x, sort=True)[y].mean()
         ax.plot(m.index.to_numpy(), m.to_numpy(), marker="o",
                 label=None if key is None else f"{hue}={key}")
+    mark_overloaded(ax, d, x, y, hue)
     ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel or y)
     if title:

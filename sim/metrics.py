@@ -1,4 +1,4 @@
-"""Latency and queue summaries (DESIGN section 6).
+"""Latency and queue summaries (the result columns of ``docs/EXPERIMENTS.md``).
 
 ``latency_summary`` gives the latency statistics every result row carries;
 ``queue_metrics`` summarises one run of the FIFO server.  Both are NaN-safe for empty input
@@ -48,13 +48,48 @@ def number_in_system_at_arrivals(arrivals: np.ndarray, depart: np.ndarray) -> np
     return idx + 1 - np.minimum(k, idx)
 
 
-def queue_metrics(arrivals, start, depart, service) -> dict[str, float]:
-    """Throughput, utilisation, peak number in system and mean wait of one queue run.
+def offered_load(arrivals, service, rate: float | None = None) -> float:
+    """Offered load ρ = λ·E[S] of one run.
+
+    ``rate`` is the nominal arrival rate λ (events per virtual second) when the arrival process
+    has one (Poisson at λ); without it λ is estimated from the arrivals as
+    ``(n - 1) / (a[n-1] - a[0])`` (replayed timestamps, piecewise rates).  ρ ≥ 1 means the
+    server cannot keep up: the queue grows with the stream, so the mean latency of such a run
+    depends on the stream length rather than on the strategy alone.  NaN for fewer than two
+    events without ``rate``; ``inf`` when all arrivals coincide.
+
+    >>> import numpy as np
+    >>> offered_load(np.array([0.0, 1.0, 2.0]), np.array([0.5, 0.5, 0.5]))
+    0.5
+    >>> offered_load(np.array([0.0, 1.0, 2.0]), np.array([0.5, 0.5, 0.5]), rate=3.0)
+    1.5
+    """
+    sv = np.asarray(service, dtype=np.float64)
+    if sv.size == 0:
+        return float("nan")
+    es = float(sv.mean())
+    if rate is not None:
+        return float(rate) * es
+    a = np.asarray(arrivals, dtype=np.float64)
+    if a.size < 2:
+        return float("nan")
+    span = float(a[-1] - a[0])
+    if span <= 0:
+        return float("inf")
+    return (a.size - 1) / span * es
+
+
+def queue_metrics(arrivals, start, depart, service, rate: float | None = None) -> dict[str, float]:
+    """Throughput, utilisation, offered load, peak number in system and mean wait of one run.
 
     * ``throughput``: events per virtual second of busy server (= 1 / mean service);
     * ``utilisation``: busy time / makespan (first arrival to last departure);
     * ``queue_peak``: peak number in system (waiting + in service), exact;
     * ``wait_mean``: mean queue wait ``start - arrival``; ``sojourn_mean``: ``depart - arrival``;
+    * ``offered_load``: ρ = λ·E[S] (see ``offered_load``; ``rate`` = nominal λ if known);
+      unlike ``utilisation`` it exceeds 1 for an overloaded run;
+    * ``stable``: ``offered_load < 1`` (False for an overloaded point, whose latencies grow
+      with the stream length; ``cepsim check`` and the figures warn about such points);
     * ``makespan``, ``busy_time``, ``n_events``.
     """
     a = np.asarray(arrivals, dtype=np.float64)
@@ -65,9 +100,11 @@ def queue_metrics(arrivals, start, depart, service) -> dict[str, float]:
     nan = float("nan")
     if n == 0:
         return {"n_events": 0, "throughput": nan, "utilisation": nan, "queue_peak": 0,
-                "wait_mean": nan, "sojourn_mean": nan, "makespan": 0.0, "busy_time": 0.0}
+                "wait_mean": nan, "sojourn_mean": nan, "makespan": 0.0, "busy_time": 0.0,
+                "offered_load": nan, "stable": True}
     busy = float(sv.sum())
     makespan = float(dp[-1] - a[0])
+    rho = offered_load(a, sv, rate)
     return {
         "n_events": n,
         "throughput": n / busy if busy > 0 else float("inf"),
@@ -77,4 +114,21 @@ def queue_metrics(arrivals, start, depart, service) -> dict[str, float]:
         "sojourn_mean": float((dp - a).mean()),
         "makespan": makespan,
         "busy_time": busy,
+        "offered_load": rho,
+        "stable": bool(rho < 1.0) if rho == rho else True,
     }
+
+
+RESERVED_COLUMNS = ("seed", "rep", "point_id", "error", "wall_s")
+
+
+def metrics_row(metrics: dict, params: dict, prefix: str = "sim_") -> dict:
+    """A scenario's return value from ``metrics``: names that are also parameters (or reserved
+    result columns) get ``prefix``, so they can never overwrite the point's identity.
+
+    >>> metrics_row({"engine": "eager", "n_events": 3, "latency_mean": 0.5},
+    ...             {"engine": "eager", "rate": 10})
+    {'sim_engine': 'eager', 'n_events': 3, 'latency_mean': 0.5}
+    """
+    return {(prefix + k if (k in params or k in RESERVED_COLUMNS) else k): v
+            for k, v in metrics.items()}

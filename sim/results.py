@@ -21,6 +21,7 @@ import pandas as pd
 
 from sim.atomic import atomic_write
 from sim.config import ExperimentConfig, Point, param_names
+from sim.staleness import config_fingerprint
 
 ID_COLUMNS = ("seed", "rep", "point_id")
 TAIL_COLUMNS = ("error", "wall_s")
@@ -222,6 +223,7 @@ def write_meta(root: Path | str, cfg: ExperimentConfig, *, scale: str | None, ba
         "python": platform.python_version(),
         "git_commit": git_commit(),
         "cost_profile": cost_profile,
+        "config_fingerprint": config_fingerprint(cfg.to_dict()),
     }
     if extra:
         meta.update(extra)

@@ -18,6 +18,7 @@ from engines.errors import CepsimInputError
 from sim import results
 from sim.config import (ExperimentConfig, Point, apply_overrides, apply_scale, expand_points,
                         resolve_function)
+from sim.inputs import check_input_files
 from sim.progress import Progress
 
 BACKENDS = ("serial", "local", "spark")
@@ -53,6 +54,47 @@ def _plain_metric(v: Any) -> Any:
     raise TypeError(f"metric value {v!r} of type {type(v).__name__} is not a scalar")
 
 
+class ScenarioContractError(ValueError):
+    """A scenario returned a row that breaks the scenario contract (``docs/EXTENDING.md``)."""
+
+
+def clean_metrics(scenario: str, metrics: dict, params: dict) -> dict:
+    """Check a scenario's metrics row and turn numpy scalars into plain values.
+
+    Every problem is reported at once (not one per rerun), with the fix: metric names that
+    collide with a parameter or a reserved column would overwrite the point's identity in
+    the results table, so they are refused rather than silently renamed."""
+    bad_names = [k for k in metrics if not isinstance(k, str)]
+    if bad_names:
+        raise ScenarioContractError(f"scenario {scenario}: metric names must be strings, got "
+                                    f"{bad_names!r}")
+    reserved = [k for k in metrics if k in RESERVED]
+    clash = [k for k in metrics if k in params and k not in RESERVED]
+    if reserved or clash:
+        parts = []
+        if clash:
+            parts.append(f"metric name(s) {', '.join(repr(k) for k in clash)} collide with "
+                         f"parameter columns")
+        if reserved:
+            parts.append(f"metric name(s) {', '.join(repr(k) for k in reserved)} are reserved "
+                         f"columns ({', '.join(RESERVED)})")
+        raise ScenarioContractError(
+            f"scenario {scenario}: {'; '.join(parts)}. Fix: return only new metric names, e.g. "
+            f"`return sim.metrics.metrics_row(metrics, params)` (prefixes colliding names with "
+            f"'sim_') or drop them with `{{k: v for k, v in metrics.items() if k not in params}}`")
+    clean = {}
+    errors = []
+    for k, v in metrics.items():
+        try:
+            clean[k] = _plain_metric(v)
+        except TypeError as exc:
+            errors.append(f"{k!r}: {exc}")
+    if errors:
+        raise ScenarioContractError(f"scenario {scenario}: metrics must be scalars (bool, int, "
+                                    f"float, str or None): {'; '.join(errors)}")
+    return clean
+
+
 def run_point(cfg: ExperimentConfig, point: Point) -> dict:
     """Run the scenario at one (point, rep) -> row dict (params, ids, metrics, error, wall_s)."""
     t0 = time.perf_counter()
@@ -64,14 +106,7 @@ def run_point(cfg: ExperimentConfig, point: Point) -> dict:
         if not isinstance(metrics, dict):
             raise TypeError(f"scenario {cfg.scenario} returned {type(metrics).__name__}, "
                             f"expected a dict of metrics")
-        clean = {}
-        for k, v in metrics.items():
-            if not isinstance(k, str):
-                raise TypeError(f"metric name {k!r} is not a string")
-            if k in RESERVED or k in point.params:
-                raise ValueError(f"metric name {k!r} collides with a parameter/reserved column")
-            clean[k] = _plain_metric(v)
-        row.update(clean)
+        row.update(clean_metrics(cfg.scenario, metrics, point.params))
         row["error"] = None
     except Exception as exc:  # recorded, the sweep goes on
         row["error"] = f"{type(exc).__name__}: {exc}"
@@ -91,6 +126,17 @@ def _cost_profile_info(cfg: ExperimentConfig) -> Any:
                 info[v] = p.read_text() if p.is_file() else None
             return info
     return None
+
+
+def _as_variant(cfg: ExperimentConfig, overrides: list[str] | None) -> ExperimentConfig:
+    """A ``--set`` run is a variant named ``<name>@<overrides>``: its own results directory, so
+    it never overwrites the canonical results (``sim.staleness``)."""
+    import dataclasses
+
+    from sim.staleness import variant_slug
+
+    slug = variant_slug(overrides)
+    return dataclasses.replace(cfg, name=f"{cfg.name}@{slug}") if slug else cfg
 
 
 def run_serial(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Point, dict], None]) -> None:
@@ -116,6 +162,8 @@ def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Pat
         check_java()
     t0 = time.perf_counter()
     cfg = apply_overrides(apply_scale(cfg, scale), overrides)
+    cfg = _as_variant(cfg, overrides)
+    check_input_files(cfg)  # once, before any point: a missing profile/data file is one error
     root = Path(out_dir)
     points = expand_points(cfg)
     results.prepare_shards(root, cfg, fresh=fresh)

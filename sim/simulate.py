@@ -1,10 +1,10 @@
-"""The simulator facade: engine run -> cost model -> queue -> metrics (DESIGN sections 4-6).
+"""The simulator facade: engine run -> cost model -> queue -> metrics (``docs/COST_MODEL.md``).
 
 ``simulate`` runs an engine once over the whole stream (engines are pure: their counters do
 not depend on virtual time), turns each event's counter row into a service time with the
 cost profile and queues the events at their virtual arrival times.
 
-Latency definitions (DESIGN section 5):
+Latency definitions (``docs/ARCHITECTURE.md``, "The simulator"):
 
 * match latency = ``depart[detect] - arrival[last_event]``: the match is emitted when the
   server finishes the event during whose processing it was found (``detect``); matches
@@ -58,10 +58,14 @@ class SimResult:
 
 
 def simulate(stream, program, engine: str, arrivals, profile: CostProfile, path: str = "auto",
-             engine_options: dict | None = None, keep_events: bool = False) -> SimResult:
+             engine_options: dict | None = None, keep_events: bool = False,
+             rate: float | None = None) -> SimResult:
     """Run ``engine`` on ``stream`` and queue its work at ``arrivals`` (virtual seconds).
 
-    ``arrivals`` is a float64 array with one arrival per stream event (see ``sim.arrivals``).
+    ``arrivals`` is a float64 array with one arrival per stream event (see ``sim.arrivals``);
+    ``rate`` is their nominal rate λ, if any, for the ``offered_load`` column (else estimated).
+    ``metrics["engine"]`` names the engine: a scenario that returns these metrics from a grid
+    over ``engine`` must drop that key (``sim.api.metrics_row`` does).
     """
     from engines.registry import run_engine  # engines never import sim; import lazily
 
@@ -74,7 +78,8 @@ def simulate(stream, program, engine: str, arrivals, profile: CostProfile, path:
     counters = np.asarray(res.counters)[:n] if n else np.zeros((0, C.N_COUNTERS), np.int64)
     out = simulate_counters(counters, arr, profile, path=path,
                             match_last_event=res.matches.last_event,
-                            match_detect=res.matches.detect, keep_events=keep_events)
+                            match_detect=res.matches.detect, keep_events=keep_events,
+                            rate=rate)
     out.metrics["engine"] = engine
     if keep_events:
         out.engine_result = res
@@ -84,12 +89,13 @@ def simulate(stream, program, engine: str, arrivals, profile: CostProfile, path:
 def simulate_counters(counters: np.ndarray, arrivals, profile: CostProfile, path: str = "auto",
                       match_last_event=None, match_detect=None, keep_events: bool = False,
                       time_dependent: bool = False,
-                      service_fn: ServiceFn | None = None) -> SimResult:
+                      service_fn: ServiceFn | None = None, rate: float | None = None) -> SimResult:
     """The queueing part of ``simulate`` given an engine's counter matrix ``int64[n, K]``.
 
     ``time_dependent`` marks runs whose service depends on virtual time (later: shedders,
     remote fetches); they need the SimPy path and may supply ``service_fn(i, now)``
-    (default: the cost-model service time of event ``i``).
+    (default: the cost-model service time of event ``i``).  ``rate``: the nominal arrival rate
+    λ for ``metrics["offered_load"]`` (ρ = λ·E[S]; estimated from ``arrivals`` when None).
     """
     if path not in PATHS:
         raise CepsimInputError(f"simulate: path must be one of {PATHS}, got {path!r}")
@@ -130,7 +136,7 @@ def simulate_counters(counters: np.ndarray, arrivals, profile: CostProfile, path
             service = realised
 
     metrics: dict = {"sim_path": chosen}
-    metrics.update(queue_metrics(arr, start, depart, service))
+    metrics.update(queue_metrics(arr, start, depart, service, rate=rate))
     metrics.update(C.summarize(counters) if n else
                    C.summarize(np.zeros((0, C.N_COUNTERS), np.int64)))
 

@@ -9,8 +9,9 @@ One job for the whole sweep (``run_spark``):
 
 1. a small *prime* job (one task per executor slot) starts the Python workers and imports the
    runner and the scenario module, in a driver thread, while
-2. the driver runs the first pending point itself: it compiles the scenario's Numba kernels once
-   and fills the on-disk cache before any executor could compile in parallel (DESIGN section 10);
+2. the driver runs one pending point per kernel key itself (``sim.warmup``): it compiles every
+   Numba kernel of the grid once and fills the on-disk cache before any executor could compile
+   in parallel (parallel first compiles can corrupt the cache);
 3. the remaining points go out as ONE job, ``parallelize(points, numSlices=len(points))`` (one
    task per point, scheduled onto every free slot).  Each task sends its row back through a
    list accumulator; the driver picks rows up as tasks finish (completion order, ~0.1 s after
@@ -242,16 +243,19 @@ def run_spark(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Poi
         prepare_env()
     try:
         sc = spark.sparkContext
-        first, rest = pending[0], pending[1:]
+        from sim.warmup import split_warmup
+        warm, rest = split_warmup(cfg, pending)
         if not rest:
-            on_row(first, runner(cfg, first))
+            for p in warm:
+                on_row(p, runner(cfg, p))
             return
         n_slots = max(1, sc.defaultParallelism)
         prime = _Job(sc, lambda: sc.parallelize(range(n_slots), n_slots)
                      .mapPartitions(partial(_prime_partition, cfg.scenario)).collect(), "prime")
         prime.start()  # executors start Python and import while the driver warms the cache
         try:
-            on_row(first, runner(cfg, first))  # warm imports + Numba cache once (driver)
+            for p in warm:  # warm imports + every kernel of the grid once (driver)
+                on_row(p, runner(cfg, p))
         except BaseException:
             prime.cancel()
             raise

@@ -1,9 +1,11 @@
 """Local parallel backend: one process per worker (spawn context), one task per (point, rep).
 
-Before fanning out, the first pending point runs in the parent: this compiles every Numba kernel
-the scenario uses once and fills the on-disk cache, so workers load instead of compiling in
-parallel (parallel first compiles can corrupt the cache, DESIGN section 10).  ``NUMBA_CACHE_DIR``
-is pinned so parent and workers share one cache.  Rows are written by the parent only.
+Before fanning out, the parent runs one pending point per kernel key (``sim.warmup``: one per
+engine of an ``engine`` grid): this compiles every Numba kernel the grid uses once and fills the
+on-disk cache, so workers load instead of compiling in parallel (parallel first compiles can
+corrupt the cache).  Parent and workers share the one cache of ``engines.jitcache``
+(``$NUMBA_CACHE_DIR`` or ``<repo>/.numba_cache``, the same as every other command).  Rows are
+written by the parent only.
 
 The pool is started *before* the warm-up point, and each worker imports the runner and the
 scenario module while the parent computes that point (imports never compile a kernel: cepsim
@@ -21,23 +23,11 @@ from pathlib import Path
 from typing import Callable
 
 from sim.config import ExperimentConfig, Point
+from engines.jitcache import ensure_numba_cache_dir  # noqa: F401  (one cache for every command)
 from sim.runner import default_workers, run_point
+from sim.warmup import split_warmup
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-
-
-def ensure_numba_cache_dir() -> str | None:
-    """Pin ``NUMBA_CACHE_DIR`` (to ``<repo>/.numba_cache``) unless set or numba already loaded.
-
-    If numba was already imported with its default cache location, leave it: workers inherit the
-    same default, and changing the variable now would split parent and workers."""
-    if "NUMBA_CACHE_DIR" in os.environ:
-        return os.environ["NUMBA_CACHE_DIR"]
-    if "numba" in sys.modules:
-        return None
-    path = str(REPO_ROOT / ".numba_cache")
-    os.environ["NUMBA_CACHE_DIR"] = path
-    return path
 
 
 def _worker_init(repo_root: str, scenario: str | None = None) -> None:
@@ -78,9 +68,10 @@ def run_local(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Poi
         return
     ensure_numba_cache_dir()
     workers = workers or default_workers()
-    first, rest = pending[0], pending[1:]
+    warm, rest = split_warmup(cfg, pending)
     if not rest:
-        on_row(first, run_point(cfg, first))
+        for p in warm:
+            on_row(p, run_point(cfg, p))
         return
     ctx = mp.get_context(context)
     n_workers = min(workers, len(rest))
@@ -89,7 +80,8 @@ def run_local(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Poi
         # one submit per worker spawns them all now: they start and import during the warm-up
         for _ in range(n_workers):
             pool.submit(_noop)
-        on_row(first, run_point(cfg, first))  # warm imports + Numba cache in one process
+        for p in warm:  # every kernel the grid needs, compiled once, in one process
+            on_row(p, run_point(cfg, p))
         futs = {pool.submit(run_point, cfg, p): p for p in rest}
         try:
             for fut in as_completed(futs):

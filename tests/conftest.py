@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from strategies import MatchRate
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -34,3 +36,29 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def match_rate(record_property):
+    """Factory of ``strategies.MatchRate`` counters for property tests; ``check()`` records the
+    summary as the test's ``match_rate`` property, listed at the end of the run."""
+
+    def make(name: str, big: int = 4) -> MatchRate:
+        return MatchRate(name, big, record=record_property)
+
+    return make
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """List the match rates the property tests measured (works under pytest-xdist too)."""
+    lines = []
+    for rep in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", []):
+        if getattr(rep, "when", "") != "call":
+            continue
+        for key, value in getattr(rep, "user_properties", ()):
+            if key == "match_rate":
+                lines.append(f"{value}")
+    if lines:
+        terminalreporter.section("property-test match rates")
+        for line in sorted(set(lines)):
+            terminalreporter.write_line(line)

@@ -13,6 +13,11 @@ Stable API
     ``(lo, hi)`` range), attributes ``x``, ``y`` in 0..4, ``id`` in 0..2 and the vector
     ``h[0..3]`` in 0..3 (small integers: equalities, ties and zero-variance vectors happen),
     timestamps non-decreasing integer seconds with frequent ties (increments 0..3).
+    Hypothesis draws the type count, the length and one seed; the content comes from numpy
+    (``stream_from_seed``), which is ~10x faster than drawing every value through hypothesis.
+    A shorter length with the same seed gives a prefix, so shrinking still shortens streams.
+
+``stream_from_seed(seed, n_types, n_events)`` -> ``EventStream`` (the generator behind both).
 
 ``patterns(types=("A", "B", "C"), **options)``
     -> strategy of ``Pattern`` ASTs (they always compile against a stream from ``streams``
@@ -24,11 +29,21 @@ Stable API
     ``remote=False`` (also REMOTE[...] predicates: only for parser tests, no engine evaluates
     them); ``policies=("skip-till-any-match", "skip-till-next-match")``;
     ``windows=("time", "count")`` (add ``"none"`` for no WITHIN; ``cases`` keeps those streams
-    tiny).
+    tiny); ``scaled_windows=True`` (window length drawn between half and all of
+    ``m * n_types`` events or seconds, ``m`` = positive variables: a count window is never
+    shorter than the pattern; False = the old fixed 2..8); ``satisfiable=True`` (a drawn
+    predicate that holds for under ``MIN_SELECTIVITY`` = 20 % of uniform values gets its
+    operator negated, see ``selectivity``).  The number of predicates falls geometrically
+    (0: 35 %, 1: 23 %, 2: 15 %, 3: 27 % with ``max_preds=3``); SAME and corr are drawn less
+    often than comparisons.
 
-``cases(max_events=60, kleene_max_events=40, unbounded_max_events=25, n_types=(3, 5), **options)``
+``cases(max_events=60, kleene_max_events=40, unbounded_max_events=25, n_types=(3, 5),
+min_events=None, **options)``
     -> strategy of ``(Pattern, EventStream)`` pairs over the same type names, with the stream
-    length capped by the pattern's blow-up risk (Kleene or no window => smaller streams).
+    length capped by the pattern's blow-up risk (Kleene or no window => smaller streams) and,
+    by default, at least ``2 * m * n_types`` events (capped), except one case in ten drawn from
+    0 events up so that empty and tiny streams stay covered.
+
 
 ``small_cases(seed, n, **same_keywords_as_cases)``
     -> list of ``n`` deterministic ``(Pattern, EventStream)`` pairs drawn with numpy from
@@ -41,6 +56,26 @@ Stable API
     the symmetric difference.  ``check_detect=True`` also compares each match's ``detect`` index.
 
 ``format_stream(stream, max_rows=80) -> str``    the stream as a table (index, type, ts, attrs).
+
+``n_positive(pattern)``, ``selectivity(predicate)``  helpers of the generators.
+
+``MatchRate(name, big=4)`` counts the examples of a property test with at least one match
+(``add(pattern, n_matches)``, which also calls ``hypothesis.target`` on the capped count) and
+``check(min_rate=0.5, min_rate_big=0.5)`` asserts >= 50 % overall and among patterns with 4+
+positive variables.  In tests use the ``match_rate`` fixture (``tests/conftest.py``), which
+records the summary and lists every rate at the end of the run.  Pattern::
+
+    def test_engine_equals_oracle(match_rate):
+        rate = match_rate("my engine")
+
+        @settings(max_examples=60, deadline=None)
+        @given(cases(max_events=60))
+        def prop(case):
+            ...                                  # compare with the oracle
+            rate.add(case[0], len(oracle_result.matches))
+
+        prop()
+        rate.check()
 
 The generators are written once against a tiny "chooser" interface (``int(lo, hi)``,
 ``bool(p)``, ``choice(seq)``) so that hypothesis and numpy draw the same distribution; hypothesis
@@ -108,23 +143,34 @@ def _n_range(n_types) -> tuple[int, int]:
     return int(lo), int(hi)
 
 
+# per-event draw: [timestamp step index, type, x, y, id, h0..h3]; the highs of each column
+_STEPS = np.array([0.0, 1.0, 0.0, 1.0, 2.0, 3.0])      # ties frequent, mean step 7/6 s
+_HIGHS = np.array([len(_STEPS), 1, 5, 5, 3, 4, 4, 4, 4])
+
+
+def stream_from_seed(seed: int, n_types: int, n_events: int) -> EventStream:
+    """A random stream drawn with numpy from ``seed`` (the content of every generated stream).
+
+    One row of draws per event, so the stream of length ``n`` is a prefix of the stream of
+    length ``n + 1`` with the same seed: hypothesis shrinking the length shrinks to a prefix.
+    """
+    rng = np.random.default_rng(int(seed))
+    t0 = float(rng.integers(0, 6))
+    highs = _HIGHS.copy()
+    highs[1] = n_types
+    draw = rng.integers(0, highs, size=(n_events, len(highs)))
+    steps = _STEPS[draw[:, 0]]
+    if n_events:
+        steps[0] = 0.0
+    ts = t0 + np.cumsum(steps)
+    return EventStream.from_arrays(draw[:, 1].astype(np.int32), ts.astype(np.float64),
+                                   draw[:, 2:].astype(np.float64), TYPE_NAMES[:n_types],
+                                   ATTR_NAMES, source="<strategies>")
+
+
 def _gen_stream(ch, n_types: int, n_events: int) -> EventStream:
-    types = np.empty(n_events, dtype=np.int32)
-    ts = np.empty(n_events, dtype=np.float64)
-    attrs = np.empty((n_events, len(ATTR_NAMES)), dtype=np.float64)
-    t = float(ch.int(0, 5))
-    for i in range(n_events):
-        if i:
-            t += ch.choice((0, 1, 0, 1, 2, 3))
-        types[i] = ch.int(0, n_types - 1)
-        ts[i] = t
-        attrs[i, 0] = ch.int(0, 4)
-        attrs[i, 1] = ch.int(0, 4)
-        attrs[i, 2] = ch.int(0, 2)
-        for k in range(4):
-            attrs[i, 3 + k] = ch.int(0, 3)
-    return EventStream.from_arrays(types, ts, attrs, TYPE_NAMES[:n_types], ATTR_NAMES,
-                                   source="<strategies>")
+    """Stream content from a seed the chooser draws (hypothesis: one integer, not one per value)."""
+    return stream_from_seed(ch.int(0, 2**32 - 1), n_types, n_events)
 
 
 def _stream_from_chooser(ch, n_types=(3, 5), max_events: int = 200,
@@ -163,6 +209,8 @@ class PatternOptions:
     remote: bool = False
     policies: tuple[str, ...] = POLICIES
     windows: tuple[str, ...] = ("time", "count")
+    scaled_windows: bool = True
+    satisfiable: bool = True
 
     def normalised(self) -> "PatternOptions":
         if self.simple_sequence:
@@ -183,10 +231,13 @@ def _options(kw: dict) -> PatternOptions:
 
 
 class _PatternGen:
-    def __init__(self, ch, types, opt: PatternOptions):
+    def __init__(self, ch, types, opt: PatternOptions, stream_types: int | None = None):
         self.ch = ch
         self.types = tuple(types)
         self.opt = opt
+        # how many event types the stream will have (scales the window): a match of m elements
+        # needs about m * stream_types events when types are uniform
+        self.stream_types = max(len(self.types), stream_types or 0)
         self.counter = 0
         self.neg_vars: list[str] = []
         self.pos_vars: list[str] = []
@@ -275,8 +326,20 @@ class _PatternGen:
         return v1, self.ch.choice(pool)
 
     def predicate(self, kinds):
+        p = self._predicate(kinds)
+        if self.opt.satisfiable and not isinstance(p, Same):
+            sel = selectivity(p)
+            if sel < MIN_SELECTIVITY:
+                p = replace(p, op=NEGATED_OP[p.op])
+                if selectivity(p) < MIN_SELECTIVITY:
+                    return None
+        return p
+
+    def _predicate(self, kinds):
         ch = self.ch
-        kind = ch.choice(kinds)
+        # comparisons are likelier than SAME / corr, which rarely hold on long patterns
+        weighted = [k for k in kinds for _ in range(_KIND_WEIGHT.get(k, 1))]
+        kind = ch.choice(weighted)
         op = ch.choice(OPS)
         if kind == "same":
             return Same("id")
@@ -305,9 +368,17 @@ class _PatternGen:
         kind = self.ch.choice(self.opt.windows)
         if kind == "none":
             return None
+        if self.opt.scaled_windows:
+            # at least the pattern length (a count window shorter than the pattern never
+            # matches), at most about the span that holds one occurrence of the pattern
+            m = max(1, len(self.pos_vars))
+            hi = max(m + 1, m * self.stream_types)
+            lo = max(m, hi // 2)
+        else:
+            lo, hi = 2, 8
         if kind == "count":
-            return Window(float(self.ch.int(2, 8)), self.ch.choice(("events", "event")))
-        w = self.ch.int(1, 8)
+            return Window(float(self.ch.int(lo, hi)), self.ch.choice(("events", "event")))
+        w = self.ch.int(max(1, lo - 1), hi)
         unit = self.ch.choice(("s", "seconds", "ms", "s"))
         if unit == "ms":
             return Window(float(w * 1000), "ms")
@@ -320,16 +391,73 @@ class _PatternGen:
         where = []
         if self.opt.predicates:
             kinds = tuple(self.opt.pred_kinds) + (("remote",) if self.opt.remote else ())
-            for _ in range(self.ch.int(0, self.opt.max_preds)):
+            # few predicates: P(k) falls geometrically (0: 35 %, 1: 23 %, 2: 15 %, 3+: 27 %)
+            k = 0
+            while k < self.opt.max_preds and self.ch.bool(0.65):
+                k += 1
+            for _ in range(k):
                 p = self.predicate(kinds)
-                if isinstance(p, Same) and any(isinstance(q, Same) for q in where):
+                if p is None or (isinstance(p, Same) and any(isinstance(q, Same) for q in where)):
                     continue
                 where.append(p)
         return Pattern(structure, tuple(where), self.window(), self.ch.choice(self.opt.policies))
 
 
-def _pattern_from_chooser(ch, types, opt: PatternOptions) -> Pattern:
-    return _PatternGen(ch, types, opt).pattern()
+def _pattern_from_chooser(ch, types, opt: PatternOptions, stream_types: int | None = None
+                          ) -> Pattern:
+    return _PatternGen(ch, types, opt, stream_types).pattern()
+
+
+# ----------------------------------------------------------------------------- selectivity
+MIN_SELECTIVITY = 0.2       # a drawn predicate holding less often than this is negated
+NEGATED_OP = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}
+_KIND_WEIGHT = {"cmp": 3, "const": 2, "abs": 2, "corr": 1, "same": 1, "remote": 1}
+_SCALAR_DOMAIN = {"x": np.arange(5.0), "y": np.arange(5.0), "id": np.arange(3.0)}
+_H_SAMPLE = np.random.default_rng(12345).integers(0, 4, size=(2, 400, 4)).astype(float)
+
+
+def _cmp(op: str, a, b):
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "=": a == b, "!=": a != b}[op]
+
+
+def _pair(left: Attr, right: Attr):
+    """Value grids of two scalar attributes under uniform draws (one event when same var)."""
+    a, b = _SCALAR_DOMAIN[left.name], _SCALAR_DOMAIN[right.name]
+    if left.var == right.var and left.name == right.name:
+        return a, a
+    return np.meshgrid(a, b, indexing="ij")
+
+
+def _pearson_rows(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    du = u - u.mean(axis=1, keepdims=True)
+    dv = v - v.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (du * dv).sum(1) / np.sqrt((du * du).sum(1) * (dv * dv).sum(1))
+
+
+def selectivity(pred) -> float:
+    """Fraction of uniformly drawn attribute values (the generator's streams) satisfying
+    ``pred``; SAME and REMOTE count as 1.  Used to keep random predicates satisfiable."""
+    if isinstance(pred, Compare):
+        if isinstance(pred.right, Attr):
+            a, b = _pair(pred.left, pred.right)
+            return float(np.mean(_cmp(pred.op, a, b * pred.scale + pred.offset)))
+        if pred.right is None:
+            return float(np.mean(_cmp(pred.op, _SCALAR_DOMAIN[pred.left.name], pred.offset)))
+        return 1.0
+    if isinstance(pred, AbsDiff):
+        a, b = _pair(pred.left, pred.right)
+        return float(np.mean(_cmp(pred.op, np.abs(a - b), pred.value)))
+    if isinstance(pred, Corr):
+        u = _H_SAMPLE[0]
+        v = u if pred.left.var == pred.right.var else _H_SAMPLE[1]
+        return float(np.mean(_cmp(pred.op, _pearson_rows(u, v), pred.value)))
+    return 1.0
+
+
+def n_positive(pattern: Pattern) -> int:
+    """Number of positive (plain or Kleene) variables of the pattern."""
+    return sum(1 for _, negated in pattern.events() if not negated)
 
 
 def patterns(types=("A", "B", "C"), **options):
@@ -347,40 +475,101 @@ def pattern_has_kleene(pattern: Pattern) -> bool:
     return any(e.kleene for e, _ in pattern.events())
 
 
-def _case_from_chooser(ch, max_events, kleene_max_events, unbounded_max_events, n_types, opt):
+def _case_from_chooser(ch, max_events, kleene_max_events, unbounded_max_events, n_types, opt,
+                       min_events=None):
     lo, hi = _n_range(n_types)
     nt = ch.int(max(lo, 3), max(hi, 3))
-    pattern = _pattern_from_chooser(ch, TYPE_NAMES[:ch.int(3, nt)], opt)
+    pattern = _pattern_from_chooser(ch, TYPE_NAMES[:ch.int(3, nt)], opt, nt)
     cap = max_events
     if pattern_has_kleene(pattern):
         cap = min(cap, kleene_max_events)
     if pattern.window is None:
         cap = min(cap, unbounded_max_events)
-    n = ch.int(0, cap)
+    if min_events is None:
+        # long enough to hold a match (about pattern length x types events per occurrence),
+        # except one case in ten drawn from 0 events up (empty and tiny streams stay covered)
+        min_events = 0 if ch.bool(0.1) else 2 * n_positive(pattern) * nt
+    n = ch.int(min(min_events, cap), cap)
     return pattern, _gen_stream(ch, nt, n)
 
 
 def cases(max_events: int = 60, kleene_max_events: int = 40, unbounded_max_events: int = 25,
-          n_types=(3, 5), **options):
+          n_types=(3, 5), min_events: int | None = None, **options):
     """Strategy of ``(pattern, stream)`` pairs (see module docstring)."""
     opt = _options(options)
 
     @st.composite
     def _c(draw):
         return _case_from_chooser(_HypChooser(draw), max_events, kleene_max_events,
-                                  unbounded_max_events, n_types, opt)
+                                  unbounded_max_events, n_types, opt, min_events)
 
     return _c()
 
 
 def small_cases(seed: int, n: int, max_events: int = 60, kleene_max_events: int = 40,
-                unbounded_max_events: int = 25, n_types=(3, 5),
+                unbounded_max_events: int = 25, n_types=(3, 5), min_events: int | None = None,
                 **options) -> list[tuple[Pattern, EventStream]]:
     """``n`` deterministic (pattern, stream) pairs from ``seed`` (numpy; no hypothesis)."""
     opt = _options(options)
     ch = _NpChooser(np.random.default_rng(seed))
     return [_case_from_chooser(ch, max_events, kleene_max_events, unbounded_max_events, n_types,
-                               opt) for _ in range(n)]
+                               opt, min_events) for _ in range(n)]
+
+
+# ----------------------------------------------------------------------------- match rate
+class MatchRate:
+    """How many examples of a property test had at least one match (overall and for patterns
+    with ``big`` or more positive variables).  ``add`` also feeds ``hypothesis.target`` so the
+    search steers towards examples with matches.  ``check`` asserts the rates (an engine test
+    whose examples never match proves nothing) and returns the summary line."""
+
+    def __init__(self, name: str, big: int = 4, record=None):
+        self.name = name
+        self.big = big
+        self._record = record          # e.g. pytest's record_property
+        self.n = self.hit = self.n_big = self.hit_big = self.matches = 0
+
+    def add(self, pattern: Pattern, n_matches: int) -> None:
+        n_matches = int(n_matches)
+        self.n += 1
+        self.hit += n_matches > 0
+        self.matches += n_matches
+        if n_positive(pattern) >= self.big:
+            self.n_big += 1
+            self.hit_big += n_matches > 0
+        try:
+            from hypothesis import currently_in_test_context, target
+            if currently_in_test_context():
+                # capped: chasing huge match counts only slows the oracle down
+                target(float(min(n_matches, 50)), label="matches (capped at 50)")
+        except ImportError:      # pragma: no cover - old hypothesis
+            pass
+
+    @property
+    def rate(self) -> float:
+        return self.hit / self.n if self.n else 0.0
+
+    @property
+    def rate_big(self) -> float:
+        return self.hit_big / self.n_big if self.n_big else 0.0
+
+    def summary(self) -> str:
+        return (f"{self.name}: {self.hit}/{self.n} examples with a match ({self.rate:.0%}); "
+                f"{self.big}+ variables: {self.hit_big}/{self.n_big} ({self.rate_big:.0%}); "
+                f"{self.matches} matches in all")
+
+    def check(self, min_rate: float = 0.5, min_rate_big: float = 0.5, min_big: int = 5) -> str:
+        text = self.summary()
+        print(text)
+        if self._record is not None:
+            self._record("match_rate", text)
+        assert self.n > 0, f"{self.name}: no example ran"
+        assert self.rate >= min_rate, f"match rate too low (need {min_rate:.0%}): {text}"
+        assert self.n_big >= min_big, (f"too few patterns with {self.big}+ variables "
+                                       f"(need {min_big}): {text}")
+        assert self.rate_big >= min_rate_big, (f"match rate of {self.big}+-variable patterns too "
+                                               f"low (need {min_rate_big:.0%}): {text}")
+        return text
 
 
 # ----------------------------------------------------------------------------- comparison

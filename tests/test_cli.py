@@ -108,7 +108,7 @@ def test_failed_point_exits_1_with_summary(tmp_path):
             "--out", tmp_path / "res")
     assert r.exit_code == 1
     assert "1 failed" in r.stdout
-    assert "FAILED point" in r.stderr and "demo failure requested at mu=1.0" in r.stderr
+    assert "FAILED 1 point(s)" in r.stderr and "demo failure requested at mu=1.0" in r.stderr
 
 
 def test_sweep_rejects_serial(tmp_path):
@@ -162,5 +162,5 @@ def test_match_writes_jsonl_and_stats(tmp_path):
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert lines == [{"a": 0, "b": 2}]
     s = json.loads(stats.read_text())
-    assert s["matches"] == 1 and set(s["seconds"]) == {"load", "compile", "evaluate"}
+    assert s["matches"] == 1 and set(s["seconds"]) == {"load", "compile", "jit", "evaluate"}
     assert "1 matches" in r.stdout

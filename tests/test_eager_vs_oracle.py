@@ -26,50 +26,60 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                       HealthCheck.data_too_large])
 
 
-def _check(pattern, stream, tiny: bool) -> None:
+def _check(pattern, stream, tiny: bool) -> int:
+    """Compare eager with the oracle; return the number of matches."""
     program = compile_pattern(pattern, stream.schema)
     eager = run_eager(program, stream, _tune=TINY if tiny else None)
     oracle = run_oracle(program, stream)
     assert_same_matches(eager, oracle, (program, stream), labels=("eager", "oracle"),
                         check_detect=True)
+    return len(oracle.matches)
 
 
-@settings(max_examples=700, **SETTINGS)
-@given(cases(max_events=60), st.booleans())
-def test_eager_equals_oracle_all_operators(case, tiny):
-    _check(*case, tiny)
+def _property(rate, strategy, max_examples: int) -> None:
+    """Run eager-vs-oracle on ``max_examples`` hypothesis examples, counting the match rate."""
+
+    @settings(max_examples=max_examples, **SETTINGS)
+    @given(strategy, st.booleans())
+    def prop(case, tiny):
+        rate.add(case[0], _check(*case, tiny))
+
+    prop()
+    rate.check()
 
 
-@settings(max_examples=300, **SETTINGS)
-@given(cases(max_events=200, min_len=2, max_len=5, simple_sequence=True), st.booleans())
-def test_eager_equals_oracle_long_streams_sequences(case, tiny):
-    _check(*case, tiny)
+def test_eager_equals_oracle_all_operators(match_rate):
+    _property(match_rate("eager, all operators"), cases(max_events=60), 700)
 
 
-@settings(max_examples=300, **SETTINGS)
-@given(cases(max_events=120, kleene_max_events=50, and_or=False), st.booleans())
-def test_eager_equals_oracle_kleene_and_negation(case, tiny):
-    _check(*case, tiny)
+def test_eager_equals_oracle_long_streams_sequences(match_rate):
+    _property(match_rate("eager, long simple sequences"),
+              cases(max_events=200, min_len=2, max_len=5, simple_sequence=True), 300)
 
 
-@settings(max_examples=200, **SETTINGS)
-@given(cases(max_events=40, windows=("time", "count", "none")), st.booleans())
-def test_eager_equals_oracle_with_unbounded_windows(case, tiny):
-    _check(*case, tiny)
+def test_eager_equals_oracle_kleene_and_negation(match_rate):
+    _property(match_rate("eager, Kleene and negation"),
+              cases(max_events=120, kleene_max_events=50, and_or=False), 300)
 
 
-@settings(max_examples=200, **SETTINGS)
-@given(cases(max_events=200, kleene_max_events=200, negation=True, and_or=False,
-             policies=("skip-till-next-match",)), st.booleans())
-def test_eager_equals_oracle_next_match_long(case, tiny):
-    _check(*case, tiny)
+def test_eager_equals_oracle_with_unbounded_windows(match_rate):
+    _property(match_rate("eager, with unbounded windows"),
+              cases(max_events=40, windows=("time", "count", "none")), 200)
+
+
+def test_eager_equals_oracle_next_match_long(match_rate):
+    _property(match_rate("eager, next-match long"),
+              cases(max_events=200, kleene_max_events=200, negation=True, and_or=False,
+                    policies=("skip-till-next-match",)), 200)
 
 
 @pytest.mark.parametrize("seed", [101, 202])
-def test_eager_equals_oracle_seeded_loop(seed):
+def test_eager_equals_oracle_seeded_loop(seed, match_rate):
     """Deterministic numpy-drawn cases (a fixed regression set independent of hypothesis)."""
+    rate = match_rate(f"eager, seeded loop {seed}")
     for i, (pattern, stream) in enumerate(small_cases(seed, 300)):
-        _check(pattern, stream, tiny=bool(i % 2))
+        rate.add(pattern, _check(pattern, stream, tiny=bool(i % 2)))
+    rate.check()
 
 
 # ----------------------------------------------------------------------------- real data

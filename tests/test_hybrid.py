@@ -28,16 +28,23 @@ def _random_plan(program, draw_int) -> str:
     return ",".join(perm[:k]) + "/" + ",".join(perm[k:])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=cases(max_events=50, **SIMPLE), data=hst.data())
-def test_every_plan_matches_oracle(case, data):
-    pattern, stream = case
-    program = compile_pattern(pattern, stream.schema)
-    plan = _random_plan(program, lambda lo, hi: data.draw(hst.integers(lo, hi)))
-    got = run_hybrid(program, stream, plan=plan)
-    want = run_oracle(program, stream)
-    assert_same_matches(got, want, (program, stream, f"plan {plan}"), labels=("hybrid", "oracle"),
-                        check_detect=True)
+def test_every_plan_matches_oracle(match_rate):
+    rate = match_rate("hybrid, random plans")
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(case=cases(max_events=80, **SIMPLE), data=hst.data())
+    def prop(case, data):
+        pattern, stream = case
+        program = compile_pattern(pattern, stream.schema)
+        plan = _random_plan(program, lambda lo, hi: data.draw(hst.integers(lo, hi)))
+        got = run_hybrid(program, stream, plan=plan)
+        want = run_oracle(program, stream)
+        assert_same_matches(got, want, (program, stream, f"plan {plan}"),
+                            labels=("hybrid", "oracle"), check_detect=True)
+        rate.add(pattern, len(want.matches))
+
+    prop()
+    rate.check()
 
 
 def test_all_plans_small_cases_both_extremes():

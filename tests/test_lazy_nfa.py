@@ -3,6 +3,7 @@ the paper's small examples and counters, refusals."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from strategies import assert_same_matches, cases, small_cases
 
 from engines.compile import compile_pattern
-from engines.counters import BUFFERED, EDGE_EVAL, LIVE_PM, PM_CREATED
+from engines.counters import BUFFERED, DECISION_CHECK, EDGE_EVAL, INSTANCE_WORK, LIVE_PM, PM_CREATED
 from engines.errors import CepsimInputError
 from engines.lazy_nfa import run_chain, run_tree
 from engines.oracle import run_oracle
@@ -26,24 +27,34 @@ def _compile(text, stream):
     return compile_pattern(parse_pattern(text), stream.schema)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
-@given(case=cases(max_events=60, simple_sequence=True, policies=ANY,
-                  windows=("time", "count")), data=st.data())
-def test_chain_and_tree_equal_oracle_simple_sequences(case, data):
-    pattern, stream = case
-    prog = compile_pattern(pattern, stream.schema)
-    ref = run_oracle(prog, stream)
-    names = [prog.var_names[v] for v in prog.positive_vars]
-    order = data.draw(st.permutations(names), label="order")
-    assert_same_matches(ref, run_chain(prog, stream, order=order), (pattern, stream, f"chain {order}"),
-                        labels=("oracle", "chain"), check_detect=True)
-    assert_same_matches(ref, run_tree(prog, stream), (pattern, stream, "tree"),
-                        labels=("oracle", "tree"), check_detect=True)
+def test_chain_and_tree_equal_oracle_simple_sequences(match_rate):
+    rate = match_rate("lazy chain + tree, simple sequences")
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(case=cases(max_events=60, simple_sequence=True, policies=ANY,
+                      windows=("time", "count")), data=st.data())
+    def prop(case, data):
+        pattern, stream = case
+        prog = compile_pattern(pattern, stream.schema)
+        ref = run_oracle(prog, stream)
+        names = [prog.var_names[v] for v in prog.positive_vars]
+        order = data.draw(st.permutations(names), label="order")
+        assert_same_matches(ref, run_chain(prog, stream, order=order),
+                            (pattern, stream, f"chain {order}"), labels=("oracle", "chain"),
+                            check_detect=True)
+        assert_same_matches(ref, run_tree(prog, stream), (pattern, stream, "tree"),
+                            labels=("oracle", "tree"), check_detect=True)
+        rate.add(pattern, len(ref.matches))
+
+    prop()
+    rate.check()
 
 
-def test_every_order_and_branches_equal_oracle():
+def test_every_order_and_branches_equal_oracle(match_rate):
     """All n! orders on simple sequences (incl. no window), and OR/AND/nested-SEQ branches."""
-    checked = 0
+    rate = match_rate("lazy chain, every order")
+    checked = orders_run = orders_expected = 0
+    sizes = set()
     for seed in range(6):
         for pattern, stream in small_cases(seed, 12, max_events=40, kleene=False, negation=False,
                                            policies=ANY, windows=("time", "count", "none"),
@@ -51,14 +62,20 @@ def test_every_order_and_branches_equal_oracle():
             prog = compile_pattern(pattern, stream.schema)
             ref = run_oracle(prog, stream)
             names = [prog.var_names[v] for v in prog.positive_vars]
-            orders = list(itertools.permutations(names))[:24]
-            for o in orders:
+            sizes.add(len(names))
+            orders_expected += math.factorial(len(names))
+            for o in itertools.permutations(names):
                 assert_same_matches(ref, run_chain(prog, stream, order=list(o)),
                                     (pattern, stream, f"chain {o}"), check_detect=True)
+                orders_run += 1
             assert_same_matches(ref, run_tree(prog, stream), (pattern, stream, "tree"),
                                 check_detect=True)
+            rate.add(pattern, len(ref.matches))
             checked += 1
     assert checked == 72
+    assert orders_run == orders_expected
+    assert {4, 5} <= sizes, f"cases must include 4- and 5-variable patterns, got sizes {sizes}"
+    rate.check()
 
 
 def _prices(seq):
@@ -122,7 +139,34 @@ def test_section4_lazy_example_200_evaluations():
     s2 = _prices(seq2)
     tree = run_tree(prog, s2)
     assert tree.matches.key_set() == run_oracle(prog, s2).matches.key_set()
-    assert int(tree.counters[:, EDGE_EVAL].sum()) == 1 + 50 + 100
+    # take edges: 1 + 50 + 100 as the c,b,a chain; routing checks (conditions of the tree's
+    # store/take edges): the root at each of the 151 events, {c} once, the one {c, b} once
+    assert tree.info["routing_checks"] == 151 + 1 + 1
+    assert int(tree.counters[:, EDGE_EVAL].sum()) == 1 + 50 + 100 + 153
+    assert int(tree.counters[:, DECISION_CHECK].sum()) == 0
+
+
+def test_instance_work_counts_every_offer():
+    """INSTANCE_WORK: each live instance an event is offered to (stored, ignored or taken).
+    Section 4's stream: 100 a's (prices 0..99), 100 b's above every a, one c."""
+    seq = [("A", float(i)) for i in range(100)] + [("B", 1000.0 + i) for i in range(100)]
+    seq += [("C", 2000.0)]
+    s = _prices(seq)
+    prog = _compile(EX1, s)
+    lazy = run_chain(prog, s, order="c,b,a")
+    # root offered all 201 events; at c: the {c} instance, then its 100 {c, b} children
+    assert int(lazy.counters[:, INSTANCE_WORK].sum()) == 201 + 1 + 100
+    eager = run_engine("eager", prog, s)
+    # the initial state + every live instance: a_i sees i a-instances, b_j sees 100 a-instances
+    # and 100 * j ab-instances, c sees 100 + 10,000
+    want = sum(i + 1 for i in range(100)) + sum(1 + 100 + 100 * j for j in range(100))
+    want += 1 + 100 + 100 * 100
+    assert int(eager.counters[:, INSTANCE_WORK].sum()) == want
+    assert len(eager.matches) == len(lazy.matches) == 100 * 100
+    # chain a,b,c keeps eager's instances alive between events: eager's offers, plus one for each
+    # instance it creates (a child is offered the event that created it, where it waits)
+    abc = run_chain(prog, s, order="a,b,c")
+    assert int(abc.counters[:, INSTANCE_WORK].sum()) == want + 100 + 100 * 100
 
 
 def test_window_expires_buffer_and_instances():

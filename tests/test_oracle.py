@@ -360,12 +360,16 @@ def test_counters_and_matchset_shape():
     assert len(empty.matches) == 0 and empty.counters.shape == (1, N_COUNTERS)
 
 
-def test_remote_is_refused_and_capacity_error_names_option():
-    s = mk(("A", 0), ("B", 1))
+def test_remote_is_evaluated_and_capacity_error_names_option():
+    # a.x < REMOTE[b.id]: identity by default, a table or a callable on request
+    s = mk(("A", 0, 1), ("B", 1, 0, 0, 2), ("B", 2, 0, 0, 0))
     prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b) WHERE a.x < REMOTE[b.id]"),
                            s.schema)
-    with pytest.raises(CepsimInputError, match="REMOTE"):
-        run_oracle(prog, s)
+    assert [m["b"] for m in run_oracle(prog, s).matches.records()] == [1]
+    assert [m["b"] for m in run_oracle(prog, s, remote=[5.0, 0.0, 0.0]).matches.records()] == [2]
+    assert len(run_oracle(prog, s, remote=lambda k: -k).matches) == 0
+    with pytest.raises(CepsimInputError, match="remote table"):
+        run_oracle(prog, s, remote=[1.0])
     s2 = mk(*[("A", i) for i in range(10)])
     prog2 = compile_pattern(parse_pattern("PATTERN SEQ(A a, A+ b)"), s2.schema)
     with pytest.raises(CapacityError, match="max_matches"):

@@ -28,6 +28,11 @@ probability of one sector by ``rare_factor``; the rare sector cycles GOOG -> Fin
 every ``period`` events (100,000 in the paper).  All three sectors report with the same base
 probability otherwise.
 
+``phased_stock_stream`` (Figure 10, issue 10) gives the three sectors three *distinct* rates in
+every phase (factors 0.05 / 0.3 / 1 of the base), cycles through all six orders of them and draws
+GOOG from ``n_per_sector`` independent feeds; ``dynamic_stock_stream`` is the earlier variant
+(two sectors at equal rates, one GOOG ticker reported as identical copies) kept for reuse.
+
 ``nasdaq_stock_stream`` turns a Metastock file (e.g. the OpenCEP NASDAQ sample) into the same
 schema: the type is the ticker, ``price`` the close, ``hist`` the ticker's last ``h`` closes
 (events with fewer than ``h`` predecessors are dropped), via ``add_history``.
@@ -47,11 +52,18 @@ def _attr_names(h: int) -> list[str]:
     return ["price", "ticker"] + [f"hist[{i}]" for i in range(h)]
 
 
+def _sector_of(n_fin: int, n_tech: int, n_goog: int = 1) -> np.ndarray:
+    """Sector index (0 Finance, 1 HiTech, 2 GOOG) of every ticker, in ticker order."""
+    return np.array([0] * n_fin + [1] * n_tech + [2] * n_goog, dtype=np.int32)
+
+
 def _price_paths(n_minutes: int, n_fin: int, n_tech: int, rng: np.random.Generator,
-                 market_weight: float, sector_weight: float, vol: float) -> np.ndarray:
-    """Per-minute prices [n_minutes, n_tickers]; tickers ordered Finance, HiTech, GOOG."""
-    n_t = n_fin + n_tech + 1
-    sector_of = np.array([0] * n_fin + [1] * n_tech + [2])
+                 market_weight: float, sector_weight: float, vol: float,
+                 n_goog: int = 1) -> np.ndarray:
+    """Per-minute prices [n_minutes, n_tickers]; tickers ordered Finance, HiTech, GOOG (``n_goog``
+    GOOG feeds, each with its own idiosyncratic noise; one feed draws exactly as before)."""
+    n_t = n_fin + n_tech + n_goog
+    sector_of = _sector_of(n_fin, n_tech, n_goog)
     wm, ws = float(market_weight), float(sector_weight)
     wi = math.sqrt(max(1e-12, 1.0 - wm * wm - ws * ws))
     M = rng.standard_normal(n_minutes)
@@ -65,11 +77,13 @@ def _price_paths(n_minutes: int, n_fin: int, n_tech: int, rng: np.random.Generat
 def _assemble(rates: np.ndarray, prices: np.ndarray, n_fin: int, n_tech: int, h: int,
               n_events: int, rng: np.random.Generator, source: str) -> EventStream:
     """Draw per-minute reports with probabilities ``rates[t, ticker]`` (GOOG: expected copies)
-    until ``n_events`` events exist; build the stream."""
+    until ``n_events`` events exist; build the stream.  Tickers after the Finance and HiTech
+    ones are GOOG feeds (ids 2000, 2001, ...)."""
     n_min, n_t = prices.shape
-    sector_of = np.array([0] * n_fin + [1] * n_tech + [2], dtype=np.int32)
-    ticker_id = np.array(list(range(n_fin)) + [1000 + i for i in range(n_tech)] + [2000],
-                         dtype=np.float64)
+    n_goog = n_t - n_fin - n_tech
+    sector_of = _sector_of(n_fin, n_tech, n_goog)
+    ticker_id = np.array(list(range(n_fin)) + [1000 + i for i in range(n_tech)]
+                         + [2000 + i for i in range(n_goog)], dtype=np.float64)
     rows_t: list[np.ndarray] = []
     rows_k: list[np.ndarray] = []
     total = 0
@@ -167,6 +181,60 @@ def dynamic_stock_stream(n_events: int, seed: int, *, period: int = 100_000, h: 
     attrs = np.concatenate([p.attrs for p in parts])
     return EventStream.from_arrays(types, ts, attrs, SECTORS, _attr_names(h),
                                    source=f"dynamic_stock_stream(seed={seed})")
+
+
+# (rare, middle, frequent) sector per phase: all six permutations of the three sectors, ordered
+# so that the rarest sector changes at every switch (GOOG, Finance, HiTech, GOOG, ...)
+PHASES: tuple[tuple[str, str, str], ...] = (
+    ("GOOG", "HiTech", "Finance"), ("Finance", "GOOG", "HiTech"), ("HiTech", "Finance", "GOOG"),
+    ("GOOG", "Finance", "HiTech"), ("Finance", "HiTech", "GOOG"), ("HiTech", "GOOG", "Finance"))
+
+
+def phased_stock_stream(n_events: int, seed: int, *, period: int = 100_000, h: int = 10,
+                        factors: tuple[float, float, float] = (0.05, 0.3, 1.0),
+                        phases: tuple[tuple[str, str, str], ...] = PHASES,
+                        n_per_sector: int = 10, p_update: float = 0.5,
+                        market_weight: float = 0.5, sector_weight: float = 0.5,
+                        vol: float = 0.002) -> EventStream:
+    """The Figure 10 workload with three distinct rates in every phase.
+
+    Every sector (Finance, HiTech and GOOG) has ``n_per_sector`` tickers with independent
+    idiosyncratic price noise -- GOOG too, so GOOG events are independently generated quotes, not
+    copies of one.  In phase ``k`` (``period`` events each, the paper's 100,000) the sectors
+    ``phases[k % len(phases)] = (rare, middle, frequent)`` report with per-ticker probability
+    ``p_update * factors[0 | 1 | 2]`` per minute; the default cycles through all six orders of
+    a, b, c, the rarest sector changing at every switch, so the best chain order changes too."""
+    if not (0 < factors[0] < factors[1] < factors[2] <= 1 / max(p_update, 1e-12)):
+        raise ValueError(f"factors {factors!r} must be three increasing rates in (0, 1/p_update]")
+    for ph in phases:
+        if sorted(ph) != sorted(SECTORS):
+            raise ValueError(f"phase {ph!r} must order the sectors {SECTORS}")
+    rng = np.random.default_rng(seed)
+    n_s = int(n_per_sector)
+    per_min_min = n_s * p_update * sum(factors)
+    n_min = int(n_events / per_min_min * 1.3) + 2 * h * (n_events // max(period, 1) + 2) + 50
+    prices = _price_paths(n_min, n_s, n_s, rng, market_weight, sector_weight, vol, n_goog=n_s)
+    sector_of = _sector_of(n_s, n_s, n_s)
+    parts: list[EventStream] = []
+    made = 0
+    seg = 0
+    t0 = 0
+    while made < n_events:
+        f = np.empty(3)
+        for rank, sec in enumerate(phases[seg % len(phases)]):
+            f[SECTORS.index(sec)] = factors[rank]
+        r = p_update * f[sector_of]
+        take = min(period, n_events - made)
+        sub = _assemble(np.tile(r, (n_min - t0, 1)), prices[t0:], n_s, n_s, h, take, rng,
+                        "phased")
+        parts.append(EventStream(sub.types, sub.ts + t0 * 60.0, sub.attrs, sub.schema))
+        t0 += int(sub.ts[-1] // 60) + 1 - (h - 1)
+        made += take
+        seg += 1
+    return EventStream.from_arrays(np.concatenate([p.types for p in parts]),
+                                   np.concatenate([p.ts for p in parts]),
+                                   np.concatenate([p.attrs for p in parts]), SECTORS,
+                                   _attr_names(h), source=f"phased_stock_stream(seed={seed})")
 
 
 def add_history(stream: EventStream, price_attr: str, h: int, group_attr: str | None = None,

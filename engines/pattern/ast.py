@@ -5,7 +5,7 @@ Nodes are frozen dataclasses, so two ASTs compare equal when they mean the same 
 
 Structure nodes: ``Event`` (``A a`` or Kleene ``B+ b``), ``Seq``, ``And``, ``Or``, ``Not``.
 Predicates (conjuncts of WHERE): ``Compare`` (``x.a OP y.b [* k] [+ c]``, ``x.a OP c``,
-``x.a OP REMOTE[y.b] [* k] [+ c]``), ``AbsDiff`` (``|x.a - y.b| OP c``), ``Corr``
+``x.a OP REMOTE[y.b] [* k] [+ c] [AT z]``), ``RemoteConst`` (``REMOTE[y.b] OP c [AT z]``), ``AbsDiff`` (``|x.a - y.b| OP c``), ``Corr``
 (``corr(x.v, y.v) OP c``) and ``Same`` (``SAME[attr]``: every event of a match, negated ones
 included, carries the same value of ``attr``).
 """
@@ -126,13 +126,18 @@ def _affine(scale: float, offset: float) -> str:
 
 @dataclass(frozen=True)
 class Compare:
-    """``left OP right * scale + offset``; ``right is None`` compares with the constant ``offset``."""
+    """``left OP right * scale + offset``; ``right is None`` compares with the constant ``offset``.
+
+    ``at`` (only with a ``Remote`` right side, from ``... AT z``) names the variable at whose
+    binding the remote-data engines check the predicate (default: the latest-bound variable the
+    predicate mentions).  It never changes the match set (docs/SEMANTICS.md rule 8)."""
 
     left: Attr
     op: str
     right: Union[Attr, Remote, None] = None
     scale: float = 1.0
     offset: float = 0.0
+    at: str | None = None
 
     def variables(self) -> tuple[str, ...]:
         vs = [self.left.var]
@@ -140,12 +145,32 @@ class Compare:
             vs.append(self.right.var)
         elif isinstance(self.right, Remote):
             vs.append(self.right.key.var)
+        if self.at is not None:
+            vs.append(self.at)
         return tuple(dict.fromkeys(vs))
 
     def __str__(self) -> str:
         if self.right is None:
             return f"{self.left} {self.op} {fmt_number(self.offset)}"
-        return f"{self.left} {self.op} {self.right}{_affine(self.scale, self.offset)}"
+        at = f" AT {self.at}" if self.at is not None else ""
+        return f"{self.left} {self.op} {self.right}{_affine(self.scale, self.offset)}{at}"
+
+
+@dataclass(frozen=True)
+class RemoteConst:
+    """``REMOTE[key] OP value [AT at]``: a remote value compared with a constant (EIRES)."""
+
+    key: Attr
+    op: str
+    value: float
+    at: str | None = None
+
+    def variables(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys([self.key.var] + ([self.at] if self.at is not None else [])))
+
+    def __str__(self) -> str:
+        at = f" AT {self.at}" if self.at is not None else ""
+        return f"REMOTE[{self.key}] {self.op} {fmt_number(self.value)}{at}"
 
 
 @dataclass(frozen=True)
@@ -193,7 +218,7 @@ class Same:
         return f"SAME[{self.attr}]"
 
 
-Predicate = Union[Compare, AbsDiff, Corr, Same]
+Predicate = Union[Compare, RemoteConst, AbsDiff, Corr, Same]
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ Grammar (keywords are case-insensitive, whitespace and newlines are free, ``#`` 
     pred      := 'SAME' '[' attr ']' | '[' attr ']'
                | '|' ref '-' ref '|' op number
                | 'corr' '(' ref ',' ref ')' op number
-               | ref op (number | operand ['*' number] [('+' | '-') number])
+               | ref op (number | operand ['*' number] [('+' | '-') number]) [at]
+               | 'REMOTE' '[' ref ']' op (number | ref) [at]
     operand   := ref | 'REMOTE' '[' ref ']'
+    at        := 'AT' var     (only after a predicate with REMOTE; AT is not reserved elsewhere)
     ref       := var '.' attr
     op        := '<' | '<=' | '>' | '>=' | '=' | '==' | '!=' | '<>'
 
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from engines.errors import PatternError, PatternSyntaxError
 from engines.pattern.ast import (COUNT_UNITS, KEYWORDS, OPS, POLICIES, TIME_UNITS, AbsDiff, And,
                                  Attr, Compare, Corr, Event, Node, Not, Or, Pattern, Predicate,
-                                 Remote, Same, Seq, Window)
+                                 Remote, RemoteConst, Same, Seq, Window)
 
 _TOKEN = re.compile(r"""
     (?P<ws>[ \t\r]+|\#[^\n]*)
@@ -238,6 +240,8 @@ class _Parser:
             self.expect_sym(")")
             op = self.op()
             return Corr(left, right, op, self.number())
+        if self.is_kw("REMOTE"):
+            return self.remote_first()
         left = self.ref()
         op = self.op()
         if self.tok.kind == "num" or (self.is_sym("-") or self.is_sym("+")) and \
@@ -259,7 +263,36 @@ class _Parser:
         if self.is_sym("+") or self.is_sym("-"):
             sign = 1.0 if self.advance().text == "+" else -1.0
             offset = sign * self.number("a number after '+' or '-'")
-        return Compare(left, op, right, scale, offset)
+        at = self.at_clause() if isinstance(right, Remote) else None
+        return Compare(left, op, right, scale, offset, at)
+
+    def at_clause(self) -> str | None:
+        """Optional ``AT var`` after a remote predicate: where the engines check it."""
+        if not self.is_kw("AT"):
+            return None
+        self.advance()
+        return self.ident("a variable name after AT (the variable at whose binding the REMOTE "
+                          "predicate is checked), e.g. 'AT d'")
+
+    def remote_first(self) -> Predicate:
+        """``REMOTE[key] OP number [AT v]`` or ``REMOTE[key] OP ref [AT v]`` (stored flipped)."""
+        self.advance()
+        self.expect_sym("[")
+        key = self.ref()
+        self.expect_sym("]")
+        op = self.op()
+        if self.tok.kind == "num" or (self.is_sym("-") or self.is_sym("+")) and \
+                self.toks[self.i + 1].kind == "num":
+            value = self.number()
+            return RemoteConst(key, op, value, self.at_clause())
+        if self.tok.kind != "ident" or self.is_kw("REMOTE"):
+            raise self.error("a number or a reference such as 'c.v1' after 'REMOTE[...] " + op + "'")
+        right = self.ref()
+        if self.is_sym("*") or self.is_sym("+") or self.is_sym("-"):
+            raise self.error("AND, AT or the end of the predicate (arithmetic is only allowed on "
+                             "the REMOTE side: write 'c.v1 " + op + " REMOTE[...] * k + c')")
+        flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
+        return Compare(right, flipped, Remote(key), 1.0, 0.0, self.at_clause())
 
     def window(self) -> Window:
         t = self.tok
@@ -315,6 +348,10 @@ def check_pattern(pattern: Pattern, source: str | None = None) -> Pattern:
             raise PatternError(f"{where}predicate '{pred}' relates two negated events; a predicate "
                                "may mention at most one negated variable")
         if isinstance(pred, Compare) and isinstance(pred.right, Remote) and seen[pred.left.var]:
+            raise PatternError(f"{where}predicate '{pred}': REMOTE data on a negated event is not "
+                               "supported")
+        if negs and isinstance(pred, (Compare, RemoteConst)) and \
+                (isinstance(pred, RemoteConst) or isinstance(pred.right, Remote)):
             raise PatternError(f"{where}predicate '{pred}': REMOTE data on a negated event is not "
                                "supported")
     if pattern.policy not in POLICIES:

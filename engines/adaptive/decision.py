@@ -1,0 +1,135 @@
+"""Reoptimizing decision functions D (PVLDB'18 sections 1-3) and the d_avg heuristic.
+
+Each decision object is built from the plan A returned (``reset``) and answers ``check(rw, sel)``
+with ``(replan, work)``: ``work`` = decision operations performed (DECISION_CHECK), so that D is
+charged in virtual time.
+
+* ``InvariantDecision(K, d)``: from every block's deciding-condition set keep the ``K`` tightest
+  conditions (smallest plan-time margin ``f2 - f1``; ``K = None`` = all), verify them in block
+  order (greedy: by step; ZStream: bottom-up) and stop at the first violated one.  A condition
+  ``f1 < f2`` counts as violated only if ``f1 > (1 + d) * f2`` (for ``d = 0``: ``f1 > f2`` or a
+  tie the planner's tie-break would now resolve the other way).  The paper prints the invariant as
+  ``(1 + d) * f1 < f2``; read as "the invariant holds", that is *stricter* than the plan-time
+  condition and can already be false when the plan is made (any two sides closer than ``d``),
+  which would fire D at once and on every check: we therefore use the direction that tolerates a
+  relative deviation ``d`` before firing.  Work: greedy = 2 scores per verified condition;
+  ZStream = tree nodes recomputed (and DP splits for ``K = all``).
+* ``ThresholdDecision(t)`` (ZStream's): the monitored values are the planned variables' ``rw``
+  and the monitored selectivities; D is true if any deviates from its value at the last planner
+  call by more than ``t`` relative (``|x - x0| > t * x0``; ``x0 = 0``: any ``x > 0``).  Work: one
+  per value compared (short-circuit).
+* ``UnconditionalDecision``: always true, no work; the controller replaces the plan only if A
+  returns a different one.
+* ``StaticDecision``: never true; no statistics are charged either.
+
+``d_avg(plan_result)`` = the mean over all deciding conditions of the first plan of
+``|f2 - f1| / min(f1, f2)`` (conditions with ``min = 0`` are skipped).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engines.adaptive.planners import (PlanResult, _DP, greedy_violated, tree_violated)
+
+
+class Decision:
+    name = "base"
+    uses_stats = True
+
+    def reset(self, pr: PlanResult, rw: np.ndarray, sel: np.ndarray, groups) -> None:
+        pass
+
+    def check(self, rw: np.ndarray, sel: np.ndarray) -> tuple[bool, int]:
+        raise NotImplementedError
+
+
+class StaticDecision(Decision):
+    name = "static"
+    uses_stats = False
+
+    def check(self, rw, sel):
+        return False, 0
+
+
+class UnconditionalDecision(Decision):
+    name = "unconditional"
+
+    def check(self, rw, sel):
+        return True, 0
+
+
+class ThresholdDecision(Decision):
+    name = "threshold"
+
+    def __init__(self, t: float, monitored: tuple[tuple[int, int], ...]):
+        self.t = float(t)
+        self.pairs = tuple(monitored)
+        self.ref: np.ndarray | None = None
+        self.vars: list[int] = []
+
+    def _values(self, rw, sel) -> np.ndarray:
+        return np.array([rw[v] for v in self.vars] + [sel[a, b] for a, b in self.pairs])
+
+    def reset(self, pr, rw, sel, groups):
+        self.vars = sorted({v for g in groups for v in g})
+        self.ref = self._values(rw, sel)
+
+    def check(self, rw, sel):
+        cur = self._values(rw, sel)
+        work = 0
+        for x, x0 in zip(cur, self.ref):
+            work += 1
+            if (x0 == 0.0 and x > 0.0) or abs(x - x0) > self.t * x0:
+                return True, work
+        return False, work
+
+
+class InvariantDecision(Decision):
+    name = "invariant"
+
+    def __init__(self, d: float = 0.0, K: int | None = 1):
+        self.d = float(d)
+        self.K = K
+        self.kind = "order"
+        self.invariants: list = []
+        self.groups = ()
+
+    def reset(self, pr, rw, sel, groups):
+        self.kind = pr.kind
+        self.groups = groups
+        inv = []
+        for conds in pr.blocks:
+            ordered = sorted(range(len(conds)), key=lambda i: (conds[i].margin, i))
+            keep = ordered if self.K is None else ordered[: self.K]
+            inv.extend(conds[i] for i in sorted(keep))
+        self.invariants = inv
+
+    def check(self, rw, sel):
+        if self.kind == "order":
+            work = 0
+            for c in self.invariants:
+                work += 2
+                if greedy_violated(c, rw, sel, self.d)[0]:
+                    return True, work
+            return False, work
+        counter = [0]
+        dps: dict[int, _DP] = {}
+        for c in self.invariants:
+            dp = None
+            if self.K is None:
+                dp = dps.get(c.group)
+                if dp is None:
+                    dp = dps[c.group] = _DP(self.groups[c.group], rw, sel)
+            if tree_violated(c, rw, sel, self.d, counter, dp)[0]:
+                return True, counter[0]
+        return False, counter[0]
+
+
+def d_avg(pr: PlanResult) -> float:
+    vals = []
+    for conds in pr.blocks:
+        for c in conds:
+            m = min(c.f1, c.f2)
+            if m > 0:
+                vals.append(abs(c.f2 - c.f1) / m)
+    return float(np.mean(vals)) if vals else 0.0

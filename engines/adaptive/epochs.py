@@ -1,0 +1,130 @@
+"""Run a plan schedule in epochs without losing or duplicating a match.
+
+Plan ``P_e`` is deployed at stream position ``p_e`` (``p_0 = 0``); a match belongs to the epoch of
+its earliest (positive) event.  Epoch ``e`` evaluates the stream slice from ``p_e`` to the last
+event that can still share a match with an event before ``p_{e+1}`` (time window: ``ts <=
+ts[p_{e+1} - 1] + W``; count window: position ``< p_{e+1} - 1 + N``), plus one event so that a
+trailing NOT's closing event is inside, and emits only the matches whose earliest event lies in
+``[p_e, p_{e+1})``; the epoch is then retired.  With a negation the slice also starts up to one
+window earlier (a negating event before ``p_e`` must be seen); those events are only read.
+
+The evaluation runs the unchanged engine on the slice, so while epochs overlap (one window after
+each replacement) the old plan processes the overlap's events in full: the counters of the
+overlap include partial matches whose earliest event is >= ``p_{e+1}`` that a pruning engine would
+not build.  This is an *upper bound* of the overlap cost (the paper's strategy keeps only partial
+matches with an old event in the old plan); ``overlap_events`` reports its size.  Counters of a
+slice are added to the rows of the slice's events; matches' ``detect`` are shifted back.
+
+Engines: ``kind = "order"`` runs the lazy chain NFA (``engines.lazy_nfa.run_chain``) with the
+epoch's order; ``kind = "tree"`` runs the tree-plan evaluator (``engines.ztree.run_ztree``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engines import counters as C
+from engines.compile import KIND_NEG, WIN_COUNT, Program
+from engines.errors import CepsimInputError
+from engines.matches import MatchSet
+from engines.stream import EventStream
+
+
+def earliest_event(ms: MatchSet) -> np.ndarray:
+    """Smallest bound event index of each match."""
+    big = np.iinfo(np.int64).max
+    first = np.where(ms.pos >= 0, ms.pos, big).min(axis=1) if ms.pos.shape[1] else \
+        np.full(len(ms), big)
+    for j, k in enumerate(ms.kleene):
+        if k and len(ms.kl_events):
+            has = ms.kl_len[:, j] > 0
+            st = np.where(has, ms.kl_events[np.minimum(ms.kl_start[:, j],
+                                                       len(ms.kl_events) - 1)], big)
+            first = np.minimum(first, st)
+    return first.astype(np.int64)
+
+
+def _shift(ms: MatchSet, off: int, keep: np.ndarray) -> MatchSet:
+    pos = ms.pos[keep].copy()
+    pos[pos >= 0] += off
+    return MatchSet(ms.var_names, ms.kleene, pos, ms.kl_start[keep], ms.kl_len[keep],
+                    ms.kl_events + off, ms.detect[keep] + off)
+
+
+def epoch_slices(program: Program, stream: EventStream, starts: list[int]) -> list[tuple[int, int]]:
+    """``(lo, hi)`` slice of every epoch (see module docstring)."""
+    n = len(stream)
+    W = float(program.window)
+    has_neg = bool(np.any(program.var_kind == KIND_NEG))
+    out = []
+    for e, p in enumerate(starts):
+        nxt = starts[e + 1] if e + 1 < len(starts) else n
+        if nxt >= n:
+            hi = n
+        elif program.window_kind == WIN_COUNT:
+            hi = min(n, nxt - 1 + int(W) + 1)
+        elif np.isfinite(W):
+            hi = min(n, int(np.searchsorted(stream.ts, stream.ts[nxt - 1] + W, side="right")) + 1)
+        else:
+            hi = n
+        lo = p
+        if has_neg and p > 0:
+            if program.window_kind == WIN_COUNT:
+                lo = max(0, p - int(W) + 1)
+            elif np.isfinite(W):
+                lo = int(np.searchsorted(stream.ts, stream.ts[p] - W, side="left"))
+            else:
+                lo = 0
+        out.append((lo, hi))
+    return out
+
+
+def _run_plan(program: Program, sub: EventStream, kind: str, plan):
+    if kind == "order":
+        from engines.lazy_nfa import run_chain
+        return run_chain(program, sub, order=[program.var_names[v] for v in plan])
+    if kind == "tree":
+        try:
+            from engines.ztree import run_ztree
+        except ImportError:  # pragma: no cover - depends on the tree-plan evaluator issue
+            raise CepsimInputError("adaptive: ZStream tree plans need engines/ztree.py (the "
+                                   "tree-plan evaluator), which this checkout does not have")
+        return run_ztree(program, sub, plan=plan_to_ztree(program, plan))
+    raise CepsimInputError(f"adaptive: unknown plan kind {kind!r}")
+
+
+def plan_to_ztree(program: Program, plan):
+    """Tree shapes of variable ids -> the evaluator's plan (nested tuples of variable names)."""
+    def conv(s):
+        return (conv(s[0]), conv(s[1])) if isinstance(s, tuple) else program.var_names[s]
+    trees = [conv(s) for s in plan]
+    return trees[0] if len(trees) == 1 else tuple(trees)
+
+
+def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[int],
+                 plans: list, cache: dict | None = None) -> tuple[MatchSet, np.ndarray, dict]:
+    """Evaluate the schedule; returns (matches, counters, info).  ``cache`` memoises epoch runs
+    by (kind, plan, start, next start) across schedules of the same stream and program."""
+    if not starts or starts[0] != 0 or any(b <= a for a, b in zip(starts, starts[1:])):
+        raise CepsimInputError("adaptive: epoch starts must begin at 0 and increase")
+    n = len(stream)
+    counters = C.new_counters(n)[:n] if n else C.new_counters(0)[:0]
+    parts = []
+    overlap = 0
+    for e, (lo, hi) in enumerate(epoch_slices(program, stream, starts)):
+        p = starts[e]
+        nxt = starts[e + 1] if e + 1 < len(starts) else n
+        key = (kind, plans[e], p, nxt)
+        hit = cache.get(key) if cache is not None else None
+        if hit is None:
+            res = _run_plan(program, stream.slice(lo, hi), kind, plans[e])
+            first = earliest_event(res.matches) + lo
+            keep = (first >= p) & (first < nxt)
+            hit = (_shift(res.matches, lo, keep), np.asarray(res.counters)[:hi - lo], lo, hi)
+            if cache is not None:
+                cache[key] = hit
+        ms, cnt, lo, hi = hit
+        counters[lo:hi] += cnt
+        overlap += max(0, hi - nxt)
+        parts.append(ms)
+    ms = MatchSet.concat(parts) if parts else None
+    return ms, counters, {"overlap_events": overlap, "epochs": len(starts)}

@@ -1,0 +1,264 @@
+"""Plan generators A with invariant recording: greedy order (Algorithm 2) and ZStream DP
+(Algorithm 3) over the statistics of ``engines.adaptive.stats``.
+
+Statistics inputs: ``rw[v]`` = ``r_v * W`` (expected events of ``v`` per pattern window) and the
+symmetric selectivity matrix ``sel`` (``sel[v, v]`` = single-variable pass rate).
+
+Planning groups.  A pattern is planned per *group*: the distinct positive-variable sets of its
+compiled branches (OR alternatives are separate groups; the interleavings of an AND share one
+group).  Within a group the variables keep the order of the first branch that binds them (the
+sequence order for SEQ, text order for AND): ZStream's DP runs over contiguous intervals of that
+order.  Negated variables are not planned (the evaluators apply them as filters); a Kleene
+variable is planned like a plain leaf (cardinality of its events, not of their subsets).
+
+Greedy (Algorithm 2).  ``g_i(j) = rw[j] * sel[j, j] * prod_{k < i} sel[p_k, j]`` (product in
+prefix order); ``p_i = argmin_j g_i(j)``, ties broken by the smaller variable id.  The deciding
+conditions of step ``i`` are ``(g_i(p_i), p_i) < (g_i(j), j)`` for every remaining ``j``, stored
+as ``(i, p_i, j, prefix)``: both sides are re-evaluated from current statistics.
+
+ZStream (Algorithm 3, over contiguous intervals).  Leaf cardinality and cost ``rw[v] * sel[v,v]``;
+``Card(I) = Card(L) * Card(R) * SEL(L, R)`` with ``SEL`` the product of ``sel[a, b]`` over
+``a in L, b in R``; ``Cost(I) = Cost(L) + Cost(R) + Card(I)``; the best split of an interval is the
+first (leftmost) split with the strictly smallest cost.  *Index fix.*  As printed, Algorithm 3
+initialises ``subtrees[i][1]`` (should be ``subtrees[1][i]``: size 1, start ``i``) and lets ``k``
+run to ``j + i``, which makes the right part ``subtrees[i-(k-j)][k]`` empty (size 0) at ``k = j+i``;
+``k`` must stop at ``j + i - 1``.  We index intervals by (start, end) directly.
+Invariants: every plan node with >= 3 leaves, one condition per losing split,
+``Cost(winner) < Cost(loser)``, where both costs are *recomputed* from current statistics over
+the stored tree shapes (the winner: the plan's subtree; a loser: the split's children as the DP
+had built them at planning time).  Freezing subtree costs as constants would make a condition
+unable to fire when only statistics below the node changed.  For ``K = "all"`` the losers'
+children are re-optimised under current statistics instead of stored (a DP over the node's
+sub-intervals, charged as decision work): only then does "no condition violated" imply that A
+returns the same tree (Theorem 2); with stored loser shapes a cheaper re-shaped loser can go
+unnoticed (a false negative), never a false positive.
+
+Work: ``steps`` counts greedy scores or DP splits evaluated (PLANNER_STEP).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engines.compile import KIND_NEG, Program
+
+Shape = object   # int (leaf variable) or (Shape, Shape)
+
+
+def planning_groups(program: Program) -> tuple[tuple[int, ...], ...]:
+    """Disjoint groups of positive variables, each in the order of its first branch."""
+    groups: list[list[int]] = []
+    for br in program.branches:
+        pv = [int(v) for v in br.pos_vars if program.var_kind[int(v)] != KIND_NEG]
+        hit = [g for g in groups if set(g) & set(pv)]
+        if not hit:
+            groups.append(pv)
+            continue
+        merged = hit[0]
+        for g in hit[1:]:
+            merged.extend(v for v in g if v not in merged)
+            groups.remove(g)
+        merged.extend(v for v in pv if v not in merged)
+    return tuple(tuple(g) for g in groups)
+
+
+# ----------------------------------------------------------------------------- greedy
+def greedy_score(j: int, prefix, rw: np.ndarray, sel: np.ndarray) -> float:
+    s = float(rw[j]) * float(sel[j, j])
+    for k in prefix:
+        s *= float(sel[k, j])
+    return s
+
+
+@dataclass
+class GreedyCondition:
+    step: int
+    winner: int
+    loser: int
+    prefix: tuple[int, ...]
+    margin: float          # g(loser) - g(winner) at planning time
+    f1: float              # g(winner) at planning time
+    f2: float              # g(loser) at planning time
+
+
+@dataclass
+class PlanResult:
+    """A plan plus the deciding conditions of its blocks (lists of conditions per block, in
+    verification order) and the planner work."""
+
+    kind: str                       # "order" | "tree"
+    plan: tuple
+    blocks: list[list] = field(default_factory=list)
+    steps: int = 0
+
+
+def greedy_plan(groups, rw: np.ndarray, sel: np.ndarray) -> PlanResult:
+    """Algorithm 2 per group; the plan is the concatenation of the groups' orders."""
+    order: list[int] = []
+    blocks: list[list] = []
+    steps = 0
+    for g in groups:
+        prefix: list[int] = []
+        remaining = list(g)
+        for i in range(len(g)):
+            scores = {j: greedy_score(j, prefix, rw, sel) for j in remaining}
+            steps += len(remaining)
+            p = min(remaining, key=lambda j: (scores[j], j))
+            conds = [GreedyCondition(i, p, j, tuple(prefix), scores[j] - scores[p], scores[p],
+                                     scores[j]) for j in remaining if j != p]
+            if conds:
+                blocks.append(conds)
+            prefix.append(p)
+            remaining.remove(p)
+        order.extend(prefix)
+    return PlanResult("order", tuple(order), blocks, steps)
+
+
+def greedy_violated(c: GreedyCondition, rw, sel, d: float) -> tuple[bool, float, float]:
+    """Current sides ``(f1, f2)`` and whether the condition counts as violated at distance d."""
+    f1 = greedy_score(c.winner, c.prefix, rw, sel)
+    f2 = greedy_score(c.loser, c.prefix, rw, sel)
+    if d == 0.0:
+        bad = f1 > f2 or (f1 == f2 and c.winner > c.loser)
+    else:
+        bad = f1 > (1.0 + d) * f2
+    return bad, f1, f2
+
+
+# ----------------------------------------------------------------------------- ZStream
+def shape_leaves(s) -> list[int]:
+    if isinstance(s, tuple):
+        return shape_leaves(s[0]) + shape_leaves(s[1])
+    return [s]
+
+
+def _sel_between(left: list[int], right: list[int], sel: np.ndarray) -> float:
+    x = 1.0
+    for a in left:
+        for b in right:
+            x *= float(sel[a, b])
+    return x
+
+
+def shape_card_cost(s, rw, sel, counter: list | None = None) -> tuple[float, float]:
+    """(Card, Cost) of a tree shape under the given statistics (same arithmetic as the DP)."""
+    if counter is not None:
+        counter[0] += 1
+    if not isinstance(s, tuple):
+        c = float(rw[s]) * float(sel[s, s])
+        return c, c
+    cl, kl = shape_card_cost(s[0], rw, sel, counter)
+    cr, kr = shape_card_cost(s[1], rw, sel, counter)
+    card = cl * cr * _sel_between(shape_leaves(s[0]), shape_leaves(s[1]), sel)
+    return card, kl + kr + card
+
+
+class _DP:
+    """Memoised interval DP over one group's leaf order (shared by the planner and the exact
+    K = all check so that both use identical arithmetic)."""
+
+    def __init__(self, leaves, rw, sel):
+        self.leaves = list(leaves)
+        self.rw, self.sel = rw, sel
+        self.memo: dict[tuple[int, int], tuple] = {}
+        self.steps = 0
+
+    def best(self, a: int, b: int):
+        """(shape, card, cost, splits) of the best tree over leaves[a..b] (inclusive);
+        ``splits`` = [(k, shape, cost)] for every split k (left = [a, k-1])."""
+        key = (a, b)
+        if key in self.memo:
+            return self.memo[key]
+        if a == b:
+            v = self.leaves[a]
+            c = float(self.rw[v]) * float(self.sel[v, v])
+            out = (v, c, c, [])
+        else:
+            best = None
+            splits = []
+            for k in range(a + 1, b + 1):
+                ls, lc, lk, _ = self.best(a, k - 1)
+                rs, rc, rk, _ = self.best(k, b)
+                self.steps += 1
+                card = lc * rc * _sel_between(self.leaves[a:k], self.leaves[k:b + 1], self.sel)
+                cost = lk + rk + card
+                splits.append((k, (ls, rs), cost))
+                if best is None or cost < best[2]:
+                    best = ((ls, rs), card, cost, k)
+            out = (best[0], best[1], best[2], splits)
+        self.memo[key] = out
+        return out
+
+
+@dataclass
+class TreeCondition:
+    group: int
+    a: int
+    b: int
+    k_win: int
+    k_lose: int
+    winner: object
+    loser: object
+    margin: float
+    f1: float
+    f2: float
+
+
+def zstream_plan(groups, rw: np.ndarray, sel: np.ndarray) -> PlanResult:
+    """Algorithm 3 (fixed) per group; plan = tuple of group trees."""
+    trees = []
+    blocks: list[list] = []
+    steps = 0
+    for gi, g in enumerate(groups):
+        dp = _DP(g, rw, sel)
+        shape = dp.best(0, len(g) - 1)[0]
+        steps += dp.steps
+        trees.append(shape)
+        # plan nodes bottom-up (by interval length, then start)
+        nodes = []
+
+        def walk(s, a):
+            if isinstance(s, tuple):
+                la = len(shape_leaves(s[0]))
+                walk(s[0], a)
+                walk(s[1], a + la)
+                nodes.append((a, a + len(shape_leaves(s)) - 1, s, a + la))
+
+        walk(shape, 0)
+        nodes.sort(key=lambda t: (t[1] - t[0], t[0]))
+        for a, b, s, kw in nodes:
+            if b - a + 1 < 3:
+                continue
+            _, _, win_cost, splits = dp.best(a, b)
+            conds = [TreeCondition(gi, a, b, kw, k, s, ls, c - win_cost, win_cost, c)
+                     for k, ls, c in splits if k != kw]
+            blocks.append(conds)
+    return PlanResult("tree", tuple(trees), blocks, steps)
+
+
+def tree_violated(c: TreeCondition, rw, sel, d: float, counter: list,
+                  exact_dp: "_DP | None" = None) -> tuple[bool, float, float]:
+    """Recompute both sides under current statistics (``exact_dp``: losers re-optimised)."""
+    f1 = shape_card_cost(c.winner, rw, sel, counter)[1]
+    if exact_dp is None:
+        f2 = shape_card_cost(c.loser, rw, sel, counter)[1]
+    else:
+        before = exact_dp.steps
+        _, _, _, splits = exact_dp.best(c.a, c.b)
+        counter[0] += exact_dp.steps - before
+        f2 = next(cost for k, _, cost in splits if k == c.k_lose)
+    if d == 0.0:
+        bad = f1 > f2 or (f1 == f2 and c.k_lose < c.k_win)
+    else:
+        bad = f1 > (1.0 + d) * f2
+    return bad, f1, f2
+
+
+def make_planner(kind: str):
+    if kind == "greedy":
+        return greedy_plan
+    if kind == "zstream":
+        return zstream_plan
+    from engines.errors import CepsimInputError
+    raise CepsimInputError(f"adaptive: unknown planner {kind!r}; use 'greedy' or 'zstream'")

@@ -1,0 +1,938 @@
+"""The remote-data evaluator (EIRES) in virtual time: one Numba kernel for every strategy.
+
+Scope: one flat branch of plain variables (``SEQ(A a, B b, ...)``, no Kleene, no negation),
+time or count window, skip-till-any-match (the paper's *greedy*) or skip-till-next-match
+(*non-greedy*), local predicates and ``REMOTE`` predicates (docs/SEMANTICS.md rule 8).  Partial
+matches are kept per ``SAME[attr]`` partition (an index by the partition attribute, as any CEP
+engine keeps), in creation order.
+
+Virtual time.  Events arrive at ``arrivals``; a FIFO single server starts event ``i`` at
+``max(arrival_i, end of event i-1)``, adds ``base_cost`` and then advances its clock operation by
+operation (``unit_cost`` of each counter the kernel increments).  A fetch goes to the first free of
+W workers (``engines.remote.store``) and completes at a known time; completions are *applied*
+(the element enters the cache) when the clock has passed them, at the next cache access.  A
+blocking wait moves the clock to the completion.  Every match records its emission time (the
+clock right after its MATCH_EMIT operation).
+
+Remote predicate ``r`` reads its key from the event at slot ``kslot`` and is *checked* when slot
+``chk`` binds (``AT z``, default the latest slot it mentions).  Strategies at the check:
+BL1 issue a fetch and wait (no cache); BL2 / PFetch look up the cache, on a miss fetch (or join a
+fetch in flight) and wait; BL3 postpone every remote predicate to completion, then fetch the
+missing keys in parallel and wait for the slowest; LzEval / Hybrid on a miss issue the fetch and
+postpone the predicate while the partial match stays within ``span`` classes (Eq. 8 or fixed),
+re-checking the cache when it is extended and waiting when it leaves the span or completes.
+PFetch / Hybrid prefetch the key of a partial match entering the lookahead class (fixed distance
+or adapted by recent misses, Alg. 3) when its utility beats the cache's minimum (Eq. 7).
+Requests for a key already in flight are merged (the authors' artifact does not merge).
+
+Caches: LRU (doubly linked list) or cost-based (two tiers: elements fetched on demand or by
+LzEval are T1 until their first use, prefetched ones T2; eviction takes the lowest utility from a
+ranking rebuilt every ``utility_period`` events, T2 before T1).  Utility (Eqs. 3-6):
+``U = l * (w * UU + (1 - w) * FU)`` with ``UU`` = live partial matches needing the key next (or
+holding it postponed) and ``FU = sum_j avgP_j * Pr(j, key)`` over the classes that will need it,
+``Pr`` from the last ``stat_window`` transitions and ``avgP_j`` an exponential average of the
+class sizes at each refresh.  ``l`` (mean fetch latency) scales both terms alike.
+
+Counters (what the kernel really did): INSTANCE_WORK per partial match offered an event,
+PRED_EVAL per local or remote predicate evaluated, PM_CREATED / PM_REMOVED, MATCH_EMIT,
+REMOTE_FETCH per fetch issued, CACHE_OP per lookup / insert / eviction step / tier move,
+UTILITY_UPDATE per utility computed, STAT_UPDATE per statistics update, SEARCH_CMP for the
+ranking sort (n * ceil(log2 n), the comparison bound of the sort used), DECISION_CHECK for
+LzEval's Eq. (8) and PFetch's lookahead adaptation.  Gauge LIVE_PM.  Blocked time is virtual time
+(reported in ``info``), not a counter.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from engines import counters as C
+from engines.compile import KIND_KLEENE, OP_EQ, PK_REMOTE, POLICY_NEXT, WIN_COUNT
+from engines.errors import CepsimInputError
+from engines.matches import MatchSet
+from engines.pattern.ast import Same
+from engines.registry import EngineResult
+from engines.remote.config import RemoteOptions, options_from
+from engines.predicates import compare, eval_pred
+from engines.remote.store import (assign_worker, fetch_latency, heap_pop, heap_push, mix64,
+                                  uniform01)
+
+# iopt indices
+I_STRAT, I_CACHE, I_CAP, I_W, I_SEED, I_LOOK, I_SPAN, I_UPER, I_SWIN, I_MTHR, I_MRES, I_POL, \
+    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD = range(17)
+# fopt indices
+F_LUNIT, F_WF, F_WC, F_NOISE, F_WIN, F_BASE = range(6)
+# trace kinds
+TR_START, TR_COMPUTE, TR_ISSUE, TR_WAIT, TR_OBSERVE, TR_EMIT, TR_END, TR_EVICT = range(8)
+
+S_BL1, S_BL2, S_BL3, S_PFETCH, S_LZEVAL, S_HYBRID = range(6)
+C_LRU, C_COST = range(2)
+
+
+@njit(cache=True, inline="always")
+def _tick(cnt, i, k, c, unit, clk):
+    cnt[i, k] += c
+    d = c * unit[k]
+    clk[0] += d
+    clk[1] += d
+
+
+@njit(cache=True)
+def _trace(tr_k, tr_a, tr_b, tr_x, st, kind, a, b, x, clk):
+    """Append a trace record (flushing accumulated compute first); st[0] = trace length."""
+    n = st[0]
+    if clk[1] != 0.0:
+        if n >= tr_k.shape[0]:
+            st[1] = 1
+            return
+        tr_k[n] = TR_COMPUTE
+        tr_a[n] = 0
+        tr_b[n] = 0
+        tr_x[n] = clk[1]
+        clk[1] = 0.0
+        n += 1
+        st[0] = n
+    if n >= tr_k.shape[0]:
+        st[1] = 1                               # overflow flag
+        return
+    tr_k[n] = kind
+    tr_a[n] = a
+    tr_b[n] = b
+    tr_x[n] = x
+    st[0] = n + 1
+
+
+@njit(cache=True)
+def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
+         lp_pid, lp_chk, lp_s1, lp_s2,
+         r_op, r_cslot, r_ccol, r_kslot, r_kcol, r_chk, r_scale, r_off,
+         iopt, fopt, unit, trace_cap):
+    n = types.shape[0]
+    K = rtab.shape[0]
+    M = iopt[I_M]
+    NR = r_op.shape[0]
+    NL = lp_pid.shape[0]
+    strat = iopt[I_STRAT]
+    cache_kind = iopt[I_CACHE]
+    cap = iopt[I_CAP] if strat != S_BL1 else 0
+    seed = iopt[I_SEED]
+    policy_next = iopt[I_POL] == 1
+    count_win = iopt[I_WKIND] == 1
+    win = fopt[F_WIN]
+    lunit = fopt[F_LUNIT]
+    base = fopt[F_BASE]
+    tracing = iopt[I_TRACE] == 1
+    record = iopt[I_RECORD] == 1
+    use_pf = strat == S_PFETCH or strat == S_HYBRID
+    use_lz = strat == S_LZEVAL or strat == S_HYBRID
+    use_util = use_pf or use_lz or cache_kind == C_COST
+    uper = iopt[I_UPER]
+
+    cnt = np.zeros((max(n, 1), C.N_COUNTERS), dtype=np.int64)
+    start = np.zeros(n)
+    depart = np.zeros(n)
+    clk = np.zeros(2)
+    # trace
+    tcap = trace_cap if tracing else 1
+    tr_k = np.zeros(tcap, dtype=np.int64)
+    tr_a = np.zeros(tcap, dtype=np.int64)
+    tr_b = np.zeros(tcap, dtype=np.int64)
+    tr_x = np.zeros(tcap)
+    tst = np.zeros(2, dtype=np.int64)
+    # matches
+    mcap = 1024
+    m_ev = np.zeros((mcap if record else 1, M), dtype=np.int64)
+    m_t = np.zeros(mcap)
+    m_det = np.zeros(mcap, dtype=np.int64)
+    nm = 0
+    # partial-match pool
+    pcap = 1024
+    pm_ev = np.zeros((pcap, M), dtype=np.int64)
+    pm_slot = np.zeros(pcap, dtype=np.int64)
+    pm_pend = np.zeros(pcap, dtype=np.int64)
+    pm_next = np.full(pcap, -1, dtype=np.int64)
+    pm_alive = np.zeros(pcap, dtype=np.int8)
+    free = np.arange(pcap - 1, -1, -1).astype(np.int64)
+    nfree = pcap
+    NP = iopt[I_NPART]
+    head = np.full(NP, -1, dtype=np.int64)
+    tail = np.full(NP, -1, dtype=np.int64)
+    slot_count = np.zeros(M, dtype=np.int64)
+    live = 0
+    # remote store
+    wfree = np.zeros(iopt[I_W])
+    ht = np.zeros(K + 1)
+    hk = np.zeros(K + 1, dtype=np.int64)
+    hn = 0
+    inflight = np.full(K, -1.0)
+    arr_tier = np.zeros(K, dtype=np.int8)
+    nfetch = 0
+    lat_sum = 0.0
+    blocked = 0.0
+    # cache
+    incache = np.zeros(K, dtype=np.int8)
+    tier = np.zeros(K, dtype=np.int8)
+    lprev = np.full(K, -1, dtype=np.int64)
+    lnext = np.full(K, -1, dtype=np.int64)
+    lhead = -1
+    ltail = -1
+    csize = 0
+    members = np.zeros(max(cap, 1), dtype=np.int64)
+    mpos = np.full(K, -1, dtype=np.int64)
+    rank = np.zeros(max(cap, 1), dtype=np.int64)
+    rank_n = 0
+    rank_ptr = 0
+    min_util = 0.0
+    hits = 0
+    misses = 0
+    # utility statistics
+    need = np.zeros(K)
+    nrm = max(NR, 1) * M
+    tcnt = np.zeros((nrm, K), dtype=np.int32)
+    ttot = np.zeros(nrm, dtype=np.int64)
+    swin = iopt[I_SWIN]
+    ring_j = np.zeros(swin, dtype=np.int64)
+    ring_k = np.zeros(swin, dtype=np.int64)
+    ring_pos = 0
+    ring_fill = 0
+    avgP = np.zeros(M)
+    type_seen = np.zeros(max(int(vtype.max()) + 1, 1) if M > 0 else 1, dtype=np.int64)
+    busy = 0.0
+    # PFetch lookahead / LzEval span per remote predicate
+    la = np.zeros(max(NR, 1), dtype=np.int64)
+    miss_cnt = np.zeros(max(NR, 1), dtype=np.int64)
+    last_miss = np.zeros(max(NR, 1), dtype=np.int64)
+    span = np.zeros(max(NR, 1), dtype=np.int64)
+    for r in range(NR):
+        if iopt[I_LOOK] > 0:
+            la[r] = max(r_chk[r] - iopt[I_LOOK], r_kslot[r])
+        else:
+            la[r] = max(r_chk[r] - 1, r_kslot[r])
+        if iopt[I_SPAN] > 0:
+            span[r] = iopt[I_SPAN]
+        else:
+            span[r] = M                         # until the first Eq. (8) refresh
+    ndecide = 0
+    tmp = np.zeros(M, dtype=np.int64)
+    server = -np.inf
+    for i in range(n):
+        now = arr[i] if arr[i] > server else server
+        start[i] = now
+        clk[0] = now + base
+        clk[1] = 0.0
+        if tracing:
+            _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_START, i, 0, 0.0, clk)
+        clk[1] = base
+        ti = types[i]
+        if ti < type_seen.shape[0]:
+            type_seen[ti] += 1
+        # ---------------------------------------------------------------- utility refresh
+        if use_util and i % uper == 0:
+            for s in range(M):
+                avgP[s] = 0.8 * avgP[s] + 0.2 * slot_count[s]
+                _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
+            lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
+            # cache utilities: ranking (cost cache) and the minimum (prefetch selection)
+            if csize > 0 and (cache_kind == C_COST or use_pf):
+                keyv = np.empty(csize)
+                mu = np.inf
+                for q in range(csize):
+                    k = members[q]
+                    fu = 0.0
+                    for r in range(NR):
+                        for s in range(r_kslot[r], r_chk[r]):
+                            row = r * M + s
+                            if ttot[row] > 0:
+                                fu += avgP[s] * tcnt[row, k] / ttot[row]
+                    uc = lbar * (fopt[F_WC] * need[k] + (1.0 - fopt[F_WC]) * fu)
+                    uf = lbar * (fopt[F_WF] * need[k] + (1.0 - fopt[F_WF]) * fu)
+                    _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
+                    if uf < mu:
+                        mu = uf
+                    keyv[q] = uc + (1e300 if tier[k] == 1 else 0.0)
+                min_util = mu
+                if cache_kind == C_COST:
+                    order = np.argsort(keyv, kind="mergesort")
+                    for q in range(csize):
+                        rank[q] = members[order[q]]
+                    rank_n = csize
+                    rank_ptr = 0
+                    _tick(cnt, i, C.SEARCH_CMP, csize * int(math.ceil(math.log2(csize + 1))),
+                          unit, clk)
+            # LzEval span by Eq. (8), time in events: rates = type shares, latencies / mean service
+            if use_lz and iopt[I_SPAN] == 0 and i > 0:
+                msvc = busy / i if busy > 0 else base
+                lev = lbar / msvc
+                lpm = (unit[C.PM_CREATED] + unit[C.INSTANCE_WORK]) / msvc
+                for r in range(NR):
+                    j = r_chk[r]
+                    lam = 0.0
+                    sp = 0
+                    for mm in range(j + 1, M):
+                        lam_m = type_seen[vtype[mm]] / i
+                        lam += lam_m
+                        e = 1.0 / lam if lam > 0 else np.inf
+                        gain = e if e < lev else lev
+                        cost = lpm
+                        for q in range(j, mm):
+                            lam_n = type_seen[vtype[q + 1]] / i
+                            cost *= avgP[q] * lam_n * e
+                        _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
+                        if gain > cost:
+                            sp = mm - j
+                        else:
+                            break
+                    span[r] = sp
+        # ---------------------------------------------------------------- partial matches
+        g = part[i]
+        q = head[g]
+        prev = -1
+        old_tail = tail[g]
+        stop = old_tail == -1
+        while q != -1 and not stop:
+            if q == old_tail:
+                stop = True
+            qn = pm_next[q]
+            _tick(cnt, i, C.INSTANCE_WORK, 1, unit, clk)
+            first = pm_ev[q, 0]
+            expired = (i - first >= win) if count_win else (ts[i] - ts[first] > win)
+            remove = expired
+            s = pm_slot[q]
+            ns = s + 1
+            if not expired and ti == vtype[ns]:
+                ok = True
+                for t in range(NL):
+                    if lp_chk[t] != ns:
+                        continue
+                    e1 = i if lp_s1[t] == ns else pm_ev[q, lp_s1[t]]
+                    e2 = e1
+                    if lp_s2[t] >= 0:
+                        e2 = i if lp_s2[t] == ns else pm_ev[q, lp_s2[t]]
+                    _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
+                    if not eval_pred(pred_i, pred_f, lp_pid[t], attrs, e1, e2):
+                        ok = False
+                        break
+                if ok:
+                    for s2 in range(ns):
+                        tmp[s2] = pm_ev[q, s2]
+                    tmp[ns] = i
+                    pend = pm_pend[q]
+                    alive = True
+                    complete = ns == M - 1
+                    # remote predicates: postponed ones first, then those checked at ns
+                    for r in range(NR):
+                        bit = np.int64(1) << r
+                        postponed = (pend & bit) != 0
+                        if not postponed and r_chk[r] != ns:
+                            continue
+                        if strat == S_BL3 and not complete:
+                            pend |= bit                # BL3: everything waits for completion
+                            continue
+                        key = np.int64(attrs[tmp[r_kslot[r]], r_kcol[r]])
+                        have = False
+                        if True:
+                            # drain completed fetches, then (with a cache) look the key up
+                            while hn > 0 and ht[0] <= clk[0]:
+                                k2 = hk[0]
+                                hn = heap_pop(ht, hk, hn)
+                                inflight[k2] = -1.0
+                                if cap > 0:
+                                    while csize >= cap:
+                                        if cache_kind == C_LRU:
+                                            v = ltail
+                                        else:
+                                            v = -1
+                                            while rank_ptr < rank_n:
+                                                v = rank[rank_ptr]
+                                                rank_ptr += 1
+                                                _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                                                if incache[v] == 1:
+                                                    break
+                                                v = -1
+                                            if v == -1:
+                                                v = ltail      # ranking exhausted: oldest
+                                        # unlink v
+                                        pv = lprev[v]
+                                        nx = lnext[v]
+                                        if pv >= 0:
+                                            lnext[pv] = nx
+                                        else:
+                                            lhead = nx
+                                        if nx >= 0:
+                                            lprev[nx] = pv
+                                        else:
+                                            ltail = pv
+                                        incache[v] = 0
+                                        pidx = mpos[v]
+                                        members[pidx] = members[csize - 1]
+                                        mpos[members[pidx]] = pidx
+                                        mpos[v] = -1
+                                        csize -= 1
+                                        _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                                        if tracing:
+                                            _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EVICT, v, 0,
+                                                   0.0, clk)
+                                    incache[k2] = 1
+                                    tier[k2] = arr_tier[k2]
+                                    lprev[k2] = -1
+                                    lnext[k2] = lhead
+                                    if lhead >= 0:
+                                        lprev[lhead] = k2
+                                    lhead = k2
+                                    if ltail == -1:
+                                        ltail = k2
+                                    members[csize] = k2
+                                    mpos[k2] = csize
+                                    csize += 1
+                                    _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                        if strat != S_BL1:
+                            _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                            have = incache[key] == 1
+                            if tracing:
+                                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_OBSERVE, key,
+                                       1 if have else 0, 0.0, clk)
+                            if have:
+                                hits += 1
+                                if lhead != key:        # LRU: move to the front
+                                    pv = lprev[key]
+                                    nx = lnext[key]
+                                    lnext[pv] = nx
+                                    if nx >= 0:
+                                        lprev[nx] = pv
+                                    else:
+                                        ltail = pv
+                                    lprev[key] = -1
+                                    lnext[key] = lhead
+                                    lprev[lhead] = key
+                                    lhead = key
+                                if tier[key] == 1:
+                                    tier[key] = 2
+                                    _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                            else:
+                                misses += 1
+                                if use_pf and not postponed:
+                                    _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
+                                    miss_cnt[r] += 1
+                                    last_miss[r] = i
+                                    if miss_cnt[r] >= iopt[I_MTHR] and iopt[I_LOOK] == 0 \
+                                            and la[r] > r_kslot[r]:
+                                        la[r] -= 1
+                                        miss_cnt[r] = 0
+                        if not have:
+                            # make sure a fetch is under way (merge with one in flight)
+                            if inflight[key] < 0.0:
+                                _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
+                                lat = fetch_latency(seed, nfetch, lunit)
+                                done = assign_worker(wfree, clk[0], lat)
+                                if tracing:
+                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_ISSUE, key, nfetch,
+                                           lat, clk)
+                                nfetch += 1
+                                lat_sum += lat
+                                inflight[key] = done
+                                arr_tier[key] = 1
+                                hn = heap_push(ht, hk, hn, done, key)
+                            may_wait = use_lz and not complete and \
+                                ns <= r_chk[r] + span[r] - 1
+                            if strat == S_BL3 and complete:
+                                pend |= bit
+                                continue                 # waited for below, all at once
+                            if may_wait:
+                                pend |= bit
+                                continue
+                            done = inflight[key]
+                            if tracing:
+                                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_WAIT, key, 0, 0.0, clk)
+                            if done > clk[0]:
+                                blocked += done - clk[0]
+                                clk[0] = done
+                        # evaluate
+                        if postponed:
+                            pend &= ~bit
+                        val = rtab[key]
+                        _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
+                        if r_cslot[r] < 0:
+                            res = compare(r_op[r], val, r_off[r])
+                        else:
+                            res = compare(r_op[r], attrs[tmp[r_cslot[r]], r_ccol[r]],
+                                          val * r_scale[r] + r_off[r])
+                        if not res:
+                            alive = False
+                            if postponed:
+                                remove = True          # the partial match itself is dead
+                            break
+                    if alive and strat == S_BL3 and complete and pend != 0:
+                        # BL3: wait for the slowest of the keys fetched in parallel
+                        for r in range(NR):
+                            bit = np.int64(1) << r
+                            if (pend & bit) == 0:
+                                continue
+                            key = np.int64(attrs[tmp[r_kslot[r]], r_kcol[r]])
+                            if incache[key] == 1:
+                                continue
+                            done = inflight[key]
+                            if done < 0.0:
+                                continue
+                            if tracing:
+                                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_WAIT, key, 0, 0.0, clk)
+                            if done > clk[0]:
+                                blocked += done - clk[0]
+                                clk[0] = done
+                        for r in range(NR):
+                            bit = np.int64(1) << r
+                            if (pend & bit) == 0:
+                                continue
+                            key = np.int64(attrs[tmp[r_kslot[r]], r_kcol[r]])
+                            val = rtab[key]
+                            _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
+                            if r_cslot[r] < 0:
+                                res = compare(r_op[r], val, r_off[r])
+                            else:
+                                res = compare(r_op[r], attrs[tmp[r_cslot[r]], r_ccol[r]],
+                                              val * r_scale[r] + r_off[r])
+                            if not res:
+                                alive = False
+                                break
+                        pend = 0
+                    if policy_next:
+                        remove = True                  # the run moves on (or dies)
+                    if alive:
+                        if complete:
+                            _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
+                            if tracing:
+                                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EMIT, nm, 0, 0.0, clk)
+                            if nm >= m_t.shape[0]:
+                                m_t = np.concatenate((m_t, np.zeros(m_t.shape[0])))
+                                m_det = np.concatenate((m_det, np.zeros(m_det.shape[0],
+                                                                        dtype=np.int64)))
+                                if record:
+                                    m_ev = np.concatenate((m_ev, np.zeros(m_ev.shape,
+                                                                          dtype=np.int64)))
+                            m_t[nm] = clk[0]
+                            m_det[nm] = i
+                            if record:
+                                for s2 in range(M):
+                                    m_ev[nm, s2] = tmp[s2]
+                            nm += 1
+                        elif policy_next:
+                            # extend in place
+                            if use_util:
+                                for r in range(NR):
+                                    bit = np.int64(1) << r
+                                    if s == r_chk[r] - 1 or (pm_pend[q] & bit) != 0:
+                                        need[np.int64(attrs[pm_ev[q, r_kslot[r]], r_kcol[r]])] -= 1
+                            slot_count[s] -= 1
+                            slot_count[ns] += 1
+                            pm_ev[q, ns] = i
+                            pm_slot[q] = ns
+                            pm_pend[q] = pend
+                            remove = False
+                            _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
+                            _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
+                            if use_util:
+                                for r in range(NR):
+                                    bit = np.int64(1) << r
+                                    if ns == r_chk[r] - 1 or (pend & bit) != 0:
+                                        need[np.int64(attrs[pm_ev[q, r_kslot[r]], r_kcol[r]])] += 1
+                                    if r_kslot[r] <= ns < r_chk[r]:
+                                        # Pr(j, d) statistics: a transition into class ns
+                                        kk = np.int64(attrs[pm_ev[q, r_kslot[r]], r_kcol[r]])
+                                        row = r * M + ns
+                                        if ring_fill == swin:
+                                            tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
+                                            ttot[ring_j[ring_pos]] -= 1
+                                        else:
+                                            ring_fill += 1
+                                        ring_j[ring_pos] = row
+                                        ring_k[ring_pos] = kk
+                                        ring_pos = (ring_pos + 1) % swin
+                                        tcnt[row, kk] += 1
+                                        ttot[row] += 1
+                                        _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
+                            tmp[0] = -1 - q             # marker: prefetch hook for pm q
+                        else:
+                            # greedy: a new partial match at the tail
+                            if nfree == 0:
+                                old = pm_ev.shape[0]
+                                pm_ev = np.concatenate((pm_ev, np.zeros(pm_ev.shape,
+                                                                        dtype=np.int64)))
+                                pm_slot = np.concatenate((pm_slot, np.zeros(old, dtype=np.int64)))
+                                pm_pend = np.concatenate((pm_pend, np.zeros(old, dtype=np.int64)))
+                                pm_next = np.concatenate((pm_next, np.full(old, -1,
+                                                                           dtype=np.int64)))
+                                pm_alive = np.concatenate((pm_alive, np.zeros(old, dtype=np.int8)))
+                                free = np.concatenate((free, np.arange(2 * old - 1, old - 1, -1)
+                                                       .astype(np.int64)))
+                                nfree = old
+                            nfree -= 1
+                            p = free[nfree]
+                            for s2 in range(ns + 1):
+                                pm_ev[p, s2] = tmp[s2]
+                            pm_slot[p] = ns
+                            pm_pend[p] = pend
+                            pm_alive[p] = 1
+                            pm_next[p] = -1
+                            if tail[g] >= 0:
+                                pm_next[tail[g]] = p
+                            else:
+                                head[g] = p
+                            tail[g] = p
+                            slot_count[ns] += 1
+                            live += 1
+                            _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
+                            if use_util:
+                                for r in range(NR):
+                                    bit = np.int64(1) << r
+                                    if ns == r_chk[r] - 1 or (pend & bit) != 0:
+                                        need[np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]])] += 1
+                                    if r_kslot[r] <= ns < r_chk[r]:
+                                        kk = np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]])
+                                        row = r * M + ns
+                                        if ring_fill == swin:
+                                            tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
+                                            ttot[ring_j[ring_pos]] -= 1
+                                        else:
+                                            ring_fill += 1
+                                        ring_j[ring_pos] = row
+                                        ring_k[ring_pos] = kk
+                                        ring_pos = (ring_pos + 1) % swin
+                                        tcnt[row, kk] += 1
+                                        ttot[row] += 1
+                                        _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
+                            tmp[0] = -1 - p
+                        # ------------------------------------------ PFetch: lookahead hook
+                        if use_pf and tmp[0] < 0:
+                            p = -1 - tmp[0]
+                            sp_ = pm_slot[p]
+                            for r in range(NR):
+                                if la[r] != sp_ or sp_ >= r_chk[r]:
+                                    continue
+                                if iopt[I_LOOK] == 0 and miss_cnt[r] == 0 and \
+                                        la[r] < r_chk[r] - 1 and i - last_miss[r] > iopt[I_MRES]:
+                                    la[r] += 1              # misses have aged out: move closer
+                                    last_miss[r] = i
+                                    _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
+                                kk = np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]])
+                                if fopt[F_NOISE] > 0.0:
+                                    ndecide += 1
+                                    if uniform01(seed ^ 0x5EED, ndecide) < fopt[F_NOISE]:
+                                        kk = np.int64(mix64(seed ^ 0xBAD, ndecide) % np.uint64(K))
+                                _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                                if incache[kk] == 1 or inflight[kk] >= 0.0:
+                                    continue
+                                go = csize < cap
+                                if not go:
+                                    lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
+                                    fu = 0.0
+                                    for r2 in range(NR):
+                                        for s3 in range(r_kslot[r2], r_chk[r2]):
+                                            row = r2 * M + s3
+                                            if ttot[row] > 0:
+                                                fu += avgP[s3] * tcnt[row, kk] / ttot[row]
+                                    uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
+                                    _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
+                                    go = uf > min_util
+                                if go:
+                                    _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
+                                    lat = fetch_latency(seed, nfetch, lunit)
+                                    done = assign_worker(wfree, clk[0], lat)
+                                    if tracing:
+                                        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_ISSUE, kk, nfetch,
+                                               lat, clk)
+                                    nfetch += 1
+                                    lat_sum += lat
+                                    inflight[kk] = done
+                                    arr_tier[kk] = 2
+                                    hn = heap_push(ht, hk, hn, done, kk)
+                        tmp[0] = 0
+                    else:
+                        if policy_next:
+                            remove = True
+            if remove:
+                if use_util:
+                    for r in range(NR):
+                        bit = np.int64(1) << r
+                        if s == r_chk[r] - 1 or (pm_pend[q] & bit) != 0:
+                            need[np.int64(attrs[pm_ev[q, r_kslot[r]], r_kcol[r]])] -= 1
+                _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
+                slot_count[s] -= 1
+                live -= 1
+                pm_alive[q] = 0
+                if prev >= 0:
+                    pm_next[prev] = qn
+                else:
+                    head[g] = qn
+                if tail[g] == q:
+                    tail[g] = prev
+                free[nfree] = q
+                nfree += 1
+            else:
+                prev = q
+            q = qn
+        # ---------------------------------------------------------------- a new run
+        if M > 0 and ti == vtype[0]:
+            ok = True
+            for t in range(NL):
+                if lp_chk[t] != 0:
+                    continue
+                _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
+                if not eval_pred(pred_i, pred_f, lp_pid[t], attrs, i, i):
+                    ok = False
+                    break
+            if ok:
+                # (the wrapper refuses remote predicates checked at the first slot)
+                if M == 1:
+                    _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
+                    if tracing:
+                        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EMIT, nm, 0, 0.0, clk)
+                    if nm >= m_t.shape[0]:
+                        m_t = np.concatenate((m_t, np.zeros(m_t.shape[0])))
+                        m_det = np.concatenate((m_det, np.zeros(m_det.shape[0], dtype=np.int64)))
+                        if record:
+                            m_ev = np.concatenate((m_ev, np.zeros(m_ev.shape, dtype=np.int64)))
+                    m_t[nm] = clk[0]
+                    m_det[nm] = i
+                    if record:
+                        m_ev[nm, 0] = i
+                    nm += 1
+                else:
+                    if nfree == 0:
+                        old = pm_ev.shape[0]
+                        pm_ev = np.concatenate((pm_ev, np.zeros(pm_ev.shape, dtype=np.int64)))
+                        pm_slot = np.concatenate((pm_slot, np.zeros(old, dtype=np.int64)))
+                        pm_pend = np.concatenate((pm_pend, np.zeros(old, dtype=np.int64)))
+                        pm_next = np.concatenate((pm_next, np.full(old, -1, dtype=np.int64)))
+                        pm_alive = np.concatenate((pm_alive, np.zeros(old, dtype=np.int8)))
+                        free = np.concatenate((free, np.arange(2 * old - 1, old - 1, -1)
+                                               .astype(np.int64)))
+                        nfree = old
+                    nfree -= 1
+                    p = free[nfree]
+                    pm_ev[p, 0] = i
+                    pm_slot[p] = 0
+                    pm_pend[p] = 0
+                    pm_alive[p] = 1
+                    pm_next[p] = -1
+                    if tail[g] >= 0:
+                        pm_next[tail[g]] = p
+                    else:
+                        head[g] = p
+                    tail[g] = p
+                    slot_count[0] += 1
+                    live += 1
+                    _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
+                    if use_util:
+                        for r in range(NR):
+                            if r_chk[r] == 1:
+                                need[np.int64(attrs[i, r_kcol[r]])] += 1
+                            if r_kslot[r] == 0 and r_chk[r] > 0:
+                                kk = np.int64(attrs[i, r_kcol[r]])
+                                row = r * M
+                                if ring_fill == swin:
+                                    tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
+                                    ttot[ring_j[ring_pos]] -= 1
+                                else:
+                                    ring_fill += 1
+                                ring_j[ring_pos] = row
+                                ring_k[ring_pos] = kk
+                                ring_pos = (ring_pos + 1) % swin
+                                tcnt[row, kk] += 1
+                                ttot[row] += 1
+                                _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
+                    if use_pf:
+                        for r in range(NR):
+                            if la[r] != 0 or r_chk[r] == 0:
+                                continue
+                            kk = np.int64(attrs[i, r_kcol[r]])
+                            if fopt[F_NOISE] > 0.0:
+                                ndecide += 1
+                                if uniform01(seed ^ 0x5EED, ndecide) < fopt[F_NOISE]:
+                                    kk = np.int64(mix64(seed ^ 0xBAD, ndecide) % np.uint64(K))
+                            _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                            if incache[kk] == 1 or inflight[kk] >= 0.0:
+                                continue
+                            go = csize < cap
+                            if not go:
+                                lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
+                                fu = 0.0
+                                for r2 in range(NR):
+                                    for s3 in range(r_kslot[r2], r_chk[r2]):
+                                        row = r2 * M + s3
+                                        if ttot[row] > 0:
+                                            fu += avgP[s3] * tcnt[row, kk] / ttot[row]
+                                uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
+                                _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
+                                go = uf > min_util
+                            if go:
+                                _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
+                                lat = fetch_latency(seed, nfetch, lunit)
+                                done = assign_worker(wfree, clk[0], lat)
+                                if tracing:
+                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_ISSUE, kk, nfetch, lat,
+                                           clk)
+                                nfetch += 1
+                                lat_sum += lat
+                                inflight[kk] = done
+                                arr_tier[kk] = 2
+                                hn = heap_push(ht, hk, hn, done, kk)
+        cnt[i, C.LIVE_PM] = live
+        if tracing:
+            _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_END, i, 0, 0.0, clk)
+        depart[i] = clk[0]
+        busy += clk[0] - now
+        server = clk[0]
+    stats = np.array([float(nfetch), blocked, float(hits), float(misses), float(nm)])
+    return (cnt, start, depart, m_ev[:nm] if record else m_ev[:0], m_t[:nm], m_det[:nm], stats,
+            tr_k[:tst[0]], tr_a[:tst[0]], tr_b[:tst[0]], tr_x[:tst[0]], tst[1])
+
+
+# ----------------------------------------------------------------------------- Python wrapper
+def _prepare(program, stream, opts: RemoteOptions):
+    """Check the program fits the kernel and build its numeric tables."""
+    if len(program.branches) != 1:
+        raise CepsimInputError("remote engine: the pattern must be one flat SEQ (no OR / AND "
+                               "alternatives); split it into one run per alternative")
+    br = program.branches[0]
+    if len(br.neg_vars) or np.any(program.var_kind == KIND_KLEENE):
+        raise CepsimInputError("remote engine: Kleene closure and NOT are not supported; use a "
+                               "SEQ of plain events")
+    pos = [int(v) for v in br.pos_vars]
+    slot = {v: k for k, v in enumerate(pos)}
+    same_cols = set()
+    for w in program.pattern.where:
+        if isinstance(w, Same):
+            same_cols.add(program.schema.attr_column(w.attr))
+    lp, rp = [], []
+    at = program.remote_at if program.remote_at is not None else \
+        np.full(len(program.pred_i), -1, np.int32)
+    for pid in br.pred_ids:
+        pid = int(pid)
+        kind, op, v1, c1, v2, c2, _ = (int(x) for x in program.pred_i[pid])
+        if kind == PK_REMOTE:
+            kslot = slot[v2]
+            cslot = slot[v1] if c1 >= 0 else -1
+            chk = int(slot[int(at[pid])]) if at[pid] >= 0 else max(kslot, cslot)
+            if chk == 0:
+                raise CepsimInputError(f"remote engine: '{program.pred_text[pid]}' would be checked "
+                                       "at the first event of the pattern, which the kernel does "
+                                       "not support; add 'AT <a later variable>'")
+            rp.append((op, cslot, max(c1, 0), kslot, c2, chk, float(program.pred_f[pid, 0]),
+                       float(program.pred_f[pid, 1])))
+            continue
+        if (kind == 0 and op == OP_EQ and v2 >= 0 and c1 == c2 and c1 in same_cols
+                and program.pred_text[pid].startswith("SAME[")):
+            continue                          # guaranteed by the SAME partition
+        s1 = slot[v1]
+        s2 = slot[v2] if v2 >= 0 else -1
+        lp.append((pid, max(s1, s2), s1, s2))
+    if len(rp) > 62:
+        raise CepsimInputError("remote engine: at most 62 REMOTE predicates per pattern")
+    key_cols = sorted({r[4] for r in rp})
+    K = 1
+    for c in key_cols:
+        col = stream.attrs[:, c]
+        if len(col) and (np.any(col < 0) or np.any(col != np.floor(col))):
+            raise CepsimInputError(f"{stream.source}: attribute "
+                                   f"{program.schema.attr_names[c]!r} is a REMOTE key and must hold "
+                                   "non-negative whole numbers")
+        if len(col):
+            K = max(K, int(col.max()) + 1)
+    if opts.remote_table is None:
+        rtab = np.arange(K, dtype=np.float64)
+    else:
+        rtab = np.ascontiguousarray(opts.remote_table, dtype=np.float64).reshape(-1)
+        if len(rtab) < K:
+            raise CepsimInputError(f"remote engine: the remote table has {len(rtab)} entries but "
+                                   f"keys go up to {K - 1}; make the table cover every key")
+    if same_cols:
+        c = min(same_cols)
+        _, partv = np.unique(stream.attrs[:, c], return_inverse=True)
+        part = partv.astype(np.int64)
+        n_part = int(part.max()) + 1 if len(part) else 1
+    else:
+        part = np.zeros(len(stream), np.int64)
+        n_part = 1
+
+    def arr(rows, k, dt):
+        return np.array([r[k] for r in rows], dtype=dt)
+    tables = dict(
+        vtype=np.array([int(program.var_type[v]) for v in pos], np.int32),
+        lp_pid=arr(lp, 0, np.int64), lp_chk=arr(lp, 1, np.int64), lp_s1=arr(lp, 2, np.int64),
+        lp_s2=arr(lp, 3, np.int64),
+        r_op=arr(rp, 0, np.int64), r_cslot=arr(rp, 1, np.int64), r_ccol=arr(rp, 2, np.int64),
+        r_kslot=arr(rp, 3, np.int64), r_kcol=arr(rp, 4, np.int64), r_chk=arr(rp, 5, np.int64),
+        r_scale=arr(rp, 6, np.float64), r_off=arr(rp, 7, np.float64))
+    return pos, tables, rtab, part, n_part
+
+
+def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float = 0.0,
+               remote=None, record_matches: bool = True, trace_cap: int = 0,
+               **options) -> EngineResult:
+    """Evaluate ``program`` with an EIRES strategy in virtual time (see module docstring).
+
+    ``arrivals`` (default: all at 0) are the events' arrival times; ``unit_cost`` a
+    ``float64[N_COUNTERS]`` price per counter (default: free) and ``base_cost`` the per-event
+    overhead, both in seconds; ``remote`` the remote table (None = identity); other options are
+    ``RemoteOptions`` fields.  ``info`` carries ``emit_time`` per match, ``start`` / ``depart``
+    per event, fetch / hit / miss counts, blocked time and (``trace_cap > 0``) the trace of store
+    interactions that ``sim.remote_queue`` replays in SimPy.
+    """
+    if remote is not None:
+        options["remote_table"] = remote
+    opts = options_from(options)
+    pos, t, rtab, part, n_part = _prepare(program, stream, opts)
+    n = len(stream)
+    a = np.zeros(n) if arrivals is None else np.ascontiguousarray(arrivals, dtype=np.float64)
+    if a.shape != (n,) or (n and (not np.all(np.isfinite(a)) or np.any(np.diff(a) < 0))):
+        raise CepsimInputError(f"remote engine: arrivals must be {n} finite non-decreasing times")
+    unit = np.zeros(C.N_COUNTERS) if unit_cost is None else \
+        np.ascontiguousarray(unit_cost, dtype=np.float64)
+    if unit.shape != (C.N_COUNTERS,):
+        raise CepsimInputError(f"remote engine: unit_cost must have {C.N_COUNTERS} entries")
+    iopt = np.zeros(17, np.int64)
+    iopt[I_STRAT] = opts.strategy_code
+    iopt[I_CACHE] = opts.cache_code
+    iopt[I_CAP] = opts.cache_size
+    iopt[I_W] = opts.workers
+    iopt[I_SEED] = int(opts.seed) & 0x7FFFFFFFFFFFFFFF
+    iopt[I_LOOK] = opts.lookahead
+    iopt[I_SPAN] = opts.lz_span
+    iopt[I_UPER] = opts.utility_period
+    iopt[I_SWIN] = opts.stat_window
+    iopt[I_MTHR] = opts.miss_threshold
+    iopt[I_MRES] = opts.miss_reset
+    iopt[I_POL] = 1 if program.policy == POLICY_NEXT else 0
+    iopt[I_WKIND] = 1 if program.window_kind == WIN_COUNT else 0
+    iopt[I_M] = len(pos)
+    iopt[I_NPART] = n_part
+    iopt[I_TRACE] = 1 if trace_cap > 0 else 0
+    iopt[I_RECORD] = 1 if record_matches else 0
+    fopt = np.array([opts.latency_unit_us * 1e-6, opts.omega_fetch, opts.omega_cache, opts.noise,
+                     program.window, float(base_cost)], dtype=np.float64)
+    res = _run(stream.types.astype(np.int32), np.ascontiguousarray(stream.ts, np.float64),
+               np.ascontiguousarray(stream.attrs, np.float64), a, part, rtab, t["vtype"],
+               program.pred_i, program.pred_f, t["lp_pid"], t["lp_chk"], t["lp_s1"], t["lp_s2"],
+               t["r_op"], t["r_cslot"], t["r_ccol"], t["r_kslot"], t["r_kcol"], t["r_chk"],
+               t["r_scale"], t["r_off"], iopt, fopt, unit, max(int(trace_cap), 1))
+    cnt, start, depart, m_ev, m_t, m_det, stats, tk, ta, tb, tx, overflow = res
+    if trace_cap > 0 and overflow:
+        raise CepsimInputError(f"remote engine: the trace needs more than trace_cap={trace_cap} "
+                               "records; pass a larger trace_cap or a shorter stream")
+    names = tuple(program.var_names[v] for v in program.positive_vars)
+    col = {v: j for j, v in enumerate(program.positive_vars)}
+    nm = len(m_t)
+    mpos = np.full((nm, len(names)), -1, np.int64)
+    if record_matches:
+        for k, v in enumerate(pos):
+            mpos[:, col[v]] = m_ev[:, k]
+    matches = MatchSet(names, tuple(False for _ in names), mpos, np.zeros_like(mpos),
+                       np.zeros_like(mpos), np.zeros(0, np.int64), m_det.astype(np.int64))
+    info = {"engine": "remote", "strategy": opts.strategy, "cache": opts.cache,
+            "emit_time": m_t, "start": start, "depart": depart,
+            "fetches": int(stats[0]), "blocked_time": float(stats[1]), "cache_hits": int(stats[2]),
+            "cache_misses": int(stats[3])}
+    if trace_cap > 0:
+        info["trace"] = (tk, ta, tb, tx)
+    return EngineResult(matches=matches, counters=cnt[:max(n, 1)], info=info)

@@ -1,0 +1,182 @@
+"""Seeded streams and pattern sets for the adaptive re-planning experiments (PVLDB'18).
+
+The paper runs on Aarhus CityBench traffic (449 observation points, 13.6 M events; "highly
+skewed and stable" statistics with "few but very extreme" changes) and on NASDAQ per-minute
+quotes (2,100 tickers; "low skew", "frequent but mostly minor" changes).  Neither data set ships
+here, so two generators reproduce those properties (the bundled NASDAQ / soccer samples are only
+small case studies):
+
+``traffic_stream``  types = observation points ``P0..``; base rates log-uniform over
+    ``rate_span`` (default 100x: about two orders of magnitude); every ``noise_every`` events the
+    rates get small multiplicative noise (lognormal, sigma ``noise``); ``n_changes`` regime changes
+    (default 3-5, drawn) in which ``change_types`` random points (default a fifth of them) multiply or divide their rate by a
+    factor in [10, 50] for a sustained period (10-25 % of the stream) and shift their count / speed
+    means.  Attributes: ``count`` (vehicles, per-type mean log-uniform 5..50, sd 20 %) and
+    ``speed`` (km/h, per-type mean 30..100, sd 15 %).
+``stock_stream``  types = tickers ``S0..``; log rates follow a mean-reverting (Ornstein-Uhlenbeck)
+    process around a common mean with small spread (low skew, frequent minor changes), updated
+    every ``noise_every`` events; attributes ``price`` (per-ticker geometric random walk) and
+    ``diff`` = the price change since the ticker's previous event.
+
+Events form one merged Poisson process of total rate ``total_rate`` events/s whose type is drawn
+from the current rate shares.  Everything is a deterministic function of the arguments.
+
+Pattern sets (``pattern_text``), each for sizes n = 3..8 over the first n (OR: 3n) types of a
+seeded type permutation: ``seq``; ``neg`` (SEQ with one NOT in the middle); ``and``; ``kleene``
+(SEQ with the middle variable under Kleene +); ``or`` (OR of three SEQs of size n).  Predicates
+chain consecutive variables: traffic "increase in both the vehicle count and the speed"
+(``a.count < b.count AND a.speed < b.speed``: a violation of the normal speed / density
+relation); stocks ``a.diff < b.diff`` (the paper's ``A.diff < B.diff < C.diff``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engines.errors import CepsimInputError
+from engines.stream import EventStream
+
+PATTERN_SETS = ("seq", "neg", "and", "kleene", "or")
+DATASETS = ("traffic", "stocks")
+
+
+def _merged_stream(rates: np.ndarray, seg_len: int, n_events: int, total_rate: float,
+                   rng: np.random.Generator):
+    """Types of ``n_events`` events drawn with the piecewise-constant rate shares ``rates``
+    ``[n_segments, T]`` (segment = ``seg_len`` events) and exponential gaps at ``total_rate``."""
+    T = rates.shape[1]
+    types = np.empty(n_events, np.int32)
+    for s in range(rates.shape[0]):
+        lo, hi = s * seg_len, min(n_events, (s + 1) * seg_len)
+        if lo >= hi:
+            break
+        p = rates[s] / rates[s].sum()
+        types[lo:hi] = rng.choice(T, hi - lo, p=p)
+    ts = np.cumsum(rng.exponential(1.0 / total_rate, n_events))
+    return types, ts
+
+
+def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: float = 100.0,
+                   rate_span: float = 100.0, noise: float = 0.05, noise_every: int = 500,
+                   n_changes: int | None = None, change_types: int | None = None,
+                   factor_range: tuple[float, float] = (10.0, 50.0)) -> EventStream:
+    """Traffic-like stream (module docstring)."""
+    _check(n_events, n_types)
+    rng = np.random.default_rng([seed, 1])
+    base = np.exp(rng.uniform(0.0, np.log(rate_span), n_types))
+    n_seg = -(-n_events // noise_every)
+    mult = np.ones((n_seg, n_types))
+    mean_c = np.exp(rng.uniform(np.log(5), np.log(50), n_types))
+    mean_s = rng.uniform(30, 100, n_types)
+    shift_c = np.ones((n_seg, n_types))
+    shift_s = np.ones((n_seg, n_types))
+    k = int(rng.integers(3, 6)) if n_changes is None else int(n_changes)
+    n_ch = min(n_types, max(3, n_types // 5) if change_types is None else int(change_types))
+    for _ in range(k):
+        start = int(rng.integers(0, max(1, n_seg - 1)))
+        length = max(1, int(rng.uniform(0.10, 0.25) * n_seg))
+        who = rng.choice(n_types, n_ch, replace=False)
+        f = rng.uniform(*factor_range, len(who)) ** rng.choice([-1.0, 1.0], len(who))
+        mult[start:start + length, who] *= f
+        shift_c[start:start + length, who] *= rng.uniform(0.5, 2.0, len(who))
+        shift_s[start:start + length, who] *= rng.uniform(0.6, 1.4, len(who))
+    rates = base * mult * np.exp(rng.normal(0.0, noise, (n_seg, n_types)))
+    types, ts = _merged_stream(rates, noise_every, n_events, total_rate, rng)
+    seg = np.arange(n_events) // noise_every
+    mc = mean_c[types] * shift_c[seg, types]
+    ms = mean_s[types] * shift_s[seg, types]
+    count = np.maximum(0.0, np.round(rng.normal(mc, 0.2 * mc)))
+    speed = np.maximum(0.0, rng.normal(ms, 0.15 * ms))
+    attrs = np.column_stack([count, speed])
+    return EventStream.from_arrays(types, ts, attrs, tuple(f"P{i}" for i in range(n_types)),
+                                   ("count", "speed"), source=f"<traffic seed={seed}>")
+
+
+def stock_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: float = 100.0,
+                 spread: float = 0.15, theta: float = 0.05, sigma: float = 0.15,
+                 noise_every: int = 100, vol: float = 0.01) -> EventStream:
+    """Stock-like stream (module docstring)."""
+    _check(n_events, n_types)
+    rng = np.random.default_rng([seed, 2])
+    mu = rng.normal(0.0, spread, n_types)
+    n_seg = -(-n_events // noise_every)
+    x = np.empty((n_seg, n_types))
+    cur = mu.copy()
+    for s in range(n_seg):
+        cur = cur + theta * (mu - cur) + sigma * rng.standard_normal(n_types)
+        x[s] = cur
+    types, ts = _merged_stream(np.exp(x), noise_every, n_events, total_rate, rng)
+    ret = rng.normal(0.0, vol, n_events)
+    price = np.empty(n_events)
+    diff = np.empty(n_events)
+    last = np.full(n_types, 100.0)
+    for i in range(n_events):   # per-ticker geometric random walk
+        t = types[i]
+        p = last[t] * np.exp(ret[i])
+        diff[i] = p - last[t]
+        price[i] = p
+        last[t] = p
+    return EventStream.from_arrays(types, ts, np.column_stack([price, diff]),
+                                   tuple(f"S{i}" for i in range(n_types)), ("price", "diff"),
+                                   source=f"<stocks seed={seed}>")
+
+
+def make_stream(dataset: str, n_events: int, seed: int, **kw) -> EventStream:
+    if dataset == "traffic":
+        return traffic_stream(n_events, seed, **kw)
+    if dataset == "stocks":
+        return stock_stream(n_events, seed, **kw)
+    raise CepsimInputError(f"adaptive workload: unknown dataset {dataset!r}; use one of "
+                           f"{DATASETS}")
+
+
+def _check(n_events: int, n_types: int) -> None:
+    if n_events < 1 or n_types < 3:
+        raise CepsimInputError("adaptive workload: need n_events >= 1 and n_types >= 3")
+
+
+def _preds(dataset: str, a: str, b: str) -> list[str]:
+    if dataset == "traffic":
+        return [f"{a}.count < {b}.count", f"{a}.speed < {b}.speed"]
+    return [f"{a}.diff < {b}.diff"]
+
+
+def pattern_text(dataset: str, pset: str, n: int, type_names, window: float,
+                 type_seed: int = 0) -> str:
+    """The pattern of set ``pset`` and size ``n`` (module docstring) over ``type_names``."""
+    if pset not in PATTERN_SETS:
+        raise CepsimInputError(f"adaptive: unknown pattern set {pset!r}; use one of {PATTERN_SETS}")
+    if not 2 <= n <= 12:
+        raise CepsimInputError(f"adaptive: pattern size n must be in 2..12, got {n}")
+    need = 3 * n if pset == "or" else n + (1 if pset == "neg" else 0)
+    if need > len(type_names):
+        raise CepsimInputError(f"adaptive: pattern {pset} n={n} needs {need} types, the stream "
+                               f"has {len(type_names)}")
+    perm = np.random.default_rng([type_seed, 7]).permutation(len(type_names))
+    types = [type_names[i] for i in perm[:need]]
+
+    def seq(ts_, off, kleene_mid=False):
+        vs = [f"v{off + i}" for i in range(len(ts_))]
+        items = [f"{t}{'+' if kleene_mid and i == len(ts_) // 2 else ''} {v}"
+                 for i, (t, v) in enumerate(zip(ts_, vs))]
+        preds = [p for a, b in zip(vs, vs[1:]) for p in _preds(dataset, a, b)]
+        return items, preds
+
+    if pset in ("seq", "and", "kleene"):
+        items, preds = seq(types, 0, pset == "kleene")
+        op = "AND" if pset == "and" else "SEQ"
+        body = f"{op}({', '.join(items)})"
+    elif pset == "neg":
+        items, preds = seq(types[:n], 0)
+        mid = n // 2
+        neg = f"NOT({types[n]} x)"
+        items = items[:mid] + [neg] + items[mid:]
+        preds += _preds(dataset, f"v{mid - 1}", "x")
+        body = f"SEQ({', '.join(items)})"
+    else:
+        alts, preds = [], []
+        for g in range(3):
+            it, pr = seq(types[g * n:(g + 1) * n], g * n)
+            alts.append(f"SEQ({', '.join(it)})")
+            preds += pr
+        body = f"OR({', '.join(alts)})"
+    return f"PATTERN {body}\nWHERE {' AND '.join(preds)}\nWITHIN {window:g} seconds"
