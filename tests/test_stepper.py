@@ -2,7 +2,7 @@
 
 * stepping every event gives exactly ``run_eager``'s matches, detection indices and per-event
   counters on the columns whose semantics coincide (PRED_EVAL, EDGE_EVAL, PM_CREATED,
-  PM_REMOVED, BUF_INSERT, MATCH_EMIT, LIVE_PM, BUFFERED);
+  PM_REMOVED, BUF_INSERT, MATCH_EMIT, INSTANCE_WORK, LIVE_PM, BUFFERED);
 * stepping a random subset S gives the oracle's matches on ``stream[S]``;
 * an admission hook that never drops changes only DECISION_CHECK;
 * ``drop_pms`` removes exactly the partial matches it is given (counted as PM_REMOVED) and
@@ -33,7 +33,7 @@ OPTS = dict(kleene=False, and_or=False, policies=("skip-till-any-match",), max_l
             n_types=3,
             windows=("time", "none"))
 SAME_COLS = [C.PRED_EVAL, C.EDGE_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT,
-             C.LIVE_PM, C.BUFFERED]
+             C.INSTANCE_WORK, C.LIVE_PM, C.BUFFERED]
 _stats = {"all": [0, 0], "subset": [0, 0], "seeded all": [0, 0], "seeded subset": [0, 0]}
 
 
