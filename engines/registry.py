@@ -22,6 +22,7 @@ _ENGINES: dict[str, str] = {
     "hybrid": "engines.hybrid:run_hybrid",
     "chain": "engines.lazy_nfa:run_chain",
     "tree": "engines.lazy_nfa:run_tree",
+    "stepper": "engines.stepper:run_stepper",
     "remote": "engines.remote.kernel:run_remote",
     "ztree": "engines.ztree:run_ztree",
 }
