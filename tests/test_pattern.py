@@ -408,7 +408,6 @@ def test_compile_same_expands_per_branch_including_negated():
     ("PATTERN AND(A a, NOT(B b))", "must be an element of a SEQ"),
     ("PATTERN SEQ(A a, AND(SEQ(B b, NOT(C c)), D d))", "nested"),
     ("PATTERN OR(SEQ(NOT(C c), A a), B b)", "nested"),
-    ("PATTERN AND(A a1, A a2, A a3, A a4, A a5, A a6, A a7, A a8)", "more than"),
 ])
 def test_compile_errors(text, fragment):
     schema = Schema(("A", "B", "C", "D"),
@@ -418,6 +417,23 @@ def test_compile_errors(text, fragment):
         compile_pattern(parse_pattern(text), schema, source="q.cep")
     if "NOT" not in text and "AND(A a1" not in text:
         assert str(info.value).startswith("q.cep: ")
+
+
+def test_too_many_branches_compiles_for_ztree_only():
+    """AND of 8 (8! flat branches) compiles with ``branch_error`` set; engines that need the
+    flat branches refuse it with that message, ``ztree`` (native AND) runs it."""
+    from engines.errors import CepsimInputError
+    from engines.registry import run_engine
+
+    s = EventStream.from_arrays(["A", "B"], [0.0, 1.0], np.zeros((2, len(ATTR_NAMES))),
+                                ["A", "B"], ATTR_NAMES)
+    prog = compile_pattern(parse_pattern("PATTERN AND(A a1, A a2, A a3, A a4, A a5, A a6, A a7, "
+                                         "A a8)"), s.schema, source="q.cep")
+    assert prog.branches == () and prog.branch_error.startswith("q.cep: ")
+    assert "more than" in prog.branch_error
+    with pytest.raises(CepsimInputError, match="more than"):
+        run_engine("eager", prog, s)
+    assert len(run_engine("ztree", prog, s).matches) == 0
 
 
 def test_max_branches_constant():
