@@ -291,6 +291,16 @@ def build_tables(program: Program, plan: Plan, trigger: str = "push",
     nd_src1 = [int((nd_var[k] >= 0 and nd_lazy[k] == 1)
                    or (nd_var[k] < 0 and nd_lazy[k] == 0 and nd_parent[k] >= 0
                        and nd_lazy[nd_parent[k]] == 1)) for k in range(n_nodes)]
+    # transient leaves: joined on arrival and never read back as stored results by their parent
+    # (e.g. every leaf but the first of an eager left-deep SEQ tree): dropped after the event
+    nd_transient = []
+    for k in range(n_nodes):
+        par = nd_parent[k]
+        tr = 0
+        if nd_var[k] >= 0 and kinds[nd_var[k]] != KIND_KLEENE and nd_lazy[k] == 0 and par >= 0:
+            side_old = 0 if nd_left[par] == k else 1
+            tr = int(side_skip[2 * par + side_old] == 1)
+        nd_transient.append(tr)
     t = dict(
         V=V, n_nodes=n_nodes, n_alts=len(alt_root),
         var_kind=np.array(kinds, dtype=np.int64),
@@ -301,6 +311,7 @@ def build_tables(program: Program, plan: Plan, trigger: str = "push",
         nd_split=np.array(nd_split, np.int64), nd_trig=np.array(nd_trig, np.int64),
         alt_root=np.array(alt_root, np.int64),
         nd_lazy=np.array(nd_lazy, np.int64), nd_src1=np.array(nd_src1, np.int64),
+        nd_transient=np.array(nd_transient, np.int64),
         side_skip=np.array(side_skip, np.int64), side_hb_ok=np.array(side_hb_ok, np.int64),
         side_lb_ok=np.array(side_lb_ok, np.int64),
         ng_var=np.array(ng_var, np.int64), ng_type=np.array(ng_type, np.int64),
@@ -547,7 +558,7 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                   gu_ptr, gu_ids, g_off, tl_ptr, tl_nodes, tn_ptr, tn_ids,
                   init_cap, max_pm, max_matches, max_kleene, cnt,
                   nd_lazy, nd_src1, side_skip, side_hb_ok, side_lb_ok, hb_ptr, hb_x, hb_w,
-                  lb_ptr, lb_v):
+                  lb_ptr, lb_v, nd_transient):
     n = types.shape[0]
     V = var_kind.shape[0]
     n_nodes = nd_left.shape[0]
@@ -1128,6 +1139,12 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                     break
         if status != 0:
             break
+        for k in range(n_nodes):
+            if nd_transient[k] == 1 and nhead[k] < nsize[k]:
+                buffered -= nsize[k] - nhead[k]
+                nhead[k] = nsize[k]
+                nprop[k] = nsize[k]
+                nmark[k] = nsize[k]
         cnt[e, _LIVE] = live
         cnt[e, _BUF] = buffered
         if live > peak_live:
@@ -1252,7 +1269,7 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
         t["tn_ptr"], t["tn_ids"], init_cap, int(max_partial_matches), int(max_matches),
         int(max_kleene_nodes), C.new_counters(len(stream)), t["nd_lazy"], t["nd_src1"],
         t["side_skip"], t["side_hb_ok"], t["side_lb_ok"], t["hb_ptr"], t["hb_x"], t["hb_w"],
-        t["lb_ptr"], t["lb_v"])
+        t["lb_ptr"], t["lb_v"], t["nd_transient"])
     if status == ST_PM:
         raise CapacityError(f"ztree: more than max_partial_matches={max_partial_matches} stored "
                             "intermediate results; pass a larger max_partial_matches= "
