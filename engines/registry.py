@@ -23,6 +23,7 @@ _ENGINES: dict[str, str] = {
     "chain": "engines.lazy_nfa:run_chain",
     "tree": "engines.lazy_nfa:run_tree",
     "ztree": "engines.ztree:run_ztree",
+    "sase": "engines.sase:run_sase",
 }
 # engines that evaluate ``program.pattern`` without its flat branches (native AND)
 _NO_BRANCHES_OK = frozenset({"ztree"})
