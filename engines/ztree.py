@@ -612,6 +612,16 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
     live = 0
     buffered = 0
     peak_live = 0
+    any_src1 = False
+    for k in range(n_nodes):
+        if nd_src1[k] == 1:
+            any_src1 = True
+    n_tr = 0
+    tr_nodes = np.empty(n_nodes, dtype=np.int64)
+    for k in range(n_nodes):
+        if nd_transient[k] == 1:
+            tr_nodes[n_tr] = k
+            n_tr += 1
 
     for e in range(n):
         te = types[e]
@@ -821,7 +831,7 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
         # phase 0: nodes joined on arrival (all of them under push); phase 1: the lazy nodes,
         # at a trigger, replaying the waiting results in stream order
         for phase in range(2):
-            if phase == 1 and not fire:
+            if phase == 1 and (not fire or not any_src1):
                 break
             T = e
             first_step = True
@@ -1038,8 +1048,18 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                 if not good:
                                     continue
                                 for q in range(np_ptr[k], np_ptr[k + 1]):
-                                    if not _pred_holds(np_ids[q], row, var_kind, K_ev, K_prev,
-                                                       pred_i, pred_f, attrs, -1, -1, cnt, e):
+                                    pq = np_ids[q]
+                                    v1 = pred_i[pq, 2]
+                                    v2 = pred_i[pq, 4]
+                                    if var_kind[v1] != 1 and var_kind[v2] != 1:
+                                        # plain variables (cross predicates have v2 >= 0)
+                                        cnt[e, _PE] += 1
+                                        if not eval_pred(pred_i, pred_f, pq, attrs, row[v1],
+                                                         row[v2]):
+                                            good = False
+                                            break
+                                    elif not _pred_holds(pq, row, var_kind, K_ev, K_prev,
+                                                         pred_i, pred_f, attrs, -1, -1, cnt, e):
                                         good = False
                                         break
                                 if not good:
@@ -1139,8 +1159,9 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                     break
         if status != 0:
             break
-        for k in range(n_nodes):
-            if nd_transient[k] == 1 and nhead[k] < nsize[k]:
+        for kk in range(n_tr):
+            k = tr_nodes[kk]
+            if nhead[k] < nsize[k]:
                 buffered -= nsize[k] - nhead[k]
                 nhead[k] = nsize[k]
                 nprop[k] = nsize[k]
