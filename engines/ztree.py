@@ -59,9 +59,12 @@ and negation buffers).
 
 Python API
 ----------
-``run_ztree(program, stream, plan=None, trigger="push", max_partial_matches=..., max_matches=...,
-max_kleene_nodes=...) -> EngineResult`` where ``plan`` is text, a nested tuple of variable names,
-an ``engines.ztree_plan.Plan`` or None; ``make_plan(spec, program)`` validates a plan.  Caps
+``run_ztree(program, stream, plan=None, trigger="push", eager_vars=(), max_partial_matches=...,
+max_matches=..., max_kleene_nodes=...) -> EngineResult`` where ``plan`` is text, a nested tuple of
+variable names, an ``engines.ztree_plan.Plan`` or None; ``make_plan(spec, program)`` validates a
+plan.  With ``trigger="batch"``, ``eager_vars`` names variables whose subtrees still join on
+arrival (a node joins on arrival when all its variables are eager): APAM's eager group, used by
+``engines.hybrid`` (an eager subtree under a lazy parent hands its results to the batch replay).  Caps
 raise ``CapacityError`` naming the option.  ``EngineResult.info`` holds the plan text, the
 trigger and peak buffer sizes.
 """
