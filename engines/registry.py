@@ -25,6 +25,7 @@ _ENGINES: dict[str, str] = {
     "stepper": "engines.stepper:run_stepper",
     "remote": "engines.remote.kernel:run_remote",
     "ztree": "engines.ztree:run_ztree",
+    "sase": "engines.sase:run_sase",
 }
 # Engines that need every order of an AND (``program.branches``: chain, tree, hybrid, remote,
 # stepper) raise compile.TooManyBranches (a PatternError) naming the capacity option when that

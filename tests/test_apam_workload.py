@@ -87,11 +87,13 @@ def test_sequence_check_unit_cost_params():
     with pytest.raises(CepsimInputError, match="t_seq"):
         S.unit_costs({**base, "t_seq": -1.0})
     prof = S.profile_for(S.unit_costs({**base, "seq_factor": 0.5}))
-    m = np.zeros((3, C.N_COUNTERS), dtype=np.int64)
-    m[0, C.JOIN_PROBE] = 4
+    m = np.zeros((4, C.N_COUNTERS), dtype=np.int64)
+    m[0, C.SEARCH_CMP] = 4                                          # binary-search comparisons
     m[1, C.PRED_EVAL] = 4
     m[2, C.EDGE_EVAL] = 4                                           # informational, free
+    m[3, C.JOIN_PROBE] = 4                                          # a pair costs its predicates
     svc = prof.service_times(m)
     assert svc[0] == pytest.approx(2e-5 + 4 * 3.5e-7)
     assert svc[1] == pytest.approx(2e-5 + 4 * 7e-7)
     assert svc[2] == pytest.approx(2e-5)
+    assert svc[3] == pytest.approx(2e-5)

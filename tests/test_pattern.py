@@ -421,6 +421,23 @@ def test_compile_errors(text, fragment):
         assert str(info.value).startswith("q.cep: ")
 
 
+def test_too_many_branches_compiles_for_ztree_only():
+    """AND of 8 (8! flat branches) compiles with ``branch_error`` set; engines that need the
+    flat branches refuse it with that message, ``ztree`` and ``eager`` (native AND) run it."""
+    from engines.errors import CepsimInputError
+    from engines.registry import run_engine
+
+    s = EventStream.from_arrays(["A", "B"], [0.0, 1.0], np.zeros((2, len(ATTR_NAMES))),
+                                ["A", "B"], ATTR_NAMES)
+    prog = compile_pattern(parse_pattern("PATTERN AND(A a1, A a2, A a3, A a4, A a5, A a6, A a7, "
+                                         "A a8)"), s.schema, source="q.cep")
+    assert "more than" in prog.branch_error
+    with pytest.raises(CepsimInputError, match="more than"):
+        run_engine("chain", prog, s)          # the chain NFA needs every order of the AND
+    assert len(run_engine("ztree", prog, s).matches) == 0   # native AND
+    assert len(run_engine("eager", prog, s).matches) == 0   # native AND
+
+
 def test_max_branches_constant():
     assert MAX_BRANCHES >= 120      # 5-event AND (the strategies' largest) fits
 
