@@ -87,8 +87,10 @@ def fig7(df, out_base: Path) -> list[Path]:
     data = sorted(set(d["data"]))[0] if "data" in d.columns else "synthetic"
     what = {"synthetic": "synthetic stock-like stream (sectors)",
             "nasdaq": "NASDAQ sample, single tickers a,b,c = DRIV,ORLY,MSFT (not sectors)"}
-    panels = [(d if r is None else d[d["regime"] == r], f"a,b,c, {_regime_title(d, r)}")
-              for r in _regimes(d)]
+    panels = []
+    for r in _regimes(d):
+        sub = d if r is None else d[d["regime"] == r]
+        panels.append((sub, f"a,b,c, {_regime_title(sub, r)}"))
     fig = _grid_fig(d, panels, f"Fig 7: sequence a,b,c on the {what.get(data, data)}")
     return save(fig, out_base)
 
@@ -99,8 +101,8 @@ def fig8(df, out_base: Path) -> list[Path]:
     for sq in seqs:
         ds = df[df["sequence"] == sq]
         for r in _regimes(ds):
-            panels.append((ds if r is None else ds[ds["regime"] == r],
-                           f"{sq}, {_regime_title(ds, r)}"))
+            sub = ds if r is None else ds[ds["regime"] == r]
+            panels.append((sub, f"{sq}, {_regime_title(sub, r)}"))
     fig = _grid_fig(df, panels, "Fig 8: sequences c,b,a and a,c,b (synthetic stream)")
     return save(fig, out_base)
 

@@ -315,10 +315,10 @@ def _why(r) -> str:
     sab, sbc = float(r.get("sel_ab", np.nan)), float(r.get("sel_bc", np.nan))
     out = (f"s_ab={_fmt(sab)} s_bc={_fmt(sbc)}; cab/cba={_fmt(r['evals_cab'] / max(r['evals_cba'], 1))}"
            f" (predicted 1/s_bc={_fmt(1 / sbc) if sbc > 0 else 'inf'})")
-    if "evals_eager" in r and "w_b" in r:
+    if "evals_eager" in r and "w_b" in r and float(getattr(r, "name", 1.0)) >= 0.5:
         pred = sab + 2.0 / max(float(r["w_b"]), 1e-9)
         out += (f", eager/cab={_fmt(r['evals_eager'] / max(r['evals_cab'], 1))} "
-                f"(predicted at f_c=1: s_ab+2/W_b={_fmt(pred)})")
+                f"(predicted near f_c=1: s_ab+2/W_b={_fmt(pred)})")
     return out
 
 
@@ -340,9 +340,10 @@ def claim_tree_vs_best_chain(df, factor: float = 1.1, metric: str = "evals", reg
             ratio = r[f"{m}_tree"] / max(r[f"{m}_{best_k}"], 1)
             good = ratio <= factor
             ok &= good
+            no_route = (r[f"{m}_tree"] - r["routing_tree"]) / max(r[f"{m}_{best_k}"], 1)
             txt = (f"{sq + ' ' if sq else ''}f_c={fc:g}: tree/{best_k}={_fmt(ratio)} "
                    f"(routing {_fmt(100 * r['routing_tree'] / max(r['evals_tree'], 1))}% of "
-                   f"tree's conditions)")
+                   f"tree's conditions; without them {_fmt(no_route)})")
             if not good:
                 txt += " [" + _why(r) + "]"
             parts.append(txt)
