@@ -6,14 +6,21 @@ can record whether their match sets agree (``matches_agree``; the match count is
 NFA keys: ``eager``, ``tree`` and the chain orders as letter strings ``abc``, ``acb``, ``bac``,
 ``bca``, ``cab``, ``cba`` (the selectivity order of the variables a, b, c).
 
-Columns per NFA key ``k``: ``evals_k`` (EDGE_EVAL total = the paper's condition evaluations),
-``preds_k`` (atomic predicate evaluations), ``peak_inst_k`` (peak live instances after an
-event), ``peak_inst_transient_k`` (lazy NFAs: peak live instances including those that live
-only inside one event's processing; -1 for eager), ``peak_buf_k`` (peak buffered events),
-``matches_k``.  ``dynamic_evaluations`` adds
-``evals_series_k``: a JSON list of condition evaluations per ``bucket`` events.
+Columns per NFA key ``k``: ``evals_k`` (EDGE_EVAL total = the paper's condition evaluations;
+for the tree its routing checks are included, ``routing_tree`` gives them), ``work_k``
+(INSTANCE_WORK: live instances the events were offered to), ``ops_k`` = evals + work (the
+paper's "number of operations"), ``preds_k`` (atomic predicate evaluations), ``peak_inst_k``
+(peak live instances after an event), ``peak_inst_transient_k`` (lazy NFAs: peak live instances
+including those that live only inside one event's processing; -1 for eager), ``peak_buf_k``
+(peak buffered events), ``matches_k``.  Every row also carries the measured pass rates
+``sel_ab``/``sel_bc``, ``threshold``, ``n_c_events``, ``w_a``/``w_b`` (mean a / b events in the
+window at c arrivals) and ``frac_b_rarer`` (share of c arrivals with count(b) < count(a)).
+``phased_evaluations`` (Figure 10) adds ``evals_series_k``/``ops_series_k`` (JSON, per
+``bucket`` events) and ``evals_phase_k``/``ops_phase_k`` (JSON, per ``period`` events).
 
-Parameters (``[params]`` / ``[grid]``): ``n_events``, ``f_c``, ``sequence`` ("a,b,c"),
+Parameters (``[params]`` / ``[grid]`` / ``[zip]``): ``n_events``, ``min_c_events`` (lengthen the
+stream so that about this many c events occur at small f_c), ``f_c``, ``sequence`` ("a,b,c"),
+``regime`` ("paper_regime" | "selective": T from ``workloads.debs15.REGIME_T``) or
 ``threshold`` (0.8), ``pairs`` (correlated pairs, "ab,bc" as in the paper; "ab,bc,ac" links
 every pair), ``h`` (history length = window in minutes, 10), ``nfas`` (comma list,
 default all), stock-generator keywords (``n_finance``, ``n_hitech``, ``p_update``,
@@ -21,7 +28,7 @@ default all), stock-generator keywords (``n_finance``, ``n_hitech``, ``p_update`
 ("synthetic" | "nasdaq", with ``nasdaq_path`` and ``nasdaq_types`` = "A_TICKER,B_TICKER,C_TICKER"),
 ``stream_seed`` + ``prefix_of`` (generate one stream of ``prefix_of`` events from ``stream_seed``
 and use its first ``n_events``: Figure 9's input sizes are prefixes of one stream, so peaks are
-comparable across sizes).
+comparable across sizes); Figure 10: ``period``, ``bucket``, ``factors``, ``n_per_sector``.
 
 ``selectivity_sensitivity`` (experiments/lazy_nfa/sensitivity_selectivity.toml, a sensitivity
 study, not a paper figure) adds the measured selectivities of the correlation conditions and the
