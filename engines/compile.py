@@ -54,6 +54,10 @@ PI_KIND, PI_OP, PI_V1, PI_C1, PI_V2, PI_C2, PI_VLEN = range(7)
 MAX_BRANCHES = 5000
 
 
+class TooManyBranches(PatternError):
+    """The flat-branch expansion exceeds ``MAX_BRANCHES`` (e.g. an AND of 8 operands: 8!)."""
+
+
 @dataclass(frozen=True)
 class Branch:
     """One flat alternative of the pattern (see module docstring)."""
@@ -89,6 +93,9 @@ class Program:
     window: float
     policy: int
     used_columns: tuple[int, ...] = field(default=())
+    # non-empty when the flat-branch expansion was too large (``branches`` is then empty):
+    # only engines that read ``pattern`` directly (``ztree``: native AND) can run the program
+    branch_error: str = ""
 
     @property
     def n_vars(self) -> int:
@@ -169,8 +176,9 @@ def _flatten(node: Node, top: bool) -> list[Alt]:
             for order in _interleavings([elems for elems, _ in combo]):
                 out.append((order, negs))
                 if len(out) > MAX_BRANCHES:
-                    raise PatternError(f"pattern expands into more than {MAX_BRANCHES} flat "
-                                       "alternatives (AND/OR); simplify it")
+                    raise TooManyBranches(f"pattern expands into more than {MAX_BRANCHES} flat "
+                                          "alternatives (AND/OR); simplify it or use the "
+                                          "'ztree' engine (native AND)")
         return out
     # SEQ
     kids = list(node.children)
@@ -193,8 +201,9 @@ def _flatten(node: Node, top: bool) -> list[Alt]:
                 add = tuple((n, left, celems[0]) for n in pending)
                 new.append((elems + celems, negs + add + cnegs))
                 if len(new) > MAX_BRANCHES:
-                    raise PatternError(f"pattern expands into more than {MAX_BRANCHES} flat "
-                                       "alternatives (AND/OR); simplify it")
+                    raise TooManyBranches(f"pattern expands into more than {MAX_BRANCHES} flat "
+                                          "alternatives (AND/OR); simplify it or use the "
+                                          "'ztree' engine (native AND)")
         alts = new
         pending = []
     if pending:
@@ -287,7 +296,11 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None)
     structure = _normalise(pattern.structure)
     if isinstance(structure, Not):
         raise PatternError(f"{src}a pattern cannot consist of a negation alone")
-    alts = _flatten(structure, True)
+    branch_error = ""
+    try:
+        alts = _flatten(structure, True)
+    except TooManyBranches as exc:
+        alts, branch_error = [], f"{src}{exc}"
     branches = []
     for elems, negs in alts:
         pos = np.array([vid[v] for v in elems], dtype=np.int32)
@@ -330,4 +343,4 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None)
         pred_f=np.array(rows_f, dtype=np.float64).reshape(-1, 2),
         pred_text=tuple(texts), branches=tuple(branches), window_kind=wkind, window=wval,
         policy=0 if pattern.policy == "skip-till-any-match" else 1,
-        used_columns=tuple(sorted(used)))
+        used_columns=tuple(sorted(used)), branch_error=branch_error)

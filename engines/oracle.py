@@ -286,6 +286,8 @@ def run_oracle(program: Program, stream: EventStream, max_matches: int = 1_000_0
     if program.has_remote:
         raise CepsimInputError("the pattern uses REMOTE[...] data, which the oracle cannot "
                                "evaluate yet; drop the REMOTE predicate")
+    if program.branch_error:
+        raise CepsimInputError(f"{program.branch_error} (the oracle enumerates flat branches)")
     if (tuple(stream.schema.type_names) != tuple(program.schema.type_names)
             or tuple(stream.schema.attr_names) != tuple(program.schema.attr_names)):
         raise CepsimInputError(f"{stream.source}: the stream's schema differs from the one the "

@@ -22,7 +22,10 @@ _ENGINES: dict[str, str] = {
     "hybrid": "engines.hybrid:run_hybrid",
     "chain": "engines.lazy_nfa:run_chain",
     "tree": "engines.lazy_nfa:run_tree",
+    "ztree": "engines.ztree:run_ztree",
 }
+# engines that evaluate ``program.pattern`` without its flat branches (native AND)
+_NO_BRANCHES_OK = frozenset({"ztree"})
 
 
 @dataclass
@@ -55,4 +58,7 @@ def run_engine(name: str, program, stream, **options) -> EngineResult:
         raise CepsimInputError("this pattern uses REMOTE[...] data, which the "
                                f"{name!r} engine cannot evaluate; remote data evaluation needs a "
                                "remote-data strategy (EIRES), not built yet")
+    if getattr(program, "branch_error", "") and name not in _NO_BRANCHES_OK:
+        raise CepsimInputError(f"{program.branch_error} (engine {name!r} needs the flat "
+                               "branches)")
     return get_engine(name)(program, stream, **options)

@@ -299,6 +299,8 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
           order: Optional[str] = typer.Option(None, "--order",
                                               help="evaluation order, comma-separated variables"),
           plan: Optional[str] = typer.Option(None, "--plan", help="tree plan (engine specific)"),
+          trigger: Optional[str] = typer.Option(None, "--trigger",
+                                                help="ztree join trigger: push or batch"),
           max_partial_matches: Optional[int] = typer.Option(None, "--max-partial-matches")):
     """Evaluate PATTERN over DATA with one engine; write matches as JSON lines (0-based rows)."""
     from engines import counters as ctr
@@ -334,6 +336,8 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
         opts["order"] = [s.strip() for s in order.split(",") if s.strip()]
     if plan:
         opts["plan"] = plan
+    if trigger:
+        opts["trigger"] = trigger
     if max_partial_matches is not None:
         opts["max_partial_matches"] = max_partial_matches
     res = run_engine(engine, prog, stream, **opts)

@@ -1,0 +1,1167 @@
+"""ZStream-style tree-plan evaluator with materialized intermediate results (engine ``ztree``).
+
+What it does
+------------
+A plan (``engines.ztree_plan``) is a binary tree over the pattern's positive variables, left-deep
+or bushy, e.g. ``"((a,b),(c,d))"``; the default is the left-deep tree in query (text) order.  OR
+is evaluated as one tree per alternative; AND is native (no n! expansion: an AND of 8 is one
+tree).  Every node keeps its results in structure-of-arrays buffers that persist across events:
+
+* a **leaf** buffers the events of its variable that pass the variable's one-variable
+  predicates (a Kleene leaf ``B+ b`` stores every non-empty ordered subset of them inside the
+  window, as parent-pointer chains: the semantics' 2^k - 1 bindings);
+* an **internal node** stores the joins of its children's results: one row per result with the
+  bound event of every variable (``-1`` unbound; a Kleene variable holds its chain handle) and
+  its first / last stream position.
+
+An event enters the leaves of its type; its new leaf results are joined with the sibling's
+stored results and new results propagate towards the root, so each combination is produced once
+(``new left x old right`` and ``old left x new right``; both new sides contain the arriving event
+and can never pair).  Every result created while the event ``e`` is processed has ``last = e``,
+so each buffer is sorted by last position for free.  A node whose left subtree wholly precedes
+its right one in the pattern (a *SEQ split*) finds its partners by binary search: for a new right
+result with first position ``f`` the left candidates are the stored results with ``last < f``, a
+prefix of the buffer (a new left result has no partner at all).  Other splits (AND operands,
+interleaved variable sets of non-contiguous plans) scan the sibling and check per pair the
+precedence / disjointness of the variables they relate.  At a pair the window is checked
+against the first position of the combined result, then the cross predicates (a predicate is
+evaluated at the lowest node that binds all its variables; with a Kleene variable for every
+event).  Window expiry: results whose *last* event left the window are dropped from the head of
+the buffer at each event (binary-search free: the buffer is sorted by last); results whose
+first event left it are removed by compaction when a buffer has grown to twice its live size.
+
+Negation follows docs/SEMANTICS.md: ``NOT(C c)`` between neighbours L and R is checked at the
+lowest node that binds L, R and every variable of c's predicates: a binary search in c's buffer
+(the C events that passed c's one-variable predicates, in position order) finds the candidates
+strictly between the last event of L and the first of R.  A NOT at the start is checked at the
+root (candidates before the first event, inside the window of the last); a NOT at the end parks
+the root result until the first event outside its first event's window arrives (or the stream
+ends), then checks the candidates after its last event; the match is detected then.
+
+Trigger modes: ``push`` joins on every arrival.  ``batch`` (ZStream's) only inserts arriving
+events into the leaves; joins run when an event that can complete a match arrives (it passes a
+leaf whose variable may be the last of a match).  The batch is then joined in stream order,
+event by event, against the materialized results of earlier rounds, with the window measured to
+the triggering event (results that can no longer complete a match are never built); results are
+kept and reused by later rounds.  Both modes report the same matches with the same ``detect``.
+
+Policy: skip-till-any-match only; skip-till-next-match raises ``CepsimInputError``.
+
+Counters (executed work only, charged to the row of the event being processed; end-of-stream
+work to the last row): ``JOIN_PROBE`` candidate pairs examined at a node (after the binary
+search), Kleene extensions tried, and negation candidates examined; ``PRED_EVAL`` atomic
+predicate evaluations (one per event pair for Kleene variables); ``SEARCH_CMP`` comparisons made
+by the binary searches; ``PM_CREATED`` / ``PM_REMOVED`` internal-node results and Kleene subsets
+created / dropped (expired, or a parked end-NOT match resolved); ``BUF_INSERT`` events inserted
+into leaf and negation buffers; ``MATCH_EMIT`` matches; gauges ``LIVE_PM`` (stored results of
+internal nodes and Kleene leaves plus parked matches) and ``BUFFERED`` (events held in plain leaf
+and negation buffers).
+
+Python API
+----------
+``run_ztree(program, stream, plan=None, trigger="push", max_partial_matches=..., max_matches=...,
+max_kleene_nodes=...) -> EngineResult`` where ``plan`` is text, a nested tuple of variable names,
+an ``engines.ztree_plan.Plan`` or None; ``make_plan(spec, program)`` validates a plan.  Caps
+raise ``CapacityError`` naming the option.  ``EngineResult.info`` holds the plan text, the
+trigger and peak buffer sizes.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engines import counters as C
+from engines.compile import (KIND_KLEENE, KIND_NEG, OP_EQ, PI_V1, PI_V2, PK_CMP, POLICY_NEXT,
+                             WIN_COUNT, Program)
+from engines.errors import CapacityError, CepsimInputError
+from engines.matches import KLEENE, UNBOUND, MatchSet
+from engines.pattern.ast import Same
+from engines.predicates import eval_pred
+from engines.registry import EngineResult
+from engines.ztree_plan import Plan, alternatives, format_plan, make_plan, restrict
+
+__all__ = ["run_ztree", "make_plan", "Plan", "build_tables"]
+
+TRIGGERS = {"push": 0, "batch": 1}
+SPLIT_LB, SPLIT_RB, SPLIT_GEN = 0, 1, 2      # left wholly before right / right before left / other
+CON_BEFORE, CON_DISJOINT = 0, 1
+NEG_START, NEG_MID, NEG_END = 0, 1, 2
+ST_OK, ST_PM, ST_MATCH, ST_KLEENE = 0, 1, 2, 3
+# counter columns (module constants frozen into the kernels; columns are never renumbered)
+_PE, _PMC, _PMR, _BI, _ME = C.PRED_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT
+_JP, _LIVE, _BUF, _SC = C.JOIN_PROBE, C.LIVE_PM, C.BUFFERED, C.SEARCH_CMP
+
+
+# ============================================================================= tables
+def _csr(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    ptr = np.zeros(len(groups) + 1, dtype=np.int64)
+    for i, g in enumerate(groups):
+        ptr[i + 1] = ptr[i] + len(g)
+    ids = np.array([x for g in groups for x in g], dtype=np.int64)
+    return ptr, ids
+
+
+def build_tables(program: Program, plan: Plan) -> dict:
+    """Everything the kernel reads, as numpy arrays (one tree per OR alternative)."""
+    names = program.var_names
+    vid = {v: i for i, v in enumerate(names)}
+    pattern = program.pattern
+    n_global = len([p for p in pattern.where if not isinstance(p, Same)])
+    pred_i = [list(map(int, r)) for r in program.pred_i[:n_global]]
+    pred_f = [list(map(float, r)) for r in program.pred_f[:n_global]]
+    same_cols = []
+    for p in pattern.where:
+        if isinstance(p, Same):
+            same_cols.append(program.schema.attr_column(p.attr))
+    V = len(names)
+    kinds = [int(k) for k in program.var_kind]
+
+    def pvars(row):
+        return {row[PI_V1]} | ({row[PI_V2]} if row[PI_V2] >= 0 else set())
+
+    nd_left, nd_right, nd_var, nd_alt, nd_split, nd_trig = [], [], [], [], [], []
+    nd_preds, nd_cons, nd_negs = [], [], []
+    alt_root, alt_rootneg, alt_endneg = [], [], []
+    ng_var, ng_type, ng_kind, ng_L, ng_R, ng_preds, ng_upreds = [], [], [], [], [], [], []
+    for a, alt in enumerate(alternatives(program)):
+        pos = [vid[v] for v in alt.vars]
+        negs = [vid[n] for n, _, _ in alt.negs]
+        bound = set(pos) | set(negs)
+        pids = [p for p in range(n_global) if pvars(pred_i[p]) <= bound]
+        anchor = pos[0]
+        for c in same_cols:
+            for v in sorted(bound):
+                if v != anchor:
+                    pids.append(len(pred_i))
+                    pred_i.append([PK_CMP, OP_EQ, anchor, c, v, c, 1])
+                    pred_f.append([1.0, 0.0])
+        prec = {(vid[x], vid[y]) for x, y in alt.prec}
+        for p in pids:
+            nv = [v for v in pvars(pred_i[p]) if kinds[v] == KIND_NEG]
+            if len(nv) > 1:
+                raise CepsimInputError(f"predicate '{program.pred_text[p] if p < len(program.pred_text) else p}'"
+                                       " relates two negated variables; the ztree engine "
+                                       "cannot evaluate it")
+        tree = restrict(plan.tree, set(alt.vars))
+        base = len(nd_left)
+        # post-order numbering: children before parents
+        node_vars: list[set[int]] = []
+
+        def build(t) -> int:
+            if isinstance(t, str):
+                k = len(nd_left)
+                v = vid[t]
+                nd_left.append(-1)
+                nd_right.append(-1)
+                nd_var.append(v)
+                nd_alt.append(a)
+                nd_split.append(-1)
+                nd_trig.append(int(not any(x == v for x, _ in prec)))
+                nd_cons.append([])
+                node_vars.append({v})
+                return k
+            lk, rk = build(t[0]), build(t[1])
+            k = len(nd_left)
+            L, R = node_vars[lk - base], node_vars[rk - base]
+            cons = []
+            lb = rb = True
+            for x in sorted(L):
+                for y in sorted(R):
+                    if (x, y) in prec:
+                        cons.append((x, y, CON_BEFORE))
+                        rb = False
+                    elif (y, x) in prec:
+                        cons.append((y, x, CON_BEFORE))
+                        lb = False
+                    else:
+                        cons.append((x, y, CON_DISJOINT))
+                        lb = rb = False
+            nd_left.append(lk)
+            nd_right.append(rk)
+            nd_var.append(-1)
+            nd_alt.append(a)
+            nd_split.append(SPLIT_LB if lb else SPLIT_RB if rb else SPLIT_GEN)
+            nd_trig.append(0)
+            nd_cons.append(cons)
+            node_vars.append(L | R)
+            return k
+
+        root = build(tree)
+        nodes = range(base, root + 1)
+
+        def lowest(vs: set[int]) -> int:
+            best = root
+            for k in nodes:
+                if vs <= node_vars[k - base] and len(node_vars[k - base]) < len(node_vars[best - base]):
+                    best = k
+            return best
+
+        preds_at: dict[int, list[int]] = {k: [] for k in nodes}
+        negs_at: dict[int, list[int]] = {k: [] for k in nodes}
+        for p in pids:
+            vs = pvars(pred_i[p])
+            if any(kinds[v] == KIND_NEG for v in vs):
+                continue
+            preds_at[lowest(vs)].append(p)
+        rootneg, endneg = [], []
+        for (n, left, right) in alt.negs:
+            g = len(ng_var)
+            nv = vid[n]
+            ng_var.append(nv)
+            ng_type.append(int(program.var_type[nv]))
+            mine = [p for p in pids if nv in pvars(pred_i[p])]
+            ng_upreds.append([p for p in mine if pvars(pred_i[p]) == {nv}])
+            ng_preds.append([p for p in mine if pvars(pred_i[p]) != {nv}])
+            Lv = [vid[x] for x in left] if left is not None else []
+            Rv = [vid[x] for x in right] if right is not None else []
+            ng_L.append(Lv)
+            ng_R.append(Rv)
+            if left is None:
+                ng_kind.append(NEG_START)
+                rootneg.append(g)
+            elif right is None:
+                ng_kind.append(NEG_END)
+                endneg.append(g)
+            else:
+                ng_kind.append(NEG_MID)
+                others = {v for p in ng_preds[-1] for v in pvars(pred_i[p]) if v != nv}
+                k = lowest(set(Lv) | set(Rv) | others)
+                if k == root:
+                    rootneg.append(g)
+                else:
+                    negs_at[k].append(g)
+        for k in nodes:
+            nd_preds.append(preds_at[k])
+            nd_negs.append(negs_at[k])
+        alt_root.append(root)
+        alt_rootneg.append(rootneg)
+        alt_endneg.append(endneg)
+
+    n_nodes = len(nd_left)
+    n_types = len(program.schema.type_names)
+    tl = [[k for k in range(n_nodes) if nd_var[k] >= 0 and int(program.var_type[nd_var[k]]) == t]
+          for t in range(n_types)]
+    tn = [[g for g in range(len(ng_var)) if ng_type[g] == t] for t in range(n_types)]
+    cons_flat = [c for cs in nd_cons for c in cs]
+    t = dict(
+        V=V, n_nodes=n_nodes, n_alts=len(alt_root),
+        var_kind=np.array(kinds, dtype=np.int64),
+        pred_i=np.array(pred_i, dtype=np.int32).reshape(-1, 7),
+        pred_f=np.array(pred_f, dtype=np.float64).reshape(-1, 2),
+        nd_left=np.array(nd_left, np.int64), nd_right=np.array(nd_right, np.int64),
+        nd_var=np.array(nd_var, np.int64), nd_alt=np.array(nd_alt, np.int64),
+        nd_split=np.array(nd_split, np.int64), nd_trig=np.array(nd_trig, np.int64),
+        alt_root=np.array(alt_root, np.int64),
+        ng_var=np.array(ng_var, np.int64), ng_type=np.array(ng_type, np.int64),
+        ng_kind=np.array(ng_kind, np.int64))
+    t["np_ptr"], t["np_ids"] = _csr(nd_preds)
+    t["nn_ptr"], t["nn_ids"] = _csr(nd_negs)
+    t["nc_ptr"], _ = _csr(nd_cons)
+    t["nc_i"] = np.array([c[0] for c in cons_flat], np.int64)
+    t["nc_j"] = np.array([c[1] for c in cons_flat], np.int64)
+    t["nc_k"] = np.array([c[2] for c in cons_flat], np.int64)
+    t["ar_ptr"], t["ar_ids"] = _csr(alt_rootneg)
+    t["ae_ptr"], t["ae_ids"] = _csr(alt_endneg)
+    t["gl_ptr"], t["gl_vars"] = _csr(ng_L)
+    t["gr_ptr"], t["gr_vars"] = _csr(ng_R)
+    t["gp_ptr"], t["gp_ids"] = _csr(ng_preds)
+    t["gu_ptr"], t["gu_ids"] = _csr(ng_upreds)
+    t["tl_ptr"], t["tl_nodes"] = _csr(tl)
+    t["tn_ptr"], t["tn_ids"] = _csr(tn)
+    return t
+
+
+# ============================================================================= kernel helpers
+@njit(cache=True, inline="always")
+def _span_ok(ts, first, last, wkind, W):
+    if wkind == WIN_COUNT:
+        return last - first < W
+    return ts[last] - ts[first] <= W
+
+
+@njit(cache=True, inline="always")
+def _vfirst(h, kleene, K_first):
+    return K_first[h] if kleene else h
+
+
+@njit(cache=True, inline="always")
+def _vlast(h, kleene, K_ev):
+    return K_ev[h] if kleene else h
+
+
+@njit(cache=True)
+def _pred_holds(p, row, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, nvar, c, cnt, crow):
+    """Predicate ``p`` over the bindings ``row`` (negated variable ``nvar`` bound to event ``c``);
+    every event pair for Kleene variables.  Counts evaluations in ``cnt[crow, PRED_EVAL]``."""
+    v1 = pred_i[p, 2]
+    v2 = pred_i[p, 4]
+    if v2 < 0:
+        v2 = v1
+    k1 = v1 != nvar and var_kind[v1] == 1
+    k2 = v2 != nvar and var_kind[v2] == 1
+    h1 = c if v1 == nvar else row[v1]
+    while True:
+        e1 = K_ev[h1] if k1 else h1
+        if v2 == v1:
+            cnt[crow, _PE] += 1
+            if not eval_pred(pred_i, pred_f, p, attrs, e1, e1):
+                return False
+        else:
+            h2 = c if v2 == nvar else row[v2]
+            while True:
+                e2 = K_ev[h2] if k2 else h2
+                cnt[crow, _PE] += 1
+                if not eval_pred(pred_i, pred_f, p, attrs, e1, e2):
+                    return False
+                if not k2:
+                    break
+                h2 = K_prev[h2]
+                if h2 < 0:
+                    break
+        if not k1:
+            break
+        h1 = K_prev[h1]
+        if h1 < 0:
+            break
+    return True
+
+
+@njit(cache=True)
+def _lower_count(arr, lo, hi, x, cnt, crow):
+    """Index of the first element in ``arr[lo:hi]`` (non-decreasing) that is >= x."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        cnt[crow, _SC] += 1
+        if arr[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, g_size,
+            gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
+            wkind, W, cnt, crow):
+    """True when a buffered event of negation ``g`` kills the bindings ``row``.
+    Middle: candidates strictly between lo_pos and hi_pos.  Start: before ``first`` and inside
+    the window of ``last``.  End: after ``last`` and inside the window of ``first``."""
+    off = g_off[g]
+    lo = off + g_head[g]
+    hi = off + g_size[g]
+    nvar = ng_var[g]
+    if kind == 0:        # start: scan down from the last candidate before first
+        k = _lower_count(G_pos, lo, hi, first, cnt, crow) - 1
+        while k >= lo:
+            c = G_pos[k]
+            if not _span_ok(ts, c, last, wkind, W):
+                break
+            cnt[crow, _JP] += 1
+            ok = True
+            for q in range(gp_ptr[g], gp_ptr[g + 1]):
+                if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
+                                   attrs, nvar, c, cnt, crow):
+                    ok = False
+                    break
+            if ok:
+                return True
+            k -= 1
+        return False
+    if kind == 1:
+        k = _lower_count(G_pos, lo, hi, lo_pos + 1, cnt, crow)
+        while k < hi:
+            c = G_pos[k]
+            if c >= hi_pos:
+                break
+            cnt[crow, _JP] += 1
+            ok = True
+            for q in range(gp_ptr[g], gp_ptr[g + 1]):
+                if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
+                                   attrs, nvar, c, cnt, crow):
+                    ok = False
+                    break
+            if ok:
+                return True
+            k += 1
+        return False
+    k = _lower_count(G_pos, lo, hi, last + 1, cnt, crow)
+    while k < hi:
+        c = G_pos[k]
+        if not _span_ok(ts, first, c, wkind, W):
+            break
+        cnt[crow, _JP] += 1
+        ok = True
+        for q in range(gp_ptr[g], gp_ptr[g + 1]):
+            if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
+                               attrs, nvar, c, cnt, crow):
+                ok = False
+                break
+        if ok:
+            return True
+        k += 1
+    return False
+
+
+@njit(cache=True)
+def _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind, K_first, K_ev):
+    lo = -1
+    for q in range(gl_ptr[g], gl_ptr[g + 1]):
+        v = gl_vars[q]
+        x = _vlast(row[v], var_kind[v] == 1, K_ev)
+        if x > lo:
+            lo = x
+    hi = 1 << 62
+    for q in range(gr_ptr[g], gr_ptr[g + 1]):
+        v = gr_vars[q]
+        x = _vfirst(row[v], var_kind[v] == 1, K_first)
+        if x < hi:
+            hi = x
+    return lo, hi
+
+
+@njit(cache=True)
+def _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop, ts, T,
+             wkind, W):
+    """Drop node ``k``'s dead head and the results whose first event left the window of ``T``;
+    order is kept and the new/propagated marks are remapped.  Returns results removed."""
+    off = noff[k]
+    w = 0
+    removed = 0
+    mark = nmark[k]
+    prop = nprop[k]
+    new_mark = -1
+    new_prop = -1
+    V = R_bind.shape[1]
+    for i in range(nhead[k], nsize[k]):
+        if i == mark and new_mark < 0:
+            new_mark = w
+        if i == prop and new_prop < 0:
+            new_prop = w
+        if _span_ok(ts, R_first[off + i], T, wkind, W):
+            if w != i:
+                for v in range(V):
+                    R_bind[off + w, v] = R_bind[off + i, v]
+                R_first[off + w] = R_first[off + i]
+                R_last[off + w] = R_last[off + i]
+            w += 1
+        else:
+            removed += 1
+    if new_mark < 0:
+        new_mark = w if mark >= nhead[k] else 0
+    if new_prop < 0:
+        new_prop = w if prop >= nhead[k] else 0
+    nmark[k] = new_mark
+    nprop[k] = new_prop
+    nsize[k] = w
+    nhead[k] = 0
+    return removed
+
+
+@njit(cache=True)
+def _grow(k, R_bind, R_first, R_last, noff, ncap, nsize):
+    """Relayout the arena with node ``k``'s capacity doubled (relative indices kept)."""
+    n_nodes = noff.shape[0]
+    V = R_bind.shape[1]
+    total = 0
+    newoff = np.empty(n_nodes, dtype=np.int64)
+    for j in range(n_nodes):
+        c = ncap[j] * 2 if j == k else ncap[j]
+        newoff[j] = total
+        total += c
+    B = np.empty((total, V), dtype=np.int64)
+    F = np.empty(total, dtype=np.int64)
+    L = np.empty(total, dtype=np.int64)
+    for j in range(n_nodes):
+        for i in range(nsize[j]):
+            for v in range(V):
+                B[newoff[j] + i, v] = R_bind[noff[j] + i, v]
+            F[newoff[j] + i] = R_first[noff[j] + i]
+            L[newoff[j] + i] = R_last[noff[j] + i]
+        noff[j] = newoff[j]
+    ncap[k] *= 2
+    return B, F, L
+
+
+# ============================================================================= kernel
+@njit(cache=True)
+def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
+                  nd_left, nd_right, nd_var, nd_split, nd_trig, nd_alt,
+                  np_ptr, np_ids, nn_ptr, nn_ids, nc_ptr, nc_i, nc_j, nc_k,
+                  alt_root, ar_ptr, ar_ids, ae_ptr, ae_ids,
+                  ng_var, ng_kind, gl_ptr, gl_vars, gr_ptr, gr_vars, gp_ptr, gp_ids,
+                  gu_ptr, gu_ids, g_off, tl_ptr, tl_nodes, tn_ptr, tn_ids,
+                  init_cap, max_pm, max_matches, max_kleene, cnt):
+    n = types.shape[0]
+    V = var_kind.shape[0]
+    n_nodes = nd_left.shape[0]
+    n_alts = alt_root.shape[0]
+    n_negs = ng_var.shape[0]
+    status = 0
+    # ---- result arena (one segment per node)
+    noff = np.empty(n_nodes, dtype=np.int64)
+    ncap = np.empty(n_nodes, dtype=np.int64)
+    for k in range(n_nodes):
+        noff[k] = k * init_cap
+        ncap[k] = init_cap
+    R_bind = np.empty((n_nodes * init_cap, V), dtype=np.int64)
+    R_first = np.empty(n_nodes * init_cap, dtype=np.int64)
+    R_last = np.empty(n_nodes * init_cap, dtype=np.int64)
+    nhead = np.zeros(n_nodes, dtype=np.int64)
+    nsize = np.zeros(n_nodes, dtype=np.int64)
+    nmark = np.zeros(n_nodes, dtype=np.int64)
+    nprop = np.zeros(n_nodes, dtype=np.int64)
+    nlive = np.zeros(n_nodes, dtype=np.int64)      # live size after the last compaction
+    is_root = np.zeros(n_nodes, dtype=np.int64)
+    for a in range(n_alts):
+        is_root[alt_root[a]] = 1
+    counted = np.zeros(n_nodes, dtype=np.int64)    # 1: results are partial matches (LIVE_PM)
+    for k in range(n_nodes):
+        if nd_var[k] < 0 or var_kind[nd_var[k]] == 1:
+            counted[k] = 1
+    # ---- Kleene chains
+    kcap = 16
+    K_ev = np.empty(kcap, dtype=np.int64)
+    K_prev = np.empty(kcap, dtype=np.int64)
+    K_first = np.empty(kcap, dtype=np.int64)
+    kn = 0
+    # ---- negation buffers (capacity = events of the type: precomputed offsets)
+    G_pos = np.empty(max(g_off[n_negs], 1), dtype=np.int64)
+    g_head = np.zeros(n_negs, dtype=np.int64)
+    g_size = np.zeros(n_negs, dtype=np.int64)
+    # ---- parked matches (trailing NOT)
+    pcap = 16
+    P_bind = np.empty((pcap, V), dtype=np.int64)
+    P_alt = np.empty(pcap, dtype=np.int64)
+    P_first = np.empty(pcap, dtype=np.int64)
+    P_last = np.empty(pcap, dtype=np.int64)
+    pn = 0
+    # ---- output
+    mcap = 64
+    M_bind = np.empty((mcap, V), dtype=np.int64)
+    M_det = np.empty(mcap, dtype=np.int64)
+    mn = 0
+    row = np.empty(V, dtype=np.int64)
+    live = 0
+    buffered = 0
+    peak_live = 0
+
+    for e in range(n):
+        te = types[e]
+        # ---------------------------------------------------------------- expiry (heads)
+        for k in range(n_nodes):
+            off = noff[k]
+            h = nhead[k]
+            while h < nsize[k] and not _span_ok(ts, R_last[off + h], e, wkind, W):
+                h += 1
+            d = h - nhead[k]
+            if d > 0:
+                nhead[k] = h
+                if nprop[k] < h:
+                    nprop[k] = h
+                if nmark[k] < h:
+                    nmark[k] = h
+                if counted[k] == 1:
+                    cnt[e, _PMR] += d
+                    live -= d
+                else:
+                    buffered -= d
+            if nsize[k] - nhead[k] > 2 * nlive[k] + 16:
+                before = nsize[k] - nhead[k]
+                r = _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop,
+                             ts, e, wkind, W)
+                nlive[k] = nsize[k]
+                if r > 0:
+                    if counted[k] == 1:
+                        cnt[e, _PMR] += r
+                        live -= r
+                    else:
+                        buffered -= r
+        for g in range(n_negs):
+            if ng_kind[g] != 2:
+                off = g_off[g]
+                h = g_head[g]
+                while h < g_size[g] and not _span_ok(ts, G_pos[off + h], e, wkind, W):
+                    h += 1
+                buffered -= h - g_head[g]
+                g_head[g] = h
+        # ---------------------------------------------------------------- negation buffers
+        for q in range(tn_ptr[te], tn_ptr[te + 1]):
+            g = tn_ids[q]
+            ok = True
+            for u in range(gu_ptr[g], gu_ptr[g + 1]):
+                cnt[e, _PE] += 1
+                if not eval_pred(pred_i, pred_f, gu_ids[u], attrs, e, e):
+                    ok = False
+                    break
+            if ok:
+                G_pos[g_off[g] + g_size[g]] = e
+                g_size[g] += 1
+                cnt[e, _BI] += 1
+                buffered += 1
+        # ---------------------------------------------------------------- parked matches
+        if pn > 0:
+            w = 0
+            for i in range(pn):
+                if not _span_ok(ts, P_first[i], e, wkind, W):
+                    a = P_alt[i]
+                    for v in range(V):
+                        row[v] = P_bind[i, v]
+                    dead = False
+                    for q in range(ae_ptr[a], ae_ptr[a + 1]):
+                        g = ae_ids[q]
+                        if _killed(g, row, 0, 0, P_first[i], P_last[i], e, 2, G_pos, g_off,
+                                   g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev,
+                                   pred_i, pred_f, attrs, ts, ng_var, wkind, W, cnt, e):
+                            dead = True
+                            break
+                    cnt[e, _PMR] += 1
+                    live -= 1
+                    if not dead:
+                        if mn == mcap:
+                            mcap *= 2
+                            M_bind2 = np.empty((mcap, V), dtype=np.int64)
+                            M_bind2[:mn] = M_bind[:mn]
+                            M_bind = M_bind2
+                            M_det2 = np.empty(mcap, dtype=np.int64)
+                            M_det2[:mn] = M_det[:mn]
+                            M_det = M_det2
+                        M_bind[mn] = row
+                        M_det[mn] = e
+                        mn += 1
+                        cnt[e, _ME] += 1
+                else:
+                    if w != i:
+                        P_bind[w] = P_bind[i]
+                        P_alt[w] = P_alt[i]
+                        P_first[w] = P_first[i]
+                        P_last[w] = P_last[i]
+                    w += 1
+            pn = w
+        # end-NOT buffers: nothing before the oldest parked match's last event is needed
+        for g in range(n_negs):
+            if ng_kind[g] == 2:
+                lim = e
+                for i in range(pn):
+                    if P_last[i] < lim:
+                        lim = P_last[i]
+                off = g_off[g]
+                h = g_head[g]
+                while h < g_size[g] and G_pos[off + h] <= lim and G_pos[off + h] < e:
+                    h += 1
+                buffered -= h - g_head[g]
+                g_head[g] = h
+        # ---------------------------------------------------------------- leaves
+        fire = trigger == 0
+        for q in range(tl_ptr[te], tl_ptr[te + 1]):
+            k = tl_nodes[q]
+            v = nd_var[k]
+            ok = True
+            for u in range(np_ptr[k], np_ptr[k + 1]):
+                cnt[e, _PE] += 1
+                if not eval_pred(pred_i, pred_f, np_ids[u], attrs, e, e):
+                    ok = False
+                    break
+            if not ok:
+                continue
+            if nd_trig[k] == 1:
+                fire = True
+            kl = var_kind[v] == 1
+            old_lo = nhead[k]
+            old_hi = nsize[k]
+            need = 1 + (old_hi - old_lo if kl else 0)
+            if nsize[k] + need > ncap[k]:
+                r = _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop,
+                             ts, e, wkind, W)
+                if r > 0:
+                    if counted[k] == 1:
+                        cnt[e, _PMR] += r
+                        live -= r
+                    else:
+                        buffered -= r
+                nlive[k] = nsize[k]
+                while nsize[k] + need > ncap[k]:
+                    R_bind, R_first, R_last = _grow(k, R_bind, R_first, R_last, noff, ncap, nsize)
+                old_lo = nhead[k]
+                old_hi = nsize[k]
+            off = noff[k]
+            if not kl:
+                s = nsize[k]
+                for vv in range(V):
+                    R_bind[off + s, vv] = -1
+                R_bind[off + s, v] = e
+                R_first[off + s] = e
+                R_last[off + s] = e
+                nsize[k] = s + 1
+                cnt[e, _BI] += 1
+                buffered += 1
+                continue
+            # Kleene leaf: extend every stored subset still inside the window, then [e]
+            cnt[e, _BI] += 1
+            if kn + old_hi - old_lo + 1 > kcap:
+                while kn + old_hi - old_lo + 1 > kcap:
+                    kcap *= 2
+                if kcap > max_kleene:
+                    status = 3
+                    break
+                K_ev2 = np.empty(kcap, dtype=np.int64)
+                K_ev2[:kn] = K_ev[:kn]
+                K_ev = K_ev2
+                K_prev2 = np.empty(kcap, dtype=np.int64)
+                K_prev2[:kn] = K_prev[:kn]
+                K_prev = K_prev2
+                K_first2 = np.empty(kcap, dtype=np.int64)
+                K_first2[:kn] = K_first[:kn]
+                K_first = K_first2
+            for i in range(old_lo, old_hi):
+                cnt[e, _JP] += 1
+                f = R_first[off + i]
+                if not _span_ok(ts, f, e, wkind, W):
+                    continue
+                hprev = R_bind[off + i, v]
+                K_ev[kn] = e
+                K_prev[kn] = hprev
+                K_first[kn] = f
+                s = nsize[k]
+                for vv in range(V):
+                    R_bind[off + s, vv] = -1
+                R_bind[off + s, v] = kn
+                R_first[off + s] = f
+                R_last[off + s] = e
+                nsize[k] = s + 1
+                kn += 1
+                cnt[e, _PMC] += 1
+                live += 1
+            K_ev[kn] = e
+            K_prev[kn] = -1
+            K_first[kn] = e
+            s = nsize[k]
+            for vv in range(V):
+                R_bind[off + s, vv] = -1
+            R_bind[off + s, v] = kn
+            R_first[off + s] = e
+            R_last[off + s] = e
+            nsize[k] = s + 1
+            kn += 1
+            cnt[e, _PMC] += 1
+            live += 1
+        if status != 0:
+            break
+        if live > max_pm:
+            status = 1
+            break
+        # ---------------------------------------------------------------- joins (replay)
+        if fire:
+            T = e
+            while True:
+                # the next event whose leaf results wait for propagation
+                ep = -1
+                for k in range(n_nodes):
+                    if nd_var[k] >= 0 and nprop[k] < nsize[k]:
+                        x = R_last[noff[k] + nprop[k]]
+                        if ep < 0 or x < ep:
+                            ep = x
+                if ep < 0:
+                    break
+                for k in range(n_nodes):
+                    if nd_var[k] >= 0:
+                        nmark[k] = nprop[k]
+                        off = noff[k]
+                        p = nprop[k]
+                        while p < nsize[k] and R_last[off + p] == ep:
+                            p += 1
+                        nprop[k] = p
+                    else:
+                        nmark[k] = nsize[k]
+                for k in range(n_nodes):
+                    root = is_root[k] == 1
+                    if nd_var[k] >= 0:
+                        if not root:
+                            continue
+                        # a one-variable alternative: its new leaf results are matches
+                        lo_k = nmark[k]
+                        hi_k = nprop[k]
+                        pairs_lo = lo_k
+                        pairs_hi = hi_k
+                    else:
+                        pairs_lo = 0
+                        pairs_hi = 0
+                    a = nd_alt[k]
+                    if nd_var[k] >= 0:
+                        # emit leaf results of a single-variable alternative
+                        for i in range(pairs_lo, pairs_hi):
+                            off = noff[k]
+                            if not _span_ok(ts, R_first[off + i], T, wkind, W):
+                                continue
+                            for v in range(V):
+                                row[v] = R_bind[off + i, v]
+                            first = R_first[off + i]
+                            last = R_last[off + i]
+                            dead = False
+                            for q in range(ar_ptr[a], ar_ptr[a + 1]):
+                                g = ar_ids[q]
+                                lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars,
+                                                         var_kind, K_first, K_ev)
+                                if _killed(g, row, lo_p, hi_p, first, last, T, ng_kind[g], G_pos,
+                                           g_off, g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev,
+                                           K_prev, pred_i, pred_f, attrs, ts, ng_var, wkind, W,
+                                           cnt, e):
+                                    dead = True
+                                    break
+                            if dead:
+                                continue
+                            if ae_ptr[a + 1] > ae_ptr[a]:
+                                if pn == pcap:
+                                    pcap *= 2
+                                    P_bind2 = np.empty((pcap, V), dtype=np.int64)
+                                    P_bind2[:pn] = P_bind[:pn]
+                                    P_bind = P_bind2
+                                    P_alt2 = np.empty(pcap, dtype=np.int64)
+                                    P_alt2[:pn] = P_alt[:pn]
+                                    P_alt = P_alt2
+                                    P_first2 = np.empty(pcap, dtype=np.int64)
+                                    P_first2[:pn] = P_first[:pn]
+                                    P_first = P_first2
+                                    P_last2 = np.empty(pcap, dtype=np.int64)
+                                    P_last2[:pn] = P_last[:pn]
+                                    P_last = P_last2
+                                P_bind[pn] = row
+                                P_alt[pn] = a
+                                P_first[pn] = first
+                                P_last[pn] = last
+                                pn += 1
+                                live += 1
+                                cnt[e, _PMC] += 1
+                            else:
+                                if mn == mcap:
+                                    mcap *= 2
+                                    M_bind2 = np.empty((mcap, V), dtype=np.int64)
+                                    M_bind2[:mn] = M_bind[:mn]
+                                    M_bind = M_bind2
+                                    M_det2 = np.empty(mcap, dtype=np.int64)
+                                    M_det2[:mn] = M_det[:mn]
+                                    M_det = M_det2
+                                M_bind[mn] = row
+                                M_det[mn] = ep
+                                mn += 1
+                                cnt[e, _ME] += 1
+                        continue
+                    # ---- internal node k: new-left x old-right and old-left x new-right
+                    lk = nd_left[k]
+                    rk = nd_right[k]
+                    split = nd_split[k]
+                    l_new_lo = nmark[lk]
+                    l_new_hi = nprop[lk] if nd_var[lk] >= 0 else nsize[lk]
+                    r_new_lo = nmark[rk]
+                    r_new_hi = nprop[rk] if nd_var[rk] >= 0 else nsize[rk]
+                    if l_new_hi == l_new_lo and r_new_hi == r_new_lo:
+                        continue
+                    for side in range(2):
+                        # side 0: each new right result against the old left results
+                        # side 1: each new left result against the old right results
+                        if side == 0:
+                            if split == SPLIT_RB:
+                                continue
+                            nk = rk
+                            ok_ = lk
+                            n_lo = r_new_lo
+                            n_hi = r_new_hi
+                        else:
+                            if split == SPLIT_LB:
+                                continue
+                            nk = lk
+                            ok_ = rk
+                            n_lo = l_new_lo
+                            n_hi = l_new_hi
+                        o_lo = nhead[ok_]
+                        o_hi = nmark[ok_]
+                        if n_hi == n_lo or o_hi == o_lo:
+                            continue
+                        for ni in range(n_lo, n_hi):
+                            noffk = noff[nk]
+                            nfirst = R_first[noffk + ni]
+                            if not _span_ok(ts, nfirst, T, wkind, W):
+                                continue
+                            c_hi = o_hi
+                            if split != SPLIT_GEN:
+                                # stored results wholly before the new one: last < its first
+                                oo = noff[ok_]
+                                c_hi = _lower_count(R_last, oo + o_lo, oo + o_hi, nfirst, cnt,
+                                                    e) - oo
+                            for oi in range(o_lo, c_hi):
+                                if status != 0:
+                                    break
+                                cnt[e, _JP] += 1
+                                oo = noff[ok_]
+                                ofirst = R_first[oo + oi]
+                                if not _span_ok(ts, ofirst, T, wkind, W):
+                                    continue
+                                noffk = noff[nk]
+                                for v in range(V):
+                                    x = R_bind[noffk + ni, v]
+                                    y = R_bind[oo + oi, v]
+                                    row[v] = x if x >= 0 else y
+                                good = True
+                                if split == SPLIT_GEN:
+                                    for q in range(nc_ptr[k], nc_ptr[k + 1]):
+                                        vi = nc_i[q]
+                                        vj = nc_j[q]
+                                        ki = var_kind[vi] == 1
+                                        kj = var_kind[vj] == 1
+                                        li = _vlast(row[vi], ki, K_ev)
+                                        fj = _vfirst(row[vj], kj, K_first)
+                                        if nc_k[q] == 0:
+                                            if not li < fj:
+                                                good = False
+                                                break
+                                        else:
+                                            lj = _vlast(row[vj], kj, K_ev)
+                                            fi = _vfirst(row[vi], ki, K_first)
+                                            if not (li < fj or lj < fi):
+                                                good = False
+                                                break
+                                if not good:
+                                    continue
+                                for q in range(np_ptr[k], np_ptr[k + 1]):
+                                    if not _pred_holds(np_ids[q], row, var_kind, K_ev, K_prev,
+                                                       pred_i, pred_f, attrs, -1, -1, cnt, e):
+                                        good = False
+                                        break
+                                if not good:
+                                    continue
+                                first = nfirst if nfirst < ofirst else ofirst
+                                last = ep
+                                for q in range(nn_ptr[k], nn_ptr[k + 1]):
+                                    g = nn_ids[q]
+                                    lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
+                                                             gr_vars, var_kind, K_first, K_ev)
+                                    if _killed(g, row, lo_p, hi_p, first, last, T, 1, G_pos,
+                                               g_off, g_head, g_size, gp_ptr, gp_ids, var_kind,
+                                               K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
+                                               wkind, W, cnt, e):
+                                        good = False
+                                        break
+                                if not good:
+                                    continue
+                                if not root:
+                                    if nsize[k] == ncap[k]:
+                                        r = _compact(k, R_bind, R_first, R_last, noff,
+                                                     nhead, nsize, nmark, nprop, ts, T, wkind, W)
+                                        if r > 0:
+                                            cnt[e, _PMR] += r
+                                            live -= r
+                                        nlive[k] = nsize[k]
+                                        if 2 * nsize[k] > ncap[k]:
+                                            R_bind, R_first, R_last = _grow(
+                                                k, R_bind, R_first, R_last, noff, ncap, nsize)
+                                    s = noff[k] + nsize[k]
+                                    for v in range(V):
+                                        R_bind[s, v] = row[v]
+                                    R_first[s] = first
+                                    R_last[s] = last
+                                    nsize[k] += 1
+                                    cnt[e, _PMC] += 1
+                                    live += 1
+                                    if live > max_pm:
+                                        status = 1
+                                    continue
+                                # ---- root: start / root-level NOTs, then emit or park
+                                dead = False
+                                for q in range(ar_ptr[a], ar_ptr[a + 1]):
+                                    g = ar_ids[q]
+                                    lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
+                                                             gr_vars, var_kind, K_first, K_ev)
+                                    if _killed(g, row, lo_p, hi_p, first, last, T, ng_kind[g],
+                                               G_pos, g_off, g_head, g_size, gp_ptr, gp_ids,
+                                               var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts,
+                                               ng_var, wkind, W, cnt, e):
+                                        dead = True
+                                        break
+                                if dead:
+                                    continue
+                                if ae_ptr[a + 1] > ae_ptr[a]:
+                                    if pn == pcap:
+                                        pcap *= 2
+                                        P_bind2 = np.empty((pcap, V), dtype=np.int64)
+                                        P_bind2[:pn] = P_bind[:pn]
+                                        P_bind = P_bind2
+                                        P_alt2 = np.empty(pcap, dtype=np.int64)
+                                        P_alt2[:pn] = P_alt[:pn]
+                                        P_alt = P_alt2
+                                        P_first2 = np.empty(pcap, dtype=np.int64)
+                                        P_first2[:pn] = P_first[:pn]
+                                        P_first = P_first2
+                                        P_last2 = np.empty(pcap, dtype=np.int64)
+                                        P_last2[:pn] = P_last[:pn]
+                                        P_last = P_last2
+                                    P_bind[pn] = row
+                                    P_alt[pn] = a
+                                    P_first[pn] = first
+                                    P_last[pn] = last
+                                    pn += 1
+                                    live += 1
+                                    cnt[e, _PMC] += 1
+                                    if live > max_pm:
+                                        status = 1
+                                else:
+                                    if mn == mcap:
+                                        mcap *= 2
+                                        M_bind2 = np.empty((mcap, V), dtype=np.int64)
+                                        M_bind2[:mn] = M_bind[:mn]
+                                        M_bind = M_bind2
+                                        M_det2 = np.empty(mcap, dtype=np.int64)
+                                        M_det2[:mn] = M_det[:mn]
+                                        M_det = M_det2
+                                    M_bind[mn] = row
+                                    M_det[mn] = ep
+                                    mn += 1
+                                    cnt[e, _ME] += 1
+                                    if mn > max_matches:
+                                        status = 2
+                    if status != 0:
+                        break
+                if status != 0:
+                    break
+            # (every leaf result up to e is propagated now)
+        if status != 0:
+            break
+        cnt[e, _LIVE] = live
+        cnt[e, _BUF] = buffered
+        if live > peak_live:
+            peak_live = live
+    # ---------------------------------------------------------------- end of stream
+    if status == 0 and pn > 0:
+        crow = max(n - 1, 0)
+        for i in range(pn):
+            a = P_alt[i]
+            for v in range(V):
+                row[v] = P_bind[i, v]
+            dead = False
+            for q in range(ae_ptr[a], ae_ptr[a + 1]):
+                g = ae_ids[q]
+                if _killed(g, row, 0, 0, P_first[i], P_last[i], n, 2, G_pos, g_off, g_head,
+                           g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
+                           ts, ng_var, wkind, W, cnt, crow):
+                    dead = True
+                    break
+            cnt[crow, _PMR] += 1
+            if not dead:
+                if mn == mcap:
+                    mcap *= 2
+                    M_bind2 = np.empty((mcap, V), dtype=np.int64)
+                    M_bind2[:mn] = M_bind[:mn]
+                    M_bind = M_bind2
+                    M_det2 = np.empty(mcap, dtype=np.int64)
+                    M_det2[:mn] = M_det[:mn]
+                    M_det = M_det2
+                M_bind[mn] = row
+                M_det[mn] = n
+                mn += 1
+                cnt[crow, _ME] += 1
+    return status, cnt, M_bind[:mn], M_det[:mn], K_ev[:kn], K_prev[:kn], peak_live
+
+
+@njit(cache=True)
+def _collect(M_bind, var_kind, cols, K_ev, K_prev):
+    """MatchSet arrays from kernel rows (Kleene chains written in stream order)."""
+    m = M_bind.shape[0]
+    nc = cols.shape[0]
+    pos = np.full((m, nc), -1, dtype=np.int64)
+    ks = np.zeros((m, nc), dtype=np.int64)
+    kl = np.zeros((m, nc), dtype=np.int64)
+    total = 0
+    for i in range(m):
+        for j in range(nc):
+            v = cols[j]
+            h = M_bind[i, v]
+            if h >= 0 and var_kind[v] == 1:
+                while h >= 0:
+                    total += 1
+                    h = K_prev[h]
+    flat = np.empty(total, dtype=np.int64)
+    w = 0
+    for i in range(m):
+        for j in range(nc):
+            v = cols[j]
+            h = M_bind[i, v]
+            if h < 0:
+                continue
+            if var_kind[v] != 1:
+                pos[i, j] = h
+                continue
+            ln = 0
+            x = h
+            while x >= 0:
+                ln += 1
+                x = K_prev[x]
+            pos[i, j] = -2
+            ks[i, j] = w
+            kl[i, j] = ln
+            x = h
+            for t in range(ln - 1, -1, -1):
+                flat[w + t] = K_ev[x]
+                x = K_prev[x]
+            w += ln
+    return pos, ks, kl, flat
+
+
+# ============================================================================= entry point
+def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
+              max_partial_matches: int = 20_000_000, max_matches: int = 20_000_000,
+              max_kleene_nodes: int = 50_000_000, _init_cap: int = 64,
+              **ignored) -> EngineResult:
+    """Evaluate ``program`` on ``stream`` with a tree plan (see module docstring)."""
+    if program.policy == POLICY_NEXT:
+        raise CepsimInputError("the ztree engine evaluates skip-till-any-match only; this pattern "
+                               "asks for skip-till-next-match (use the 'eager' engine, or write "
+                               "POLICY skip-till-any-match)")
+    if program.has_remote:
+        raise CepsimInputError("the ztree engine cannot evaluate REMOTE[...] predicates")
+    if trigger not in TRIGGERS:
+        raise CepsimInputError(f"trigger={trigger!r}: choose 'push' or 'batch'")
+    if (tuple(stream.schema.type_names) != tuple(program.schema.type_names)
+            or tuple(stream.schema.attr_names) != tuple(program.schema.attr_names)):
+        raise CepsimInputError(f"{stream.source}: the stream's schema differs from the one the "
+                               "pattern was compiled for")
+    p = make_plan(plan, program)
+    t = build_tables(program, p)
+    types = np.ascontiguousarray(stream.types.astype(np.int64))
+    n_types = len(program.schema.type_names)
+    type_count = np.bincount(types, minlength=n_types) if len(types) else np.zeros(n_types, int)
+    g_off = np.zeros(len(t["ng_var"]) + 1, dtype=np.int64)
+    for g, ty in enumerate(t["ng_type"]):
+        g_off[g + 1] = g_off[g] + int(type_count[ty])
+    wkind = int(program.window_kind)
+    W = float(program.window)
+    init_cap = max(int(_init_cap), 1)
+    status, cnt, M_bind, M_det, K_ev, K_prev, peak = _ztree_kernel(
+        types, stream.ts, stream.attrs, t["pred_i"], t["pred_f"], t["var_kind"], wkind, W,
+        TRIGGERS[trigger], t["nd_left"], t["nd_right"], t["nd_var"], t["nd_split"], t["nd_trig"],
+        t["nd_alt"], t["np_ptr"], t["np_ids"], t["nn_ptr"], t["nn_ids"], t["nc_ptr"], t["nc_i"],
+        t["nc_j"], t["nc_k"], t["alt_root"], t["ar_ptr"], t["ar_ids"], t["ae_ptr"], t["ae_ids"],
+        t["ng_var"], t["ng_kind"], t["gl_ptr"], t["gl_vars"], t["gr_ptr"], t["gr_vars"],
+        t["gp_ptr"], t["gp_ids"], t["gu_ptr"], t["gu_ids"], g_off, t["tl_ptr"], t["tl_nodes"],
+        t["tn_ptr"], t["tn_ids"], init_cap, int(max_partial_matches), int(max_matches),
+        int(max_kleene_nodes), C.new_counters(len(stream)))
+    if status == ST_PM:
+        raise CapacityError(f"ztree: more than max_partial_matches={max_partial_matches} stored "
+                            "intermediate results; pass a larger max_partial_matches= "
+                            "(--max-partial-matches) or a shorter window")
+    if status == ST_MATCH:
+        raise CapacityError(f"ztree: more than max_matches={max_matches} matches; pass a larger "
+                            "max_matches= or a shorter window")
+    if status == ST_KLEENE:
+        raise CapacityError(f"ztree: more than max_kleene_nodes={max_kleene_nodes} Kleene chain "
+                            "nodes; pass a larger max_kleene_nodes= or a shorter window")
+    pos_vars = program.positive_vars
+    cols = np.array(pos_vars, dtype=np.int64)
+    pos, ks, kl, flat = _collect(M_bind, t["var_kind"], cols, K_ev, K_prev)
+    names = tuple(program.var_names[v] for v in pos_vars)
+    kleene = tuple(bool(program.var_kind[v] == KIND_KLEENE) for v in pos_vars)
+    ms = MatchSet(names, kleene, pos, ks, kl, flat, M_det.copy())
+    return EngineResult(matches=ms, counters=cnt,
+                        info={"engine": "ztree", "plan": format_plan(p.tree), "trigger": trigger,
+                              "alternatives": int(t["n_alts"]), "nodes": int(t["n_nodes"]),
+                              "peak_live_results": int(peak)})
+
+
+_ = (UNBOUND, KLEENE)

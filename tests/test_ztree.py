@@ -1,0 +1,215 @@
+"""The tree-plan evaluator (``engines/ztree.py``) must report exactly the oracle's matches.
+
+Property tests draw random patterns and streams from ``tests/strategies.py`` (every operator,
+Kleene, negation at start / middle / end, random predicates, time and count windows, sometimes no
+window; skip-till-any-match, the only policy the engine evaluates), a random plan shape over the
+pattern's variables (random leaf order, random binary splits: left-deep, right-deep and bushy
+trees) and both trigger modes; half the runs start every node buffer at capacity 1 so that growth
+and compaction run on small cases.  An AND of 8 (no n! expansion; the oracle cannot enumerate
+8! flat branches) is checked against an independent brute force over injective bindings.
+The fraction of examples with at least one match is printed at the end of the session
+(``-s``) and asserted to stay above 40 % so that the property tests keep testing something.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engines.compile import compile_pattern
+from engines.errors import CapacityError, CepsimInputError
+from engines.oracle import run_oracle
+from engines.pattern import parse_pattern
+from engines.stream import EventStream
+from engines.ztree import run_ztree
+from engines.ztree_plan import make_plan, parse_plan_text
+from strategies import assert_same_matches, cases
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                      HealthCheck.data_too_large])
+ANY = ("skip-till-any-match",)
+RATE = {"examples": 0, "with_match": 0}
+
+
+def random_plan(names: list[str], rnd: random.Random):
+    """A random binary tree over ``names`` (random order, random split points)."""
+    names = list(names)
+    rnd.shuffle(names)
+
+    def build(xs):
+        if len(xs) == 1:
+            return xs[0]
+        k = rnd.randint(1, len(xs) - 1)
+        return (build(xs[:k]), build(xs[k:]))
+
+    return build(names)
+
+
+def _check(pattern, stream, rnd: random.Random, tiny: bool):
+    program = compile_pattern(pattern, stream.schema)
+    names = [program.var_names[v] for v in program.positive_vars]
+    plan = random_plan(names, rnd)
+    oracle = run_oracle(program, stream)
+    for trig in ("push", "batch"):
+        z = run_ztree(program, stream, plan=plan, trigger=trig, _init_cap=1 if tiny else 64)
+        assert_same_matches(z, oracle, (program, stream, f"plan {plan} trigger {trig}"),
+                            labels=("ztree", "oracle"), check_detect=True)
+    RATE["examples"] += 1
+    RATE["with_match"] += len(oracle.matches) > 0
+
+
+@settings(max_examples=70, **SETTINGS)
+@given(cases(max_events=50, policies=ANY), st.randoms(use_true_random=False), st.booleans())
+def test_ztree_equals_oracle_all_operators(case, rnd, tiny):
+    _check(*case, rnd, tiny)
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(cases(max_events=150, min_len=3, max_len=5, simple_sequence=True, policies=ANY,
+             max_preds=2), st.randoms(use_true_random=False), st.booleans())
+def test_ztree_equals_oracle_sequences_random_plans(case, rnd, tiny):
+    _check(*case, rnd, tiny)
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(cases(max_events=80, kleene_max_events=30, and_or=False, policies=ANY,
+             windows=("time", "count", "none")), st.randoms(use_true_random=False), st.booleans())
+def test_ztree_equals_oracle_kleene_negation_windows(case, rnd, tiny):
+    _check(*case, rnd, tiny)
+
+
+def test_match_rate_of_property_tests():
+    """Runs after the property tests (file order): enough examples must have matches."""
+    if RATE["examples"] < 50:
+        pytest.skip("property tests did not run in this session")
+    rate = RATE["with_match"] / RATE["examples"]
+    print(f"\nztree property tests: {RATE['with_match']}/{RATE['examples']} examples had at "
+          f"least one match ({rate:.0%})")
+    assert rate >= 0.4
+
+
+# ----------------------------------------------------------------------------- AND of 8
+def _and_stream(seed: int, n: int, types: str) -> EventStream:
+    rng = np.random.default_rng(seed)
+    t = rng.integers(0, len(types), n)
+    ts = np.cumsum(rng.integers(0, 2, n)).astype(float)
+    x = rng.integers(0, 5, n).astype(float)
+    return EventStream.from_arrays(t, ts, x.reshape(-1, 1), tuple(types), ("x",))
+
+
+def _brute_and(stream, var_types, W, pred=None):
+    """Every injective binding of the variables (types given) spanning < W positions."""
+    n = len(stream)
+    out = set()
+    names = list(var_types)
+    for lo in range(n):
+        # bindings whose first event is lo
+        def rec(i, used, acc):
+            if i == len(names):
+                if min(used) == lo and (pred is None or pred(acc)):
+                    out.add(tuple(sorted(acc.items())))
+                return
+            v = names[i]
+            for e in range(lo, min(n, lo + int(W))):
+                if e not in used and stream.schema.type_names[stream.types[e]] == var_types[v]:
+                    acc[v] = e
+                    rec(i + 1, used | {e}, acc)
+                    del acc[v]
+        rec(0, frozenset(), {})
+    return out
+
+
+@pytest.mark.parametrize("plan", [None, "(((a,b),(c,d)),((e,f),(g,h)))", "(h,(g,(f,(e,(d,(c,(b,a)))))))"])
+@pytest.mark.parametrize("trigger", ["push", "batch"])
+def test_and_of_8_native(plan, trigger):
+    types = "ABCDEFGH"
+    var_types = {v: t for v, t in zip("abcdefgh", "AABBCCDE")}
+    text = ("PATTERN AND(" + ", ".join(f"{t} {v}" for v, t in var_types.items()) + ") "
+            "WHERE a.x < b.x AND g.x >= c.x WITHIN 12 events")
+    stream = _and_stream(3, 70, types[:5])
+    stream = EventStream.from_arrays(stream.types, stream.ts, stream.attrs, tuple(types),
+                                     ("x",))
+    program = compile_pattern(parse_pattern(text), stream.schema)
+    assert program.branch_error and not program.branches    # 8!/4 > MAX_BRANCHES
+    with pytest.raises(CepsimInputError):
+        run_oracle(program, stream)
+    z = run_ztree(program, stream, plan=plan, trigger=trigger)
+    x = stream.attrs[:, 0]
+    want = _brute_and(stream, var_types, 12,
+                      lambda b: x[b["a"]] < x[b["b"]] and x[b["g"]] >= x[b["c"]])
+    assert len(want) > 0
+    assert z.matches.key_set() == want
+    assert len(z.matches.keys()) == len(want)
+
+
+# ----------------------------------------------------------------------------- counters
+def test_counters_seq_split_binary_search():
+    """SEQ(a,b) with plan (a,b): a new b probes only the stored a's before it (binary search),
+    so JOIN_PROBE equals the number of in-window (a, b) pairs in stream order."""
+    text = "PATTERN SEQ(A a, B b) WHERE a.x < b.x WITHIN 4 events"
+    stream = _and_stream(5, 200, "AB")
+    program = compile_pattern(parse_pattern(text), stream.schema)
+    z = run_ztree(program, stream)
+    t = stream.types
+    pairs = sum(1 for i in range(len(t)) for j in range(i + 1, min(len(t), i + 4))
+                if t[i] == 0 and t[j] == 1)
+    from engines import counters as C
+    s = C.summarize(z.counters)
+    assert s["join_probe"] == pairs
+    assert s["pred_eval"] == pairs
+    assert s["search_cmp"] > 0
+    assert s["buf_insert"] == len(t)
+    assert s["match_emit"] == len(z.matches) == len(run_oracle(program, stream).matches)
+
+
+# ----------------------------------------------------------------------------- errors
+def test_plan_errors_and_policy():
+    stream = _and_stream(1, 10, "ABC")
+    program = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b, C c) WITHIN 3 events"),
+                              stream.schema)
+    assert parse_plan_text("((a,b),c)") == (("a", "b"), "c")
+    assert parse_plan_text("a,b,c") == (("a", "b"), "c")
+    assert str(make_plan(("c", ("a", "b")), program)) == "(c,(a,b))"
+    assert str(make_plan(None, program)) == "((a,b),c)"
+    for bad, needle in [("((a,b),d)", "not positive variables"), ("((a,b),a)", "more than once"),
+                        ("(a,b)", "lacks c"), ("((a,b),c", "missing"), ("((a,,b),c)", "unexpected"),
+                        ("(a;b)", "cannot read")]:
+        with pytest.raises(CepsimInputError, match=needle):
+            run_ztree(program, stream, plan=bad)
+    with pytest.raises(CepsimInputError, match="trigger"):
+        run_ztree(program, stream, trigger="pull")
+    nxt = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b) WITHIN 3 events "
+                                        "POLICY skip-till-next-match"), stream.schema)
+    with pytest.raises(CepsimInputError, match="skip-till-any-match"):
+        run_ztree(nxt, stream)
+
+
+def test_capacity_error_names_option():
+    stream = _and_stream(2, 300, "AB")
+    program = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b, A c) WITHIN 50 events"),
+                              stream.schema)
+    with pytest.raises(CapacityError, match="max_partial_matches"):
+        run_ztree(program, stream, max_partial_matches=10)
+    with pytest.raises(CapacityError, match="max_matches"):
+        run_ztree(program, stream, max_matches=5)
+
+
+def test_deterministic_and_modes_agree_on_nasdaq(repo_root):
+    from workloads.loaders import load_stream
+    stream = load_stream(repo_root / "workloads/data/opencep_nasdaq/NASDAQ_SHORT.txt", "metastock")
+    names = stream.schema.type_names
+    a, b, c = names[0], names[1], names[2]
+    text = (f"PATTERN SEQ({a} x, {b} y, {c} z) WHERE x.close < y.close * 10 "
+            "WITHIN 20 events")
+    program = compile_pattern(parse_pattern(text), stream.schema)
+    r1 = run_ztree(program, stream, plan="(x,(y,z))", trigger="batch")
+    r2 = run_ztree(program, stream, plan="(x,(y,z))", trigger="batch")
+    assert np.array_equal(r1.counters, r2.counters)
+    o = run_oracle(program, stream)
+    assert len(o.matches) > 0
+    assert_same_matches(r1, o, text, labels=("ztree", "oracle"), check_detect=True)
+    _ = itertools
