@@ -93,11 +93,16 @@ def _run_plan(program: Program, sub: EventStream, kind: str, plan):
 
 
 def plan_to_ztree(program: Program, plan):
-    """Tree shapes of variable ids -> the evaluator's plan (nested tuples of variable names)."""
+    """Group trees of variable ids -> the evaluator's plan: one binary tree of variable names
+    (group trees joined left-deep; the evaluator restricts it to each OR alternative, which
+    gives back each group's tree)."""
     def conv(s):
         return (conv(s[0]), conv(s[1])) if isinstance(s, tuple) else program.var_names[s]
     trees = [conv(s) for s in plan]
-    return trees[0] if len(trees) == 1 else tuple(trees)
+    out = trees[0]
+    for t in trees[1:]:
+        out = (out, t)
+    return out
 
 
 def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[int],

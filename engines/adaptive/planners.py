@@ -47,7 +47,12 @@ Shape = object   # int (leaf variable) or (Shape, Shape)
 
 
 def planning_groups(program: Program) -> tuple[tuple[int, ...], ...]:
-    """Disjoint groups of positive variables, each in the order of its first branch."""
+    """Disjoint groups of positive variables, each in the order of its first branch (from the
+    unexpanded pattern's OR alternatives when the compiled branches were not expanded, e.g. an
+    AND of 8)."""
+    if not program.branches:
+        from engines.ztree_plan import alternatives
+        return tuple(tuple(program.var_id(v) for v in alt.vars) for alt in alternatives(program))
     groups: list[list[int]] = []
     for br in program.branches:
         pv = [int(v) for v in br.pos_vars if program.var_kind[int(v)] != KIND_NEG]

@@ -20,7 +20,7 @@ existed), ``_fp`` (calls of A that returned the current plan), ``_matches``.  ``
 when the planner's evaluator cannot run the pattern set (then the metrics are NaN and ``why``
 says why): greedy orders run on the lazy chain NFA, which has no negation or Kleene closure and
 expands AND into n! branches (we run AND up to ``and_max_n`` = 5); ZStream trees need
-``engines/ztree.py``.
+``engines/ztree.py`` (it runs every set natively, AND of 8 included).
 """
 from __future__ import annotations
 
