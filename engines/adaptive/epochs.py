@@ -78,17 +78,17 @@ def epoch_slices(program: Program, stream: EventStream, starts: list[int]) -> li
     return out
 
 
-def _run_plan(program: Program, sub: EventStream, kind: str, plan):
+def _run_plan(program: Program, sub: EventStream, kind: str, plan, opts: dict):
     if kind == "order":
         from engines.lazy_nfa import run_chain
-        return run_chain(program, sub, order=[program.var_names[v] for v in plan])
+        return run_chain(program, sub, order=[program.var_names[v] for v in plan], **opts)
     if kind == "tree":
         try:
             from engines.ztree import run_ztree
         except ImportError:  # pragma: no cover - depends on the tree-plan evaluator issue
             raise CepsimInputError("adaptive: ZStream tree plans need engines/ztree.py (the "
                                    "tree-plan evaluator), which this checkout does not have")
-        return run_ztree(program, sub, plan=plan_to_ztree(program, plan))
+        return run_ztree(program, sub, plan=plan_to_ztree(program, plan), **opts)
     raise CepsimInputError(f"adaptive: unknown plan kind {kind!r}")
 
 
@@ -106,9 +106,11 @@ def plan_to_ztree(program: Program, plan):
 
 
 def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[int],
-                 plans: list, cache: dict | None = None) -> tuple[MatchSet, np.ndarray, dict]:
+                 plans: list, cache: dict | None = None, engine_options: dict | None = None
+                 ) -> tuple[MatchSet, np.ndarray, dict]:
     """Evaluate the schedule; returns (matches, counters, info).  ``cache`` memoises epoch runs
-    by (kind, plan, start, next start) across schedules of the same stream and program."""
+    by (kind, plan, start, next start) across schedules of the same stream and program;
+    ``engine_options`` go to the engine (e.g. the ztree capacity caps)."""
     if not starts or starts[0] != 0 or any(b <= a for a, b in zip(starts, starts[1:])):
         raise CepsimInputError("adaptive: epoch starts must begin at 0 and increase")
     n = len(stream)
@@ -121,7 +123,7 @@ def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[
         key = (kind, plans[e], p, nxt)
         hit = cache.get(key) if cache is not None else None
         if hit is None:
-            res = _run_plan(program, stream.slice(lo, hi), kind, plans[e])
+            res = _run_plan(program, stream.slice(lo, hi), kind, plans[e], engine_options or {})
             first = earliest_event(res.matches) + lo
             keep = (first >= p) & (first < nxt)
             hit = (_shift(res.matches, lo, keep), np.asarray(res.counters)[:hi - lo], lo, hi)
