@@ -70,7 +70,7 @@ def _brute(prog, stream, positions, w_s, n_buckets, n_samples):
                     sel[a, c] = sel[c, a] = passes / tests
         counts.append(cnt)
         sels.append(sel)
-    return np.array(counts), np.array(sels)
+    return np.array(counts).reshape(len(positions), V), np.array(sels).reshape(len(positions), V, V)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
