@@ -107,7 +107,7 @@ def point(params: dict, seed: int) -> dict:
     K = None if K in ("all", None) else int(K)
     stream_seed = int(params.get("stream_seed", seed))
     tune = [int(x) for x in params.get("tune_seeds", [])]
-    row: dict = {"window_s": window, "w_s": w_s,
+    row: dict = {"window_s": window, "stats_window_s": w_s,
                  "K_used": "all" if K is None else str(K),
                  "role": "tune" if stream_seed in tune else "eval"}
     why = support(planner, pset, n, int(params.get("and_max_n", 5)))
