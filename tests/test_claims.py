@@ -100,12 +100,19 @@ def _sens(rows):
 # name -> list of (args, table, expected verdict, regexes that must occur in `measured`)
 CASES = {
     "apam:claim_apam_vs_baselines": [
+        ({"factor": 1.5}, _apam_rows([dict(rate=100, sel=5, apam=1.5, eager=1.0, lazy=3.0),
+                                      dict(rate=200, sel=5, apam=1.0, eager=1.0, lazy=3.0)]),
+         True, [r"per λ: λ=100: 1\.500, λ=200: 1\.000 \(limit 1\.5\)$"]),
         ({"factor": 1.05}, _apam_basic(apam_hi=2.0, err_row=True), True, [r"λ=4500: 1\.000"]),
         ({"factor": 1.05}, _apam_basic(apam_hi=2.2), False, [r"λ=4500: 1\.100", r"limit 1\.05"]),
     ],
     "apam:claim_selects_eager_everywhere": [
         ({}, _apam_basic(sel_hi=5), True, [r"^0 of 3 rows"]),
         ({}, _apam_basic(sel_hi=2), False, [r"^1 of 3 rows", r"λ=4500: plan2"]),
+        ({}, _apam_rows([dict(rate=100, sel=5, apam=1, eager=1, lazy=1),
+                         dict(rate=100, sel=4, apam=1, eager=1, lazy=1),
+                         dict(rate=200, sel=5, apam=1, eager=1, lazy=1)]), False,
+         [r"selected: λ=100: plan4\|plan5, λ=200: plan5$"]),
     ],
     "apam:claim_eager_low_hybrid_high": [
         ({}, _apam_basic(err_row=True), True, [r"optimal order EDCBA", r"100%"]),
@@ -124,6 +131,14 @@ CASES = {
          [r"no point with >= 3 stable candidates"]),
     ],
     "apam:claim_best_ratios": [
+        ({"min_over_eager": 20, "min_over_lazy": 3}, _apam_rows([
+            dict(rate=100, sel=5, apam=2.0, eager=2.0, lazy=6.0),
+            dict(rate=4500, sel=2, apam=2.0, eager=40.0, lazy=4.0)]), True,
+         [r"best eager/APAM 20\.00x at λ=4500, best lazy/APAM 3\.00x at λ=100; required >= "
+          r"20x and 3x$"]),
+        ({"min_over_eager": 20, "min_over_lazy": 3.01}, _apam_rows([
+            dict(rate=100, sel=5, apam=2.0, eager=2.0, lazy=6.0),
+            dict(rate=4500, sel=2, apam=2.0, eager=40.0, lazy=4.0)]), False, [r"3\.00x"]),
         ({"min_over_eager": 10, "min_over_lazy": 1.5, "paper_over_eager": 361.48,
           "paper_over_lazy": 27.94}, _apam_basic(apam_hi=1.0), True,
          [r"best eager/APAM 40\.00x at λ=4500", r"best lazy/APAM 3\.00x at λ=100",
@@ -139,6 +154,15 @@ CASES = {
                                           dict(rate=4500, sel=5, apam=1, eager=9, lazy=2,
                                                seq_factor=1.0)]), True,
          [r"exp1 \[ok\]", r"APAM 1e\+03 / eager 9e\+03"]),
+        ({"seq_factor": 0.0}, _apam_rows([
+            dict(rate=100, sel=5, apam=0.999, eager=0.999, lazy=0.002, seq_factor=0.0,
+                 experiment=3),
+            dict(rate=4500, sel=1, apam=0.5, eager=0.9, lazy=0.7, seq_factor=0.0, experiment=3),
+            dict(rate=100, sel=4, apam=1, eager=1, lazy=2, seq_factor=0.0, experiment=1),
+            dict(rate=100, sel=5, apam=1, eager=1, lazy=2, seq_factor=0.0, experiment=1),
+            dict(rate=4500, sel=1, apam=1, eager=9, lazy=2, seq_factor=0.0, experiment=1)]),
+         False, [r"^seq cost 0 x T_PE: exp1 \[FAIL\] λ=100: plan4\|plan5 .*; exp3 \[ok\] "
+                 r"λ=100: plan5 \(APAM 999 / eager 999 / lazy 2 ms\)"]),
         ({"seq_factor": 1.0}, _apam_rows([dict(rate=100, sel=5, apam=1, eager=1, lazy=2,
                                                seq_factor=1.0),
                                           dict(rate=4500, sel=5, apam=1, eager=9, lazy=2,
@@ -153,6 +177,10 @@ CASES = {
                                        dict(rate=4500, sel=1, apam=2, eager=9, lazy=2,
                                             seq_factor=1.0)]), True,
          [r"^0 of 2 .* cells above 1\.05", r"worst .* = 1\.000"]),
+        ({"factor": 1.0}, _apam_rows([dict(rate=100, sel=5, apam=1, eager=1, lazy=2,
+                                           seq_factor=0.0)]), True,
+         [r"^0 of 1 \(exp, seq cost, λ\) cells above 1\.0; worst .* = 1\.000 at exp1, seq cost 0 "
+          r"x T_PE, λ=100; median 1\.000$"]),
         ({"factor": 1.05}, _apam_rows([dict(rate=100, sel=5, apam=1, eager=1, lazy=2,
                                             seq_factor=0.0),
                                        dict(rate=4500, sel=1, apam=3, eager=9, lazy=2,
@@ -163,6 +191,9 @@ CASES = {
     "basic:claim_mg1_within": [
         ({"tolerance": 0.03, "max_rho": 0.8}, _mg1(lambda rho: 1.02 if rho < 0.8 else 1.5),
          True, [r"worst \|rel err\| 2\.00%", r"\+2\.00%"]),
+        ({"tolerance": 0.03, "max_rho": 0.8}, _mg1(lambda rho: 1.1 if rho == 0.8 else 1.0,
+                                                   rhos=(0.2, 0.8, 0.9)), False,
+         [r"worst \|rel err\| 10\.00%", r"det rho=0\.2: .*; det rho=0\.8: .* \(\+10\.00%\)"]),
         ({"tolerance": 0.03, "max_rho": 0.8}, _mg1(lambda rho: 1.04), False,
          [r"worst \|rel err\| 4\.00%"]),
         ({"tolerance": 0.03, "max_rho": 0.1}, _mg1(lambda rho: 1.0), False,
@@ -171,6 +202,11 @@ CASES = {
     "demo:claim_mean_close": [
         ({"tol": 0.5}, pd.DataFrame({"mu": [0.0, 1.0], "sample_mean": [0.1, 1.3],
                                      "error": [None, None]}), True, [r"= 0\.3000 \(tol 0\.5\)"]),
+        ({"tol": 0.25}, pd.DataFrame({"mu": [0.0, 1.0, 2.0], "sample_mean": [0.25, 1.0, 9.0],
+                                      "error": [None, None, "boom"]}), True,
+         [r"^max \|mean - mu\| = 0\.2500 \(tol 0\.25\)$"]),
+        ({"tol": 0.5}, pd.DataFrame({"mu": [0.0], "sample_mean": [0.1], "error": ["boom"]}),
+         False, [r"^no successful rows$"]),
         ({"tol": 0.2}, pd.DataFrame({"mu": [0.0, 1.0], "sample_mean": [0.1, 1.3],
                                      "error": [None, None]}), False, [r"= 0\.3000"]),
     ],
@@ -321,7 +357,8 @@ def test_check_experiment_verdicts_errors_and_wrong_return_type(monkeypatch):
 
 def _rows():
     return [ClaimRow("paper/exp", "first claim", ClaimResult(True, "x=1")),
-            ClaimRow("p/e2", "a|b", ClaimResult(False, "y=2\nz"))]
+            ClaimRow("p/e2", "a|b", ClaimResult(False, "y=2\nz")),
+            ClaimRow("p/e3", "third", ClaimResult(True, "w"))]
 
 
 def test_format_table_layout():
@@ -331,7 +368,8 @@ def test_format_table_layout():
     assert lines[1] == "----------  -----------  ------  --------"
     assert lines[2] == "paper/exp   first claim  PASS    x=1"
     assert lines[3].startswith("p/e2        a|b          FAIL    y=2")
-    assert lines[-1] == "1 passed, 1 failed"
+    assert lines[4] == "z" and lines[5] == "p/e3        third        PASS    w"
+    assert lines[-1] == "2 passed, 1 failed"
     assert format_table([]) == "no claims checked"
     wide = format_table([ClaimRow("e", "c" * 40, ClaimResult(True, "m"))]).splitlines()
     assert wide[0] == "experiment  " + "claim".ljust(40) + "  result  measured"
@@ -343,7 +381,33 @@ def test_format_markdown_escapes_and_counts(tmp_path):
                                    "|---|---|---|---|"]
     assert "| paper/exp | first claim | PASS | x=1 |" in md
     assert "| p/e2 | a\\|b | FAIL | y=2 z |" in md
-    assert md.endswith("\n1 passed, 1 failed\n")
+    assert md.splitlines()[-2:] == ["", "2 passed, 1 failed"]
+    assert md.endswith("| p/e3 | third | PASS | w |\n\n2 passed, 1 failed\n")
     path = write_markdown(_rows(), tmp_path / "claims.md")
     assert path.read_text() == md
     assert not list(tmp_path.glob("*.tmp"))
+
+
+ALL_FAILED = ["apam:claim_apam_vs_baselines", "apam:claim_selects_eager_everywhere",
+              "apam:claim_eager_low_hybrid_high", "apam:claim_spearman",
+              "apam:claim_best_ratios", "apam:claim_seqcost_apam_vs_baselines"]
+
+
+@pytest.mark.parametrize("spec", ALL_FAILED)
+def test_claim_fails_when_every_point_failed(spec):
+    """A table whose rows all carry an error (every point crashed) has nothing to check."""
+    df = _apam_basic().assign(error="boom", seq_factor=0.0)
+    res = resolve_function(spec, "sim.scenarios")(df)
+    assert res == ClaimResult(False, "no successful rows")
+
+
+def test_check_experiment_error_names_the_config_and_claim():
+    cfg = _cfg([{"name": "ok", "fn": "demo:claim_no_errors"},
+                {"name": "missing", "fn": "demo:no_such_claim"}])
+    out = check_experiment(cfg, pd.DataFrame({"error": [None]}))
+    msg = out[1][1].measured
+    assert msg.startswith("error: CepsimInputError: p/t: key 'claims[1].fn': "), msg
+    cfg_file = load_config(REPO / "experiments/demo/basic.toml")
+    bad = cfg_file.__class__(**{**cfg_file.__dict__, "claims": cfg.claims})
+    msg2 = check_experiment(bad, pd.DataFrame({"error": [None]}))[1][1].measured
+    assert str(REPO / "experiments/demo/basic.toml") in msg2 and "claims[1].fn" in msg2
