@@ -115,6 +115,8 @@ def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Pat
     backends.preflight(backend)  # fail fast, before any work (Spark: Java missing or too old)
     t0 = time.perf_counter()
     cfg = apply_overrides(apply_scale(cfg, scale), overrides)
+    from sim.claims import check_claim_args
+    check_claim_args(cfg)      # a misspelled claim argument is a config error, before any work
     root = Path(out_dir)
     points = expand_points(cfg)
     results.prepare_shards(root, cfg, fresh=fresh)
