@@ -35,10 +35,36 @@ class ClaimRow:
     result: ClaimResult
 
 
-def check_experiment(cfg: "ExperimentConfig", df: "pd.DataFrame") -> list[tuple[str, ClaimResult]]:
-    """Evaluate every claim of ``cfg`` on ``df``; a claim that raises counts as failed."""
+def check_claim_args(cfg: "ExperimentConfig") -> None:
+    """Every claim's ``args`` fit its function's signature; otherwise a config error naming the
+    claim and the accepted arguments (a misspelled argument is the user's mistake, not a failed
+    claim)."""
+    import inspect
+
+    from engines.errors import CepsimInputError
     from sim.config import resolve_function
 
+    src = str(cfg.path or cfg.key)
+    for i, c in enumerate(cfg.claims):
+        fn = resolve_function(c.fn, "sim.scenarios", src, f"claims[{i}].fn")
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):  # pragma: no cover - builtins
+            continue
+        try:
+            sig.bind(None, **c.args)
+        except TypeError as exc:
+            accepted = [n for n in list(sig.parameters)[1:]]
+            raise CepsimInputError(f"{src}: claims[{i}] ({c.name!r}): args {sorted(c.args)} do "
+                                   f"not fit {c.fn} ({exc}); it accepts {accepted}") from None
+
+
+def check_experiment(cfg: "ExperimentConfig", df: "pd.DataFrame") -> list[tuple[str, ClaimResult]]:
+    """Evaluate every claim of ``cfg`` on ``df``; a claim that raises counts as failed (claim
+    arguments that do not fit the function are a ``CepsimInputError``)."""
+    from sim.config import resolve_function
+
+    check_claim_args(cfg)
     out: list[tuple[str, ClaimResult]] = []
     for i, c in enumerate(cfg.claims):
         try:

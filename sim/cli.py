@@ -444,6 +444,26 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=_SCALE_HELP),
 
 @app.command()
 @_guard
+def report(out: Path = typer.Option(Path("results"), "--out", help="results root directory"),
+           figures_dir: Optional[Path] = typer.Option(None, "--figures-dir",
+                                                      help="figures root (default paper_figs/)"),
+           report_dir: Optional[Path] = typer.Option(None, "--report-dir",
+                                                     help="where to write (default OUT/report)")):
+    """Write a browsable HTML report (figures, claims, configs, versions) from stored results."""
+    from sim.report import build_report
+
+    found = _configs_with_results(out)
+    if not found:
+        raise CepsimInputError(f"no stored results under {out}; run experiments first (`cepsim "
+                               f"reproduce --scale quick`), or pass --out RESULTS_ROOT")
+    dest = report_dir if report_dir is not None else out / "report"
+    _check_output_path(dest / "index.html", "--report-dir")
+    page = build_report(found, _figures_root(figures_dir), dest, out)
+    typer.echo(f"report: {page} ({len(found)} experiments)")
+
+
+@app.command()
+@_guard
 def calibrate(out: Optional[Path] = typer.Option(None, "--out", help="cost profile TOML to write"),
               quick: bool = typer.Option(False, "--quick", help="short calibration run")):
     """Measure unit costs of engine operations on this machine -> cost profile TOML."""

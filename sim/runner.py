@@ -163,6 +163,8 @@ def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Pat
     cfg = apply_overrides(apply_scale(cfg, scale), overrides)
     cfg = _as_variant(cfg, overrides)
     check_input_files(cfg)  # once, before any point: a missing profile/data file is one error
+    from sim.claims import check_claim_args
+    check_claim_args(cfg)      # a misspelled claim argument is a config error, before any work
     root = Path(out_dir)
     points = expand_points(cfg)
     results.prepare_shards(root, cfg, fresh=fresh)

@@ -2,13 +2,20 @@
 
 ``fixture_results(cfg)`` expands the config's quick-scale grid (so the grid columns and their
 values are the config's own) and fills every point with made-up metrics of the columns the
-scenario writes (``BUILDERS``, keyed by the config's ``scenario``).  A new scenario needs a
-builder here before its figures can be drawn by ``tests/test_shipped_configs.py``.
+scenario writes (``BUILDERS``, keyed by the config's ``scenario``).  A scenario without a
+builder is drawn from a stored copy of a real quick-scale run instead:
+``tests/data/results/<paper>/<name>.parquet`` (the ``points.parquet`` that ``cepsim run CONFIG
+--scale quick`` wrote; refresh it with ``python tests/result_fixtures.py CONFIG...`` after a
+run).  A new scenario needs one or the other before ``tests/test_shipped_configs.py`` can draw
+its figures.
 """
 from __future__ import annotations
 
 import json
 import math
+import shutil
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -128,8 +135,23 @@ BUILDERS = {
 }
 
 
+STORED = Path(__file__).resolve().parent / "data" / "results"
+
+
+def stored_results_path(cfg: ExperimentConfig) -> Path:
+    """Where a stored real quick-scale result table of ``cfg`` lives (see module docstring)."""
+    return STORED / cfg.paper / f"{cfg.name}.parquet"
+
+
+def has_fixture(cfg: ExperimentConfig) -> bool:
+    return cfg.scenario in BUILDERS or stored_results_path(cfg).is_file()
+
+
 def fixture_results(cfg: ExperimentConfig, scale: str = "quick") -> pd.DataFrame:
-    """One synthetic row per quick-scale point of ``cfg`` (see module docstring)."""
+    """One synthetic row per quick-scale point of ``cfg``, or the stored real quick-scale rows
+    when the scenario has no builder (see module docstring)."""
+    if cfg.scenario not in BUILDERS:
+        return pd.read_parquet(stored_results_path(cfg))
     builder = BUILDERS[cfg.scenario]
     rows = []
     for pt in expand_points(apply_scale(cfg, scale)):
@@ -141,3 +163,16 @@ def fixture_results(cfg: ExperimentConfig, scale: str = "quick") -> pd.DataFrame
     df = pd.DataFrame(rows)
     assert not any(isinstance(v, float) and math.isnan(v) for v in df.get("rate", []))
     return df
+
+
+if __name__ == "__main__":   # store real quick-scale results of the given configs as fixtures
+    from sim.config import load_config
+
+    root = Path(__file__).resolve().parents[1]
+    for arg in sys.argv[1:]:
+        cfg = load_config(arg)
+        src = root / "results" / cfg.paper / cfg.name / "points.parquet"
+        dst = stored_results_path(cfg)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        print(f"{src} -> {dst}")

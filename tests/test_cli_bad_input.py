@@ -157,3 +157,16 @@ def test_streamed_output_equals_records(data, tmp_path):
         out = tmp_path / "w.jsonl"
         assert write_matches_jsonl(ms, out, chunk=7) == len(ms) > 0
         assert [json.loads(x) for x in out.read_text().splitlines()] == ms.records()
+
+
+def test_misspelled_claim_argument_is_a_config_error(tmp_path, repo_root):
+    cfg = (repo_root / "experiments/demo/basic.toml").read_text().replace(
+        "args = { tol = 0.5 }", "args = { toll = 0.5 }")
+    assert "toll" in cfg
+    p = tmp_path / "bad_claim.toml"
+    p.write_text(cfg)
+    r = cli("run", p, "--scale", "quick", "--out", tmp_path / "res", "--figures-dir",
+            tmp_path / "figs")
+    assert r.exit_code == 2 and "claims[0]" in r.stderr and "toll" in r.stderr
+    assert "tol" in r.stderr.split("accepts")[1]
+    assert not (tmp_path / "res").exists() or not any((tmp_path / "res").rglob("*.parquet"))

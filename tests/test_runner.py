@@ -90,10 +90,15 @@ def test_claim_that_raises_is_a_failure(basic):
 
     from sim.config import ClaimSpec
     cfg = dataclasses.replace(basic, claims=(ClaimSpec("bad", "demo:claim_mean_close",
+                                                       {"tol": 1}),))
+    (_, res), = check_experiment(cfg, pd.DataFrame({"mu": [0.0], "error": [None]}))
+    assert isinstance(res, ClaimResult) and not res.passed and "error: KeyError" in res.measured
+    # a misspelled argument is the config's mistake (issue 14), not a failed claim
+    from engines.errors import CepsimInputError
+    cfg = dataclasses.replace(basic, claims=(ClaimSpec("bad", "demo:claim_mean_close",
                                                        {"nosuch": 1}),))
-    (_, res), = check_experiment(cfg, pd.DataFrame({"mu": [0.0], "sample_mean": [0.0],
-                                                    "error": [None]}))
-    assert isinstance(res, ClaimResult) and not res.passed and "error: TypeError" in res.measured
+    with pytest.raises(CepsimInputError, match=r"claims\[0\].*nosuch.*accepts \['tol'\]"):
+        check_experiment(cfg, pd.DataFrame({"mu": [0.0], "sample_mean": [0.0], "error": [None]}))
 
 
 def test_figures_are_byte_stable(tmp_path, basic):

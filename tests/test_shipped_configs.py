@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from result_fixtures import BUILDERS, fixture_results
+from result_fixtures import BUILDERS, fixture_results, has_fixture, stored_results_path
 from sim.claims import check_experiment
 from sim.config import (SCALES, apply_scale, expand_points, load_config, param_names,
                         resolve_function)
@@ -88,8 +88,9 @@ _DRAWN: set = set()       # (fn, args, scenario) already drawn in this process: 
 def test_figures_drawn_from_fixture_results(cfg, tmp_path, monkeypatch):
     if not cfg.figures:
         return
-    assert cfg.scenario in BUILDERS, (f"{cfg.path}: no synthetic row builder for scenario "
-                                      f"{cfg.scenario!r}; add one to tests/result_fixtures.py")
+    assert has_fixture(cfg), (f"{cfg.path}: no synthetic row builder for scenario "
+                              f"{cfg.scenario!r} and no stored quick-scale results "
+                              f"({stored_results_path(cfg)}); see tests/result_fixtures.py")
     df = fixture_results(cfg)
     todo = [f for f in cfg.figures
             if (f.fn, repr(sorted(f.args.items())), cfg.scenario) not in _DRAWN]

@@ -1,0 +1,70 @@
+"""``cepsim report``: the HTML page lists every claim row and every figure, and (with Debian's
+chromium, which .ci/run installs) every figure actually renders in a headless browser."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+
+runner = CliRunner()
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, repo_root):
+    tmp = tmp_path_factory.mktemp("report")
+    res, figs = tmp / "res", tmp / "figs"
+    for name in ("demo/basic", "demo/strict"):
+        r = runner.invoke(app, ["run", name, "--scale", "quick", "--out", str(res),
+                                "--figures-dir", str(figs)])
+        assert r.exit_code in (0, 1), r.output + r.stderr
+    r = runner.invoke(app, ["report", "--out", str(res), "--figures-dir", str(figs)])
+    assert r.exit_code == 0, r.output + r.stderr
+    return tmp, res / "report" / "index.html", figs
+
+
+def test_report_lists_every_claim_and_figure(report, repo_root):
+    from sim.config import load_config
+    _, page, figs = report
+    text = page.read_text()
+    n_claims = n_figs = 0
+    for name in ("basic", "strict"):
+        cfg = load_config(repo_root / f"experiments/demo/{name}.toml")
+        n_claims += len(cfg.claims)
+        n_figs += len(cfg.figures)
+        for c in cfg.claims:
+            assert c.name in text
+    assert text.count('class="claim-row"') == n_claims
+    imgs = re.findall(r'<img src="([^"]+)"', text)
+    assert len(imgs) == n_figs > 0
+    for src in imgs:
+        assert (page.parent / src).stat().st_size > 0          # images beside the page
+    assert "FAIL" in text and "PASS" in text                  # strict fails, basic passes
+    md = (page.parent / "reproduction.md").read_text()
+    assert "`demo/basic`" in md and "`demo/strict`" in md
+
+
+def test_report_on_empty_results_exits_2(tmp_path):
+    r = runner.invoke(app, ["report", "--out", str(tmp_path / "none")])
+    assert r.exit_code == 2 and "no stored results" in r.stderr
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)")
+def test_report_renders_in_headless_chromium(report, tmp_path):
+    _, page, _ = report
+    out = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
+                          "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    dom = out.stdout
+    loaded = re.search(r'data-images-loaded="(\d+)"', dom)
+    total = re.search(r'data-images-total="(\d+)"', dom)
+    assert loaded and total, out.stderr[-2000:]
+    assert int(total.group(1)) > 0 and loaded.group(1) == total.group(1)
+    assert dom.count('class="claim-row"') == page.read_text().count('class="claim-row"')
