@@ -40,6 +40,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -464,7 +465,7 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None,
         wkind, wval = WIN_COUNT, float(pattern.window.value)
     else:
         wkind, wval = WIN_TIME, float(pattern.window.seconds)
-    return Program(
+    program = Program(
         pattern=pattern, schema=schema, var_names=var_names, var_type=var_type, var_kind=var_kind,
         pred_i=np.array(rows_i, dtype=np.int32).reshape(-1, 7),
         pred_f=np.array(rows_f, dtype=np.float64).reshape(-1, 2),
@@ -473,6 +474,14 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None,
         used_columns=tuple(sorted(used)), max_branches=int(max_branches),
         remote_at=np.array(at_vars + [-1] * (len(rows_i) - n_global), dtype=np.int32),
         _alts=tuple(a for _, a in grouped))
+    if program.policy == POLICY_NEXT and any(not b.is_ordered for b in program.grouped):
+        # Under skip-till-next-match each order of an AND picks its own "next qualifying event"
+        # (docs/SEMANTICS.md: AND is every interleaving), which a search over the unordered
+        # group does not reproduce; such patterns therefore run as their ordered branches.
+        flat = program.branches
+        program = dataclasses.replace(program, grouped=flat, _alts=(None,) * len(flat),
+                                      _flat=[flat])
+    return program
 
 
 def _make_branch(elems: tuple[str, ...], negs, vid: dict[str, int], pred_ids: list[int],

@@ -199,8 +199,9 @@ def test_run_oracle_ast_gives_a_matchset_equal_to_the_oracle():
 def _broken_programs(prog):
     """Programs with one deliberate compiler bug each (what a compiler regression looks like)."""
     br = prog.branches[0]
-    yield "negation moved to the start", replace(prog, branches=(
-        replace(br, neg_left=br.neg_left * 0 - 1, neg_right=br.neg_right * 0),))
+    moved = (replace(br, neg_left=br.neg_left * 0 - 1, neg_right=br.neg_right * 0),)
+    yield "negation moved to the start", replace(prog, grouped=moved, _alts=(None,),
+                                                 _flat=[moved])
     pred_f = prog.pred_f.copy()
     pred_f[:, 1] += 1.0
     yield "predicate offset off by one", replace(prog, pred_f=pred_f)
