@@ -145,7 +145,8 @@ def claim_hybrid_best(df, factor: float = 1.1) -> ClaimResult:
                 continue
             n += 1
             if s["Hybrid"] > factor * s.min():
-                bad.append(f"{_fmt_panel(keys, key)} {col}: Hybrid {s['Hybrid']:.1f} vs best "
+                bad.append(f"{_fmt_panel(keys, key)} {col.replace('lat_', METRIC + '_')}: Hybrid "
+                           f"{s['Hybrid']:.1f} vs best "
                            f"{s.idxmin()} {s.min():.1f}")
     return ClaimResult(n > 0 and not bad, f"{n - len(bad)}/{n} panel-percentiles pass"
                        + ("; fails: " + "; ".join(bad[:6]) if bad else "") + " (paper: Hybrid "
@@ -204,7 +205,7 @@ def claim_min_ratio(df, panel: dict, minimum: float, paper: float,
     rs = {b: _ratio(df, panel, b, col) for b in BASELINES}
     lo = min(rs.values())
     return ClaimResult(bool(np.isfinite(lo) and lo >= minimum),
-                       f"{panel}: min baseline/Hybrid {col} {lo:.2f}x (" +
+                       f"{panel}: min baseline/Hybrid {col.replace('lat_', METRIC + '_')} {lo:.2f}x (" +
                        ", ".join(f"{b} {r:.2f}x" for b, r in rs.items()) +
                        f"); required >= {minimum}x (paper {paper}x)")
 
@@ -276,7 +277,7 @@ def claim_monotone(df, x: str, direction: str, most: str | None = None,
 
 
 def claim_best_at(df, x: str, strategy: str, accept: list, paper, col: str = "arr_lat_p50",
-                  tie: float = 0.0) -> ClaimResult:
+                  tie: float = 0.0, min_spread: float = 1.05) -> ClaimResult:
     """The ``x`` minimising ``col`` for ``strategy`` lies in ``accept`` (ties within ``tie``
     relative count as best)."""
     d = _ok(df)
@@ -284,7 +285,9 @@ def claim_best_at(df, x: str, strategy: str, accept: list, paper, col: str = "ar
     if s.empty:
         return ClaimResult(False, "no rows")
     best = s[s <= s.min() * (1 + tie)].index.tolist()
-    ok = any(b in accept for b in best)
+    spread = float(s.max() / s.min()) if s.min() > 0 else float("inf")
+    ok = any(b in accept for b in best) and spread >= min_spread
     return ClaimResult(bool(ok), f"{strategy} {col} by {x}: " +
                        ", ".join(f"{i:g}:{v:.1f}" for i, v in s.items()) +
-                       f"; best {best} (paper {paper}, accept {accept})")
+                       f"; best {best}, max/min {spread:.3f} (paper {paper}, accept {accept}; "
+                       f"a curve flatter than {min_spread}x max/min shows no optimum: FAIL)")
