@@ -254,7 +254,8 @@ CASES = [
       r"the tree in phase 2$"]),
     ("phase_gap-fail",
      lambda d: S.claim_phase_gap(d, factor=10.0, metric="evals", regime="paper_regime"),
-     GAP_BAD, False, [r"largest gap: chain abc \(best in phase 2\) is 9\.52x the tree in phase 1$"]),
+     GAP_BAD, False,
+     [r"largest gap: chain abc \(best in phase 2\) is 9\.52x the tree in phase 1$"]),
     ("dynamic_tree_best-pass",
      lambda d: S.claim_dynamic_tree_best(d, metric="evals", regime="paper_regime"), DYN_OK, True,
      [r"^paper_regime condition evaluations: tree 100, best chain abc 150 \(tree/best=0\.667\), "
