@@ -114,38 +114,6 @@ CASES = {
                          dict(rate=200, sel=5, apam=1, eager=1, lazy=1)]), False,
          [r"selected: λ=100: plan4\|plan5, λ=200: plan5$"]),
     ],
-    "apam:claim_eager_low_hybrid_high": [
-        ({}, _apam_basic(err_row=True), True, [r"optimal order EDCBA", r"100%"]),
-        ({}, _apam_basic(sel_lo=4), False, [r"λ=100: selected \['plan4'\]"]),
-        ({}, _apam_basic(sel_hi=5), False, [r"λ=4500: selected \['plan5'\]"]),
-        ({}, _apam_basic(order_hi="BCDEA"), False, [r"equals it in 0% of rows"]),
-    ],
-    "apam:claim_spearman": [
-        ({"threshold": 0.8}, _apam_basic(), True, [r"3 stable points: Spearman min 1\.000"]),
-        ({"threshold": 0.8}, _apam_rows([dict(rate=100, sel=5, apam=1, eager=1, lazy=1,
-                                              pred=[1, 2, 3, 4, 5, 6],
-                                              sim=[6, 5, 4, 3, 2, 1])]), False,
-         [r"Spearman min -1\.000"]),
-        ({"threshold": 0.8}, _apam_rows([dict(rate=100, sel=5, apam=1, eager=1, lazy=1,
-                                              rho=[2, 2, 2, 2, 0.5, 0.5])]), False,
-         [r"no point with >= 3 stable candidates"]),
-    ],
-    "apam:claim_best_ratios": [
-        ({"min_over_eager": 20, "min_over_lazy": 3}, _apam_rows([
-            dict(rate=100, sel=5, apam=2.0, eager=2.0, lazy=6.0),
-            dict(rate=4500, sel=2, apam=2.0, eager=40.0, lazy=4.0)]), True,
-         [r"best eager/APAM 20\.00x at λ=4500, best lazy/APAM 3\.00x at λ=100; required >= "
-          r"20x and 3x$"]),
-        ({"min_over_eager": 20, "min_over_lazy": 3.01}, _apam_rows([
-            dict(rate=100, sel=5, apam=2.0, eager=2.0, lazy=6.0),
-            dict(rate=4500, sel=2, apam=2.0, eager=40.0, lazy=4.0)]), False, [r"3\.00x"]),
-        ({"min_over_eager": 10, "min_over_lazy": 1.5, "paper_over_eager": 361.48,
-          "paper_over_lazy": 27.94}, _apam_basic(apam_hi=1.0), True,
-         [r"best eager/APAM 40\.00x at λ=4500", r"best lazy/APAM 3\.00x at λ=100",
-          r"paper: 361\.48x, 27\.94x"]),
-        ({"min_over_eager": 50, "min_over_lazy": 1.5}, _apam_basic(apam_hi=1.0), False,
-         [r"40\.00x", r"required >= 50x"]),
-    ],
     "apam:claim_seqcost_pattern": [
         ({"seq_factor": 0.0}, _apam_rows([dict(rate=100, sel=5, apam=1, eager=1, lazy=2,
                                                seq_factor=0.0),
@@ -220,35 +188,6 @@ CASES = {
         ({}, _lazy_rows([dict(f_c=0.1), dict(f_c=1.0, agree=False)]), False,
          [r"1/2 points agree"]),
     ],
-    "lazy_nfa:claim_tree_vs_best_chain": [
-        ({"factor": 1.1}, _lazy_rows([dict(f_c=0.1, tree=105, cab=100)]), True,
-         [r"tree/cab=1\.05"]),
-        ({"factor": 1.1}, _lazy_rows([dict(f_c=0.1, tree=120, cab=100),
-                                      dict(f_c=1.0, tree=50, bac=100)]), False,
-         [r"f_c=0\.1: tree/cab=1\.2", r"f_c=1\.0: tree/bac=0\.5"]),
-    ],
-    "lazy_nfa:claim_c_first_vs_eager": [
-        ({"factor": 10.0}, _lazy_rows([dict(f_c=0.01, eager=10000, cab=100, cba=200),
-                                       dict(f_c=1.0, eager=10000, cab=5000, cba=4000)]), True,
-         [r"at f_c=0\.01: 100, 50", r"at f_c=1\.0: 2, 2\.5"]),
-        ({"factor": 10.0}, _lazy_rows([dict(f_c=0.01, eager=10000, cab=100, cba=2000),
-                                       dict(f_c=1.0, eager=10000, cab=5000, cba=4000)]), False,
-         [r"at f_c=0\.01: 100, 5;"]),
-        ({"factor": 10.0}, _lazy_rows([dict(f_c=0.01, eager=10000, cab=100, cba=200),
-                                       dict(f_c=1.0, eager=10000, cab=50, cba=4000)]), False,
-         [r"at f_c=1\.0: 200, 2\.5"]),
-    ],
-    "lazy_nfa:claim_eager_close": [
-        ({"factor": 2.0, "sequence": "c,b,a"},
-         _lazy_rows([dict(sequence="c,b,a", f_c=0.1, eager=150, cba=100),
-                     dict(sequence="a,b,c", f_c=0.1, eager=900, cba=100)]), True,
-         [r"f_c=0\.1: eager/best=1\.5$"]),
-        ({"factor": 2.0, "sequence": "c,b,a"},
-         _lazy_rows([dict(sequence="c,b,a", f_c=0.1, eager=250, cba=100)]), False,
-         [r"eager/best=2\.5"]),
-        ({"factor": 2.0, "sequence": "x,y,z"},
-         _lazy_rows([dict(sequence="c,b,a", f_c=0.1, eager=100, cba=100)]), False, [r"^$"]),
-    ],
     "lazy_nfa:claim_peak_instances": [
         ({"factor": 0.1}, _lazy_rows([dict(f_c=1, n_events=10, peak_eager=9, tpeak_cab=9),
                                       dict(f_c=1, n_events=100, peak_eager=1000, tpeak_cab=50,
@@ -257,12 +196,6 @@ CASES = {
         ({"factor": 0.1}, _lazy_rows([dict(f_c=1, n_events=100, peak_eager=1000, tpeak_cab=50,
                                            tpeak_cba=101, tpeak_tree=7)]), False,
          [r"cba 101"]),
-    ],
-    "lazy_nfa:claim_dynamic_tree_best": [
-        ({}, _lazy_rows([dict(f_c=1, tree=100, abc=150, eager=900)]), True,
-         [r"tree 100, best chain abc 150, eager 900"]),
-        ({"pairs": "ab,bc"}, _lazy_rows([dict(f_c=1, tree=100, abc=90)]).assign(pairs="ab,bc"),
-         False, [r"tree 100, best chain abc 90"]),
     ],
     "lazy_nfa:claim_tree_near_best_when_unselective": [
         ({"factor": 1.1, "min_selectivity": 0.9},
@@ -389,8 +322,7 @@ def test_format_markdown_escapes_and_counts(tmp_path):
 
 
 ALL_FAILED = ["apam:claim_apam_vs_baselines", "apam:claim_selects_eager_everywhere",
-              "apam:claim_eager_low_hybrid_high", "apam:claim_spearman",
-              "apam:claim_best_ratios", "apam:claim_seqcost_apam_vs_baselines"]
+              "apam:claim_spearman", "apam:claim_seqcost_apam_vs_baselines"]
 
 
 @pytest.mark.parametrize("spec", ALL_FAILED)

@@ -37,6 +37,7 @@ the (unstated in the paper) correlation threshold T.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 
@@ -285,6 +286,20 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
+def _successful(fn):
+    """Claim decorator: the claim sees only the successful rows (``error`` unset; a crashed
+    point has NaN metrics, and ``int(NaN)`` / ``NaN -> True`` would crash or pass the claim);
+    a table with none FAILs with "no successful rows" instead of raising."""
+    @functools.wraps(fn)
+    def wrapper(df, **kw):
+        d = df[df["error"].isna()] if "error" in df.columns else df
+        if d.empty:
+            return _claim(False, "no successful rows")
+        return fn(d, **kw)
+    return wrapper
+
+
+@_successful
 def claim_matches_agree(df, **_) -> object:
     """Every NFA found the same match set at every point."""
     bad = df[~df["matches_agree"].astype(bool)]
@@ -330,6 +345,7 @@ def _why(r) -> str:
     return out
 
 
+@_successful
 def claim_tree_vs_best_chain(df, factor: float = 1.1, metric: str = "evals", regime=None,
                              data: str | None = "synthetic", sequence=None, **_) -> object:
     """tree <= factor x best chain at every (sequence, f_c) point, under ``metric`` (means over
@@ -358,6 +374,7 @@ def claim_tree_vs_best_chain(df, factor: float = 1.1, metric: str = "evals", reg
     return _claim(ok, f"{regime or ''} {METRICS[m]}: " + "; ".join(parts))
 
 
+@_successful
 def claim_c_first_vs_eager(df, factor: float = 100.0, metric: str = "evals", regime=None,
                            sequence: str = "a,b,c", data: str = "synthetic", **_) -> object:
     """Paper: c-first chains perform "one to three orders of magnitude better" than eager:
@@ -374,6 +391,7 @@ def claim_c_first_vs_eager(df, factor: float = 100.0, metric: str = "evals", reg
                   f"eager/best c-first per f_c: {per}")
 
 
+@_successful
 def claim_convergence(df, factor: float = 1.25, metric: str = "evals", regime=None,
                       sequence: str = "a,b,c", data: str = "synthetic", **_) -> object:
     """Paper: "as [f_c] approaches 1, all the graphs are expected to eventually converge": at the
@@ -388,6 +406,7 @@ def claim_convergence(df, factor: float = 1.25, metric: str = "evals", regime=No
                   f"[{_why(hi)}]")
 
 
+@_successful
 def claim_observation2(df, near: float = 3.0, far: float = 10.0, metric: str = "ops",
                        regime=None, sequence: str = "a,b,c", data: str = "synthetic",
                        **_) -> object:
@@ -405,6 +424,7 @@ def claim_observation2(df, near: float = 3.0, far: float = 10.0, metric: str = "
                   + ", ".join(f"{k}={_fmt(v)}" for k, v in rat.items()))
 
 
+@_successful
 def claim_eager_close(df, factor: float = 2.0, sequence: str = "c,b,a", metric: str = "evals",
                       regime=None, **_) -> object:
     """For the given sequence, eager <= factor x best chain at every f_c."""
@@ -420,6 +440,7 @@ def claim_eager_close(df, factor: float = 2.0, sequence: str = "c,b,a", metric: 
     return _claim(ok, f"{regime or ''} {METRICS[m]}: " + "; ".join(parts))
 
 
+@_successful
 def claim_peak_instances(df, factor: float = 0.1, **_) -> object:
     """At the largest input, c-first chains and tree hold <= factor x eager's peak instances.
 
@@ -451,6 +472,7 @@ def _phase_table(df, metric: str, regime=None):
     return tab, [labels[i % len(labels)] for i in range(len(next(iter(tab.values()))))]
 
 
+@_successful
 def claim_phase_tree_best(df, factor: float = 1.1, metric: str = "evals", regime=None,
                           **_) -> object:
     """Figure 10: in every phase the tree needs <= factor x that phase's best chain."""
@@ -467,6 +489,7 @@ def claim_phase_tree_best(df, factor: float = 1.1, metric: str = "evals", regime
     return _claim(ok, f"{regime or ''} {METRICS[m]}: " + "; ".join(parts))
 
 
+@_successful
 def claim_dynamic_tree_best(df, metric: str = "evals", regime=None, **_) -> object:
     """Figure 10: the tree's total over the stream is below every chain's total."""
     m = _metric(metric)
@@ -482,6 +505,7 @@ def claim_dynamic_tree_best(df, metric: str = "evals", regime=None, **_) -> obje
                   + ", ".join(f"{k}={_fmt(v)}" for k, v in tot.items()))
 
 
+@_successful
 def claim_phase_gap(df, factor: float = 10.0, metric: str = "evals", regime=None,
                     **_) -> object:
     """Figure 10 ("up to two orders of magnitude"): the best chain of some phase is >= factor x
@@ -502,6 +526,7 @@ def claim_phase_gap(df, factor: float = 10.0, metric: str = "evals", regime=None
                   f"phase {i + 1}) is {_fmt(r)}x the tree in phase {j + 1}")
 
 
+@_successful
 def claim_calibrated_regime(df, lo: float = 0.8, hi: float = 1.25, tie: float = 1.05,
                             **_) -> object:
     """The calibration search for ``paper_regime``'s T: the paper's observable (Fig 7) is its own
@@ -535,6 +560,7 @@ def claim_calibrated_regime(df, lo: float = 0.8, hi: float = 1.25, tie: float = 
                   + "; ".join(parts[::-1]))
 
 
+@_successful
 def claim_nasdaq_tree_is_cba(df, factor: float = 1.1, regime=None, **_) -> object:
     """NASDAQ sample, single tickers (not sectors), not counted as support for the tree claim:
     where count(b) < count(a) at (almost) every c arrival, the tree's {c} state routes to b,
@@ -565,6 +591,7 @@ def _sensitivity_table(df):
     return g.sort_values(["f_c", "sel_min"])
 
 
+@_successful
 def claim_tree_near_best_when_unselective(df, factor: float = 1.1, min_selectivity: float = 0.9,
                                           **_) -> object:
     """SENSITIVITY: at every f_c, the tree needs <= factor x the best chain's condition

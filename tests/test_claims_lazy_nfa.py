@@ -1,0 +1,348 @@
+"""Every claim function of the DEBS'15 lazy-NFA configs (experiments/lazy_nfa/*.toml) on small
+synthetic result tables built to PASS and built to FAIL: both verdicts asserted, the numbers of
+the ``measured`` text checked, the input table left unchanged, and an empty table or a table
+whose every row carries ``error`` FAILs with "no successful rows" (``lazy_nfa._successful``).
+
+Each table holds exactly the columns the claim reads (plus ``error``, which every result table
+has).  ``CASES`` rows: (id, call, table, expected verdict, regexes that must occur in
+``measured``); the calls name the claim functions, which ``test_every_configured_claim_has_cases``
+in test_claims.py looks for.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sim.scenarios.lazy_nfa as S
+from sim.claims import ClaimResult
+from workloads.debs15 import REGIME_T
+
+CHAINS = ("abc", "acb", "bac", "bca", "cab", "cba")
+
+
+def _t(rows):
+    """A result table of ``rows`` (dicts) with the ``error`` column of a successful run."""
+    return pd.DataFrame([{**r, "error": r.get("error")} for r in rows])
+
+
+def _nfa(m="evals", other=1000, **vals):
+    """``{m}_k`` for eager, the six chains and the tree (``other`` where not given)."""
+    return {f"{m}_{k}": vals.get(k, other) for k in ("eager",) + CHAINS + ("tree",)}
+
+
+def _tvb(fc, tree, routing, regime="paper_regime", data="synthetic", seq="a,b,c", **vals):
+    """claim_tree_vs_best_chain row: evals of every NFA, routing checks, and the pass rates /
+    buffer counter its failure explanation reads."""
+    return {"regime": regime, "data": data, "sequence": seq, "f_c": fc, "routing_tree": routing,
+            "sel_ab": 0.5, "sel_bc": 0.25, "w_b": 10.0, **_nfa(tree=tree, **vals)}
+
+
+def _phase_row(m, series, regime="paper_regime", n_stream=250, period=100):
+    r = {"regime": regime, "n_stream_events": n_stream, "period_events": period,
+         "phases": json.dumps(["cab", "abc", "bca", "acb", "bac", "cba"])}
+    for k in ("eager",) + CHAINS + ("tree",):
+        r[f"{m}_phase_{k}"] = json.dumps(series.get(k, [5000, 5000, 5000]))
+    return r
+
+
+# ----------------------------------------------------------------------------- tables
+AGREE_OK = _t([{"matches_agree": True, "matches": 4}, {"matches_agree": True, "matches": 2}])
+AGREE_BAD = _t([{"matches_agree": True, "matches": 4}, {"matches_agree": False, "matches": 2}])
+AGREE_ERR_ROW = _t([{"matches_agree": True, "matches": 4},
+                    {"matches_agree": np.nan, "matches": np.nan, "error": "boom"}])
+
+TVB_OK = _t([_tvb(0.1, 105, 5, cab=100),
+             _tvb(0.1, 500, 5, regime="selective", cab=100),          # other regime: ignored
+             _tvb(0.1, 500, 5, data="nasdaq", cab=100)])             # other data: ignored
+TVB_BAD = _t([_tvb(0.1, 105, 5, cab=100), _tvb(1.0, 120, 20, bac=100, cab=200, cba=400)])
+TVB_OPS = _t([{**_tvb(0.1, 105, 5, cab=100),
+               **_nfa("ops", tree=300, cab=200)}])
+TVB_SEQS = _t([_tvb(0.1, 105, 5, cab=100), _tvb(0.1, 300, 5, seq="c,b,a", cba=200)])
+
+CFE_OK = _t([{"regime": "paper_regime", "data": "synthetic", "sequence": "a,b,c", "f_c": 0.01,
+              "n_c_events": 50, "evals_eager": 20000, "evals_cab": 100, "evals_cba": 200},
+             {"regime": "paper_regime", "data": "synthetic", "sequence": "a,b,c", "f_c": 1.0,
+              "n_c_events": 5000, "evals_eager": 10000, "evals_cab": 5000, "evals_cba": 4000}])
+CFE_BAD = CFE_OK.assign(evals_cab=[1000, 5000], evals_cba=[2000, 4000])
+
+CONV_OK = _t([_tvb(0.01, 50, 0, eager=10000, cab=100, cba=200),
+              _tvb(1.0, 50, 0, eager=110, cab=100, cba=200)])
+CONV_BAD = _t([_tvb(1.0, 50, 0, eager=200, cab=100, cba=200)])
+CONV_OPS_LOW = _t([{**_tvb(1.0, 50, 0, eager=110, cab=100, cba=200),
+                    **_nfa("ops", eager=70, cab=100)}])
+
+OBS = dict(eager=1000, abc=1000, bac=800, acb=2000, bca=500, cab=50, cba=100)
+OBS_OK = _t([{"regime": "selective", "data": "synthetic", "sequence": "a,b,c", "f_c": 0.01,
+              **_nfa("ops", **OBS)},
+             {"regime": "selective", "data": "synthetic", "sequence": "a,b,c", "f_c": 1.0,
+              **_nfa("ops", other=1)}])                         # only the smallest f_c counts
+OBS_BAD_FAR = _t([{"f_c": 0.01, **_nfa("ops", **{**OBS, "cba": 200})}])
+OBS_BAD_NEAR = _t([{"f_c": 0.01, **_nfa("ops", **{**OBS, "abc": 4000})}])
+
+CLOSE_OK = _t([{"sequence": "c,b,a", "f_c": 0.1, **_nfa(eager=150, cba=100)},
+               {"sequence": "c,b,a", "f_c": 1.0, **_nfa(eager=100, cab=100)},
+               {"sequence": "a,b,c", "f_c": 0.1, **_nfa(eager=900, cba=100)}])
+CLOSE_BAD = _t([{"sequence": "c,b,a", "f_c": 0.1, **_nfa(eager=250, cba=100)}])
+
+
+def _peak(n, eager, cab, cba, tree, g=0):
+    return {"n_events": n, "peak_inst_eager": eager,
+            **{f"peak_inst_{k}": g for k in ("cab", "cba", "tree")},
+            "peak_inst_transient_cab": cab, "peak_inst_transient_cba": cba,
+            "peak_inst_transient_tree": tree}
+
+
+PEAK_OK = _t([_peak(10, 9, 9, 9, 9), _peak(100, 1000, 50, 100, 7, g=2)])
+PEAK_BAD = _t([_peak(100, 1000, 50, 101, 7)])
+
+PHASE_OK = _t([_phase_row("evals", {"tree": [105, 50, 10 ** 6], "cab": [100, 1000, 1],
+                                    "abc": [1000, 60, 1]}),
+               _phase_row("evals", {"tree": [10 ** 6, 10 ** 6, 1]}, regime="selective")])
+PHASE_BAD = _t([_phase_row("evals", {"tree": [105, 70, 1], "cab": [100, 1000, 1],
+                                     "abc": [1000, 60, 1]})])
+PHASE_OPS_SEEDS = _t([_phase_row("ops", {"tree": [100, 50, 1], "cab": [100, 1000, 1],
+                                         "abc": [1000, 60, 1]}),
+                      _phase_row("ops", {"tree": [10, 20, 1], "cab": [0, 0, 1],
+                                         "abc": [0, 0, 1]})])
+GAP_BAD = _t([_phase_row("evals", {"tree": [105, 50, 1], "cab": [100, 400, 1],
+                                   "abc": [1000, 60, 1]})])
+
+DYN_OK = _t([{"regime": "paper_regime", **_nfa(tree=60, abc=100, eager=500)},
+             {"regime": "paper_regime", **_nfa(tree=40, abc=50, eager=400)},
+             {"regime": "selective", **_nfa(tree=10 ** 6, abc=1)}])
+DYN_BAD = _t([{"regime": "paper_regime", **_nfa(tree=100, abc=90, eager=900)}])
+DYN_OPS = _t([{**_nfa(tree=100, abc=90), **_nfa("ops", tree=100, abc=150, eager=900)}])
+
+WANT_T = REGIME_T["paper_regime"]
+
+
+def _calib(cab_of):
+    rows = []
+    for thr in (0.8, WANT_T + 0.1, WANT_T, WANT_T - 0.05):
+        for fc in (0.001, 1.0):
+            rows.append({"threshold": thr, "f_c": fc, "sel_bc": 0.5, "evals_cab": cab_of(thr),
+                         "evals_cba": 100, **{f"evals_{k}": 10_000 for k in CHAINS[:4]}})
+    return _t(rows)
+
+
+CAL_OK = _calib(lambda thr: 300 if thr > WANT_T else 100)
+CAL_BAD = _calib(lambda thr: 300 if thr > WANT_T - 0.01 else 100)     # WANT_T itself fails
+CAL_NONE = _calib(lambda thr: 300)
+
+
+def _nasdaq(fc, tree, routing, cba, data="nasdaq", regime="paper_regime"):
+    return {"regime": regime, "data": data, "f_c": fc, "routing_tree": routing,
+            "frac_b_rarer": 0.9, **{f"evals_{k}": 1000 for k in CHAINS},
+            "evals_tree": tree, "evals_cba": cba}
+
+
+NAS_OK = _t([_nasdaq(0.1, 110, 10, 95), _nasdaq(1.0, 1100, 100, 1000),
+             _nasdaq(0.1, 10 ** 5, 10, 95, data="synthetic")])              # not NASDAQ: ignored
+NAS_BAD = _t([_nasdaq(0.1, 130, 10, 95)])
+NAS_NONE = _t([_nasdaq(0.1, 110, 10, 95, data="synthetic")])
+
+
+def _sens(rows):
+    out = []
+    for fc, t, sel, tree, best in rows:
+        r = {"f_c": fc, "threshold": t, "sel_min": sel, "evals_tree": tree, "evals_eager": 5 * best}
+        for k in CHAINS:
+            r[f"evals_{k}"] = best if k == "cab" else 10 * best
+        out.append(r)
+    return _t(out)
+
+
+SENS_OK = _sens([(0.1, 0.2, 0.95, 105, 100), (0.1, 0.5, 0.3, 200, 100),
+                 (0.1, 0.9, 0.01, 400, 100)])
+SENS_BAD = _sens([(0.1, 0.2, 0.95, 150, 100), (0.1, 0.9, 0.01, 400, 100)])
+SENS_NO_UNSEL = _sens([(0.1, 0.9, 0.01, 100, 100)])
+
+# ----------------------------------------------------------------------------- the cases
+# (id, call, table, expected verdict, regexes that must occur in `measured`)
+CASES = [
+    ("matches_agree-pass", lambda d: S.claim_matches_agree(d), AGREE_OK, True,
+     [r"^2/2 points agree; matches per point \[2, 4\]$"]),
+    ("matches_agree-fail", lambda d: S.claim_matches_agree(d), AGREE_BAD, False,
+     [r"^1/2 points agree"]),
+    ("matches_agree-error-row-ignored", lambda d: S.claim_matches_agree(d), AGREE_ERR_ROW, True,
+     [r"^1/1 points agree; matches per point \[4\]$"]),
+    ("tree_vs_best_chain-pass",
+     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="paper_regime"),
+     TVB_OK, True,
+     [r"^paper_regime condition evaluations: a,b,c f_c=0\.1: tree/cab=1\.05 \(routing 4\.76% of "
+      r"tree's conditions; without them 1\)$"]),
+    ("tree_vs_best_chain-fail",
+     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="paper_regime"),
+     TVB_BAD, False,
+     [r"f_c=0\.1: tree/cab=1\.05 \(routing", r"f_c=1: tree/bac=1\.2 \(routing 16\.7% .*without "
+      r"them 1\) \[s_ab=0\.5 s_bc=0\.25; cab/cba=0\.5 \(predicted 1/s_bc=4\), eager/cab=5 "
+      r"\(predicted near f_c=1: s_ab\+2/W_b=0\.7\)\]$"]),
+    ("tree_vs_best_chain-other-regime-fails",
+     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="selective"),
+     TVB_OK, False, [r"^selective condition evaluations: a,b,c f_c=0\.1: tree/cab=5 "]),
+    ("tree_vs_best_chain-ops-fail",
+     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="ops", regime="paper_regime"),
+     TVB_OPS, False, [r"^paper_regime operations \(conditions \+ instance work\): a,b,c "
+                      r"f_c=0\.1: tree/cab=1\.5 "]),
+    ("tree_vs_best_chain-per-sequence",
+     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1), TVB_SEQS, False,
+     [r"a,b,c f_c=0\.1: tree/cab=1\.05 .*; c,b,a f_c=0\.1: tree/cba=1\.5 "]),
+    ("c_first_vs_eager-pass",
+     lambda d: S.claim_c_first_vs_eager(d, factor=100.0, metric="evals", regime="paper_regime"),
+     CFE_OK, True,
+     [r"^paper_regime condition evaluations: eager/cab at smallest f_c=0\.01 = 200 \(c events "
+      r"50\); eager/best c-first per f_c: f_c=0\.01: 200, f_c=1: 2\.5$"]),
+    ("c_first_vs_eager-fail",
+     lambda d: S.claim_c_first_vs_eager(d, factor=100.0, metric="evals", regime="paper_regime"),
+     CFE_BAD, False, [r"eager/cab at smallest f_c=0\.01 = 20 \(c events 50\)"]),
+    ("convergence-pass",
+     lambda d: S.claim_convergence(d, factor=1.25, metric="evals", regime="paper_regime"),
+     CONV_OK, True,
+     [r"^paper_regime condition evaluations at f_c=1: eager/cab=1\.1 \[s_ab=0\.5 s_bc=0\.25; "
+      r"cab/cba=0\.5 \(predicted 1/s_bc=4\), eager/cab=1\.1 \(predicted near f_c=1: "
+      r"s_ab\+2/W_b=0\.7\)\]$"]),
+    ("convergence-fail-above",
+     lambda d: S.claim_convergence(d, factor=1.25, metric="evals", regime="paper_regime"),
+     CONV_BAD, False, [r"at f_c=1: eager/cab=2 "]),
+    ("convergence-fail-below",
+     lambda d: S.claim_convergence(d, factor=1.25, metric="ops"), CONV_OPS_LOW, False,
+     [r"^ operations \(conditions \+ instance work\) at f_c=1: eager/cab=0\.7 "]),
+    ("observation2-pass",
+     lambda d: S.claim_observation2(d, near=3.0, far=10.0, metric="ops", regime="selective"),
+     OBS_OK, True,
+     [r"^selective operations \(conditions \+ instance work\) at f_c=0\.01, chain/eager: abc=1, "
+      r"bac=0\.8, acb=2, bca=0\.5, cab=0\.05, cba=0\.1$"]),
+    ("observation2-fail-far", lambda d: S.claim_observation2(d, near=3.0, far=10.0),
+     OBS_BAD_FAR, False, [r"cab=0\.05, cba=0\.2$"]),
+    ("observation2-fail-near", lambda d: S.claim_observation2(d, near=3.0, far=10.0),
+     OBS_BAD_NEAR, False, [r"chain/eager: abc=4, "]),
+    ("eager_close-pass",
+     lambda d: S.claim_eager_close(d, factor=2.0, sequence="c,b,a", metric="evals"), CLOSE_OK,
+     True, [r"^ condition evaluations: f_c=0\.1: eager/best=1\.5; f_c=1: eager/best=1$"]),
+    ("eager_close-fail",
+     lambda d: S.claim_eager_close(d, factor=2.0, sequence="c,b,a", metric="evals",
+                                   regime="paper_regime"), CLOSE_BAD, False,
+     [r"^paper_regime condition evaluations: f_c=0\.1: eager/best=2\.5$"]),
+    ("eager_close-no-such-sequence",
+     lambda d: S.claim_eager_close(d, factor=2.0, sequence="x,y,z"), CLOSE_OK, False,
+     [r"^ condition evaluations: $"]),
+    ("peak_instances-pass", lambda d: S.claim_peak_instances(d, factor=0.1), PEAK_OK, True,
+     [r"^n_events=100: eager peak 1e\+03; transient \(after-event\) peaks: cab 50 \(2\), "
+      r"cba 100 \(2\), tree 7 \(2\)$"]),
+    ("peak_instances-fail", lambda d: S.claim_peak_instances(d, factor=0.1), PEAK_BAD, False,
+     [r"cba 101 \(0\)"]),
+    ("phase_tree_best-pass",
+     lambda d: S.claim_phase_tree_best(d, factor=1.1, metric="evals", regime="paper_regime"),
+     PHASE_OK, True,
+     [r"^paper_regime condition evaluations: phase 1 \(rare->frequent c,a,b\): tree/cab=1\.05; "
+      r"phase 2 \(rare->frequent a,b,c\): tree/abc=0\.833$"]),
+    ("phase_tree_best-fail",
+     lambda d: S.claim_phase_tree_best(d, factor=1.1, metric="evals", regime="paper_regime"),
+     PHASE_BAD, False, [r"phase 2 \(rare->frequent a,b,c\): tree/abc=1\.17$"]),
+    ("phase_tree_best-seeds-summed-ops",
+     lambda d: S.claim_phase_tree_best(d, factor=1.1, metric="ops"), PHASE_OPS_SEEDS, False,
+     [r"^ operations \(conditions \+ instance work\): phase 1 .*tree/cab=1\.1; phase 2 .*"
+      r"tree/abc=1\.17$"]),
+    ("phase_gap-pass",
+     lambda d: S.claim_phase_gap(d, factor=10.0, metric="evals", regime="paper_regime"),
+     PHASE_OK, True,
+     [r"^paper_regime condition evaluations: largest gap: chain cab \(best in phase 1\) is 20x "
+      r"the tree in phase 2$"]),
+    ("phase_gap-fail",
+     lambda d: S.claim_phase_gap(d, factor=10.0, metric="evals", regime="paper_regime"),
+     GAP_BAD, False,
+     [r"largest gap: chain abc \(best in phase 2\) is 9\.52x the tree in phase 1$"]),
+    ("dynamic_tree_best-pass",
+     lambda d: S.claim_dynamic_tree_best(d, metric="evals", regime="paper_regime"), DYN_OK, True,
+     [r"^paper_regime condition evaluations: tree 100, best chain abc 150 \(tree/best=0\.667\), "
+      r"eager 900; all: abc=150, acb=2e\+03, .*tree=100, eager=900$"]),
+    ("dynamic_tree_best-fail",
+     lambda d: S.claim_dynamic_tree_best(d, metric="evals", regime="paper_regime"), DYN_BAD,
+     False, [r"tree 100, best chain abc 90 \(tree/best=1\.11\), eager 900"]),
+    ("dynamic_tree_best-ops", lambda d: S.claim_dynamic_tree_best(d, metric="ops"), DYN_OPS,
+     True, [r"^ operations \(conditions \+ instance work\): tree 100, best chain abc 150 "]),
+    ("calibrated_regime-pass", lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05),
+     CAL_OK, True,
+     [rf"^search picks T={WANT_T:g}, configured paper_regime T={WANT_T:g}; T=0\.8: no \(s_bc=0\.5,"
+      rf" worst cab/cba or inverse 3\); T={WANT_T + 0.1:g}: no .*T={WANT_T - 0.05:g}: ok "
+      r"\(s_bc=0\.5, worst cab/cba or inverse 1\)$"]),
+    ("calibrated_regime-fail-other-T",
+     lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05), CAL_BAD, False,
+     [rf"^search picks T={WANT_T - 0.05:g}, configured paper_regime T={WANT_T:g}; "]),
+    ("calibrated_regime-fail-none",
+     lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05), CAL_NONE, False,
+     [r"^search picks T=nan, "]),
+    ("nasdaq_tree_is_cba-pass",
+     lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_OK, True,
+     [r"^paper_regime: f_c=0\.1: b rarer at 90% of c arrivals, tree take-edges/cba=1\.05, tree "
+      r"\(with routing\)/cba=1\.16; f_c=1: .*take-edges/cba=1, tree \(with routing\)/abc=1\.1$"]),
+    ("nasdaq_tree_is_cba-fail",
+     lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_BAD, False,
+     [r"tree take-edges/cba=1\.26"]),
+    ("nasdaq_tree_is_cba-no-nasdaq-rows",
+     lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1), NAS_NONE, False, [r"^: $"]),
+    ("tree_near_best_when_unselective-pass",
+     lambda d: S.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
+     SENS_OK, True,
+     [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.\d+ \(interpolated\); "
+      r"worst where sel>=0\.9: 1\.05 \[T=0\.9: sel=0\.01 tree/cab=4, T=0\.5: sel=0\.3 "
+      r"tree/cab=2, T=0\.2: sel=0\.95 tree/cab=1\.05\]$"]),
+    ("tree_near_best_when_unselective-fail",
+     lambda d: S.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
+     SENS_BAD, False, [r"crossover selectivity none", r"worst where sel>=0\.9: 1\.5 "]),
+    ("tree_near_best_when_unselective-no-unselective-point",
+     lambda d: S.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
+     SENS_NO_UNSEL, False, [r"crossover selectivity <= 0\.01 \(all points within\)",
+                            r"worst where sel>=0\.9: no such point"]),
+]
+
+
+@pytest.mark.parametrize("call, df, want, patterns",
+                         [pytest.param(c, d, w, p, id=i) for i, c, d, w, p in CASES])
+def test_claim_case(call, df, want, patterns):
+    before = df.copy()
+    res = call(df)
+    assert isinstance(res, ClaimResult)
+    assert isinstance(res.passed, (bool, np.bool_))
+    assert bool(res.passed) == want, (f"table built to {'PASS' if want else 'FAIL'} gave "
+                                      f"{'PASS' if res.passed else 'FAIL'}: {res.measured}")
+    for pat in patterns:
+        assert re.search(pat, res.measured), f"measured text lacks /{pat}/: {res.measured!r}"
+    pd.testing.assert_frame_equal(df, before)          # a claim never edits its input
+
+
+def test_every_claim_has_both_directions():
+    by = {}
+    for i, _, _, want, _ in CASES:
+        by.setdefault(i.split("-")[0], set()).add(want)
+    assert all(v == {True, False} for v in by.values()), by
+    names = {n[len("claim_"):] for n in dir(S) if n.startswith("claim_")}
+    assert set(by) == names and len(names) == 13, (sorted(by), sorted(names))
+
+
+def _pass_cases():
+    seen = set()
+    for i, call, df, want, _ in CASES:
+        name = i.split("-")[0]
+        if want and name not in seen:
+            seen.add(name)
+            yield pytest.param(call, df, id=name)
+
+
+@pytest.mark.parametrize("call, df", list(_pass_cases()))
+def test_claim_fails_on_empty_and_all_error_tables(call, df):
+    """A table with no rows, or whose every row failed (``error`` set, metrics NaN), has nothing
+    to check: FAIL with "no successful rows" (no exception), input unchanged."""
+    res = call(df.iloc[0:0].copy())
+    assert res.passed is False and res.measured == "no successful rows", res
+    failed = df.assign(error="boom")
+    num = failed.select_dtypes("number").columns
+    failed[num] = np.nan                      # a crashed point has no metrics
+    before = failed.copy()
+    res = call(failed)
+    assert res.passed is False and res.measured == "no successful rows", res
+    pd.testing.assert_frame_equal(failed, before)
