@@ -245,7 +245,8 @@ def _orders(alt: GAlt, limit: int):
                      for n, l, r in negs))
 
 
-def _flatten(node: Node, top: bool, kleene: set[str], limit: int) -> list[GAlt]:
+def _flatten(node: Node, top: bool, kleene: set[str], limit: int,
+             group: bool = True) -> list[GAlt]:
     if isinstance(node, Event):
         return [(((node.var,),), ())]
     if isinstance(node, Not):
@@ -254,15 +255,16 @@ def _flatten(node: Node, top: bool, kleene: set[str], limit: int) -> list[GAlt]:
     if isinstance(node, Or):
         out: list[GAlt] = []
         for c in node.children:
-            out.extend(_flatten(c, False, kleene, limit))
+            out.extend(_flatten(c, False, kleene, limit, group))
             if len(out) > limit:
                 raise _too_many(limit)
         return out
     if isinstance(node, And):
-        parts = [_flatten(c, False, kleene, limit) for c in node.children]
+        parts = [_flatten(c, False, kleene, limit, group) for c in node.children]
         out = []
         for combo in itertools.product(*parts):
-            if all(len(gs) == 1 and not ns and not (set(gs[0]) & kleene) for gs, ns in combo):
+            if group and all(len(gs) == 1 and not ns and not (set(gs[0]) & kleene)
+                             for gs, ns in combo):
                 # AND of plain events: one unordered group
                 out.append(((tuple(v for gs, _ in combo for v in gs[0]),), ()))
             else:
@@ -294,7 +296,7 @@ def _flatten(node: Node, top: bool, kleene: set[str], limit: int) -> list[GAlt]:
             continue
         new: list[GAlt] = []
         for groups, negs in alts:
-            for cgroups, cnegs in _flatten(k, False, kleene, limit):
+            for cgroups, cnegs in _flatten(k, False, kleene, limit, group):
                 left = groups[-1][-1] if groups else None
                 add = tuple((n, left, cgroups[0][0]) for n in pending)
                 new.append((groups + cgroups, negs + add + cnegs))
@@ -412,7 +414,12 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None,
         raise PatternError(f"{src}a pattern cannot consist of a negation alone")
     kleene = {e.var for e, negated in events if e.kleene and not negated}
     try:
-        alts = _flatten(structure, True, kleene, max_branches)
+        # Under skip-till-next-match each order of an AND picks its own "next qualifying event"
+        # (docs/SEMANTICS.md: AND is every interleaving, and a predicate, SAME[attr]'s anchored
+        # equalities included, is checked as soon as its variables are bound), which a search
+        # over an unordered group does not reproduce: such ANDs are expanded into their orders.
+        alts = _flatten(structure, True, kleene, max_branches,
+                        group=pattern.policy == "skip-till-any-match")
     except RecursionError:
         raise PatternError(f"{src}pattern nesting too deep; flatten the nested SEQ/AND/OR") from None
     grouped = []
@@ -474,13 +481,6 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None,
         used_columns=tuple(sorted(used)), max_branches=int(max_branches),
         remote_at=np.array(at_vars + [-1] * (len(rows_i) - n_global), dtype=np.int32),
         _alts=tuple(a for _, a in grouped))
-    if program.policy == POLICY_NEXT and any(not b.is_ordered for b in program.grouped):
-        # Under skip-till-next-match each order of an AND picks its own "next qualifying event"
-        # (docs/SEMANTICS.md: AND is every interleaving), which a search over the unordered
-        # group does not reproduce; such patterns therefore run as their ordered branches.
-        flat = program.branches
-        program = dataclasses.replace(program, grouped=flat, _alts=(None,) * len(flat),
-                                      _flat=[flat])
     return program
 
 
