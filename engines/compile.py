@@ -38,11 +38,13 @@ and ``policy`` (``POLICY_ANY`` skip-till-any-match, ``POLICY_NEXT`` skip-till-ne
 from __future__ import annotations
 
 import itertools
+import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from engines.errors import PatternError
+from engines.errors import CepsimInputError, PatternError
 from engines.pattern.ast import (AbsDiff, And, Attr, Compare, Corr, Event, Node, Not, Or, Pattern,
                                  Remote, RemoteConst, Same, Seq)
 from engines.stream import Schema
@@ -59,7 +61,12 @@ MAX_BRANCHES = 5000
 
 
 class TooManyBranches(PatternError):
-    """The flat-branch expansion exceeds ``MAX_BRANCHES`` (e.g. an AND of 8 operands: 8!)."""
+    """The flat-branch expansion exceeds the ``max_branches`` capacity (e.g. every order of an
+    AND of 8 operands: 8!)."""
+
+
+class PatternWarning(UserWarning):
+    """A pattern that compiles but probably does not mean what was written."""
 
 
 @dataclass(frozen=True)
@@ -71,9 +78,33 @@ class Branch:
     neg_left: np.ndarray    # int32[k] slot in pos_vars of the left neighbour, -1 = start
     neg_right: np.ndarray   # int32[k] slot of the right neighbour, m = end
     pred_ids: np.ndarray    # int32[q] predicates that apply to this branch
+    # int32[m] group of each slot (non-decreasing).  Slots sharing a group form an unordered set
+    # of plain variables (an AND kept whole, see ``Program.grouped``); None = every slot is its
+    # own group (a fully ordered branch, as in ``Program.branches``).  A negation's left/right
+    # neighbour is then the whole group of ``neg_left`` / ``neg_right``: it lies between the
+    # last event of the left group and the first event of the right group.
+    group: np.ndarray | None = None
+
+    @property
+    def groups(self) -> np.ndarray:
+        """Group of each slot (``arange(m)`` for a fully ordered branch)."""
+        if self.group is None:
+            return np.arange(len(self.pos_vars), dtype=np.int32)
+        return self.group
+
+    @property
+    def is_ordered(self) -> bool:
+        return self.group is None or len(set(self.group.tolist())) == len(self.pos_vars)
 
     def describe(self, names: tuple[str, ...]) -> str:
         parts = [names[v] for v in self.pos_vars]
+        if not self.is_ordered:
+            g = self.groups
+            parts = []
+            for gi in sorted(set(g.tolist())):
+                members = [names[v] for v, x in zip(self.pos_vars, g) if x == gi]
+                parts.append(members[0] if len(members) == 1 else
+                             "AND(" + ", ".join(members) + ")")
         negs = [f"NOT {names[n]} in ({names[self.pos_vars[l]] if l >= 0 else 'start'}, "
                 f"{names[self.pos_vars[r]] if r < len(self.pos_vars) else 'end'})"
                 for n, l, r in zip(self.neg_vars, self.neg_left, self.neg_right)]
@@ -92,15 +123,36 @@ class Program:
     pred_i: np.ndarray        # int32[P, 7]
     pred_f: np.ndarray        # float64[P, 2]
     pred_text: tuple[str, ...]
-    branches: tuple[Branch, ...]
+    grouped: tuple[Branch, ...]   # alternatives with unordered AND groups kept whole
     window_kind: int
     window: float
     policy: int
     used_columns: tuple[int, ...] = field(default=())
+    max_branches: int = MAX_BRANCHES
     remote_at: np.ndarray | None = None   # int32[P]: AT variable of a remote predicate, -1 none
-    # non-empty when the flat-branch expansion was too large (``branches`` is then empty):
-    # only engines that read ``pattern`` directly (``ztree``: native AND) can run the program
-    branch_error: str = ""
+    _alts: tuple = field(default=(), repr=False, compare=False)
+    _flat: list = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def branches(self) -> tuple[Branch, ...]:
+        """Fully ordered branches: each unordered group expanded into all its orders (n! for
+        an AND of n plain events), computed on first use.  More than ``max_branches`` raise a
+        ``PatternError`` naming the limit (a capacity option: ``compile_pattern(...,
+        max_branches=)`` / ``cepsim match --max-branches``)."""
+        if not self._flat:
+            self._flat.append(_expand_branches(self))
+        return self._flat[0]
+
+    @property
+    def branch_error(self) -> str:
+        """Empty when every order of every AND group fits ``max_branches``; else the capacity
+        error's text (engines that need ``branches`` are refused with it; ``ztree``, the
+        oracle and the eager NFA evaluate unordered groups natively)."""
+        try:
+            self.branches
+        except TooManyBranches as exc:
+            return str(exc)
+        return ""
 
     @property
     def n_vars(self) -> int:
@@ -126,8 +178,8 @@ class Program:
     @property
     def is_simple_sequence(self) -> bool:
         """One branch, no negation, no Kleene: the DEBS'15 / APAM setting."""
-        return (len(self.branches) == 1 and len(self.branches[0].neg_vars) == 0
-                and not np.any(self.var_kind == KIND_KLEENE))
+        return (len(self.grouped) == 1 and len(self.grouped[0].neg_vars) == 0
+                and self.grouped[0].is_ordered and not np.any(self.var_kind == KIND_KLEENE))
 
 
 # ----------------------------------------------------------------------------- structure
@@ -147,7 +199,20 @@ def _normalise(node: Node) -> Node:
     return type(node)(tuple(kids))
 
 
-Alt = tuple[tuple[str, ...], tuple[tuple[str, "str | None", "str | None"], ...]]
+# An alternative: (groups, negations).  ``groups`` is a sequence of groups of variable names;
+# a group of one name is an ordinary element (plain or Kleene), a group of several names is an
+# unordered set of plain variables (an AND of plain events, kept whole rather than expanded into
+# its n! orders).  A negation is (name, left, right) where left/right name a variable of the
+# neighbouring group (None = start/end of the pattern): the negation lies between the *last*
+# event of the left group and the *first* event of the right group.
+GAlt = tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, "str | None", "str | None"], ...]]
+
+
+def _too_many(limit: int) -> PatternError:
+    return TooManyBranches(f"pattern expands into more than {limit} flat alternatives (AND/OR); "
+                        "raise the limit with --max-branches / compile_pattern(max_branches=...), "
+                        "use the eager or ztree engine (they evaluate an AND of plain events "
+                        "without expanding it), or simplify the pattern")
 
 
 def _interleavings(seqs: list[tuple[str, ...]]):
@@ -162,28 +227,55 @@ def _interleavings(seqs: list[tuple[str, ...]]):
             yield (s[0],) + tail
 
 
-def _flatten(node: Node, top: bool) -> list[Alt]:
+def _orders(alt: GAlt, limit: int):
+    """The fully ordered alternatives of ``alt``: every order of each unordered group (a
+    negation next to a group is re-pointed at that order's last/first variable)."""
+    groups, negs = alt
+    count = 1
+    for g in groups:
+        count *= math.factorial(len(g))
+        if count > limit:
+            raise _too_many(limit)
+    for perms in itertools.product(*[itertools.permutations(g) for g in groups]):
+        last = {v: p[-1] for p in perms for v in p}
+        first = {v: p[0] for p in perms for v in p}
+        yield (tuple((v,) for p in perms for v in p),
+               tuple((n, last[l] if l is not None else None, first[r] if r is not None else None)
+                     for n, l, r in negs))
+
+
+def _flatten(node: Node, top: bool, kleene: set[str], limit: int) -> list[GAlt]:
     if isinstance(node, Event):
-        return [((node.var,), ())]
+        return [(((node.var,),), ())]
     if isinstance(node, Not):
         raise PatternError(f"'{node}' must be an element of a SEQ with a positive event before or "
                            "after it")
     if isinstance(node, Or):
-        out: list[Alt] = []
+        out: list[GAlt] = []
         for c in node.children:
-            out.extend(_flatten(c, False))
+            out.extend(_flatten(c, False, kleene, limit))
+            if len(out) > limit:
+                raise _too_many(limit)
         return out
     if isinstance(node, And):
-        parts = [_flatten(c, False) for c in node.children]
+        parts = [_flatten(c, False, kleene, limit) for c in node.children]
         out = []
         for combo in itertools.product(*parts):
-            negs = tuple(n for _, ns in combo for n in ns)
-            for order in _interleavings([elems for elems, _ in combo]):
-                out.append((order, negs))
-                if len(out) > MAX_BRANCHES:
-                    raise TooManyBranches(f"pattern expands into more than {MAX_BRANCHES} flat "
-                                          "alternatives (AND/OR); simplify it or use the "
-                                          "'ztree' engine (native AND)")
+            if all(len(gs) == 1 and not ns and not (set(gs[0]) & kleene) for gs, ns in combo):
+                # AND of plain events: one unordered group
+                out.append(((tuple(v for gs, _ in combo for v in gs[0]),), ()))
+            else:
+                # otherwise: every order of every operand, interleaved (n! growth)
+                ordered = [list(_orders(a, limit)) for a in combo]
+                for pick in itertools.product(*ordered):
+                    seqs = [tuple(g[0] for g in gs) for gs, _ in pick]
+                    negs = tuple(n for _, ns in pick for n in ns)
+                    for order in _interleavings(seqs):
+                        out.append((tuple((v,) for v in order), negs))
+                        if len(out) > limit:
+                            raise _too_many(limit)
+            if len(out) > limit:
+                raise _too_many(limit)
         return out
     # SEQ
     kids = list(node.children)
@@ -193,26 +285,25 @@ def _flatten(node: Node, top: bool) -> list[Alt]:
         raise PatternError(f"NOT at the start or end of a nested '{node}' is not supported; move it "
                            "to the outermost SEQ or between two events")
     # group: positive chunks, with pending negations attached between them
-    alts: list[Alt] = [((), ())]
+    alts: list[GAlt] = [((), ())]
     pending: list[str] = []
     for k in kids:
         if isinstance(k, Not):
             pending.append(k.child.var)
             continue
-        new: list[Alt] = []
-        for elems, negs in alts:
-            for celems, cnegs in _flatten(k, False):
-                left = elems[-1] if elems else None
-                add = tuple((n, left, celems[0]) for n in pending)
-                new.append((elems + celems, negs + add + cnegs))
-                if len(new) > MAX_BRANCHES:
-                    raise TooManyBranches(f"pattern expands into more than {MAX_BRANCHES} flat "
-                                          "alternatives (AND/OR); simplify it or use the "
-                                          "'ztree' engine (native AND)")
+        new: list[GAlt] = []
+        for groups, negs in alts:
+            for cgroups, cnegs in _flatten(k, False, kleene, limit):
+                left = groups[-1][-1] if groups else None
+                add = tuple((n, left, cgroups[0][0]) for n in pending)
+                new.append((groups + cgroups, negs + add + cnegs))
+                if len(new) > limit:
+                    raise _too_many(limit)
         alts = new
         pending = []
     if pending:
-        alts = [(elems, negs + tuple((n, elems[-1], None) for n in pending)) for elems, negs in alts]
+        alts = [(groups, negs + tuple((n, groups[-1][-1], None) for n in pending))
+                for groups, negs in alts]
     return alts
 
 
@@ -233,8 +324,15 @@ def _column(schema: Schema, attr: Attr, pattern_src: str, vector: bool = False) 
                        f"attributes are {list(schema.attr_names)[:20]}")
 
 
-def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None) -> Program:
-    """Compile ``pattern`` for streams with ``schema``; errors name the offending part."""
+def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None,
+                    max_branches: int = MAX_BRANCHES) -> Program:
+    """Compile ``pattern`` for streams with ``schema``; errors name the offending part.
+
+    ``max_branches`` (a capacity option) bounds the number of flat alternatives an OR/AND may
+    expand into (``Program.grouped``, and ``Program.branches`` when an engine asks for every
+    order of an AND)."""
+    if int(max_branches) < 1:
+        raise CepsimInputError(f"max_branches must be >= 1 (got {max_branches})")
     src = f"{source}: " if source else ""
     events = pattern.events()
     var_names = tuple(e.var for e, _ in events)
@@ -305,23 +403,27 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None)
         same_cols.append((a, c))
         used.add(c)
 
-    structure = _normalise(pattern.structure)
+    try:
+        structure = _normalise(pattern.structure)
+    except RecursionError:
+        raise PatternError(f"{src}pattern nesting too deep; flatten the nested SEQ/AND/OR") from None
     if isinstance(structure, Not):
         raise PatternError(f"{src}a pattern cannot consist of a negation alone")
-    branch_error = ""
+    kleene = {e.var for e, negated in events if e.kleene and not negated}
     try:
-        alts = _flatten(structure, True)
-    except TooManyBranches as exc:
-        alts, branch_error = [], f"{src}{exc}"
-    branches = []
-    for elems, negs in alts:
+        alts = _flatten(structure, True, kleene, max_branches)
+    except RecursionError:
+        raise PatternError(f"{src}pattern nesting too deep; flatten the nested SEQ/AND/OR") from None
+    grouped = []
+    for groups, negs in alts:
+        elems = tuple(v for g in groups for v in g)
         pos = np.array([vid[v] for v in elems], dtype=np.int32)
-        slot = {v: i for i, v in enumerate(elems)}
         bound = set(elems) | {n for n, _, _ in negs}
         pred_ids = [p for p in range(n_global)
                     if {var_names[rows_i[p][2]]} | ({var_names[rows_i[p][4]]} if rows_i[p][4] >= 0
                                                     else set())
                     | ({var_names[at_vars[p]]} if at_vars[p] >= 0 else set()) <= bound]
+        slot = {v: i for i, v in enumerate(elems)}
         for p in pred_ids:
             a = at_vars[p]
             if a >= 0 and any(slot[var_names[a]] < slot[var_names[u]]
@@ -329,6 +431,8 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None)
                 raise PatternError(f"{src}'{texts[p]}': AT {var_names[a]} names a variable bound "
                                    "before a variable the predicate reads; name the latest one or "
                                    "a later one")
+        # SAME[attr]: equalities anchored at the alternative's first variable (in group order;
+        # every order of a group shares the anchor, equality being an equivalence)
         anchor = int(pos[0])
         for attr, c in same_cols:
             for v in sorted(vid[b] for b in bound):
@@ -343,14 +447,17 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None)
                     rows_f.append([1.0, 0.0])
                     texts.append(f"SAME[{attr}]: {var_names[anchor]}.{attr} = {var_names[v]}.{attr}")
                 pred_ids.append(pid)
-        branches.append(Branch(
-            pos_vars=pos,
-            neg_vars=np.array([vid[n] for n, _, _ in negs], dtype=np.int32),
-            neg_left=np.array([slot[l] if l is not None else -1 for _, l, _ in negs],
-                              dtype=np.int32),
-            neg_right=np.array([slot[r] if r is not None else len(elems) for _, _, r in negs],
-                               dtype=np.int32),
-            pred_ids=np.array(sorted(pred_ids), dtype=np.int32)))
+        gid = np.array([gi for gi, g in enumerate(groups) for _ in g], dtype=np.int32)
+        grouped.append((_make_branch(elems, negs, vid, sorted(pred_ids),
+                                     gid if len(groups) < len(elems) else None),
+                        (groups, negs)))
+    applied = {int(p) for br, _ in grouped for p in br.pred_ids}
+    for p in range(n_global):
+        if p not in applied:
+            warnings.warn(f"{src}predicate '{texts[p]}' mentions variables that no alternative of "
+                          "the pattern binds together (different OR branches), so it is never "
+                          "evaluated; move it into the alternative it belongs to",
+                          PatternWarning, stacklevel=2)
     if pattern.window is None:
         wkind, wval = WIN_TIME, float("inf")
     elif pattern.window.is_count:
@@ -361,7 +468,36 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None)
         pattern=pattern, schema=schema, var_names=var_names, var_type=var_type, var_kind=var_kind,
         pred_i=np.array(rows_i, dtype=np.int32).reshape(-1, 7),
         pred_f=np.array(rows_f, dtype=np.float64).reshape(-1, 2),
-        pred_text=tuple(texts), branches=tuple(branches), window_kind=wkind, window=wval,
-        policy=0 if pattern.policy == "skip-till-any-match" else 1,
-        used_columns=tuple(sorted(used)), branch_error=branch_error,
-        remote_at=np.array(at_vars + [-1] * (len(rows_i) - n_global), dtype=np.int32))
+        pred_text=tuple(texts), grouped=tuple(b for b, _ in grouped), window_kind=wkind,
+        window=wval, policy=0 if pattern.policy == "skip-till-any-match" else 1,
+        used_columns=tuple(sorted(used)), max_branches=int(max_branches),
+        remote_at=np.array(at_vars + [-1] * (len(rows_i) - n_global), dtype=np.int32),
+        _alts=tuple(a for _, a in grouped))
+
+
+def _make_branch(elems: tuple[str, ...], negs, vid: dict[str, int], pred_ids: list[int],
+                 group: np.ndarray | None) -> Branch:
+    slot = {v: i for i, v in enumerate(elems)}
+    return Branch(
+        pos_vars=np.array([vid[v] for v in elems], dtype=np.int32),
+        neg_vars=np.array([vid[n] for n, _, _ in negs], dtype=np.int32),
+        neg_left=np.array([slot[l] if l is not None else -1 for _, l, _ in negs], dtype=np.int32),
+        neg_right=np.array([slot[r] if r is not None else len(elems) for _, _, r in negs],
+                           dtype=np.int32),
+        pred_ids=np.array(pred_ids, dtype=np.int32), group=group)
+
+
+def _expand_branches(program: Program) -> tuple[Branch, ...]:
+    """Every order of every unordered group of ``program.grouped`` (see ``Program.branches``)."""
+    vid = {v: i for i, v in enumerate(program.var_names)}
+    out: list[Branch] = []
+    for br, alt in zip(program.grouped, program._alts):
+        if br.is_ordered:
+            out.append(br)
+        else:
+            for groups, negs in _orders(alt, program.max_branches):
+                elems = tuple(g[0] for g in groups)
+                out.append(_make_branch(elems, negs, vid, list(br.pred_ids), None))
+        if len(out) > program.max_branches:
+            raise _too_many(program.max_branches)
+    return tuple(out)

@@ -1,16 +1,18 @@
 """The eager NFA (SASE-style chain in each branch's query order; DEBS'15 section 3).
 
-``run_eager(program, stream, max_partial_matches=..., max_matches=...) -> EngineResult`` runs one
-Numba kernel per program branch (the same compiled kernel for every pattern shape: arrays
-describe the branch) and returns the union of the branches' matches with the counters summed.
+``run_eager(program, stream, max_partial_matches=..., max_matches=..., max_states=...) ->
+EngineResult`` runs one Numba kernel per grouped branch (``Program.grouped``; the same compiled
+kernel for every pattern shape: arrays describe the branch) and returns the union of the
+branches' matches with the counters summed.
 
-NFA states of a branch with slots ``0..m-1`` (``x_j`` plain or Kleene):
-
-* ``A_j`` (pool ``j``, ``1 <= j < m``): slots ``< j`` bound, waiting for (the first event of)
-  ``x_j``.  The initial state ``A_0`` (pool 0) holds only the sentinel arena row 0 (nothing
-  bound): every event of ``x_0``'s type tries to start an instance from it.
-* ``K_j`` (pool ``m + j``, Kleene ``x_j`` only): ``x_j`` holds ``>= 1`` events; the instance may
-  *loop* (take one more event of ``x_j``) or *proceed* (bind the first event of ``x_{j+1}``).
+The automaton of a branch (``engines/eager_tables.py``): a branch is a sequence of groups, each a
+plain slot, a Kleene slot or an *unordered* set of plain slots (an AND of plain events, run
+natively: one instance per partial binding whatever the order its events arrived in, instead of
+one branch per order).  State ``W(g, mask)`` waits for the unbound slots of group ``g``; the
+initial state (pool 0) holds only the sentinel arena row 0 (nothing bound): every event of a
+first-group type tries to start an instance from it.  ``K(g)`` (Kleene group ``g`` holds ``>= 1``
+events) may *loop* (take one more event of it) or *proceed* (bind a slot of group ``g + 1``).
+Each state has a pool of instances; each edge a predicate list fixed by the state's bound slots.
 
 Per event, in this order: (1) the window start ``lo`` advances and the instances whose first
 event fell out of it expire (counted exactly at this event); (2) matches waiting for a trailing
@@ -23,15 +25,16 @@ is checked against each of its events) and produces a *candidate* (the extended 
 complete and stored as new instances when they can go on.
 
 Policies.  skip-till-any-match: an extension is a clone, the old instance stays.
-skip-till-next-match (docs/SEMANTICS.md rule 6): a plain state is left by the first qualifying
-event; a ``K_j`` instance keeps two flags, LOOP and PROCEED, each consumed by the first event
-qualifying for that move (an event qualifying for both creates both runs); the instance is
-removed when neither is left.  Negation only filters (a killed run is simply dropped).
+skip-till-next-match (docs/SEMANTICS.md rule 6): an instance keeps one flag per edge of its state
+(one for a plain slot; LOOP and each PROCEED edge of a ``K`` state; one per unbound slot of an
+unordered group -- each order of the AND is its own run), each consumed by the first event
+qualifying for that edge (an event qualifying for several creates each run); the instance is
+removed when no flag is left.  Negation only filters (a killed run is simply dropped).
 
 Negation (SEMANTICS rule 4).  Middle NOT: checked against the buffered negative events between
-the left neighbour's last and the right neighbour's first event, as soon as every slot it needs
-is final (a Kleene slot is final once the next slot binds); a check that needs the last Kleene
-slot runs at each emission.  NOT at the start: at each emission, against buffered events in
+the left neighbour group's last and the right neighbour group's first event, on the first edge
+after which every slot it needs is final (a Kleene slot is final once the next group starts); a
+check that needs the last Kleene slot runs at each emission.  NOT at the start: at each emission, against buffered events in
 ``[lo, first)``.  Trailing NOT: complete matches wait in the *pending* pool until the window of
 their first event closes (or the stream ends: ``detect = n_events``).
 
@@ -46,7 +49,9 @@ INSTANCE_WORK = live instances (after expiry) + 1 for the initial state, per eve
 the paper's eager NFA applies every event to every instance (section 3.2.2).
 Pending trailing-NOT matches are not partial matches and are not counted as live.
 
-Storage: engines/nfa_buffers.py (instance arena, pools, shared Kleene event-node chains).
+Parts: engines/eager_tables.py (the automaton as arrays), engines/eager_preds.py (predicate and
+negation checks on instance rows), engines/eager_out.py (match output buffers),
+engines/nfa_buffers.py (instance arena, pools, shared Kleene event-node chains).
 """
 from __future__ import annotations
 
@@ -54,12 +59,15 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, KIND_NEG, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V1, PI_V2,
-                             PK_CMP, POLICY_NEXT, Program)
+from engines.compile import (KIND_KLEENE, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_CMP,
+                             POLICY_NEXT, Program)
+from engines.eager_out import (cand_grow, cap_for, kl_len, out_kleene, out_reserve, out_write)
+from engines.eager_preds import neg_killed, neg_span, preds_hold
+from engines.eager_tables import (DEFAULT_MAX_STATES, EDGE_ENTER, EDGE_LOOP, ROLE_SECOND,
+                                  ROLE_SELF, branch_tables)
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
-from engines.nfa_buffers import (arena_grow, grow_1d, grow_rows, node_collect, node_count,
-                                 node_first, nodes_compact, pool_remove_at, pools_new,
+from engines.nfa_buffers import (arena_grow, grow_1d, nodes_compact, pool_remove_at, pools_new,
                                  pools_reserve, window_lo)
 from engines.predicates import compare, eval_pred
 from engines.registry import EngineResult
@@ -70,192 +78,22 @@ DEFAULT_MAX_MATCHES = 20_000_000
 # initial buffer capacity, min pool size before an expiry sweep, min node count before a
 # node collection, initial pool capacity
 DEFAULT_TUNE = (256, 1024, 1 << 16, 64)
-# Output buffers (matches, Kleene rows/events) grow by this factor, not 2: every growth copies
-# the old content into freshly mapped memory, and on a match-heavy stream those page faults
-# (not the copy itself) cost as much as the matching.  With factor f the copies add about
-# 1/(f-1) of the final size instead of about 1x; the unused tail is never touched, so it costs
-# address space, not memory.  Match rows never grow beyond max_matches (the kernel stops there).
-OUT_GROWTH = 8
-
-# predicate roles (how the event being bound / the negative event enters eval_pred)
-ROLE_SELF, ROLE_FIRST, ROLE_SECOND = 0, 1, 2
-# instance flags of K_j states (skip-till-next-match)
-FL_LOOP, FL_PROCEED = 1, 2
-# candidate kinds
-CAND_ENTER, CAND_LOOP = 0, 1
-# negation check times
-CHK_TRAILING = -1
 # kernel status
 ST_OK, ST_MAX_PM, ST_MAX_MATCHES = 0, 1, 2
-
-
-# ----------------------------------------------------------------------------- predicates
-@njit(cache=True)
-def _eval_against(p, role, e, o, tab, r, el_kleene, nev, npar, pred_i, pred_f, attrs):
-    """Evaluate predicate ``p`` with ``e`` in the role ``role`` and the event(s) of slot ``o`` of
-    row ``r`` of ``tab`` in the other role (every event of a Kleene slot).
-    Returns (holds, n_evaluations)."""
-    if role == ROLE_SELF:
-        return eval_pred(pred_i, pred_f, p, attrs, e, e), 1
-    if el_kleene[o]:
-        k = tab[r, o]
-        n = 0
-        while k >= 0:
-            x = np.int64(nev[k])
-            n += 1
-            if role == ROLE_FIRST:
-                ok = eval_pred(pred_i, pred_f, p, attrs, e, x)
-            else:
-                ok = eval_pred(pred_i, pred_f, p, attrs, x, e)
-            if not ok:
-                return False, n
-            k = npar[k]
-        return True, n
-    x = np.int64(tab[r, o])
-    if role == ROLE_FIRST:
-        return eval_pred(pred_i, pred_f, p, attrs, e, x), 1
-    return eval_pred(pred_i, pred_f, p, attrs, x, e), 1
-
-
-@njit(cache=True)
-def _preds_hold(lst_start, lst_pred, lst_role, lst_other, q, e, tab, r, el_kleene, nev, npar,
-                pred_i, pred_f, attrs):
-    """All predicates of list ``q`` (a CSR row) hold for event ``e``; (holds, n_evaluations)."""
-    n = 0
-    for k in range(lst_start[q], lst_start[q + 1]):
-        ok, c = _eval_against(lst_pred[k], lst_role[k], e, lst_other[k], tab, r, el_kleene,
-                              nev,
-                              npar, pred_i, pred_f, attrs)
-        n += c
-        if not ok:
-            return False, n
-    return True, n
-
-
-@njit(cache=True)
-def _neg_killed(q, lo_ex, hi_ex, tab, r, nbuf, nhead, ntail, types, ng_type, np_start, np_pred,
-                np_role, np_other, el_kleene, nev, npar, pred_i, pred_f, attrs):
-    """Does a buffered event of negation ``q`` strictly inside (lo_ex, hi_ex) satisfy all of the
-    negation's predicates?  Returns (killed, n_edge_checks, n_pred_evals)."""
-    a = nhead
-    b = ntail
-    while a < b:  # first buffered position > lo_ex
-        mid = (a + b) // 2
-        if nbuf[mid] <= lo_ex:
-            a = mid + 1
-        else:
-            b = mid
-    edges = 0
-    preds = 0
-    tq = ng_type[q]
-    for k in range(a, ntail):
-        c = nbuf[k]
-        if c >= hi_ex:
-            break
-        if types[c] != tq:
-            continue
-        edges += 1
-        ok, n = _preds_hold(np_start, np_pred, np_role, np_other, q, c, tab, r, el_kleene,
-                            nev,
-                            npar, pred_i, pred_f, attrs)
-        preds += n
-        if ok:
-            return True, edges, preds
-    return False, edges, preds
-
-
-@njit(cache=True)
-def _out_kleene(o_pos, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle, nk):
-    """Write the Kleene columns of match ``nm`` (bound in row ``r`` of ``tab``): ``o_pos`` gets
-    -2, ``o_kl`` a row (match, column, start, length) into the event list ``o_kle``.  The room
-    was reserved beforehand (``_out_reserve``); returns the new (nkl, nk)."""
-    for s in range(tab.shape[1]):
-        if not el_kleene[s]:
-            continue
-        ln = node_count(npar, tab[r, s])
-        node_collect(nev, npar, tab[r, s], o_kle, nk, ln)
-        col = col_of_slot[s]
-        o_pos[nm, col] = -2
-        o_kl[nkl, 0] = nm
-        o_kl[nkl, 1] = col
-        o_kl[nkl, 2] = nk
-        o_kl[nkl, 3] = ln
-        nkl += 1
-        nk += ln
-    return nkl, nk
-
-
-@njit(cache=True)
-def _out_write(o_pos, o_det, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle,
-               nk, detect):
-    """Write the match bound in row ``r`` of ``tab`` as output match ``nm`` (room reserved);
-    returns the new (nkl, nk)."""
-    for c in range(o_pos.shape[1]):
-        o_pos[nm, c] = -1
-    for s in range(tab.shape[1]):
-        if not el_kleene[s]:
-            o_pos[nm, col_of_slot[s]] = tab[r, s]
-    nkl, nk = _out_kleene(o_pos, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle,
-                          nk)
-    o_det[nm] = detect
-    return nkl, nk
-
-
-@njit(cache=True)
-def _kl_len(tab, r, el_kleene, npar):
-    """Number of events bound to the Kleene slots of row ``r`` of ``tab``."""
-    n = 0
-    for s in range(tab.shape[1]):
-        if el_kleene[s]:
-            n += node_count(npar, tab[r, s])
-    return n
-
-
-@njit(cache=True)
-def _cap_for(cap, need):
-    """``cap`` doubled until it holds ``need``."""
-    cap = max(cap, 1)
-    while cap < need:
-        cap *= 2
-    return cap
-
-
-@njit(cache=True)
-def _out_cap(cap, need, limit):
-    """New capacity of an output buffer that must hold ``need``: ``OUT_GROWTH`` times the old
-    one, but not beyond ``max(need, limit)``."""
-    return max(need, min(OUT_GROWTH * max(cap, 1), limit))
-
-
-@njit(cache=True)
-def _out_reserve(o_pos, o_det, o_kl, o_kle, rows, kl_rows, kl_events, limit):
-    """Output arrays with room for ``rows`` matches, ``kl_rows`` Kleene rows and ``kl_events``
-    Kleene events (see ``OUT_GROWTH``; ``limit`` bounds the match rows, i.e. max_matches)."""
-    if rows > o_det.shape[0]:
-        cap = _out_cap(o_det.shape[0], rows, limit)
-        o_pos = grow_rows(o_pos, cap)
-        o_det = grow_1d(o_det, cap)
-    if kl_rows > o_kl.shape[0]:
-        o_kl = grow_rows(o_kl, _out_cap(o_kl.shape[0], kl_rows, 0))
-    if kl_events > o_kle.shape[0]:
-        o_kle = grow_1d(o_kle, _out_cap(o_kle.shape[0], kl_events, 0))
-    return o_pos, o_det, o_kl, o_kle
-
-
-@njit(cache=True)
-def _cand_grow(c_row, c_first, c_slot, c_kind, need):
-    cap = _cap_for(c_first.shape[0], need)
-    return grow_rows(c_row, cap), grow_1d(c_first, cap), grow_1d(c_slot, cap), grow_1d(c_kind, cap)
 
 
 # ----------------------------------------------------------------------------- kernel
 @njit(cache=True)
 def eager_kernel(types, ts, attrs, pred_i, pred_f,
-                 el_type, el_kleene, col_of_slot, n_cols,
-                 sp_start, sp_pred, sp_role, sp_other,
-                 ng_type, ng_left, ng_right, ng_chk, np_start, np_pred, np_role, np_other,
+                 el_type, el_kleene, col_of_slot, n_cols, el_group, g_lo, g_hi,
+                 st_start, st_complete, ed_slot, ed_kind, ed_dst, ed_bit,
+                 ep_start, ep_pred, ep_role, ep_other, en_start, en_q,
+                 ty_start, ty_state, ty_count, ty_edge,
+                 ng_type, ng_left, ng_right, ng_emit, ng_trailing,
+                 np_start, np_pred, np_role, np_other,
                  window_kind, window, policy, max_pm, max_matches, tune, counters):
-    """Run the eager NFA of one branch over the stream; adds into ``counters``.
+    """Run the eager NFA of one branch (automaton: ``engines.eager_tables``) over the stream;
+    adds into ``counters``.
 
     ``tune`` (int64[4]): initial capacity of every buffer, minimum pool size before an expiry
     sweep, minimum node count before a node collection, initial size of the pools (tests set them
@@ -267,24 +105,29 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     event can fill (candidates, event nodes, arena rows, pools, output) is reserved for the
     event's worst case *before* the loop that fills it, so those loops carry no array variable
     that Numba would have to reference-count on every iteration; the per-event counters are
-    accumulated in locals and added to ``counters`` once per event.  A plain state whose edge is
-    a single comparison with a plain slot (skip-till-any-match) takes a branch-free fast path,
-    and writes its matches straight to the output when nothing (negation, Kleene output,
-    trailing NOT, max_matches) could intervene between candidate and emission."""
+    accumulated in locals and added to ``counters`` once per event.  A state with one edge whose
+    only predicate is a comparison with a plain slot (skip-till-any-match) takes a branch-free
+    fast path, and writes its matches straight to the output when nothing (negation, Kleene
+    output, trailing NOT, max_matches) could intervene between candidate and emission."""
     cap0 = tune[0]
     n = types.shape[0]
     m = el_type.shape[0]
+    S = st_complete.shape[0]
+    n_types = ty_start.shape[0] - 1
     n_neg = ng_type.shape[0]
     nextp = policy == POLICY_NEXT
-    pend_pool = 2 * m
-    n_pools = 2 * m + 1
+    pend_pool = S
+    n_pools = S + 1
     has_trailing = False
     has_buffered_neg = False
+    has_emit_neg = False
     for q in range(n_neg):
-        if ng_chk[q] == CHK_TRAILING:
+        if ng_trailing[q]:
             has_trailing = True
         else:
             has_buffered_neg = True
+        if ng_emit[q]:
+            has_emit_neg = True
     n_kl = 0
     for s in range(m):
         if el_kleene[s]:
@@ -295,17 +138,36 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         if el_kleene[s]:
             kleene_cols[n_kl] = s
             n_kl += 1
-    # a candidate for the last slot is a match as soon as its edge holds (no negation check
-    # left, no Kleene output, no trailing NOT): the fast path below may write it out directly
-    direct_emit = n_kl == 0 and not has_trailing
-    for q in range(n_neg):
-        if ng_chk[q] >= m - 1:
-            direct_emit = False
+    # per state: full flag mask.  Per edge: fast-path eligibility (a plain ENTER edge with no
+    # predicate or a single comparison with another plain slot, skip-till-any-match) and direct
+    # emission (its destination completes the match and nothing can intervene)
+    st_full = np.zeros(S, dtype=np.int64)
+    for j in range(S):
+        st_full[j] = (np.int64(1) << (st_start[j + 1] - st_start[j])) - 1
+    n_ed = ed_slot.shape[0]
+    ed_fast = np.zeros(n_ed, dtype=np.bool_)
+    ed_direct = np.zeros(n_ed, dtype=np.bool_)
+    for d in range(n_ed):
+        s = ed_slot[d]
+        npr = ep_start[d + 1] - ep_start[d]
+        if nextp or ed_kind[d] != EDGE_ENTER or el_kleene[s] or npr > 1:
+            continue
+        if npr == 1:
+            kk = ep_start[d]
+            p = ep_pred[kk]
+            if (ep_role[kk] == ROLE_SELF or el_kleene[ep_other[kk]]
+                    or pred_i[p, PI_KIND] != PK_CMP or pred_i[p, PI_V2] < 0):
+                continue
+        ed_fast[d] = True
+        dst = ed_dst[d]
+        ed_direct[d] = (st_complete[dst] and st_start[dst + 1] == st_start[dst] and n_kl == 0
+                        and not has_trailing and not has_emit_neg
+                        and en_start[d + 1] == en_start[d])
 
     # instance arena + pools
     acap = cap0
     a_first = np.empty(acap, dtype=np.int64)
-    a_flags = np.zeros(acap, dtype=np.int8)
+    a_flags = np.zeros(acap, dtype=np.int64)
     a_bind = np.empty((acap, m), dtype=np.int32)
     free = np.empty(acap, dtype=np.int64)
     nfree = np.int64(0)
@@ -313,7 +175,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         a_bind[0, s] = -1   # row 0: the sentinel 'nothing bound' instance of pool 0
     a_flags[0] = 0
     a_top = np.int64(1)
-    pidx, poff, pcap, pn = pools_new(n_pools, tune[3])
+    pidx, poff, pcap, pn = pools_new(n_pools, max(1, min(tune[3], (1 << 20) // n_pools)))
     snap = np.zeros(n_pools, dtype=np.int64)
     pneed = np.zeros(n_pools, dtype=np.int64)
     sweep_at = np.empty(n_pools, dtype=np.int64)
@@ -323,11 +185,10 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     npar = np.empty(cap0, dtype=np.int32)
     nn = np.int64(0)
     ngc_at = tune[2]
-    # candidates of the current event
+    # candidates of the current event: binding row, first position, edge taken
     c_row = np.empty((cap0, m), dtype=np.int32)
     c_first = np.empty(cap0, dtype=np.int64)
-    c_slot = np.empty(cap0, dtype=np.int64)
-    c_kind = np.empty(cap0, dtype=np.int8)
+    c_edge = np.empty(cap0, dtype=np.int64)
     # negative-event buffer (positions, ascending)
     nbuf = np.empty(cap0, dtype=np.int64)
     nhead = np.int64(0)
@@ -375,18 +236,18 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 if a_first[i] < lo:
                     n_out += 1
                     if n_kl > 0:
-                        n_kev += _kl_len(a_bind, i, el_kleene, npar)
+                        n_kev += kl_len(a_bind, i, el_kleene, npar)
             if n_out > 0:
                 if (nm + n_out > o_det.shape[0] or nkl + n_out * n_kl > o_kl.shape[0]
                         or nk + n_kev > o_kle.shape[0]):
-                    o_pos, o_det, o_kl, o_kle = _out_reserve(o_pos, o_det, o_kl, o_kle,
-                                                             nm + n_out, nkl + n_out * n_kl,
-                                                             nk + n_kev, max_matches)
+                    o_pos, o_det, o_kl, o_kle = out_reserve(o_pos, o_det, o_kl, o_kle,
+                                                            nm + n_out, nkl + n_out * n_kl,
+                                                            nk + n_kev, max_matches)
                 for k in range(pn[pend_pool] - 1, -1, -1):
                     i = pidx[base + k]
                     if a_first[i] < lo:
-                        nkl, nk = _out_write(o_pos, o_det, nm, a_bind, i, col_of_slot, el_kleene,
-                                             nev, npar, o_kl, nkl, o_kle, nk, e)
+                        nkl, nk = out_write(o_pos, o_det, nm, a_bind, i, col_of_slot, el_kleene,
+                                            nev, npar, o_kl, nkl, o_kle, nk, e)
                         nm += 1
                         k_emit += 1
                         pool_remove_at(pidx, poff, pn, pend_pool, k)
@@ -394,14 +255,14 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         nfree += 1
             # (3) trailing NOT kills
             for q in range(n_neg):
-                if ng_chk[q] != CHK_TRAILING or ng_type[q] != t:
+                if not ng_trailing[q] or ng_type[q] != t:
                     continue
                 base = poff[pend_pool]
                 for k in range(pn[pend_pool] - 1, -1, -1):
                     i = pidx[base + k]
                     k_edge += 1
-                    ok, ne = _preds_hold(np_start, np_pred, np_role, np_other, q, e, a_bind, i,
-                                         el_kleene, nev, npar, pred_i, pred_f, attrs)
+                    ok, ne = preds_hold(np_start, np_pred, np_role, np_other, q, e, a_bind, i,
+                                        el_kleene, nev, npar, pred_i, pred_f, attrs)
                     k_pred += ne
                     if ok:
                         pool_remove_at(pidx, poff, pn, pend_pool, k)
@@ -413,7 +274,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 nhead += 1
             isneg = False
             for q in range(n_neg):
-                if ng_chk[q] != CHK_TRAILING and ng_type[q] == t:
+                if not ng_trailing[q] and ng_type[q] == t:
                     isneg = True
             if isneg:
                 if ntail == nbuf.shape[0]:
@@ -429,9 +290,9 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 counters[e, C.BUF_INSERT] += 1
         # maintenance between events: drop expired instances, collect unreachable nodes
         if nn > ngc_at:
-            for j in range(1, 2 * m):
+            for j in range(1, S):
                 sweep_at[j] = 0
-        for j in range(1, 2 * m):
+        for j in range(1, S):
             if pn[j] > sweep_at[j]:
                 base = poff[j]
                 for k in range(pn[j] - 1, -1, -1):
@@ -454,95 +315,69 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             nn = nodes_compact(nev, npar, nn, a_bind, rows, tot, kleene_cols)
             ngc_at = max(2 * nn, tune[2])
 
+        if t < 0 or t >= n_types or ty_start[t] == ty_start[t + 1]:
+            counters[e, C.EDGE_EVAL] += k_edge
+            counters[e, C.PRED_EVAL] += k_pred
+            counters[e, C.MATCH_EMIT] += k_emit
+            counters[e, C.PM_REMOVED] += k_removed
+            counters[e, C.LIVE_PM] += live
+            counters[e, C.BUFFERED] += ntail - nhead
+            continue
         # (5) phase 1: edges of live instances -> candidates.  Pool 0 stands for the initial
         # state: its only member is the sentinel row 0 (nothing bound), first event = e.
         # Room for the worst case first: one candidate per (instance, edge), one node each.
         bound = 0
-        for j in range(2 * m):
-            if j < m:
-                if el_type[j] == t:
-                    bound += 1 if j == 0 else pn[j]
-            elif el_kleene[j - m]:
-                bound += 2 * pn[j]
+        for z in range(ty_start[t], ty_start[t + 1]):
+            j = ty_state[z]
+            bound += ty_count[z] * (1 if j == 0 else pn[j])
         if bound > c_first.shape[0]:
-            c_row, c_first, c_slot, c_kind = _cand_grow(c_row, c_first, c_slot, c_kind, bound)
+            c_row, c_first, c_edge = cand_grow(c_row, c_first, c_edge, bound)
         if n_kl > 0 and nn + bound > nev.shape[0]:
-            cap = _cap_for(nev.shape[0], nn + bound)
+            cap = cap_for(nev.shape[0], nn + bound)
             nev = grow_1d(nev, cap)
             npar = grow_1d(npar, cap)
-        for j in range(n_pools):
+        for z in range(ty_start[t], ty_start[t + 1]):
+            j = ty_state[z]
             snap[j] = pn[j]
         nc = 0
-        for j in range(2 * m):
-            if j < m:
-                s = j
-                if el_type[s] != t:
-                    continue
-                is_k = False
-            else:
-                s = j - m
-                if not el_kleene[s]:
-                    continue
-                if el_type[s] != t and not (s + 1 < m and el_type[s + 1] == t):
-                    continue
-                is_k = True
+        for z in range(ty_start[t], ty_start[t + 1]):
+            j = ty_state[z]
             base = poff[j]
             n_visit = snap[j] if j > 0 else 1
-            if j > 0 and not is_k and not nextp and not el_kleene[s]:
-                # Fast path: a plain state whose edge is one comparison with another plain slot
-                # (skip-till-any-match).  Same evaluations, counts and candidate order as the
-                # general loop below, but branch-free: the candidate is written at ``nc`` every
-                # time and ``nc`` advances by the outcome, so a data-dependent predicate costs
-                # no mispredicted branch; the event's own operand is computed once.
-                kk = sp_start[s]
-                p = sp_pred[kk]
-                role = sp_role[kk]
-                o = sp_other[kk]
-                if (sp_start[s + 1] - kk == 1 and role != ROLE_SELF and not el_kleene[o]
-                        and pred_i[p, PI_KIND] == PK_CMP and pred_i[p, PI_V2] >= 0):
-                    op = pred_i[p, PI_OP]
-                    c1 = pred_i[p, PI_C1]
-                    c2 = pred_i[p, PI_C2]
-                    sc = pred_f[p, 0]
-                    of = pred_f[p, 1]
-                    lhs_e = attrs[e, c1]              # role FIRST: e is the left operand
-                    rhs_e = attrs[e, c2] * sc + of    # role SECOND: e is the right operand
-                    n_ev = 0
-                    if direct_emit and s == m - 1 and nm + n_visit < max_matches:
-                        # the candidates would all be emitted in phase 2, in this order and
-                        # before any other match of this event, without reaching max_matches:
-                        # write them straight to the output (same branch-free scheme)
-                        if nm + n_visit > o_det.shape[0]:
-                            o_pos, o_det, o_kl, o_kle = _out_reserve(o_pos, o_det, o_kl, o_kle,
-                                                                     nm + n_visit, nkl, nk,
-                                                                     max_matches)
-                        nm0 = nm
-                        col_e = col_of_slot[s]
-                        for k in range(n_visit - 1, -1, -1):
-                            i = pidx[base + k]
-                            first = a_first[i]
-                            if first < lo:  # expired (already counted)
-                                pool_remove_at(pidx, poff, pn, j, k)
-                                free[nfree] = i
-                                nfree += 1
-                                continue
-                            x = a_bind[i, o]
-                            if role == ROLE_SECOND:
-                                ok = compare(op, attrs[x, c1], rhs_e)
-                            else:
-                                ok = compare(op, lhs_e, attrs[x, c2] * sc + of)
-                            n_ev += 1
-                            for c in range(n_cols):
-                                o_pos[nm, c] = -1
-                            for s2 in range(s):
-                                o_pos[nm, col_of_slot[s2]] = a_bind[i, s2]
-                            o_pos[nm, col_e] = e
-                            o_det[nm] = e
-                            nm += np.int64(ok)
-                        k_emit += nm - nm0
-                        k_edge += n_ev
-                        k_pred += n_ev
-                        continue
+            if n_visit == 0:
+                continue
+            d = ty_edge[z]
+            if j > 0 and d >= 0 and ed_fast[d]:
+                # Fast path: the only edge of this state for type t, with no predicate or one
+                # comparison with another plain slot (skip-till-any-match).  Same evaluations,
+                # counts and candidate order as the general loop below, but branch-free: the
+                # candidate is written at ``nc`` every time and ``nc`` advances by the outcome,
+                # so a data-dependent predicate costs no mispredicted branch; the event's own
+                # operand is computed once.
+                s = ed_slot[d]
+                npr = ep_start[d + 1] - ep_start[d]
+                kk = ep_start[d]
+                p = ep_pred[kk] if npr else 0
+                role = ep_role[kk] if npr else ROLE_SELF
+                o = ep_other[kk] if npr else 0
+                op = pred_i[p, PI_OP] if npr else 0
+                c1 = pred_i[p, PI_C1] if npr else 0
+                c2 = pred_i[p, PI_C2] if npr else 0
+                sc = pred_f[p, 0] if npr else 1.0
+                of = pred_f[p, 1] if npr else 0.0
+                lhs_e = attrs[e, c1]              # role FIRST: e is the left operand
+                rhs_e = attrs[e, c2] * sc + of    # role SECOND: e is the right operand
+                n_ev = 0
+                if ed_direct[d] and nm + n_visit < max_matches:
+                    # the candidates would all be emitted in phase 2, in this order and before
+                    # any other match of this event, without reaching max_matches: write them
+                    # straight to the output (same branch-free scheme)
+                    if nm + n_visit > o_det.shape[0]:
+                        o_pos, o_det, o_kl, o_kle = out_reserve(o_pos, o_det, o_kl, o_kle,
+                                                                nm + n_visit, nkl, nk,
+                                                                max_matches)
+                    nm0 = nm
+                    col_e = col_of_slot[s]
                     for k in range(n_visit - 1, -1, -1):
                         i = pidx[base + k]
                         first = a_first[i]
@@ -551,27 +386,54 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             free[nfree] = i
                             nfree += 1
                             continue
-                        x = a_bind[i, o]
-                        if role == ROLE_SECOND:
-                            ok = compare(op, attrs[x, c1], rhs_e)
+                        if npr == 0:
+                            ok = True
+                        elif role == ROLE_SECOND:
+                            ok = compare(op, attrs[a_bind[i, o], c1], rhs_e)
                         else:
-                            ok = compare(op, lhs_e, attrs[x, c2] * sc + of)
+                            ok = compare(op, lhs_e, attrs[a_bind[i, o], c2] * sc + of)
                         n_ev += 1
+                        for c in range(n_cols):
+                            o_pos[nm, c] = -1
                         for s2 in range(m):
-                            c_row[nc, s2] = a_bind[i, s2]
-                        c_row[nc, s] = e
-                        c_first[nc] = first
-                        c_slot[nc] = s
-                        c_kind[nc] = CAND_ENTER
-                        nc += np.int64(ok)
+                            if s2 != s:
+                                o_pos[nm, col_of_slot[s2]] = a_bind[i, s2]
+                        o_pos[nm, col_e] = e
+                        o_det[nm] = e
+                        nm += np.int64(ok)
+                    k_emit += nm - nm0
                     k_edge += n_ev
-                    k_pred += n_ev
+                    k_pred += n_ev * npr
                     continue
+                for k in range(n_visit - 1, -1, -1):
+                    i = pidx[base + k]
+                    first = a_first[i]
+                    if first < lo:  # expired (already counted)
+                        pool_remove_at(pidx, poff, pn, j, k)
+                        free[nfree] = i
+                        nfree += 1
+                        continue
+                    if npr == 0:
+                        ok = True
+                    elif role == ROLE_SECOND:
+                        ok = compare(op, attrs[a_bind[i, o], c1], rhs_e)
+                    else:
+                        ok = compare(op, lhs_e, attrs[a_bind[i, o], c2] * sc + of)
+                    n_ev += 1
+                    for s2 in range(m):
+                        c_row[nc, s2] = a_bind[i, s2]
+                    c_row[nc, s] = e
+                    c_first[nc] = first
+                    c_edge[nc] = d
+                    nc += np.int64(ok)
+                k_edge += n_ev
+                k_pred += n_ev * npr
+                continue
             for k in range(n_visit - 1, -1, -1):
                 if j == 0:
                     i = 0
                     first = e
-                    fl = 1
+                    fl = st_full[0]
                 else:
                     i = pidx[base + k]
                     first = a_first[i]
@@ -580,31 +442,21 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         free[nfree] = i
                         nfree += 1
                         continue
-                    fl = a_flags[i] if is_k else 1
-                for which in range(2):
-                    # the edge tried: plain state -> enter slot s; K_s -> loop (which 0) or
-                    # proceed into s + 1 (which 1)
-                    if not is_k:
-                        if which == 1:
-                            break
-                        tgt = s
-                        kind = CAND_ENTER
-                    elif which == 0:
-                        if el_type[s] != t or (nextp and not (fl & FL_LOOP)):
-                            continue
-                        tgt = s
-                        kind = CAND_LOOP
-                    else:
-                        if s + 1 >= m or el_type[s + 1] != t or (nextp and not (fl & FL_PROCEED)):
-                            continue
-                        tgt = s + 1
-                        kind = CAND_ENTER
+                    fl = a_flags[i] if nextp else st_full[j]
+                for d in range(st_start[j], st_start[j + 1]):
+                    tgt = ed_slot[d]
+                    if el_type[tgt] != t:
+                        continue
+                    bit = np.int64(1) << ed_bit[d]
+                    if nextp and not (fl & bit):
+                        continue
+                    kind = ed_kind[d]
                     k_edge += 1
                     ok = True
-                    for kk in range(sp_start[tgt], sp_start[tgt + 1]):
-                        p = sp_pred[kk]
-                        role = sp_role[kk]
-                        o = sp_other[kk]
+                    for kk in range(ep_start[d], ep_start[d + 1]):
+                        p = ep_pred[kk]
+                        role = ep_role[kk]
+                        o = ep_other[kk]
                         # walk the events bound to the other slot (one, or a Kleene chain)
                         nd = -1
                         if role == ROLE_SELF:
@@ -647,22 +499,15 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         c_row[nc, s2] = a_bind[i, s2]
                     if el_kleene[tgt]:
                         nev[nn] = e
-                        npar[nn] = a_bind[i, tgt] if kind == CAND_LOOP else -1
+                        npar[nn] = a_bind[i, tgt] if kind == EDGE_LOOP else -1
                         c_row[nc, tgt] = nn
                         nn += 1
                     else:
                         c_row[nc, tgt] = e
                     c_first[nc] = first
-                    c_slot[nc] = tgt
-                    c_kind[nc] = kind
+                    c_edge[nc] = d
                     nc += 1
-                    if nextp:
-                        if not is_k:
-                            fl = 0
-                        elif kind == CAND_LOOP:
-                            fl &= ~FL_LOOP
-                        else:
-                            fl &= ~FL_PROCEED
+                    fl &= ~bit
                 if j > 0 and nextp:
                     if fl == 0:
                         live -= 1
@@ -671,7 +516,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         pool_remove_at(pidx, poff, pn, j, k)
                         free[nfree] = i
                         nfree += 1
-                    elif is_k:
+                    else:
                         a_flags[i] = fl
 
         # (6) phase 2: negation checks, emission, new instances.
@@ -682,20 +527,16 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             n_out = 0
             n_kev = 0
             for ci in range(nc):
-                s = c_slot[ci]
-                if s == m - 1:
+                dst = ed_dst[c_edge[ci]]
+                if st_complete[dst]:
                     if has_trailing:
                         pneed[pend_pool] += 1
                     else:
                         n_out += 1
                         if n_kl > 0:
-                            n_kev += _kl_len(c_row, ci, el_kleene, npar)
-                    if el_kleene[s]:
-                        pneed[m + s] += 1
-                elif el_kleene[s]:
-                    pneed[m + s] += 1
-                else:
-                    pneed[s + 1] += 1
+                            n_kev += kl_len(c_row, ci, el_kleene, npar)
+                if st_start[dst + 1] > st_start[dst]:
+                    pneed[dst] += 1
             short = False
             n_rows = 0
             for j in range(n_pools):
@@ -708,53 +549,44 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags, a_bind, free)
             if (nm + n_out > o_det.shape[0] or nkl + n_out * n_kl > o_kl.shape[0]
                     or nk + n_kev > o_kle.shape[0]):
-                o_pos, o_det, o_kl, o_kle = _out_reserve(o_pos, o_det, o_kl, o_kle, nm + n_out,
-                                                         nkl + n_out * n_kl, nk + n_kev,
-                                                         max_matches)
+                o_pos, o_det, o_kl, o_kle = out_reserve(o_pos, o_det, o_kl, o_kle, nm + n_out,
+                                                        nkl + n_out * n_kl, nk + n_kev,
+                                                        max_matches)
         for ci in range(nc):
-            s = c_slot[ci]
+            d = c_edge[ci]
+            dst = ed_dst[d]
             first = c_first[ci]
             alive = True
-            if c_kind[ci] == CAND_ENTER:
-                for q in range(n_neg):
-                    if ng_chk[q] != s:
-                        continue
-                    L = ng_left[q]
-                    R = ng_right[q]
-                    bl = c_row[ci, L]
-                    br = c_row[ci, R]
-                    lo_ex = np.int64(nev[bl] if el_kleene[L] else bl)
-                    hi_ex = np.int64(node_first(nev, npar, br) if el_kleene[R] else br)
-                    killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, c_row, ci, nbuf, nhead, ntail,
-                                                  types, ng_type, np_start, np_pred, np_role,
-                                                  np_other, el_kleene, nev, npar, pred_i,
-                                                  pred_f, attrs)
-                    k_edge += ne
-                    k_pred += npe
-                    if killed:
-                        alive = False
-                        break
+            for z in range(en_start[d], en_start[d + 1]):
+                q = en_q[z]
+                lo_ex, hi_ex = neg_span(ng_left[q], ng_right[q], c_row, ci, el_group, g_lo,
+                                        g_hi, el_kleene, nev, npar)
+                killed, ne, npe = neg_killed(q, lo_ex, hi_ex, c_row, ci, nbuf, nhead, ntail,
+                                             types, ng_type, np_start, np_pred, np_role,
+                                             np_other, el_kleene, nev, npar, pred_i, pred_f,
+                                             attrs)
+                k_edge += ne
+                k_pred += npe
+                if killed:
+                    alive = False
+                    break
             if not alive:
                 continue
-            if s == m - 1:
+            if st_complete[dst]:
                 emit = True
                 for q in range(n_neg):
-                    if ng_chk[q] != m:
+                    if not ng_emit[q]:
                         continue
-                    L = ng_left[q]
-                    R = ng_right[q]
-                    if L < 0:
+                    if ng_left[q] < 0:
                         lo_ex = np.int64(lo - 1)
                         hi_ex = np.int64(first)
                     else:
-                        bl = c_row[ci, L]
-                        br = c_row[ci, R]
-                        lo_ex = np.int64(nev[bl] if el_kleene[L] else bl)
-                        hi_ex = np.int64(node_first(nev, npar, br) if el_kleene[R] else br)
-                    killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, c_row, ci, nbuf, nhead, ntail,
-                                                  types, ng_type, np_start, np_pred, np_role,
-                                                  np_other, el_kleene, nev, npar, pred_i,
-                                                  pred_f, attrs)
+                        lo_ex, hi_ex = neg_span(ng_left[q], ng_right[q], c_row, ci, el_group,
+                                                g_lo, g_hi, el_kleene, nev, npar)
+                    killed, ne, npe = neg_killed(q, lo_ex, hi_ex, c_row, ci, nbuf, nhead, ntail,
+                                                 types, ng_type, np_start, np_pred, np_role,
+                                                 np_other, el_kleene, nev, npar, pred_i,
+                                                 pred_f, attrs)
                     k_edge += ne
                     k_pred += npe
                     if killed:
@@ -783,14 +615,14 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             if not el_kleene[s2]:
                                 o_pos[nm, col_of_slot[s2]] = c_row[ci, s2]
                         if n_kl > 0:
-                            nkl, nk = _out_kleene(o_pos, nm, c_row, ci, col_of_slot, el_kleene,
-                                                  nev, npar, o_kl, nkl, o_kle, nk)
+                            nkl, nk = out_kleene(o_pos, nm, c_row, ci, col_of_slot, el_kleene,
+                                                 nev, npar, o_kl, nkl, o_kle, nk)
                         o_det[nm] = e
                         nm += 1
                         k_emit += 1
-                if not el_kleene[s]:
-                    continue
-            # store the instance: K_s for a Kleene slot, else A_{s+1}
+            if st_start[dst + 1] == st_start[dst]:
+                continue
+            # store the instance in its destination state
             if nfree > 0:
                 nfree -= 1
                 i = free[nfree]
@@ -800,12 +632,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             a_first[i] = first
             for s2 in range(m):
                 a_bind[i, s2] = c_row[ci, s2]
-            if el_kleene[s]:
-                a_flags[i] = FL_LOOP | FL_PROCEED if s + 1 < m else FL_LOOP
-                dst = m + s
-            else:
-                a_flags[i] = 0
-                dst = s + 1
+            a_flags[i] = st_full[dst]
             pidx[poff[dst] + pn[dst]] = i
             pn[dst] += 1
             live += 1
@@ -828,102 +655,32 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         n_kev = 0
         if n_kl > 0:
             for k in range(n_out):
-                n_kev += _kl_len(a_bind, pidx[base + k], el_kleene, npar)
-        o_pos, o_det, o_kl, o_kle = _out_reserve(o_pos, o_det, o_kl, o_kle, nm + n_out,
-                                                 nkl + n_out * n_kl, nk + n_kev, max_matches)
+                n_kev += kl_len(a_bind, pidx[base + k], el_kleene, npar)
+        o_pos, o_det, o_kl, o_kle = out_reserve(o_pos, o_det, o_kl, o_kle, nm + n_out,
+                                                nkl + n_out * n_kl, nk + n_kev, max_matches)
         for k in range(n_out):
             i = pidx[base + k]
-            nkl, nk = _out_write(o_pos, o_det, nm, a_bind, i, col_of_slot, el_kleene, nev, npar,
-                                 o_kl, nkl, o_kle, nk, n)
+            nkl, nk = out_write(o_pos, o_det, nm, a_bind, i, col_of_slot, el_kleene, nev, npar,
+                                o_kl, nkl, o_kle, nk, n)
             nm += 1
             counters[n - 1, C.MATCH_EMIT] += 1
     return ST_OK, -1, o_pos[:nm], o_kl[:nkl], o_kle[:nk], o_det[:nm]
 
 
-# ----------------------------------------------------------------------------- tables
-def _csr(lists: list[list[tuple[int, int, int]]]):
-    start = np.zeros(len(lists) + 1, dtype=np.int64)
-    flat = [x for lst in lists for x in lst]
-    start[1:] = np.cumsum([len(lst) for lst in lists])
-    arr = np.array(flat, dtype=np.int64).reshape(-1, 3)
-    return (start, np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1]),
-            np.ascontiguousarray(arr[:, 2]))
-
-
-def branch_tables(program: Program, b: int) -> dict:
-    """The arrays describing branch ``b`` to the kernel (see ``eager_kernel``)."""
-    br = program.branches[b]
-    pos_vars = [int(v) for v in br.pos_vars]
-    m = len(pos_vars)
-    slot = {v: s for s, v in enumerate(pos_vars)}
-    kleene = np.array([program.var_kind[v] == KIND_KLEENE for v in pos_vars], dtype=np.bool_)
-    cols = {v: c for c, v in enumerate(program.positive_vars)}
-    neg_vars = [int(v) for v in br.neg_vars]
-    neg_index = {v: q for q, v in enumerate(neg_vars)}
-    slot_lists: list[list[tuple[int, int, int]]] = [[] for _ in range(m)]
-    neg_lists: list[list[tuple[int, int, int]]] = [[] for _ in neg_vars]
-    neg_mentions: list[set[int]] = [set() for _ in neg_vars]
-    for p in (int(x) for x in br.pred_ids):
-        v1 = int(program.pred_i[p, PI_V1])
-        v2 = int(program.pred_i[p, PI_V2])
-        negs = [v for v in (v1, v2) if v >= 0 and program.var_kind[v] == KIND_NEG]
-        if negs:
-            if len(set(negs)) == 2:
-                # a predicate between two negated variables has no binding to check against
-                continue
-            q = neg_index[negs[0]]
-            if v2 < 0 or v1 == v2:
-                neg_lists[q].append((p, ROLE_SELF, -1))
-            elif v1 == negs[0]:
-                neg_lists[q].append((p, ROLE_FIRST, slot[v2]))
-                neg_mentions[q].add(slot[v2])
-            else:
-                neg_lists[q].append((p, ROLE_SECOND, slot[v1]))
-                neg_mentions[q].add(slot[v1])
-            continue
-        if v2 < 0 or v1 == v2:
-            slot_lists[slot[v1]].append((p, ROLE_SELF, -1))
-        elif slot[v1] > slot[v2]:
-            slot_lists[slot[v1]].append((p, ROLE_FIRST, slot[v2]))
-        else:
-            slot_lists[slot[v2]].append((p, ROLE_SECOND, slot[v1]))
-    chk = []
-    for q in range(len(neg_vars)):
-        L, R = int(br.neg_left[q]), int(br.neg_right[q])
-        if R >= m:
-            chk.append(CHK_TRAILING)
-            continue
-        if L < 0:
-            chk.append(m)
-            continue
-        need = [L + 1 if kleene[L] else L, R + 1 if (kleene[R] and R in neg_mentions[q]) else R]
-        need += [s + 1 if kleene[s] else s for s in neg_mentions[q]]
-        chk.append(min(max(need), m))
-    sp = _csr(slot_lists)
-    npl = _csr(neg_lists)
-    return dict(
-        el_type=np.array([program.var_type[v] for v in pos_vars], dtype=np.int64),
-        el_kleene=kleene,
-        col_of_slot=np.array([cols[v] for v in pos_vars], dtype=np.int64),
-        sp_start=sp[0], sp_pred=sp[1], sp_role=sp[2], sp_other=sp[3],
-        ng_type=np.array([program.var_type[v] for v in neg_vars], dtype=np.int64),
-        ng_left=np.asarray(br.neg_left, dtype=np.int64),
-        ng_right=np.asarray(br.neg_right, dtype=np.int64),
-        ng_chk=np.array(chk, dtype=np.int64),
-        np_start=npl[0], np_pred=npl[1], np_role=npl[2], np_other=npl[3],
-    )
-
-
 def run_eager(program: Program, stream: EventStream,
               max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
-              max_matches: int = DEFAULT_MAX_MATCHES, _tune=None, **ignored) -> EngineResult:
+              max_matches: int = DEFAULT_MAX_MATCHES, max_states: int = DEFAULT_MAX_STATES,
+              flat: bool = False, _tune=None, **ignored) -> EngineResult:
     """Eager NFA over ``stream``; raises ``CapacityError`` when a cap is exceeded.
 
     ``max_partial_matches`` caps the live partial matches of a branch, ``max_matches`` the
-    matches of a branch (found or waiting for a trailing NOT).  ``_tune`` (tests only) overrides
+    matches of a branch (found or waiting for a trailing NOT), ``max_states`` the automaton of
+    a branch (an unordered AND of k events has 2**k states).  ``flat=True`` runs the fully
+    ordered branches instead (``program.branches``: one per order of each AND, the way the
+    engine worked before unordered groups; kept for comparison and benchmarks).  ``_tune`` (tests only) overrides
     ``DEFAULT_TUNE`` (see ``eager_kernel``)."""
-    if max_partial_matches < 1 or max_matches < 1:
-        raise CepsimInputError("max_partial_matches and max_matches must be >= 1")
+    if max_partial_matches < 1 or max_matches < 1 or max_states < 1:
+        raise CepsimInputError("max_partial_matches, max_matches and max_states must be >= 1")
     if program.has_remote:
         raise CepsimInputError("the eager engine cannot evaluate REMOTE[...] predicates")
     n = len(stream)
@@ -942,20 +699,24 @@ def run_eager(program: Program, stream: EventStream,
     window = float(program.window)
     tune = np.array(_tune if _tune is not None else DEFAULT_TUNE, dtype=np.int64)
     parts = []
-    for b in range(len(program.branches)):
-        tb = branch_tables(program, b)
+    branches = program.branches if flat else program.grouped
+    for b, branch in enumerate(branches):
+        tb = branch_tables(program, branch, int(max_states))
         st, ev, pos, klr, kle, det = eager_kernel(
             types, ts, attrs, pred_i, pred_f,
             tb["el_type"], tb["el_kleene"], tb["col_of_slot"], len(pos_vars),
-            tb["sp_start"], tb["sp_pred"], tb["sp_role"], tb["sp_other"],
-            tb["ng_type"], tb["ng_left"], tb["ng_right"], tb["ng_chk"],
+            tb["el_group"], tb["g_lo"], tb["g_hi"],
+            tb["st_start"], tb["st_complete"], tb["ed_slot"], tb["ed_kind"], tb["ed_dst"],
+            tb["ed_bit"], tb["ep_start"], tb["ep_pred"], tb["ep_role"], tb["ep_other"],
+            tb["en_start"], tb["en_q"], tb["ty_start"], tb["ty_state"], tb["ty_count"], tb["ty_edge"],
+            tb["ng_type"], tb["ng_left"], tb["ng_right"], tb["ng_emit"], tb["ng_trailing"],
             tb["np_start"], tb["np_pred"], tb["np_role"], tb["np_other"],
             int(program.window_kind), window, int(program.policy),
             int(max_partial_matches), int(max_matches), tune, counters)
         if st == ST_MAX_PM:
             raise CapacityError(
                 f"eager engine: more than {max_partial_matches} live partial matches at event "
-                f"{ev} (branch {b}: {program.branches[b].describe(program.var_names)}); raise the "
+                f"{ev} (branch {b}: {branch.describe(program.var_names)}); raise the "
                 "cap with --max-partial-matches / max_partial_matches=, or narrow the window")
         if st == ST_MAX_MATCHES:
             raise CapacityError(
@@ -973,4 +734,4 @@ def run_eager(program: Program, stream: EventStream,
     else:
         ms = parts[0] if len(parts) == 1 else MatchSet.concat(parts)
     return EngineResult(matches=ms, counters=counters,
-                        info={"engine": "eager", "branches": len(program.branches)})
+                        info={"engine": "eager", "branches": len(branches)})

@@ -55,6 +55,12 @@ Definition (restating docs/SEMANTICS.md; ``W`` = window, ``N`` = count window):
   event qualifies both as one more Kleene event and as the next element, both runs exist.  The
   first event of a match is any qualifying event.  Negation never changes which event is next;
   it only filters complete matches.
+
+Implementation: per branch, a depth-first search binds events one at a time in stream order
+(the "qualifies" test above prunes: it only removes partial bindings that violate a predicate
+all of whose variables are bound, or the window); under skip-till-next-match the scan for each
+step stops at the first qualifying event.  Every candidate is then checked from scratch against
+the binding / predicate / window / negation rules (``_is_match``) before it is reported.
 * **Remote data.** ``x.a OP REMOTE[y.b] * k + c`` holds when ``x.a OP R(y.b) * k + c``;
   ``REMOTE[y.b] OP c`` when ``R(y.b) OP c``, with ``R`` the remote function (``remote=``: None =
   identity, a 1-d array = table indexed by the integer key, or a callable).  Remote predicates are
@@ -62,15 +68,9 @@ Definition (restating docs/SEMANTICS.md; ``W`` = window, ``N`` = count window):
   kills the run that bound the next qualifying event; it never lets a later event become the
   next one).  ``AT z`` only says where the remote-data engines check it.
 
-Implementation: per branch, a depth-first search binds events one at a time in stream order
-(the "qualifies" test above prunes: it only removes partial bindings that violate a predicate
-all of whose variables are bound, or the window); under skip-till-next-match the scan for each
-step stops at the first qualifying event.  Every candidate is then checked from scratch against
-the binding / predicate / window / negation rules (``_is_match``) before it is reported.
-
 Counters: the oracle does no engine work worth costing; it returns a zero counter matrix except
 ``MATCH_EMIT`` (+1 per match at its detect row, ``n_events`` mapped to the last row).  Engines
-are compared with it on match sets only.  More than ``max_matches`` matches raise
+are compared with it on match sets only.  More than ``max_matches`` matches or ``max_steps`` search steps raise
 ``CapacityError``.
 """
 from __future__ import annotations
@@ -180,7 +180,10 @@ class _Pred:
 
 # ----------------------------------------------------------------------------- one branch
 class _BranchOracle:
-    def __init__(self, program: Program, branch: Branch, stream: EventStream, remote=None):
+    def __init__(self, program: Program, branch: Branch, stream: EventStream,
+                 max_steps: int = 50_000_000, remote=None):
+        self.steps = 0
+        self.max_steps = max_steps
         self.types = [int(t) for t in stream.types]
         self.ts = [float(t) for t in stream.ts]
         self.rows = stream.attrs.tolist()
@@ -192,6 +195,14 @@ class _BranchOracle:
         self.kleene = [int(k) == KIND_KLEENE for k in program.var_kind]
         self.elems = [int(v) for v in branch.pos_vars]
         self.m = len(self.elems)
+        # groups of slots: an unordered group's variables may bind in any order
+        gid = [int(g) for g in branch.groups]
+        self.group_of = gid
+        self.gvars: list[list[int]] = []
+        for v, g in zip(self.elems, gid):
+            if g == len(self.gvars):
+                self.gvars.append([])
+            self.gvars[g].append(v)
         negated = {v for v in range(program.n_vars) if program.var_kind[v] == KIND_NEG}
         preds = [_Pred(program, int(p), remote) for p in branch.pred_ids]
         self.pos_preds = [p for p in preds if not (p.vars & negated)]
@@ -211,15 +222,22 @@ class _BranchOracle:
     # -- the full definition of a match (rules 1-4) ---------------------------------------
     def is_match(self, bind: dict[int, list[int]]) -> bool:
         seq: list[int] = []
-        for v in self.elems:
-            evs = bind.get(v, [])
-            if not evs or (not self.kleene[v] and len(evs) != 1):
-                return False
-            if any(self.types[e] != self.var_type[v] for e in evs):
-                return False
-            seq.extend(evs)
-        if any(a >= b for a, b in zip(seq, seq[1:])):
-            return False                                    # strict stream position
+        prev_max = -1
+        for vs in self.gvars:
+            gev: list[int] = []
+            for v in vs:
+                evs = bind.get(v, [])
+                if not evs or (not self.kleene[v] and len(evs) != 1):
+                    return False
+                if any(self.types[e] != self.var_type[v] for e in evs):
+                    return False
+                if any(a >= b for a, b in zip(evs, evs[1:])):
+                    return False
+                gev.extend(evs)
+            if len(set(gev)) != len(gev) or min(gev) <= prev_max:
+                return False          # strict stream position between groups, distinct events
+            prev_max = max(gev)
+            seq.extend(sorted(gev))
         first, last = seq[0], seq[-1]
         if self.count:
             if not last - first < self.W:
@@ -234,8 +252,9 @@ class _BranchOracle:
             elif right >= self.m:
                 cands = [c for c in range(last + 1, self.n) if self.within(first, c)]
             else:
-                lo = bind[self.elems[left]][-1]
-                hi = bind[self.elems[right]][0]
+                # between the last event of the left group and the first of the right group
+                lo = max(bind[u][-1] for u in self.gvars[self.group_of[left]])
+                hi = min(bind[u][0] for u in self.gvars[self.group_of[right]])
                 cands = range(lo + 1, hi)
             for c in cands:
                 if self.types[c] != self.var_type[v]:
@@ -258,6 +277,11 @@ class _BranchOracle:
     # -- search ---------------------------------------------------------------------------
     def qualifies(self, e: int, v: int, bind: dict[int, list[int]], first: int) -> bool:
         """``e`` may be bound to element ``v`` next (SEMANTICS rule 6's 'qualifies')."""
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise CapacityError(f"oracle: more than max_steps={self.max_steps} search steps (a "
+                                "Kleene or unwindowed pattern over a long stream); pass a larger "
+                                "max_steps= or use a shorter stream or window")
         if self.types[e] != self.var_type[v]:
             return False
         if first >= 0 and not self.within(first, e):
@@ -275,21 +299,26 @@ class _BranchOracle:
         bind: dict[int, list[int]] = {}
         seq: list[int] = []
 
-        def rec(slot: int):
-            # ``slot`` = the element the last bound event belongs to (-1: nothing bound yet)
-            if slot == self.m - 1:
+        G = len(self.gvars)
+
+        def rec(g: int, last_var: int):
+            # ``g`` = the group being filled (-1: nothing bound yet), ``last_var`` = the variable
+            # the last bound event belongs to
+            done = g >= 0 and all(u in bind for u in self.gvars[g])
+            if done and g == G - 1:
                 cand = {v: list(evs) for v, evs in bind.items()}
                 if self.is_match(cand):
                     yield cand, self.detect(seq[0], seq[-1])
-            targets = []
-            if slot >= 0 and self.kleene[self.elems[slot]]:
-                targets.append(slot)                 # one more event of the Kleene element
-            if slot + 1 < self.m:
-                targets.append(slot + 1)             # the next element
+            targets = []                              # (group, variable)
+            if last_var >= 0 and self.kleene[last_var]:
+                targets.append((g, last_var))         # one more event of the Kleene element
+            if g >= 0 and not done:
+                targets.extend((g, u) for u in self.gvars[g] if u not in bind)
+            elif g + 1 < G:
+                targets.extend((g + 1, u) for u in self.gvars[g + 1])   # the next group
             start = seq[-1] + 1 if seq else 0
             first = seq[0] if seq else -1
-            for t in targets:
-                v = self.elems[t]
+            for tg, v in targets:
                 for e in range(start, self.n):
                     if first >= 0 and not self.within(first, e):
                         break                        # later events are outside the window too
@@ -297,7 +326,7 @@ class _BranchOracle:
                         continue
                     bind.setdefault(v, []).append(e)
                     seq.append(e)
-                    yield from rec(t)
+                    yield from rec(tg, v)
                     seq.pop()
                     bind[v].pop()
                     if not bind[v]:
@@ -305,19 +334,22 @@ class _BranchOracle:
                     if self.next_policy and first >= 0:
                         break                        # only the next qualifying event
 
-        yield from rec(-1)
+        yield from rec(-1, -1)
 
 
 # ----------------------------------------------------------------------------- entry point
 def run_oracle(program: Program, stream: EventStream, max_matches: int = 1_000_000,
-               remote=None, **ignored) -> EngineResult:
+               flat: bool = False, max_steps: int = 50_000_000, remote=None,
+               **ignored) -> EngineResult:
     """Every match of ``program`` on ``stream`` by exhaustive search (see module docstring).
 
-    ``remote``: the remote function for ``REMOTE[...]`` (None = identity, a table or a callable).
-    """
+    ``flat=True`` searches the fully ordered branches (``program.branches``: every order of an
+    unordered AND group) instead of ``program.grouped``; tests use it to check one against the
+    other.  ``max_steps`` bounds the search (events tried per branch): the exhaustive search of
+    a Kleene pattern is exponential, so a long stream raises ``CapacityError`` instead of
+    running without bound.  ``remote``: the remote function for ``REMOTE[...]`` (None =
+    identity, a table or a callable)."""
     rfun = remote_function(remote)
-    if program.branch_error:
-        raise CepsimInputError(f"{program.branch_error} (the oracle enumerates flat branches)")
     if (tuple(stream.schema.type_names) != tuple(program.schema.type_names)
             or tuple(stream.schema.attr_names) != tuple(program.schema.attr_names)):
         raise CepsimInputError(f"{stream.source}: the stream's schema differs from the one the "
@@ -327,8 +359,8 @@ def run_oracle(program: Program, stream: EventStream, max_matches: int = 1_000_0
     names = tuple(program.var_names[v] for v in pos_vars)
     kleene = tuple(bool(program.var_kind[v] == KIND_KLEENE) for v in pos_vars)
     found: list[tuple[int, tuple, dict]] = []
-    for branch in program.branches:
-        for bind, det in _BranchOracle(program, branch, stream, rfun).matches():
+    for branch in (program.branches if flat else program.grouped):
+        for bind, det in _BranchOracle(program, branch, stream, max_steps, rfun).matches():
             rec = {program.var_names[v]: (evs if program.var_kind[v] == KIND_KLEENE else evs[0])
                    for v, evs in bind.items()}
             key = tuple(sorted((k, tuple(x) if isinstance(x, list) else x)
@@ -348,4 +380,4 @@ def run_oracle(program: Program, stream: EventStream, max_matches: int = 1_000_0
     for det, _, _ in found:
         counters[min(det, max(n - 1, 0)), MATCH_EMIT] += 1
     return EngineResult(matches=matches, counters=counters,
-                        info={"engine": "oracle", "branches": len(program.branches)})
+                        info={"engine": "oracle", "branches": len(program.grouped)})

@@ -22,11 +22,14 @@ _ENGINES: dict[str, str] = {
     "hybrid": "engines.hybrid:run_hybrid",
     "chain": "engines.lazy_nfa:run_chain",
     "tree": "engines.lazy_nfa:run_tree",
+    "stepper": "engines.stepper:run_stepper",
     "remote": "engines.remote.kernel:run_remote",
     "ztree": "engines.ztree:run_ztree",
+    "sase": "engines.sase:run_sase",
 }
-# engines that evaluate ``program.pattern`` without its flat branches (native AND)
-_NO_BRANCHES_OK = frozenset({"ztree"})
+# Engines that need every order of an AND (``program.branches``: chain, tree, hybrid, remote,
+# stepper) raise compile.TooManyBranches (a PatternError) naming the capacity option when that
+# expansion exceeds ``max_branches``; eager, ztree and the oracle evaluate AND groups natively.
 
 
 @dataclass
@@ -61,7 +64,4 @@ def run_engine(name: str, program, stream, **options) -> EngineResult:
                                f"{name!r} engine cannot evaluate; use engine 'remote' (EIRES "
                                "strategies, option strategy=BL1|BL2|BL3|PFetch|LzEval|Hybrid) or "
                                "'oracle'")
-    if getattr(program, "branch_error", "") and name not in _NO_BRANCHES_OK:
-        raise CepsimInputError(f"{program.branch_error} (engine {name!r} needs the flat "
-                               "branches)")
     return get_engine(name)(program, stream, **options)

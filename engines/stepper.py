@@ -17,10 +17,11 @@ skip-till-next-match, ``REMOTE``) is refused with a ``CepsimInputError``.
 
 Exactness.  Stepping every event gives exactly ``run_eager``'s matches and detection indices
 and, per event, the same PRED_EVAL, EDGE_EVAL, PM_CREATED, PM_REMOVED, BUF_INSERT, MATCH_EMIT,
-LIVE_PM and BUFFERED (the per-event order of work is the eager kernel's: window expiry,
-trailing-NOT flush and kills, negative-event buffer, edges of the live instances, negation
-checks / emission / storage).  INSTANCE_WORK is not counted by either.  LIVE_BOUND (events bound
-by live partial matches: an instance in state ``A_j`` binds ``j`` events) is only kept here.
+INSTANCE_WORK, LIVE_PM and BUFFERED (the per-event order of work is the eager kernel's: window
+expiry, trailing-NOT flush and kills, negative-event buffer, edges of the live instances,
+negation checks / emission / storage).  LIVE_BOUND (events bound by live partial matches: an
+instance in state ``A_j`` binds ``j`` events) is only kept here; DECISION_CHECK / STAT_UPDATE
+only count the admission checks below.
 Stepping a subset ``S`` gives the oracle's matches on ``stream[S]`` (indices mapped back; a
 trailing-NOT match pending at the end is detected at ``n_events`` of the full stream).
 
@@ -180,6 +181,9 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
         cnt_first[p] = 0
         bnd_first[p] = 0
     lo = new_lo
+    # INSTANCE_WORK as the eager NFA: the event is offered to every live instance (after
+    # expiry) and to the initial state
+    row[C.INSTANCE_WORK] += live + 1
     has_trailing = False
     has_buffered = False
     for q in range(n_neg):
@@ -767,3 +771,10 @@ def run_stepped(program: Program, stream: EventStream, events=None) -> tuple[Mat
         last = int(idx[-1])
         counters[last, C.MATCH_EMIT] += fin[C.MATCH_EMIT]
     return stp.matches(), counters
+
+
+def run_stepper(program: Program, stream: EventStream, **ignored):
+    """Registry entry (``engine = "stepper"``): every event stepped; same matches as ``eager``."""
+    from engines.registry import EngineResult
+    ms, counters = run_stepped(program, stream)
+    return EngineResult(matches=ms, counters=counters, info={"engine": "stepper"})

@@ -59,9 +59,12 @@ and negation buffers).
 
 Python API
 ----------
-``run_ztree(program, stream, plan=None, trigger="push", max_partial_matches=..., max_matches=...,
-max_kleene_nodes=...) -> EngineResult`` where ``plan`` is text, a nested tuple of variable names,
-an ``engines.ztree_plan.Plan`` or None; ``make_plan(spec, program)`` validates a plan.  Caps
+``run_ztree(program, stream, plan=None, trigger="push", eager_vars=(), max_partial_matches=...,
+max_matches=..., max_kleene_nodes=...) -> EngineResult`` where ``plan`` is text, a nested tuple of
+variable names, an ``engines.ztree_plan.Plan`` or None; ``make_plan(spec, program)`` validates a
+plan.  With ``trigger="batch"``, ``eager_vars`` names variables whose subtrees still join on
+arrival (a node joins on arrival when all its variables are eager): APAM's eager group, used by
+``engines.hybrid`` (an eager subtree under a lazy parent hands its results to the batch replay).  Caps
 raise ``CapacityError`` naming the option.  ``EngineResult.info`` holds the plan text, the
 trigger and peak buffer sizes.
 """
@@ -101,8 +104,12 @@ def _csr(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return ptr, ids
 
 
-def build_tables(program: Program, plan: Plan) -> dict:
-    """Everything the kernel reads, as numpy arrays (one tree per OR alternative)."""
+def build_tables(program: Program, plan: Plan, trigger: str = "push",
+                 eager_vars: frozenset[str] = frozenset()) -> dict:
+    """Everything the kernel reads, as numpy arrays (one tree per OR alternative).
+
+    ``trigger="push"``: every node joins on arrival.  ``"batch"``: a node joins on arrival when
+    its variables all lie in ``eager_vars`` (APAM's eager group), otherwise at triggers."""
     names = program.var_names
     vid = {v: i for i, v in enumerate(names)}
     pattern = program.pattern
@@ -121,6 +128,8 @@ def build_tables(program: Program, plan: Plan) -> dict:
 
     nd_left, nd_right, nd_var, nd_alt, nd_split, nd_trig = [], [], [], [], [], []
     nd_preds, nd_cons, nd_negs = [], [], []
+    nd_lazy, nd_parent = [], []
+    side_skip, side_hb, side_hb_ok, side_lb, side_lb_ok = [], [], [], [], []
     alt_root, alt_rootneg, alt_endneg = [], [], []
     ng_var, ng_type, ng_kind, ng_L, ng_R, ng_preds, ng_upreds = [], [], [], [], [], [], []
     for a, alt in enumerate(alternatives(program)):
@@ -158,7 +167,14 @@ def build_tables(program: Program, plan: Plan) -> dict:
                 nd_split.append(-1)
                 nd_trig.append(int(not any(x == v for x, _ in prec)))
                 nd_cons.append([])
+                nd_parent.append(-1)
                 node_vars.append({v})
+                for _ in range(2):
+                    side_skip.append(0)
+                    side_hb.append([])
+                    side_hb_ok.append(0)
+                    side_lb.append([])
+                    side_lb_ok.append(0)
                 return k
             lk, rk = build(t[0]), build(t[1])
             k = len(nd_left)
@@ -183,11 +199,42 @@ def build_tables(program: Program, plan: Plan) -> dict:
             nd_split.append(SPLIT_LB if lb else SPLIT_RB if rb else SPLIT_GEN)
             nd_trig.append(0)
             nd_cons.append(cons)
+            nd_parent.append(-1)
+            nd_parent[lk] = k
+            nd_parent[rk] = k
             node_vars.append(L | R)
+            # per side (0: new right vs old left, 1: new left vs old right) the bounds that
+            # restrict the stored side by binary search on its (sorted) last positions
+            for old, new, oldk in ((L, R, lk), (R, L, rk)):
+                # every new variable has a stored variable after it: the new result's newest
+                # event would precede a stored event -- no partner at all
+                side_skip.append(int(all(any((w, x) in prec for x in old) for w in new)))
+                # stored.last < max over stored x of min over new w after x of first(w)
+                hb = [(x, w) for x in sorted(old) for w in sorted(new) if (x, w) in prec]
+                side_hb.append(hb)
+                side_hb_ok.append(int(all(any(xx == x for xx, _ in hb) for x in old)))
+                # a stored plain leaf u: its position > last(v) for every new v before u
+                u = next(iter(old)) if len(old) == 1 else -1
+                leaf_plain = u >= 0 and nd_var[oldk] == u and kinds[u] != KIND_KLEENE
+                lb = [v for v in sorted(new) if leaf_plain and (v, u) in prec]
+                side_lb.append(lb)
+                side_lb_ok.append(int(bool(lb)))
             return k
 
         root = build(tree)
         nodes = range(base, root + 1)
+        ev = {vid[x] for x in eager_vars}
+        for k in nodes:
+            if trigger == "push":
+                nd_lazy.append(0)
+            elif nd_var[k] >= 0:
+                nd_lazy.append(-1)             # leaves: fixed below from their parent
+            else:
+                nd_lazy.append(int(not node_vars[k - base] <= ev))
+        for k in nodes:
+            if nd_var[k] >= 0 and nd_lazy[k] < 0:
+                par = nd_parent[k]
+                nd_lazy[k] = 1 if par < 0 else nd_lazy[par]
 
         def lowest(vs: set[int]) -> int:
             best = root
@@ -243,6 +290,20 @@ def build_tables(program: Program, plan: Plan) -> dict:
           for t in range(n_types)]
     tn = [[g for g in range(len(ng_var)) if ng_type[g] == t] for t in range(n_types)]
     cons_flat = [c for cs in nd_cons for c in cs]
+    # phase-1 sources: results consumed by a lazy parent (lazy leaves, eager nodes under lazy)
+    nd_src1 = [int((nd_var[k] >= 0 and nd_lazy[k] == 1)
+                   or (nd_var[k] < 0 and nd_lazy[k] == 0 and nd_parent[k] >= 0
+                       and nd_lazy[nd_parent[k]] == 1)) for k in range(n_nodes)]
+    # transient leaves: joined on arrival and never read back as stored results by their parent
+    # (e.g. every leaf but the first of an eager left-deep SEQ tree): dropped after the event
+    nd_transient = []
+    for k in range(n_nodes):
+        par = nd_parent[k]
+        tr = 0
+        if nd_var[k] >= 0 and kinds[nd_var[k]] != KIND_KLEENE and nd_lazy[k] == 0 and par >= 0:
+            side_old = 0 if nd_left[par] == k else 1
+            tr = int(side_skip[2 * par + side_old] == 1)
+        nd_transient.append(tr)
     t = dict(
         V=V, n_nodes=n_nodes, n_alts=len(alt_root),
         var_kind=np.array(kinds, dtype=np.int64),
@@ -252,6 +313,10 @@ def build_tables(program: Program, plan: Plan) -> dict:
         nd_var=np.array(nd_var, np.int64), nd_alt=np.array(nd_alt, np.int64),
         nd_split=np.array(nd_split, np.int64), nd_trig=np.array(nd_trig, np.int64),
         alt_root=np.array(alt_root, np.int64),
+        nd_lazy=np.array(nd_lazy, np.int64), nd_src1=np.array(nd_src1, np.int64),
+        nd_transient=np.array(nd_transient, np.int64),
+        side_skip=np.array(side_skip, np.int64), side_hb_ok=np.array(side_hb_ok, np.int64),
+        side_lb_ok=np.array(side_lb_ok, np.int64),
         ng_var=np.array(ng_var, np.int64), ng_type=np.array(ng_type, np.int64),
         ng_kind=np.array(ng_kind, np.int64))
     t["np_ptr"], t["np_ids"] = _csr(nd_preds)
@@ -260,6 +325,10 @@ def build_tables(program: Program, plan: Plan) -> dict:
     t["nc_i"] = np.array([c[0] for c in cons_flat], np.int64)
     t["nc_j"] = np.array([c[1] for c in cons_flat], np.int64)
     t["nc_k"] = np.array([c[2] for c in cons_flat], np.int64)
+    t["hb_ptr"], _ = _csr(side_hb)
+    t["hb_x"] = np.array([x for hb in side_hb for x, _ in hb], np.int64)
+    t["hb_w"] = np.array([w for hb in side_hb for _, w in hb], np.int64)
+    t["lb_ptr"], t["lb_v"] = _csr(side_lb)
     t["ar_ptr"], t["ar_ids"] = _csr(alt_rootneg)
     t["ae_ptr"], t["ae_ids"] = _csr(alt_endneg)
     t["gl_ptr"], t["gl_vars"] = _csr(ng_L)
@@ -490,7 +559,9 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                   alt_root, ar_ptr, ar_ids, ae_ptr, ae_ids,
                   ng_var, ng_kind, gl_ptr, gl_vars, gr_ptr, gr_vars, gp_ptr, gp_ids,
                   gu_ptr, gu_ids, g_off, tl_ptr, tl_nodes, tn_ptr, tn_ids,
-                  init_cap, max_pm, max_matches, max_kleene, cnt):
+                  init_cap, max_pm, max_matches, max_kleene, cnt,
+                  nd_lazy, nd_src1, side_skip, side_hb_ok, side_lb_ok, hb_ptr, hb_x, hb_w,
+                  lb_ptr, lb_v, nd_transient):
     n = types.shape[0]
     V = var_kind.shape[0]
     n_nodes = nd_left.shape[0]
@@ -544,6 +615,16 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
     live = 0
     buffered = 0
     peak_live = 0
+    any_src1 = False
+    for k in range(n_nodes):
+        if nd_src1[k] == 1:
+            any_src1 = True
+    n_tr = 0
+    tr_nodes = np.empty(n_nodes, dtype=np.int64)
+    for k in range(n_nodes):
+        if nd_transient[k] == 1:
+            tr_nodes[n_tr] = k
+            n_tr += 1
 
     for e in range(n):
         te = types[e]
@@ -749,30 +830,51 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
         if live > max_pm:
             status = 1
             break
-        # ---------------------------------------------------------------- joins (replay)
-        if fire:
+        # ---------------------------------------------------------------- joins
+        # phase 0: nodes joined on arrival (all of them under push); phase 1: the lazy nodes,
+        # at a trigger, replaying the waiting results in stream order
+        for phase in range(2):
+            if phase == 1 and (not fire or not any_src1):
+                break
             T = e
+            first_step = True
             while True:
-                # the next event whose leaf results wait for propagation
-                ep = -1
+                if phase == 0:
+                    if not first_step:
+                        break
+                    ep = e
+                    for k in range(n_nodes):
+                        if nd_lazy[k] != 0:
+                            continue
+                        if nd_var[k] >= 0:
+                            nmark[k] = nprop[k]
+                            nprop[k] = nsize[k]
+                        else:
+                            nmark[k] = nsize[k]
+                else:
+                    # the next event whose results wait for propagation
+                    ep = -1
+                    for k in range(n_nodes):
+                        if nd_src1[k] == 1 and nprop[k] < nsize[k]:
+                            x = R_last[noff[k] + nprop[k]]
+                            if ep < 0 or x < ep:
+                                ep = x
+                    if ep < 0:
+                        break
+                    for k in range(n_nodes):
+                        if nd_src1[k] == 1:
+                            nmark[k] = nprop[k]
+                            off = noff[k]
+                            p = nprop[k]
+                            while p < nsize[k] and R_last[off + p] == ep:
+                                p += 1
+                            nprop[k] = p
+                        elif nd_var[k] < 0 and nd_lazy[k] == 1:
+                            nmark[k] = nsize[k]
+                first_step = False
                 for k in range(n_nodes):
-                    if nd_var[k] >= 0 and nprop[k] < nsize[k]:
-                        x = R_last[noff[k] + nprop[k]]
-                        if ep < 0 or x < ep:
-                            ep = x
-                if ep < 0:
-                    break
-                for k in range(n_nodes):
-                    if nd_var[k] >= 0:
-                        nmark[k] = nprop[k]
-                        off = noff[k]
-                        p = nprop[k]
-                        while p < nsize[k] and R_last[off + p] == ep:
-                            p += 1
-                        nprop[k] = p
-                    else:
-                        nmark[k] = nsize[k]
-                for k in range(n_nodes):
+                    if nd_lazy[k] != phase:
+                        continue
                     root = is_root[k] == 1
                     if nd_var[k] >= 0:
                         if not root:
@@ -850,24 +952,23 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                     rk = nd_right[k]
                     split = nd_split[k]
                     l_new_lo = nmark[lk]
-                    l_new_hi = nprop[lk] if nd_var[lk] >= 0 else nsize[lk]
+                    l_new_hi = nprop[lk] if (nd_var[lk] >= 0 or nd_src1[lk] == 1) else nsize[lk]
                     r_new_lo = nmark[rk]
-                    r_new_hi = nprop[rk] if nd_var[rk] >= 0 else nsize[rk]
+                    r_new_hi = nprop[rk] if (nd_var[rk] >= 0 or nd_src1[rk] == 1) else nsize[rk]
                     if l_new_hi == l_new_lo and r_new_hi == r_new_lo:
                         continue
                     for side in range(2):
                         # side 0: each new right result against the old left results
                         # side 1: each new left result against the old right results
+                        ks = 2 * k + side
+                        if side_skip[ks] == 1:
+                            continue
                         if side == 0:
-                            if split == SPLIT_RB:
-                                continue
                             nk = rk
                             ok_ = lk
                             n_lo = r_new_lo
                             n_hi = r_new_hi
                         else:
-                            if split == SPLIT_LB:
-                                continue
                             nk = lk
                             ok_ = rk
                             n_lo = l_new_lo
@@ -881,13 +982,41 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                             nfirst = R_first[noffk + ni]
                             if not _span_ok(ts, nfirst, T, wkind, W):
                                 continue
+                            c_lo = o_lo
                             c_hi = o_hi
-                            if split != SPLIT_GEN:
-                                # stored results wholly before the new one: last < its first
-                                oo = noff[ok_]
-                                c_hi = _lower_count(R_last, oo + o_lo, oo + o_hi, nfirst, cnt,
+                            oo = noff[ok_]
+                            if side_hb_ok[ks] == 1:
+                                # stored.last < max over stored x of min over new w after x
+                                # of first(w) (a SEQ split: stored.last < new.first)
+                                hi = -1
+                                curx = -1
+                                curmin = 1 << 62
+                                for q in range(hb_ptr[ks], hb_ptr[ks + 1]):
+                                    xv = hb_x[q]
+                                    if xv != curx:
+                                        if curx >= 0 and curmin > hi:
+                                            hi = curmin
+                                        curx = xv
+                                        curmin = 1 << 62
+                                    wv = hb_w[q]
+                                    fw = _vfirst(R_bind[noffk + ni, wv], var_kind[wv] == 1,
+                                                 K_first)
+                                    if fw < curmin:
+                                        curmin = fw
+                                if curx >= 0 and curmin > hi:
+                                    hi = curmin
+                                c_hi = _lower_count(R_last, oo + o_lo, oo + o_hi, hi, cnt, e) - oo
+                            if side_lb_ok[ks] == 1 and c_hi > c_lo:
+                                # a stored plain leaf after every new v before it
+                                lo = -1
+                                for q in range(lb_ptr[ks], lb_ptr[ks + 1]):
+                                    wv = lb_v[q]
+                                    lw = _vlast(R_bind[noffk + ni, wv], var_kind[wv] == 1, K_ev)
+                                    if lw > lo:
+                                        lo = lw
+                                c_lo = _lower_count(R_last, oo + c_lo, oo + c_hi, lo + 1, cnt,
                                                     e) - oo
-                            for oi in range(o_lo, c_hi):
+                            for oi in range(c_lo, c_hi):
                                 if status != 0:
                                     break
                                 cnt[e, _JP] += 1
@@ -922,8 +1051,18 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                 if not good:
                                     continue
                                 for q in range(np_ptr[k], np_ptr[k + 1]):
-                                    if not _pred_holds(np_ids[q], row, var_kind, K_ev, K_prev,
-                                                       pred_i, pred_f, attrs, -1, -1, cnt, e):
+                                    pq = np_ids[q]
+                                    v1 = pred_i[pq, 2]
+                                    v2 = pred_i[pq, 4]
+                                    if var_kind[v1] != 1 and var_kind[v2] != 1:
+                                        # plain variables (cross predicates have v2 >= 0)
+                                        cnt[e, _PE] += 1
+                                        if not eval_pred(pred_i, pred_f, pq, attrs, row[v1],
+                                                         row[v2]):
+                                            good = False
+                                            break
+                                    elif not _pred_holds(pq, row, var_kind, K_ev, K_prev,
+                                                         pred_i, pred_f, attrs, -1, -1, cnt, e):
                                         good = False
                                         break
                                 if not good:
@@ -1021,9 +1160,15 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                         break
                 if status != 0:
                     break
-            # (every leaf result up to e is propagated now)
         if status != 0:
             break
+        for kk in range(n_tr):
+            k = tr_nodes[kk]
+            if nhead[k] < nsize[k]:
+                buffered -= nsize[k] - nhead[k]
+                nhead[k] = nsize[k]
+                nprop[k] = nsize[k]
+                nmark[k] = nsize[k]
         cnt[e, _LIVE] = live
         cnt[e, _BUF] = buffered
         if live > peak_live:
@@ -1106,7 +1251,7 @@ def _collect(M_bind, var_kind, cols, K_ev, K_prev):
 
 # ============================================================================= entry point
 def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
-              max_partial_matches: int = 20_000_000, max_matches: int = 20_000_000,
+              eager_vars=(), max_partial_matches: int = 20_000_000, max_matches: int = 20_000_000,
               max_kleene_nodes: int = 50_000_000, _init_cap: int = 64,
               **ignored) -> EngineResult:
     """Evaluate ``program`` on ``stream`` with a tree plan (see module docstring)."""
@@ -1123,7 +1268,12 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
         raise CepsimInputError(f"{stream.source}: the stream's schema differs from the one the "
                                "pattern was compiled for")
     p = make_plan(plan, program)
-    t = build_tables(program, p)
+    ev = frozenset(eager_vars or ())
+    bad = ev - {program.var_names[v] for v in program.positive_vars}
+    if bad:
+        raise CepsimInputError(f"eager_vars: {sorted(bad)} are not positive variables of the "
+                               "pattern")
+    t = build_tables(program, p, trigger, ev)
     types = np.ascontiguousarray(stream.types.astype(np.int64))
     n_types = len(program.schema.type_names)
     type_count = np.bincount(types, minlength=n_types) if len(types) else np.zeros(n_types, int)
@@ -1141,7 +1291,9 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
         t["ng_var"], t["ng_kind"], t["gl_ptr"], t["gl_vars"], t["gr_ptr"], t["gr_vars"],
         t["gp_ptr"], t["gp_ids"], t["gu_ptr"], t["gu_ids"], g_off, t["tl_ptr"], t["tl_nodes"],
         t["tn_ptr"], t["tn_ids"], init_cap, int(max_partial_matches), int(max_matches),
-        int(max_kleene_nodes), C.new_counters(len(stream)))
+        int(max_kleene_nodes), C.new_counters(len(stream)), t["nd_lazy"], t["nd_src1"],
+        t["side_skip"], t["side_hb_ok"], t["side_lb_ok"], t["hb_ptr"], t["hb_x"], t["hb_w"],
+        t["lb_ptr"], t["lb_v"], t["nd_transient"])
     if status == ST_PM:
         raise CapacityError(f"ztree: more than max_partial_matches={max_partial_matches} stored "
                             "intermediate results; pass a larger max_partial_matches= "

@@ -1,9 +1,10 @@
 """DEBS'15 lazy evaluation, Figures 7-10, drawn from the results DataFrame only.
 
-Figures 7/8: condition evaluations (log y) vs f_c per NFA; Figure 9: peak active instances vs
-input size; Figure 10: condition evaluations per bucket of events (log y) along the dynamic
-stream.  Columns come from ``sim/scenarios/lazy_nfa.py`` (``evals_<nfa>``, ``peak_inst_<nfa>``,
-``evals_series_<nfa>``).
+Figures 7/8: per 1,000 events, condition evaluations (top row) and operations = conditions +
+instance work (bottom row), log y, vs f_c per NFA, one column per regime (and sequence);
+Figure 9: peak active instances vs input size; Figure 10: both metrics per bucket of events along
+the phased stream, one row per regime.  Columns come from ``sim/scenarios/lazy_nfa.py``
+(``evals_<nfa>``, ``ops_<nfa>``, ``peak_inst_<nfa>``, ``evals_series_<nfa>``, ``ops_series_<nfa>``).
 """
 from __future__ import annotations
 
@@ -37,38 +38,72 @@ def _keys(df, prefix: str, subset=ORDER) -> list[str]:
     return [k for k in subset if f"{prefix}{k}" in df.columns]
 
 
-def _evals_panel(ax, d, title: str) -> None:
+METRIC_LABEL = {"evals": "condition evaluations", "ops": "operations (conditions + instance work)"}
+
+
+def _regimes(df) -> list:
+    return sorted(set(df["regime"]), key=lambda r: r != "paper_regime") if "regime" in df.columns \
+        else [None]
+
+
+def _regime_title(d, regime) -> str:
+    if regime is None:
+        return ""
+    thr = d["threshold"].mean() if "threshold" in d.columns else float("nan")
+    return f"{regime} (T = {thr:g})"
+
+
+def _evals_panel(ax, d, title: str, metric: str = "evals") -> None:
+    """One metric vs f_c per NFA, per 1,000 stream events (stream lengths differ across f_c)."""
     g = d.groupby("f_c").mean(numeric_only=True).sort_index()
-    for k in _keys(d, "evals_"):
-        ax.plot(g.index, g[f"evals_{k}"], label=_label(k),
+    per = 1000.0 / g["n_stream_events"]
+    for k in _keys(d, f"{metric}_"):
+        ax.plot(g.index, g[f"{metric}_{k}"] * per, label=_label(k),
                 **STYLE.get(k, dict(marker="o", lw=1)))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("$f_c$ (frequency of c relative to a and b)")
-    ax.set_ylabel("Number of operations (condition evaluations)")
-    ax.set_title(title)
+    ax.set_xlabel("$f_c$ (frequency of c relative to a)")
+    ax.set_ylabel(f"{METRIC_LABEL[metric]} per 1,000 events")
+    ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
+
+
+def _grid_fig(df, panels: list[tuple], name: str):
+    """Rows: the two metrics; columns: ``panels`` = [(subset, title)]."""
+    metrics = [m for m in ("evals", "ops") if any(c.startswith(f"{m}_") for c in df.columns)]
+    fig, axes = plt.subplots(len(metrics), len(panels), figsize=(5.6 * len(panels),
+                             4.4 * len(metrics)), squeeze=False)
+    for i, m in enumerate(metrics):
+        for j, (sub, title) in enumerate(panels):
+            _evals_panel(axes[i][j], sub, title, m)
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(name, fontsize=11)
+    fig.tight_layout()
+    return fig
 
 
 def fig7(df, out_base: Path) -> list[Path]:
     d = df[df["sequence"] == "a,b,c"] if "sequence" in df.columns else df
-    datas = sorted(set(d["data"])) if "data" in d.columns else [None]
-    datas.sort(key=lambda x: x != "synthetic")
-    fig, axes = plt.subplots(1, len(datas), figsize=(7 * len(datas), 5), squeeze=False)
-    for ax, dat in zip(axes[0], datas):
-        sub = d if dat is None else d[d["data"] == dat]
-        name = {"synthetic": "stock-like stream", "nasdaq": "NASDAQ sample"}.get(dat, dat or "")
-        _evals_panel(ax, sub, f"Sequence a,b,c ({name})" if name else "Sequence a,b,c")
-    axes[0][0].legend(fontsize=8)
+    data = sorted(set(d["data"]))[0] if "data" in d.columns else "synthetic"
+    what = {"synthetic": "synthetic stock-like stream (sectors)",
+            "nasdaq": "NASDAQ sample, single tickers a,b,c = DRIV,ORLY,MSFT (not sectors)"}
+    panels = []
+    for r in _regimes(d):
+        sub = d if r is None else d[d["regime"] == r]
+        panels.append((sub, f"a,b,c, {_regime_title(sub, r)}"))
+    fig = _grid_fig(d, panels, f"Fig 7: sequence a,b,c on the {what.get(data, data)}")
     return save(fig, out_base)
 
 
 def fig8(df, out_base: Path) -> list[Path]:
     seqs = [s for s in ("c,b,a", "a,c,b") if s in set(df["sequence"])]
-    fig, axes = plt.subplots(1, len(seqs), figsize=(6.5 * len(seqs), 5), squeeze=False)
-    for ax, s in zip(axes[0], seqs):
-        _evals_panel(ax, df[df["sequence"] == s], f"Sequence {s}")
-    axes[0][0].legend(fontsize=8)
+    panels = []
+    for sq in seqs:
+        ds = df[df["sequence"] == sq]
+        for r in _regimes(ds):
+            sub = ds if r is None else ds[ds["regime"] == r]
+            panels.append((sub, f"{sq}, {_regime_title(sub, r)}"))
+    fig = _grid_fig(df, panels, "Fig 8: sequences c,b,a and a,c,b (synthetic stream)")
     return save(fig, out_base)
 
 
@@ -89,24 +124,40 @@ def fig9(df, out_base: Path) -> list[Path]:
 
 
 def fig10(df, out_base: Path) -> list[Path]:
-    rows = (df.sort_values("pairs", key=lambda s: s.str.len()) if "pairs" in df.columns
-            else df).reset_index(drop=True)
-    fig, axes = plt.subplots(len(rows), 1, figsize=(10, 4.2 * len(rows)), squeeze=False)
-    for ax, (_, r) in zip(axes[:, 0], rows.iterrows()):
+    """Rows: regimes; columns: the two metrics; per bucket of events, every NFA; dotted lines
+    at the phase switches, each phase labelled with its rare -> frequent order."""
+    regs = _regimes(df)
+    metrics = [m for m in ("evals", "ops") if any(c.startswith(f"{m}_series_") for c in df.columns)]
+    fig, axes = plt.subplots(len(regs), len(metrics), figsize=(9 * len(metrics), 4.4 * len(regs)),
+                             squeeze=False)
+    for i, reg in enumerate(regs):
+        r = (df if reg is None else df[df["regime"] == reg]).iloc[0]
         bucket = int(r["bucket_events"])
-        for k in _keys(df, "evals_series_", ("eager", "abc", "bca", "cab", "cba", "tree")):
-            s = np.array(json.loads(r[f"evals_series_{k}"]), dtype=float)
-            x = (np.arange(len(s)) + 1) * bucket
-            ax.plot(x, np.maximum(s, 1), label=_label(k), **STYLE.get(k, dict(lw=1)))
-        ax.set_yscale("log")
-        ax.set_xlabel("Events from the beginning of the stream")
-        ax.set_ylabel(f"Number of operations per {bucket:,} events")
-        pairs = r["pairs"] if "pairs" in rows.columns else "ab,bc"
-        what = ("the paper's query: corr(a,b), corr(b,c)" if pairs == "ab,bc"
-                else f"variant: correlated pairs {pairs}")
-        ax.set_title(f"Dynamic input, sequence a,b,c ({what})")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        period = int(r.get("period_events", 0) or 0)
+        labels = json.loads(r["phases"]) if "phases" in r else []
+        for j, m in enumerate(metrics):
+            ax = axes[i][j]
+            for k in _keys(df, f"{m}_series_"):
+                y = np.array(json.loads(r[f"{m}_series_{k}"]), dtype=float)
+                x = (np.arange(len(y)) + 1) * bucket
+                ax.plot(x, np.maximum(y, 1), label=_label(k), **{**STYLE.get(k, dict(lw=1)),
+                                                                 "marker": None})
+            if period:
+                n = int(r["n_stream_events"])
+                for q, x0 in enumerate(range(0, n, period)):
+                    if x0:
+                        ax.axvline(x0, color="grey", ls=":", lw=0.8)
+                    if labels:
+                        ax.text(x0 + period / 2, 1.0, ",".join(labels[q % len(labels)]),
+                                transform=ax.get_xaxis_transform(), ha="center", va="bottom",
+                                fontsize=8)
+            ax.set_yscale("log")
+            ax.set_xlabel("Events from the beginning of the stream (phase label: rare -> frequent)")
+            ax.set_ylabel(f"{METRIC_LABEL[m]} per {bucket:,} events")
+            ax.set_title(f"Fig 10, a,b,c, {_regime_title(df[df['regime'] == reg] if reg else df, reg)}",
+                         fontsize=10, pad=14)
+            ax.grid(True, which="both", alpha=0.3)
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return save(fig, out_base)
 

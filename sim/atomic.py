@@ -12,6 +12,13 @@ from pathlib import Path
 from typing import Callable
 
 
+def _umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str | os.PathLike, writer: Callable[[str], None]) -> Path:
     """Call ``writer(tmp_path)`` to produce the file, then move it onto ``path``."""
     path = Path(path)
@@ -21,6 +28,8 @@ def atomic_write(path: str | os.PathLike, writer: Callable[[str], None]) -> Path
     os.close(fd)
     try:
         writer(tmp)
+        # mkstemp creates 0600; give the file the mode a plain open() would (0666 & ~umask)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -18,21 +18,54 @@ import typer
 from engines.errors import CepsimInputError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,  # plain help: importing rich costs ~0.2 s per call
                   help="cepsim: complex event processing research simulator.")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def _guard(fn):
-    """Map ``CepsimInputError`` to ``error: ...`` on stderr and exit code 2."""
+    """Map ``CepsimInputError`` and ``CapacityError`` (a cap the user can raise or a pattern
+    they can narrow) to ``error: ...`` on stderr and exit code 2."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        from engines.errors import CapacityError
         try:
             return fn(*args, **kwargs)
-        except CepsimInputError as exc:
+        except (CepsimInputError, CapacityError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2)
     return wrapper
+
+
+def _check_output_path(path: Path, option: str) -> None:
+    """Fail before any work when ``path`` (the value of ``option``) cannot be written."""
+    import os
+    if path.is_dir():
+        raise CepsimInputError(f"{option} {path}: is a directory; give a file path, e.g. "
+                               f"{path / 'matches.jsonl'}")
+    parent = path.parent if str(path.parent) else Path(".")
+    probe = parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise CepsimInputError(f"{option} {path}: {probe} is a file, not a directory; choose "
+                               f"another output path")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise CepsimInputError(f"{option} {path}: directory {probe} is not writable; choose a "
+                               f"writable output path")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise CepsimInputError(f"{option} {path}: the file exists and is not writable; choose "
+                               f"another output path or fix its permissions")
+
+
+def _write_output(option: str, path: Path, write) -> None:
+    """Run ``write()``; an OS error (disk full, permissions changed) becomes an input error."""
+    try:
+        write()
+    except OSError as exc:
+        raise CepsimInputError(f"{option} {path}: cannot write ({exc.strerror or exc}); choose "
+                               f"another output path") from None
 
 
 def _experiments_root() -> Path:
@@ -384,20 +417,26 @@ def check(configs: Optional[List[str]] = typer.Argument(None, help="configs to c
 @app.command()
 @_guard
 def reproduce(scale: str = typer.Option("quick", "--scale", help=_SCALE_HELP),
-              backend: str = typer.Option("serial", "--backend", help="serial, local or spark"),
-              workers: Optional[int] = typer.Option(None, "--workers"),
+              backend: str = typer.Option("local", "--backend",
+                                          help="local (all cores, default), serial or spark"),
+              workers: Optional[int] = typer.Option(None, "--workers",
+                                                    help="parallel workers (default: all cores)"),
               master: Optional[str] = typer.Option(None, "--master"),
               out: Optional[Path] = typer.Option(None, "--out", help=_OUT_HELP),
               figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=_FIGS_HELP)):
-    """Run every experiment (except demo), draw all figures, check all claims."""
+    """Run every experiment (except demo) in parallel, draw all figures, check all claims."""
+    from sim.progress import Progress
+
     bad = False
     paths = [p for p in _all_config_paths() if p.parent.name != "demo"]
     if not paths:
         raise CepsimInputError("no experiment configs under experiments/ (besides demo)")
-    for p in paths:
-        summary, fig_errors = _run_one(p, scale, _out_root(out), None, backend, workers, master,
-                                       _figures_root(figures_dir, out), False)
-        bad |= bool(summary.n_failed or fig_errors)
+    with Progress(len(paths), desc="reproduce", unit="experiments") as bar:
+        for p in paths:
+            summary, fig_errors = _run_one(p, scale, _out_root(out), None, backend, workers,
+                                           master, _figures_root(figures_dir, out), False)
+            bad |= bool(summary.n_failed or fig_errors)
+            bar.update(1)
     ok = _check_all(_out_root(out), [str(p) for p in paths])
     if bad or not ok:
         raise typer.Exit(1)
@@ -420,6 +459,29 @@ def _json_default(v):
     raise TypeError(f"not JSON serialisable: {type(v).__name__}")
 
 
+_PATTERN_FILE_SUFFIXES = (".cep", ".pattern", ".txt", ".sase")
+
+
+def _pattern_text(pattern: str) -> tuple[str, str]:
+    """(text, source) of the PATTERN argument: a file's content when it names a file."""
+    ppath = Path(pattern)
+    looks_like_text = "(" in pattern or "\n" in pattern or pattern.lstrip().upper().startswith(
+        "PATTERN")
+    try:
+        is_file = len(pattern) < 4096 and not looks_like_text and ppath.is_file()
+    except OSError:
+        is_file = False
+    if is_file:
+        try:
+            return ppath.read_text(encoding="utf-8"), str(ppath)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CepsimInputError(f"{ppath}: cannot read the pattern file ({exc})") from None
+    if not looks_like_text and (ppath.suffix.lower() in _PATTERN_FILE_SUFFIXES or "/" in pattern):
+        raise CepsimInputError(f"{pattern}: pattern file not found; give the pattern text "
+                               f"(PATTERN SEQ(...) ...) or the path of an existing file")
+    return pattern, "<pattern>"
+
+
 @app.command()
 @_guard
 def match(pattern: str = typer.Argument(..., help="pattern text, or a file holding it"),
@@ -437,37 +499,46 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
           plan: Optional[str] = typer.Option(None, "--plan", help="tree plan (engine specific)"),
           trigger: Optional[str] = typer.Option(None, "--trigger",
                                                 help="ztree join trigger: push or batch"),
-          max_partial_matches: Optional[int] = typer.Option(None, "--max-partial-matches")):
+          max_partial_matches: Optional[int] = typer.Option(
+              None, "--max-partial-matches", help="cap on live partial matches (engine default)"),
+          max_matches: Optional[int] = typer.Option(
+              None, "--max-matches", help="cap on matches found (engine default)"),
+          max_branches: int = typer.Option(
+              5000, "--max-branches", help="cap on the flat alternatives an OR/AND expands into"),
+          max_states: Optional[int] = typer.Option(
+              None, "--max-states", help="eager engine: cap on automaton states (AND of k "
+                                         "events: 2**k)")):
     """Evaluate PATTERN over DATA with one engine; write matches as JSON lines (0-based rows)."""
+    from engines.registry import engine_names
+
+    if engine not in engine_names():
+        raise CepsimInputError(f"--engine: unknown engine {engine!r}; choose one of "
+                               f"{', '.join(engine_names())}")
+    for opt, v in (("--max-partial-matches", max_partial_matches), ("--max-matches", max_matches),
+                   ("--max-branches", max_branches), ("--max-states", max_states)):
+        if v is not None and v < 1:
+            raise CepsimInputError(f"{opt} must be >= 1 (got {v})")
+    text, source = _pattern_text(pattern)
+    if not data.exists():
+        raise CepsimInputError(f"{data}: data file not found; give the path of the events file")
+    _check_output_path(out, "--out")
+    if stats_json is not None:
+        _check_output_path(stats_json, "--stats-json")
+
     from engines import counters as ctr
     from engines.compile import compile_pattern
     from engines.pattern import parse_pattern
     from engines.registry import run_engine
-    from sim.claims import write_text_atomic
+    from sim.atomic import atomic_write_text
+    from sim.match_io import write_matches_jsonl
     from workloads.loaders import load_stream
 
-    try:
-        names = __import__("engines.registry", fromlist=["x"])
-        known = list(getattr(names, "ENGINE_NAMES", None) or names.engine_names())
-    except Exception:  # pragma: no cover
-        known = []
-    if known and engine not in known:
-        raise CepsimInputError(f"--engine: unknown engine {engine!r}; choose one of {', '.join(known)}")
-    ppath = Path(pattern)
-    try:
-        is_file = len(pattern) < 4096 and "\n" not in pattern and ppath.is_file()
-    except OSError:
-        is_file = False
-    text, source = (ppath.read_text(encoding="utf-8"), str(ppath)) if is_file else (pattern, "<pattern>")
-    if not data.exists():
-        raise CepsimInputError(f"{data}: data file not found; give the path of the events file")
-
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     stream = load_stream(data, fmt, schema) if schema is not None else load_stream(data, fmt)
-    t1 = time.perf_counter()
-    prog = compile_pattern(parse_pattern(text, source), stream.schema)
-    t2 = time.perf_counter()
-    opts = {}
+    c1, t1 = time.process_time(), time.perf_counter()
+    prog = compile_pattern(parse_pattern(text, source), stream.schema, max_branches=max_branches)
+    c2, t2 = time.process_time(), time.perf_counter()
+    opts: dict = {}
     if order:
         opts["order"] = [s.strip() for s in order.split(",") if s.strip()]
     if plan:
@@ -476,24 +547,32 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
         opts["trigger"] = trigger
     if max_partial_matches is not None:
         opts["max_partial_matches"] = max_partial_matches
+    if max_matches is not None:
+        opts["max_matches"] = max_matches
+    if max_states is not None:
+        opts["max_states"] = max_states
     res, t_jit = _run_engine_timed(run_engine, engine, prog, stream, opts)
-    t3 = time.perf_counter()
-    records = res.matches.records()
-    lines = "".join(json.dumps(r, default=_json_default, separators=(", ", ": ")) + "\n"
-                    for r in records)
-    write_text_atomic(out, lines)
+    c3, t3 = time.process_time(), time.perf_counter()
+    n_matches = len(res.matches)
+    _write_output("--out", out, lambda: write_matches_jsonl(res.matches, out))
+    c4, t4 = time.process_time(), time.perf_counter()
     summary = ctr.summarize(res.counters)
-    typer.echo(f"{len(records)} matches -> {out}")
+    typer.echo(f"{n_matches} matches -> {out}")
     typer.echo("counters: " + ", ".join(f"{k}={v}" for k, v in summary.items()))
     facts = _engine_facts(res)
     if facts:
         typer.echo("engine: " + ", ".join(f"{k}={v}" for k, v in facts.items()))
     if stats_json is not None:
-        stats = {"matches": len(records), "engine": engine, "events": len(stream),
+        stats = {"matches": n_matches, "engine": engine, "events": len(stream),
                  "counters": summary, "engine_info": facts,
                  "seconds": {"load": t1 - t0, "compile": t2 - t1, "jit": t_jit,
-                             "evaluate": t3 - t2 - t_jit}}
-        write_text_atomic(stats_json, json.dumps(stats, indent=2, default=_json_default) + "\n")
+                             "evaluate": t3 - t2 - t_jit, "write": t4 - t3},
+                 # CPU time of this process per stage (less sensitive to other jobs); its
+                 # evaluate includes the kernel compile / cache load ('jit' above)
+                 "cpu_seconds": {"before": c0, "load": c1 - c0, "compile": c2 - c1,
+                                 "evaluate": c3 - c2, "write": c4 - c3}}
+        _write_output("--stats-json", stats_json, lambda: atomic_write_text(
+            stats_json, json.dumps(stats, indent=2, default=_json_default) + "\n"))
 
 
 _JIT_PREFIX = 64

@@ -21,7 +21,7 @@ from sim.config import (ExperimentConfig, Point, apply_overrides, apply_scale, e
 from sim.inputs import check_input_files
 from sim.progress import Progress
 
-BACKENDS = ("serial", "local", "spark")
+BACKENDS = ("serial", "local", "spark")   # the built-in names (sim.backends holds the registry)
 RESERVED = ("seed", "rep", "point_id", "error", "wall_s")
 
 
@@ -139,7 +139,9 @@ def _as_variant(cfg: ExperimentConfig, overrides: list[str] | None) -> Experimen
     return dataclasses.replace(cfg, name=f"{cfg.name}@{slug}") if slug else cfg
 
 
-def run_serial(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Point, dict], None]) -> None:
+def run_serial(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Point, dict], None],
+               **_ignored) -> None:
+    """The serial backend: every point in this process, in order."""
     for p in pending:
         on_row(p, run_point(cfg, p))
 
@@ -152,14 +154,11 @@ def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Pat
 
     Resumes from shards of an earlier interrupted run unless ``fresh``.  Never raises for a
     failing point: failures are rows with ``error`` set and are listed in the summary."""
-    if backend not in BACKENDS:
-        raise CepsimInputError(f"--backend: unknown backend {backend!r}; use one of "
-                               f"{', '.join(BACKENDS)}")
+    from sim import backends
+    run_backend = backends.get_backend(backend)
     if workers is not None and workers < 1:
         raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
-    if backend == "spark":  # fail fast, before any work, when Java is missing or too old
-        from sim.spark_backend import check_java
-        check_java()
+    backends.preflight(backend)  # fail fast, before any work (Spark: Java missing or too old)
     t0 = time.perf_counter()
     cfg = apply_overrides(apply_scale(cfg, scale), overrides)
     cfg = _as_variant(cfg, overrides)
@@ -181,14 +180,7 @@ def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Pat
             bar.update(1)
 
         if pending:
-            if backend == "serial":
-                run_serial(cfg, pending, on_row)
-            elif backend == "local":
-                from sim.sweep import run_local
-                run_local(cfg, pending, on_row, workers=workers)
-            else:
-                from sim.spark_backend import run_spark
-                run_spark(cfg, pending, on_row, master=master, workers=workers)
+            run_backend(cfg, pending, on_row, workers=workers, master=master)
 
     rows = results.collect_rows(root, cfg, points)
     have = {(r["point_id"], r["rep"]) for r in rows}

@@ -30,8 +30,27 @@ from sim.warmup import split_warmup
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-def _worker_init(repo_root: str, scenario: str | None = None) -> None:
-    """Pool initializer: stable import path, then import the runner and the scenario module."""
+def _watch_parent(parent_pid: int, period: float = 0.5) -> None:
+    """Exit this worker as soon as its parent is gone (SIGKILL/SIGTERM of ``cepsim sweep`` would
+    otherwise leave the pool's workers running as orphans): the parent pid changes when the
+    process is re-parented."""
+    import time
+    while True:
+        if os.getppid() != parent_pid:
+            os._exit(1)
+        time.sleep(period)
+
+
+def _worker_init(repo_root: str, scenario: str | None = None,
+                 parent_pid: int | None = None) -> None:
+    """Pool initializer: a watchdog that ends the worker with its parent, a stable import path,
+    then import the runner and the scenario module."""
+    if parent_pid is not None:
+        import threading
+        if os.getppid() != parent_pid:
+            os._exit(1)
+        threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True,
+                         name="cepsim-parent-watch").start()
     if repo_root not in sys.path:
         sys.path.insert(0, repo_root)
     if scenario:
@@ -62,7 +81,7 @@ def _error_row(p: Point, exc: BaseException) -> dict:
 
 
 def run_local(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Point, dict], None],
-              workers: int | None = None, context: str = "spawn") -> None:
+              workers: int | None = None, context: str = "spawn", **_ignored) -> None:
     """Run ``pending`` points in a process pool, calling ``on_row`` in the parent as rows arrive."""
     if not pending:
         return
@@ -76,7 +95,7 @@ def run_local(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Poi
     ctx = mp.get_context(context)
     n_workers = min(workers, len(rest))
     with ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx, initializer=_worker_init,
-                             initargs=(str(REPO_ROOT), cfg.scenario)) as pool:
+                             initargs=(str(REPO_ROOT), cfg.scenario, os.getpid())) as pool:
         # one submit per worker spawns them all now: they start and import during the warm-up
         for _ in range(n_workers):
             pool.submit(_noop)

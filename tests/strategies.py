@@ -609,7 +609,7 @@ def _describe_context(context) -> str:
         elif isinstance(p, Pattern):
             out.append(f"pattern:\n{p}")
         elif hasattr(p, "pattern") and hasattr(p, "branches"):   # a compiled Program
-            branches = "\n".join("  " + b.describe(p.var_names) for b in p.branches[:20])
+            branches = "\n".join("  " + b.describe(p.var_names) for b in p.grouped[:20])
             out.append(f"pattern:\n{p.pattern}\nbranches:\n{branches}")
         else:
             out.append(str(p))

@@ -50,7 +50,6 @@ def test_scenario_point_and_simpy_cross_check(tmp_path):
     L = row["n_plans"] - 1
     assert L == 5 and row[f"k{L}_plan"] == "a,b,c,d,e/"
     assert row["k0_finals"] > 0
-    assert row["apam_lat"] == row[f"k{row['selected_k']}_lat"]
     for k in range(L + 1):
         assert row[f"k{k}_lat"] == pytest.approx(row[f"k{k}_qwt"] + row[f"k{k}_st"])
     assert S.point(params, 7) == row                      # deterministic (and cache-stable)
@@ -64,6 +63,14 @@ def test_scenario_point_and_simpy_cross_check(tmp_path):
     assert np.allclose(d1, d2, rtol=1e-9, atol=0)
     f = finals[finals >= 10000]
     assert float((d1[f] - arr[f]).mean()) == pytest.approx(row["k0_lat"], rel=1e-12)
+    assert row["lazy_lat"] == pytest.approx(float((d1[f] - arr[f]).mean()), rel=1e-12)
+    # APAM's and all-eager's latency recomputed from their own plans' counters (not read back
+    # from the row's per-plan columns)
+    for plan, col in ((row["selected_plan"], "apam_lat"), ("a,b,c,d,e/", "eager_lat")):
+        counters, finals = S._counters_mem(1, 20000, 1, plan, str(tmp_path))
+        _, dep = lindley(arr, S.profile_for(S.unit_costs(params)).service_times(counters))
+        f = finals[finals >= 10000]
+        assert row[col] == pytest.approx(float((dep[f] - arr[f]).mean()), rel=1e-12), col
 
 
 def test_sequence_check_unit_cost_params():
@@ -80,11 +87,13 @@ def test_sequence_check_unit_cost_params():
     with pytest.raises(CepsimInputError, match="t_seq"):
         S.unit_costs({**base, "t_seq": -1.0})
     prof = S.profile_for(S.unit_costs({**base, "seq_factor": 0.5}))
-    m = np.zeros((3, C.N_COUNTERS), dtype=np.int64)
-    m[0, C.JOIN_PROBE] = 4
+    m = np.zeros((4, C.N_COUNTERS), dtype=np.int64)
+    m[0, C.SEARCH_CMP] = 4                                          # binary-search comparisons
     m[1, C.PRED_EVAL] = 4
     m[2, C.EDGE_EVAL] = 4                                           # informational, free
+    m[3, C.JOIN_PROBE] = 4                                          # a pair costs its predicates
     svc = prof.service_times(m)
     assert svc[0] == pytest.approx(2e-5 + 4 * 3.5e-7)
     assert svc[1] == pytest.approx(2e-5 + 4 * 7e-7)
     assert svc[2] == pytest.approx(2e-5)
+    assert svc[3] == pytest.approx(2e-5)

@@ -44,7 +44,8 @@ def test_report_is_consistent(calibrated):
     assert report["n_runs"] == len(wl) * 3
     assert len(report["workloads"]) == len(wl)
     assert report["call_overhead"] >= 0 and report["base_cost"] >= 0
-    assert report["r2"] <= 1.0
+    # r2 <= 1 holds by construction; a fit that explains the runs must be well above 0
+    assert report["r2"] > 0.5, report["r2"]
     for w in report["workloads"]:
         assert w["measured_s"] > 0 and w["predicted_s"] > 0
         assert w["rel_error"] == pytest.approx(w["predicted_s"] / w["measured_s"] - 1)

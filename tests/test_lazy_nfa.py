@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import assert_same_matches, cases, small_cases
 
@@ -48,6 +48,25 @@ def test_chain_and_tree_equal_oracle_simple_sequences(match_rate):
 
     prop()
     rate.check()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=cases(max_events=60, n_types=(3, 3), simple_sequence=True, max_len=3, max_preds=1,
+                  policies=ANY, windows=("time", "count")), data=st.data())
+def test_chain_and_tree_equal_oracle_dense_three_variable_sequences(case, data):
+    """The DEBS'15 shape (three-variable sequences, few types, one predicate, >= 20 events):
+    about 3/4 of the examples have matches (the broad test above: about 1/6), so the routing of
+    the tree (per-state decisions, coverage inheritance) is exercised on real matches."""
+    pattern, stream = case
+    assume(len(stream) >= 20)
+    prog = compile_pattern(pattern, stream.schema)
+    ref = run_oracle(prog, stream)
+    names = [prog.var_names[v] for v in prog.positive_vars]
+    order = data.draw(st.permutations(names), label="order")
+    assert_same_matches(ref, run_chain(prog, stream, order=order), (pattern, stream, f"chain {order}"),
+                        labels=("oracle", "chain"), check_detect=True)
+    assert_same_matches(ref, run_tree(prog, stream), (pattern, stream, "tree"),
+                        labels=("oracle", "tree"), check_detect=True)
 
 
 def test_every_order_and_branches_equal_oracle(match_rate):
@@ -222,3 +241,92 @@ def test_empty_stream():
     prog = _compile(EX1, s)
     for r in (run_chain(prog, s), run_tree(prog, s)):
         assert len(r.matches) == 0 and r.counters.shape[0] == 0
+
+
+# ----------------------------------------------------------------------------- DEBS'15 workload
+def test_phased_stream_three_rates_all_orders_independent_goog():
+    from workloads.stocks import PHASES, SECTORS, phased_stock_stream
+    s = phased_stock_stream(12000, 3, period=2000, h=5)
+    assert len(s) == 12000 and np.all(np.diff(s.ts) >= 0)
+    assert np.array_equal(s.attrs, phased_stock_stream(12000, 3, period=2000, h=5).attrs)
+    seen = []
+    for q in range(6):
+        n = np.bincount(s.types[q * 2000:(q + 1) * 2000], minlength=3)
+        order = tuple(SECTORS[i] for i in np.argsort(n))          # rare -> frequent
+        assert order == PHASES[q]
+        # three distinct rates: about 0.05 : 0.3 : 1 of the frequent sector
+        f = np.sort(n) / n.max()
+        assert 0.02 < f[0] < 0.1 and 0.2 < f[1] < 0.4, (q, n)
+        seen.append(order)
+    assert len(set(seen)) == 6
+    assert all(seen[i][0] != seen[i + 1][0] for i in range(5))     # the rarest switches
+    # GOOG events come from several feeds with their own prices, not copies of one event
+    g = np.flatnonzero(s.types == 2)
+    assert len(np.unique(s.attrs[g, 1])) == 10
+    same_minute = g[:-1][np.diff(s.ts[g]) == 0]
+    assert len(same_minute) > 0
+    assert not np.all(s.attrs[same_minute, 0] == s.attrs[same_minute + 1, 0])
+
+
+def test_window_counts_at_matches_brute_force():
+    from workloads.debs15 import window_counts_at
+    from workloads.stocks import stock_stream
+    s = stock_stream(1500, 2, h=4, f_c=0.2)
+    got = window_counts_at(s, "GOOG", ("Finance", "HiTech"), h_minutes=3)
+    want = []
+    for p in np.flatnonzero(s.types == 2):
+        inwin = (np.arange(len(s)) < p) & (s.ts >= s.ts[p] - 180.0)
+        want.append([np.sum(inwin & (s.types == 0)), np.sum(inwin & (s.types == 1))])
+    assert np.array_equal(got, np.array(want))
+
+
+def test_regime_threshold_and_scenario_rows():
+    from sim.scenarios.lazy_nfa import condition_evaluations, phased_evaluations
+    from workloads.debs15 import REGIME_T
+    row = condition_evaluations({"n_events": 1500, "f_c": 0.2, "h": 5, "regime": "selective",
+                                 "nfas": "eager,cab,cba,tree"}, 1)
+    assert row["threshold"] == REGIME_T["selective"] and row["matches_agree"]
+    for k in ("eager", "cab", "cba", "tree"):
+        assert row[f"ops_{k}"] == row[f"evals_{k}"] + row[f"work_{k}"]
+        assert row[f"work_{k}"] >= row["n_stream_events"]          # the root sees every event
+    assert 0 < row["routing_tree"] <= row["evals_tree"]
+    assert 0 <= row["sel_ab"] <= 1 and 0 <= row["frac_b_rarer"] <= 1
+    with pytest.raises(CepsimInputError, match="regime"):
+        condition_evaluations({"n_events": 100, "f_c": 0.2, "regime": "nope"}, 1)
+    with pytest.raises(CepsimInputError, match="not both"):
+        condition_evaluations({"n_events": 100, "f_c": 0.2, "regime": "selective",
+                               "threshold": 0.5}, 1)
+    # min_c_events lengthens the stream at small f_c
+    r2 = condition_evaluations({"n_events": 500, "min_c_events": 5, "f_c": 0.01, "h": 5,
+                                "regime": "selective", "nfas": "cab"}, 2)
+    assert r2["n_stream_events"] >= 1000 and r2["n_c_events"] >= 1
+    ph = phased_evaluations({"n_events": 3000, "period": 500, "bucket": 250, "h": 5,
+                             "regime": "paper_regime", "nfas": "cab,cba,tree"}, 3)
+    assert ph["matches_agree"] and ph["matches"] > 0
+    import json
+    for m in ("evals", "ops"):
+        per = json.loads(ph[f"{m}_phase_tree"])
+        assert len(per) == 6 and sum(per) == ph[f"{m}_tree"]
+        assert len(json.loads(ph[f"{m}_series_cab"])) == 12
+
+
+def test_calibration_claim_picks_largest_passing_threshold():
+    import pandas as pd
+
+    from sim.scenarios.lazy_nfa import claim_calibrated_regime
+    from workloads.debs15 import REGIME_T
+    want = REGIME_T["paper_regime"]
+    rows = []
+    # above `want`: c,b,a far ahead (cab/cba = 3); at and below it: cab ~ cba and best
+    for thr in (0.8, want + 0.1, want, want - 0.05):
+        for fc in (0.001, 1.0):
+            cab = 300 if thr > want else 100
+            r = {"threshold": thr, "f_c": fc, "sel_bc": 0.5, "evals_cab": cab, "evals_cba": 100}
+            r.update({f"evals_{k}": 10_000 for k in ("abc", "acb", "bac", "bca")})
+            rows.append(r)
+    res = claim_calibrated_regime(pd.DataFrame(rows))
+    assert res.passed, res.measured
+    # a best chain that is not c-first at one f_c rules a threshold out
+    df = pd.DataFrame(rows)
+    df.loc[(df["threshold"] == want) & (df["f_c"] == 1.0), "evals_abc"] = 1
+    assert not claim_calibrated_regime(df).passed

@@ -336,3 +336,44 @@ def test_error_bad_schema(tmp_path):
     with pytest.raises(StreamError, match="not valid TOML"):
         load_schema(toml)
     assert issubclass(StreamError, CepsimInputError)
+
+
+# --------------------------------------------------------------------------- fast path
+
+def test_fast_path_reads_the_samples_and_equals_the_precise_path(tmp_path):
+    """The pyarrow/integer fast path accepts the real samples and gives the same stream as the
+    pandas path that diagnoses errors (forced here by a leading space, which only the precise
+    path accepts)."""
+    from workloads.loaders import _fast_metastock, _fast_soccer, _read_bytes
+    p, data = _read_bytes(NASDAQ, "")
+    fast = _fast_metastock(data, p)
+    assert fast is not None
+    lines = _lines(NASDAQ)
+    slow = load_metastock(_write(tmp_path, "slow.txt", [" " + ln for ln in lines]))
+    assert np.array_equal(fast.types, slow.types) and np.array_equal(fast.ts, slow.ts)
+    assert np.array_equal(fast.attrs, slow.attrs) and fast.schema == slow.schema
+    p, data = _read_bytes(SOCCER, "")
+    fs, off = _fast_soccer(data, p)
+    ss, off2 = load_soccer(_write(tmp_path, "slow2.txt",
+                                  [" " + ln for ln in _lines(SOCCER)]), return_offset=True)
+    assert off == off2 and np.array_equal(fs.ts, ss.ts) and np.array_equal(fs.attrs, ss.attrs)
+    assert np.array_equal(fs.types, ss.types) and fs.schema == ss.schema
+
+
+@pytest.mark.parametrize("stamp", ["200802300900", "200902290900", "200802011260",
+                                   "200813010900", "200802012400", "190002290000"])
+def test_fast_path_rejects_calendar_invalid_stamps(tmp_path, stamp):
+    lines = _lines(NASDAQ)[:3]
+    f = lines[1].split(",")
+    f[1] = stamp
+    lines[1] = ",".join(f)
+    with pytest.raises(StreamError, match=r"line 2, field 2 \(stamp\).*YYYYMMDDhhmm"):
+        load_metastock(_write(tmp_path, "bad.txt", lines))
+
+
+def test_fast_path_accepts_leap_day(tmp_path):
+    lines = _lines(NASDAQ)[:1]
+    f = lines[0].split(",")
+    f[1] = "200002291230"
+    s = load_metastock(_write(tmp_path, "leap.txt", [",".join(f)]))
+    assert s.ts[0] == _utc_seconds("200002291230")

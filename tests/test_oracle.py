@@ -407,8 +407,10 @@ def test_python_predicates_equal_numba_kernel():
 
 
 def _naive(prog, stream):
-    """A second, independent enumerator: every assignment of events to the positive elements
-    (no pruning), checked against SEMANTICS rules 1-7 using the Numba predicate kernel."""
+    """A naive enumerator: every assignment of events to the positive elements (no pruning),
+    checked against SEMANTICS rules 1-7.  It reads the same compiled program and uses the Numba
+    predicate kernel, so it checks the oracle's search, not the compiler; the check that shares
+    nothing with the compiler is ``engines/oracle_ast.py`` (tests/test_oracle_ast.py)."""
     n, ts, types = len(stream), stream.ts, stream.types
     attrs = stream.attrs
     count = prog.window_kind == WIN_COUNT

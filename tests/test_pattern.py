@@ -408,20 +408,64 @@ def test_compile_same_expands_per_branch_including_negated():
     ("PATTERN AND(A a, NOT(B b))", "must be an element of a SEQ"),
     ("PATTERN SEQ(A a, AND(SEQ(B b, NOT(C c)), D d))", "nested"),
     ("PATTERN OR(SEQ(NOT(C c), A a), B b)", "nested"),
-    ("PATTERN AND(A a1, A a2, A a3, A a4, A a5, A a6, A a7, A a8)", "more than"),
+    ("PATTERN OR(AND(A a1, A a2), AND(B b1, B b2), AND(C c1, C c2), D d)", "more than 3 flat"),
 ])
 def test_compile_errors(text, fragment):
     schema = Schema(("A", "B", "C", "D"),
                     ATTR_NAMES + ("g[0]", "g[1]", "g[2]", "k[0]"))
     with pytest.raises(PatternError, match=fragment.replace("(", r"\(").replace(")", r"\)")
                        .replace("[", r"\[")) as info:
-        compile_pattern(parse_pattern(text), schema, source="q.cep")
-    if "NOT" not in text and "AND(A a1" not in text:
+        compile_pattern(parse_pattern(text), schema, source="q.cep",
+                        max_branches=3 if "more than" in fragment else 5000)
+    if "NOT" not in text and "more than" not in fragment:
         assert str(info.value).startswith("q.cep: ")
+
+
+def test_too_many_branches_compiles_for_ztree_only():
+    """AND of 8 (8! flat branches) compiles with ``branch_error`` set; engines that need the
+    flat branches refuse it with that message, ``ztree`` and ``eager`` (native AND) run it."""
+    from engines.errors import CepsimInputError
+    from engines.registry import run_engine
+
+    s = EventStream.from_arrays(["A", "B"], [0.0, 1.0], np.zeros((2, len(ATTR_NAMES))),
+                                ["A", "B"], ATTR_NAMES)
+    prog = compile_pattern(parse_pattern("PATTERN AND(A a1, A a2, A a3, A a4, A a5, A a6, A a7, "
+                                         "A a8)"), s.schema, source="q.cep")
+    assert "more than" in prog.branch_error
+    with pytest.raises(CepsimInputError, match="more than"):
+        run_engine("chain", prog, s)          # the chain NFA needs every order of the AND
+    assert len(run_engine("ztree", prog, s).matches) == 0   # native AND
+    assert len(run_engine("eager", prog, s).matches) == 0   # native AND
 
 
 def test_max_branches_constant():
     assert MAX_BRANCHES >= 120      # 5-event AND (the strategies' largest) fits
+
+
+def test_and_of_plain_events_is_one_unordered_group():
+    """AND of plain events compiles into one grouped branch (no n! expansion); the ordered
+    branches are only built when asked for, and then bounded by the max_branches option."""
+    schema = Schema(("A", "B", "C", "D"), ATTR_NAMES)
+    text = "PATTERN AND(A a1, A a2, A a3, A a4, A a5, A a6, A a7, A a8)"
+    prog = compile_pattern(parse_pattern(text), schema)
+    (br,) = prog.grouped
+    assert not br.is_ordered and list(br.groups) == [0] * 8
+    with pytest.raises(PatternError, match="more than 5000 flat alternatives.*--max-branches"):
+        prog.branches
+    big = compile_pattern(parse_pattern(text), schema, max_branches=50000)
+    assert len(big.branches) == 40320
+    prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, AND(B b, C c), NOT(D d), A e)"),
+                           schema)
+    (br,) = prog.grouped
+    assert list(br.groups) == [0, 1, 1, 2]
+    assert sorted(tuple(_names(prog, b.pos_vars)) for b in prog.branches) == [
+        ("a", "b", "c", "e"), ("a", "c", "b", "e")]
+    # the negation sits after the last of the group's order in each ordered branch
+    for b in prog.branches:
+        assert list(b.neg_left) == [2] and list(b.neg_right) == [3]
+    # AND with a Kleene or a nested SEQ operand is still expanded into orders
+    prog = compile_pattern(parse_pattern("PATTERN AND(A+ a, SEQ(B b, C c))"), schema)
+    assert all(b.is_ordered for b in prog.grouped) and len(prog.grouped) == 3
 
 
 def test_compile_against_real_stream_schema():

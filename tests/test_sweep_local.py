@@ -85,3 +85,40 @@ def test_sweep_killed_midway_resumes(tmp_path, repo_root, basic):
     assert not df.duplicated(["point_id", "rep"]).any()
     clean = run_experiment(basic, out_dir=tmp_path / "clean", backend="serial", overrides=SLEEPY)
     pd.testing.assert_frame_equal(rows(df), rows(clean.df))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_workers_do_not_outlive_a_killed_sweep(tmp_path, repo_root, sig):
+    """Killing only the `cepsim sweep` process (not its group) must not leave pool workers."""
+    out = tmp_path / "res"
+    shards = out / "demo" / "basic" / "shards"
+    cmd = [sys.executable, "-m", "sim.cli", "sweep", "experiments/demo/basic.toml", "--backend",
+           "local", "--workers", "2", "--out", str(out), "--figures-dir", str(tmp_path / "figs")]
+    for s in SLEEPY:
+        cmd += ["--set", s]
+    proc = subprocess.Popen(cmd, cwd=repo_root, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if (shards.exists() and len(list(shards.glob("*.parquet"))) >= 2) or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "sweep finished before it could be killed"
+        kids = [int(x) for x in subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
+                                               text=True).stdout.split()]
+        assert kids, "no worker processes found"
+        os.kill(proc.pid, sig)          # the parent only
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        alive = kids
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.2)
+            alive = [k for k in kids if os.path.exists(f"/proc/{k}")
+                     and open(f"/proc/{k}/stat").read().split()[2] != "Z"]
+        assert not alive, f"workers {alive} outlived the sweep"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

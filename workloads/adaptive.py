@@ -11,8 +11,9 @@ small case studies):
     rates get small multiplicative noise (lognormal, sigma ``noise``); ``n_changes`` regime changes
     (default 3-5, drawn) in which ``change_types`` random points (default a fifth of them) multiply or divide their rate by a
     factor in [10, 50] for a sustained period (10-25 % of the stream) and shift their count / speed
-    means.  Attributes: ``count`` (vehicles, per-type mean log-uniform 5..50, sd 20 %) and
-    ``speed`` (km/h, per-type mean 30..100, sd 15 %).
+    means.  Attributes: ``count`` (vehicles, per-type mean uniform 20..30, sd 30 %, rounded) and
+    ``speed`` (km/h, per-type mean 50..70, sd 20 %); a regime change also scales the changing
+    points' means (count x0.5..2, speed x0.6..1.4), i.e. it moves the pairwise selectivities.
 ``stock_stream``  types = tickers ``S0..``; log rates follow a mean-reverting (Ornstein-Uhlenbeck)
     process around a common mean with small spread (low skew, frequent minor changes), updated
     every ``noise_every`` events; attributes ``price`` (per-ticker geometric random walk) and
@@ -65,8 +66,8 @@ def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: f
     base = np.exp(rng.uniform(0.0, np.log(rate_span), n_types))
     n_seg = -(-n_events // noise_every)
     mult = np.ones((n_seg, n_types))
-    mean_c = np.exp(rng.uniform(np.log(5), np.log(50), n_types))
-    mean_s = rng.uniform(30, 100, n_types)
+    mean_c = rng.uniform(20, 30, n_types)
+    mean_s = rng.uniform(50, 70, n_types)
     shift_c = np.ones((n_seg, n_types))
     shift_s = np.ones((n_seg, n_types))
     k = int(rng.integers(3, 6)) if n_changes is None else int(n_changes)
@@ -84,8 +85,8 @@ def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: f
     seg = np.arange(n_events) // noise_every
     mc = mean_c[types] * shift_c[seg, types]
     ms = mean_s[types] * shift_s[seg, types]
-    count = np.maximum(0.0, np.round(rng.normal(mc, 0.2 * mc)))
-    speed = np.maximum(0.0, rng.normal(ms, 0.15 * ms))
+    count = np.maximum(0.0, np.round(rng.normal(mc, 0.3 * mc)))
+    speed = np.maximum(0.0, rng.normal(ms, 0.2 * ms))
     attrs = np.column_stack([count, speed])
     return EventStream.from_arrays(types, ts, attrs, tuple(f"P{i}" for i in range(n_types)),
                                    ("count", "speed"), source=f"<traffic seed={seed}>")

@@ -15,7 +15,12 @@ type L_k with ``attr_k`` of its right type R_k.  Every attribute is uniform on `
     P(U + c < V) = sum_{d=c+1}^{M-1} (M - d) / M^2 = g (g - 1) / (2 M^2),   g = M - c,
 
 so ``g = round((1 + sqrt(1 + 8 s M^2)) / 2)`` gives selectivity ``s`` to within ~1e-6 (the exact
-value achieved is ``exact_selectivity``).  Timestamps are the event positions in seconds (the
+value achieved is ``exact_selectivity``).  That is the *shift* reading (``reading="shift"``).
+
+The paper says selectivities are set "by varying the domain of the relevant event attribute";
+the *domain* reading (``reading="domain"``) keeps the left attribute uniform on ``{0..M-1}`` and
+draws the right one uniform on ``{0..D-1}``: ``P(U < V) = (D - 1) / (2 M)``, so
+``D = 2 s M + 1`` gives Table 2's values exactly (D = 41, 81, 121, 161 for 0.002 ... 0.008).  Timestamps are the event positions in seconds (the
 window counts events; arrival times come from the simulator).  The first ``n_warmup`` events
 (half, as in the paper) are the optimizer's warm-up.
 """
@@ -75,10 +80,28 @@ def selectivities(experiment: int, m: int = DOMAIN) -> tuple[float, ...]:
     return tuple(exact_selectivity(shift_for(s, m), m) for s in SELECTIVITIES[e])
 
 
+READINGS = ("shift", "domain")
+
+
+def domain_for(s: float, m: int = DOMAIN) -> int:
+    """Domain size ``D`` of the right attribute giving ``P(U < V) = (D - 1) / (2 m)`` = ``s``."""
+    if not 0 < s < 0.5:
+        raise CepsimInputError(f"apam workload: selectivity must be in (0, 0.5), got {s}")
+    return int(round(2 * s * m)) + 1
+
+
+def domain_selectivity(d: int, m: int = DOMAIN) -> float:
+    return (d - 1) / (2.0 * m)
+
+
 def generate(experiment: int, n_events: int = N_EVENTS, seed: int = 0,
-             m: int = DOMAIN) -> EventStream:
-    """The section 6.1 stream for experiment 1, 2 or 3 (deterministic given ``seed``)."""
+             m: int = DOMAIN, reading: str = "shift") -> EventStream:
+    """The section 6.1 stream for experiment 1, 2 or 3 (deterministic given ``seed``) under
+    the ``shift`` or ``domain`` reading of section 6.1 (module docstring)."""
     e = _check_experiment(experiment)
+    if reading not in READINGS:
+        raise CepsimInputError(f"apam workload: reading must be one of {READINGS}, got "
+                               f"{reading!r}")
     if int(n_events) < 1:
         raise CepsimInputError(f"apam workload: n_events must be >= 1, got {n_events}")
     n = int(n_events)
@@ -87,12 +110,16 @@ def generate(experiment: int, n_events: int = N_EVENTS, seed: int = 0,
     attrs = rng.integers(0, m, (n, len(ATTR_NAMES))).astype(np.float64)
     for k, s in enumerate(SELECTIVITIES[e]):
         # predicate k+1: left type k, right type k+1, attribute attr{k+1}
-        c = shift_for(s, m)
-        rows = types == k
-        attrs[rows, k] += c
+        if reading == "shift":
+            c = shift_for(s, m)
+            rows = types == k
+            attrs[rows, k] += c
+        else:
+            rows = types == k + 1
+            attrs[rows, k] = rng.integers(0, domain_for(s, m), int(rows.sum()))
     ts = np.arange(n, dtype=np.float64)
     return EventStream.from_arrays(types, ts, attrs, TYPE_NAMES, ATTR_NAMES,
-                                   source=f"<apam_synthetic exp{e}>")
+                                   source=f"<apam_synthetic exp{e} {reading}>")
 
 
 def program_for(stream: EventStream):
@@ -101,3 +128,16 @@ def program_for(stream: EventStream):
     from engines.pattern import parse_pattern
 
     return compile_pattern(parse_pattern(QUERY, source="apam query"), stream.schema)
+
+
+def empirical_selectivities(stream: EventStream) -> tuple[float, ...]:
+    """Achieved ``P(left.attr_k < right.attr_k)`` over every (left, right) pair of the stream."""
+    out = []
+    for k in range(4):
+        u = np.sort(stream.attrs[stream.types == k, k])
+        v = stream.attrs[stream.types == k + 1, k]
+        if not len(u) or not len(v):
+            out.append(float("nan"))
+            continue
+        out.append(float(np.searchsorted(u, v, side="left").sum()) / (len(u) * len(v)))
+    return tuple(out)

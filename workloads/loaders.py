@@ -38,9 +38,14 @@ out-of-order line is reported rather than silently re-sorted, because row positi
 counting windows and must match the file.  Every problem raises ``engines.errors.StreamError``
 naming the file, the 1-based line (or Parquet row), the field and the fix.
 
-Parsing is vectorised (a numpy pass over the raw bytes checks the field count of every line,
-pandas' C reader parses the values with round-trip float precision); the slower per-column
-string diagnosis runs only when that fast path finds a problem.
+Parsing: Metastock and soccer files are read by pyarrow's multithreaded CSV reader with typed
+columns (correctly rounded floats), stamps are validated and converted with integer numpy
+arithmetic (a civil-date-to-days formula, no datetime objects), and tickers/sensors are
+dictionary-encoded by first appearance.  Any failure of those fast checks (a field count, a
+value that does not convert, a calendar-invalid stamp, NaN) falls back to the slower precise
+diagnosis (a numpy pass over the raw bytes for field counts, pandas string columns) that names
+the first bad line and field.  Generic CSV uses pandas' C reader with round-trip float
+precision.  pandas is imported only on the slow and generic paths.
 """
 from __future__ import annotations
 
@@ -52,7 +57,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from engines.errors import StreamError
 from engines.stream import EventStream
@@ -139,6 +143,7 @@ def _check_field_counts(data: bytes, expected: int, path: Path, hint: str) -> in
 
 def _fast_csv(data: bytes, **kwargs: Any) -> pd.DataFrame | None:
     """pandas' C reader with exact float parsing; None when a value does not convert."""
+    import pandas as pd
     try:
         return pd.read_csv(io.BytesIO(data), engine="c", float_precision="round_trip",
                            skipinitialspace=True, **kwargs)
@@ -148,6 +153,7 @@ def _fast_csv(data: bytes, **kwargs: Any) -> pd.DataFrame | None:
 
 def _str_csv(data: bytes, **kwargs: Any) -> pd.DataFrame:
     """Every field as a stripped string (no NA conversion) for diagnosing bad values."""
+    import pandas as pd
     df = pd.read_csv(io.BytesIO(data), engine="c", dtype=str, keep_default_na=False,
                      na_filter=False, **kwargs)
     return df.apply(lambda s: s.str.strip())
@@ -157,6 +163,7 @@ def _str_csv(data: bytes, **kwargs: Any) -> pd.DataFrame:
 
 def _problems(s: pd.Series, integer: bool, allow_missing: bool) -> tuple[int, str] | None:
     """First (row, problem) among string values ``s`` that are not valid numbers."""
+    import pandas as pd
     empty = (s == "").to_numpy()
     isnan = s.str.fullmatch(_NAN_RE).to_numpy(dtype=bool)
     if integer:
@@ -212,6 +219,176 @@ def _check_sorted(values: np.ndarray, path: Path, where: Callable[[int], str],
                               f"sort the file by time (keep equal stamps in file order)")
 
 
+# --------------------------------------------------------------------------- fast path
+
+def _arrow_table(data: bytes, names: list[str], types: dict[str, Any]):
+    """``data`` parsed by pyarrow's CSV reader with fixed column types, or None when any line
+    does not fit (wrong field count, a value that does not convert): the caller then runs the
+    precise diagnosis."""
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
+    try:
+        return pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(delimiter=",", quote_char=False,
+                                              newlines_in_values=False,
+                                              ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types=types, null_values=[], strings_can_be_null=False,
+                quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, ValueError):
+        return None
+
+
+def _to_numpy(col, dtype) -> np.ndarray:
+    """A pyarrow primitive (chunked) array without nulls as a numpy array, read from its data
+    buffers (``Array.to_numpy`` would import pandas, about 0.5 s on the ``cepsim match``
+    path)."""
+    chunks = col.chunks if hasattr(col, "chunks") else [col]
+    parts = []
+    for ch in chunks:
+        if ch.null_count:
+            raise ValueError("nulls")
+        buf = ch.buffers()[1]
+        parts.append(np.frombuffer(buf, dtype=dtype, count=len(ch), offset=ch.offset *
+                                   np.dtype(dtype).itemsize))
+    if not parts:
+        return np.zeros(0, dtype=dtype)
+    return parts[0].copy() if len(parts) == 1 else np.concatenate(parts)
+
+
+def _byte_matrix(col) -> tuple[np.ndarray, np.ndarray] | None:
+    """The values of a pyarrow string column as a zero-padded ``uint8[n, width]`` matrix and
+    their byte lengths, read from the offsets/data buffers (no pyarrow.compute call: those import
+    pandas).  None when a value is empty or holds a space/tab (left to the precise path)."""
+    arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    n = len(arr)
+    if n == 0 or arr.null_count:
+        return None
+    bufs = arr.buffers()
+    offs = np.frombuffer(bufs[1], dtype=np.int32, count=n + 1, offset=arr.offset * 4)
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    lens = np.diff(offs)
+    if lens.min() <= 0:
+        return None
+    body = data[offs[0]:offs[-1]]
+    if ((body == 32) | (body == 9)).any():
+        return None
+    width = int(lens.max())
+    cols = np.arange(width)
+    idx = offs[:-1, None] + cols
+    mat = np.where(cols < lens[:, None], data[np.minimum(idx, data.size - 1)], 0).astype(np.uint8)
+    return mat, lens
+
+
+def _codes_by_first_appearance(mat: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Codes in order of first appearance and the names of the rows of a byte matrix."""
+    keys = np.ascontiguousarray(mat).view(f"S{mat.shape[1]}").ravel()
+    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")           # unique values by first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank[inv].astype(np.int32), [uniq[k].decode("utf-8") for k in order]
+
+
+def _all_digits(mat: np.ndarray, lens: np.ndarray) -> bool:
+    inside = np.arange(mat.shape[1]) < lens[:, None]
+    return bool(((mat >= 48) & (mat <= 57) | ~inside).all())
+
+
+def _days_from_civil(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Days since 1970-01-01 of proleptic Gregorian dates (integer arrays; H. Hinnant's
+    algorithm)."""
+    y = y - (m <= 2)
+    era = np.floor_divide(y, 400)
+    yoe = y - era * 400
+    mp = (m + 9) % 12
+    doy = (153 * mp + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _metastock_minutes(stamp: np.ndarray) -> np.ndarray | None:
+    """Minutes since the epoch of YYYYMMDDhhmm integers, or None when one is not a valid
+    calendar stamp."""
+    if stamp.size and (stamp.min() < 10**11 or stamp.max() >= 10**12):
+        return None
+    mi = stamp % 100
+    h = (stamp // 100) % 100
+    d = (stamp // 10**4) % 100
+    mo = (stamp // 10**6) % 100
+    y = stamp // 10**8
+    leap = ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
+    mdays = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
+    ok = (mo >= 1) & (mo <= 12) & (d >= 1) & (h <= 23) & (mi <= 59)
+    if not ok.all():
+        return None
+    if not (d <= mdays[mo] + (leap & (mo == 2))).all():
+        return None
+    return (_days_from_civil(y, mo, d) * 24 + h) * 60 + mi
+
+
+def _fast_metastock(data: bytes, p: Path) -> EventStream | None:
+    """The Metastock fast path (module docstring); None = diagnose slowly."""
+    import pyarrow as pa
+    names = ["ticker", "stamp", *METASTOCK_ATTRS]
+    tab = _arrow_table(data, names, {"ticker": pa.string(), "stamp": pa.string(),
+                                     **{a: pa.float64() for a in METASTOCK_ATTRS}})
+    if tab is None:
+        return None
+    st = _byte_matrix(tab.column("stamp"))
+    if st is None or st[0].shape[1] != 12 or (st[1] != 12).any() or not _all_digits(*st):
+        return None
+    stamp = (st[0].astype(np.int64) - 48) @ (10 ** np.arange(11, -1, -1, dtype=np.int64))
+    minutes = _metastock_minutes(stamp)
+    if minutes is None:
+        return None
+    attrs = np.column_stack([_to_numpy(tab.column(a), np.float64) for a in METASTOCK_ATTRS])
+    if not np.isfinite(attrs).all():
+        return None
+    tk = _byte_matrix(tab.column("ticker"))
+    if tk is None or (minutes.size > 1 and (np.diff(minutes) < 0).any()):
+        return None
+    codes, type_names = _codes_by_first_appearance(tk[0])
+    return EventStream.from_arrays(codes, minutes.astype(np.float64) * 60.0, attrs, type_names,
+                                   METASTOCK_ATTRS, source=str(p))
+
+
+def _fast_soccer(data: bytes, p: Path) -> tuple[EventStream, int] | None:
+    """The soccer fast path (module docstring); None = diagnose slowly."""
+    import pyarrow as pa
+    names = ["sensor", "ts", *SOCCER_ATTRS]
+    tab = _arrow_table(data, names, {"sensor": pa.string(), "ts": pa.string(),
+                                     **{a: pa.float64() for a in SOCCER_ATTRS}})
+    if tab is None:
+        return None
+    # plain digits only ("1.06e16" must not be rounded into a stamp); at most 18 of them, so
+    # the value fits int64 (longer or signed stamps take the precise path)
+    st = _byte_matrix(tab.column("ts"))
+    if st is None or st[0].shape[1] > 18 or not _all_digits(*st):
+        return None
+    mat, lens = st
+    w = mat.shape[1]
+    # right-align each value's digits, then a dot product with powers of ten
+    shift = w - lens
+    cols = np.arange(w)
+    src = cols[None, :] - shift[:, None]
+    digits = np.where(src >= 0, mat[np.arange(mat.shape[0])[:, None], np.maximum(src, 0)], 48)
+    ps = (digits.astype(np.int64) - 48) @ (10 ** np.arange(w - 1, -1, -1, dtype=np.int64))
+    attrs = np.column_stack([_to_numpy(tab.column(a), np.float64) for a in SOCCER_ATTRS])
+    if not np.isfinite(attrs).all():
+        return None
+    sn = _byte_matrix(tab.column("sensor"))
+    if sn is None or not _all_digits(*sn) or (ps.size > 1 and (np.diff(ps) < 0).any()):
+        return None
+    codes, type_names = _codes_by_first_appearance(sn[0])
+    offset = int(ps[0])
+    ts = (ps - ps[0]).astype(np.float64) / float(PS_PER_SECOND)
+    stream = EventStream.from_arrays(codes, ts, attrs, type_names, SOCCER_ATTRS, source=str(p))
+    return stream, offset
+
+
 # --------------------------------------------------------------------------- Metastock
 
 def load_metastock(path: PathLike) -> EventStream:
@@ -220,6 +397,10 @@ def load_metastock(path: PathLike) -> EventStream:
     ``ts`` = seconds since 1970-01-01 00:00 UTC (stamps read as UTC, exact whole minutes);
     type = ticker, codes in order of first appearance; attributes ``open..volume``."""
     p, data = _read_bytes(path, _METASTOCK_HINT)
+    fast = _fast_metastock(data, p)
+    if fast is not None:
+        return fast
+    import pandas as pd
     _check_field_counts(data, 7, p, _METASTOCK_HINT)
     names = ["ticker", "stamp", *METASTOCK_ATTRS]
     line = lambda i: f"line {i + 1}"                                    # noqa: E731
@@ -263,6 +444,10 @@ def load_soccer(path: PathLike, return_offset: bool = False
     written, codes in order of first appearance.  With ``return_offset=True`` returns
     ``(stream, first_ps)`` where ``first_ps`` is the first raw stamp in picoseconds."""
     p, data = _read_bytes(path, _SOCCER_HINT)
+    fast = _fast_soccer(data, p)
+    if fast is not None:
+        return fast if return_offset else fast[0]
+    import pandas as pd
     _check_field_counts(data, 13, p, _SOCCER_HINT)
     names = ["sensor", "ts", *SOCCER_ATTRS]
     line = lambda i: f"line {i + 1}"                                    # noqa: E731
@@ -360,6 +545,7 @@ def _needed_columns(sch: dict[str, Any], columns: list[str], path: Path) -> list
 def _frame_to_stream(df: pd.DataFrame, sch: dict[str, Any], attrs: list[str], path: Path,
                      where: Callable[[int], str]) -> EventStream:
     """Turn a DataFrame with declared columns into an EventStream (shared by csv/parquet)."""
+    import pandas as pd
     tcol, scol = sch["type_column"], sch["ts_column"]
     label = lambda c: f"column {c!r}"                                    # noqa: E731
     if len(df) == 0:
@@ -439,6 +625,7 @@ def _frame_to_stream(df: pd.DataFrame, sch: dict[str, Any], attrs: list[str], pa
 
 def load_csv(path: PathLike, schema: Mapping[str, Any] | PathLike) -> EventStream:
     """Load a CSV file with a header line, described by ``schema`` (dict or TOML path)."""
+    import pandas as pd
     sch = load_schema(schema)
     p, data = _read_bytes(path, "a header line, then one event per line")
     try:
@@ -472,6 +659,7 @@ def load_csv(path: PathLike, schema: Mapping[str, Any] | PathLike) -> EventStrea
 
 def load_parquet(path: PathLike, schema: Mapping[str, Any] | PathLike) -> EventStream:
     """Load a Parquet file described by ``schema``; errors name 1-based rows."""
+    import pandas as pd
     sch = load_schema(schema)
     p = Path(path)
     if not p.is_file():

@@ -13,7 +13,8 @@ charged in virtual time.
   condition and can already be false when the plan is made (any two sides closer than ``d``),
   which would fire D at once and on every check: we therefore use the direction that tolerates a
   relative deviation ``d`` before firing.  Work: greedy = 2 scores per verified condition;
-  ZStream = tree nodes recomputed (and DP splits for ``K = all``).
+  ZStream = distinct subtrees recomputed in one check (shared between
+  conditions) plus DP splits for ``K = all``.
 * ``ThresholdDecision(t)`` (ZStream's): the monitored values are the planned variables' ``rw``
   and the monitored selectivities; D is true if any deviates from its value at the last planner
   call by more than ``t`` relative (``|x - x0| > t * x0``; ``x0 = 0``: any ``x > 0``).  Work: one
@@ -113,6 +114,7 @@ class InvariantDecision(Decision):
                     return True, work
             return False, work
         counter = [0]
+        memo: dict = {}
         dps: dict[int, _DP] = {}
         for c in self.invariants:
             dp = None
@@ -120,7 +122,7 @@ class InvariantDecision(Decision):
                 dp = dps.get(c.group)
                 if dp is None:
                     dp = dps[c.group] = _DP(self.groups[c.group], rw, sel)
-            if tree_violated(c, rw, sel, self.d, counter, dp)[0]:
+            if tree_violated(c, rw, sel, self.d, counter, dp, memo)[0]:
                 return True, counter[0]
         return False, counter[0]
 

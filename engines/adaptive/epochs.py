@@ -78,32 +78,39 @@ def epoch_slices(program: Program, stream: EventStream, starts: list[int]) -> li
     return out
 
 
-def _run_plan(program: Program, sub: EventStream, kind: str, plan):
+def _run_plan(program: Program, sub: EventStream, kind: str, plan, opts: dict):
     if kind == "order":
         from engines.lazy_nfa import run_chain
-        return run_chain(program, sub, order=[program.var_names[v] for v in plan])
+        return run_chain(program, sub, order=[program.var_names[v] for v in plan], **opts)
     if kind == "tree":
         try:
             from engines.ztree import run_ztree
         except ImportError:  # pragma: no cover - depends on the tree-plan evaluator issue
             raise CepsimInputError("adaptive: ZStream tree plans need engines/ztree.py (the "
                                    "tree-plan evaluator), which this checkout does not have")
-        return run_ztree(program, sub, plan=plan_to_ztree(program, plan))
+        return run_ztree(program, sub, plan=plan_to_ztree(program, plan), **opts)
     raise CepsimInputError(f"adaptive: unknown plan kind {kind!r}")
 
 
 def plan_to_ztree(program: Program, plan):
-    """Tree shapes of variable ids -> the evaluator's plan (nested tuples of variable names)."""
+    """Group trees of variable ids -> the evaluator's plan: one binary tree of variable names
+    (group trees joined left-deep; the evaluator restricts it to each OR alternative, which
+    gives back each group's tree)."""
     def conv(s):
         return (conv(s[0]), conv(s[1])) if isinstance(s, tuple) else program.var_names[s]
     trees = [conv(s) for s in plan]
-    return trees[0] if len(trees) == 1 else tuple(trees)
+    out = trees[0]
+    for t in trees[1:]:
+        out = (out, t)
+    return out
 
 
 def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[int],
-                 plans: list, cache: dict | None = None) -> tuple[MatchSet, np.ndarray, dict]:
+                 plans: list, cache: dict | None = None, engine_options: dict | None = None
+                 ) -> tuple[MatchSet, np.ndarray, dict]:
     """Evaluate the schedule; returns (matches, counters, info).  ``cache`` memoises epoch runs
-    by (kind, plan, start, next start) across schedules of the same stream and program."""
+    by (kind, plan, start, next start) across schedules of the same stream and program;
+    ``engine_options`` go to the engine (e.g. the ztree capacity caps)."""
     if not starts or starts[0] != 0 or any(b <= a for a, b in zip(starts, starts[1:])):
         raise CepsimInputError("adaptive: epoch starts must begin at 0 and increase")
     n = len(stream)
@@ -116,7 +123,7 @@ def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[
         key = (kind, plans[e], p, nxt)
         hit = cache.get(key) if cache is not None else None
         if hit is None:
-            res = _run_plan(program, stream.slice(lo, hi), kind, plans[e])
+            res = _run_plan(program, stream.slice(lo, hi), kind, plans[e], engine_options or {})
             first = earliest_event(res.matches) + lo
             keep = (first >= p) & (first < nxt)
             hit = (_shift(res.matches, lo, keep), np.asarray(res.counters)[:hi - lo], lo, hi)

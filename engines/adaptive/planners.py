@@ -47,7 +47,12 @@ Shape = object   # int (leaf variable) or (Shape, Shape)
 
 
 def planning_groups(program: Program) -> tuple[tuple[int, ...], ...]:
-    """Disjoint groups of positive variables, each in the order of its first branch."""
+    """Disjoint groups of positive variables, each in the order of its first branch (from the
+    unexpanded pattern's OR alternatives when the compiled branches were not expanded, e.g. an
+    AND of 8)."""
+    if not program.branches:
+        from engines.ztree_plan import alternatives
+        return tuple(tuple(program.var_id(v) for v in alt.vars) for alt in alternatives(program))
     groups: list[list[int]] = []
     for br in program.branches:
         pv = [int(v) for v in br.pos_vars if program.var_kind[int(v)] != KIND_NEG]
@@ -141,17 +146,26 @@ def _sel_between(left: list[int], right: list[int], sel: np.ndarray) -> float:
     return x
 
 
-def shape_card_cost(s, rw, sel, counter: list | None = None) -> tuple[float, float]:
-    """(Card, Cost) of a tree shape under the given statistics (same arithmetic as the DP)."""
+def shape_card_cost(s, rw, sel, counter: list | None = None,
+                    memo: dict | None = None) -> tuple[float, float]:
+    """(Card, Cost) of a tree shape under the given statistics (same arithmetic as the DP).
+    ``memo`` (one per statistics snapshot) shares subtrees between conditions: ``counter``
+    then counts each distinct subtree once."""
+    if memo is not None and s in memo:
+        return memo[s]
     if counter is not None:
         counter[0] += 1
     if not isinstance(s, tuple):
         c = float(rw[s]) * float(sel[s, s])
-        return c, c
-    cl, kl = shape_card_cost(s[0], rw, sel, counter)
-    cr, kr = shape_card_cost(s[1], rw, sel, counter)
-    card = cl * cr * _sel_between(shape_leaves(s[0]), shape_leaves(s[1]), sel)
-    return card, kl + kr + card
+        out = (c, c)
+    else:
+        cl, kl = shape_card_cost(s[0], rw, sel, counter, memo)
+        cr, kr = shape_card_cost(s[1], rw, sel, counter, memo)
+        card = cl * cr * _sel_between(shape_leaves(s[0]), shape_leaves(s[1]), sel)
+        out = (card, kl + kr + card)
+    if memo is not None:
+        memo[s] = out
+    return out
 
 
 class _DP:
@@ -238,11 +252,12 @@ def zstream_plan(groups, rw: np.ndarray, sel: np.ndarray) -> PlanResult:
 
 
 def tree_violated(c: TreeCondition, rw, sel, d: float, counter: list,
-                  exact_dp: "_DP | None" = None) -> tuple[bool, float, float]:
+                  exact_dp: "_DP | None" = None, memo: dict | None = None
+                  ) -> tuple[bool, float, float]:
     """Recompute both sides under current statistics (``exact_dp``: losers re-optimised)."""
-    f1 = shape_card_cost(c.winner, rw, sel, counter)[1]
+    f1 = shape_card_cost(c.winner, rw, sel, counter, memo)[1]
     if exact_dp is None:
-        f2 = shape_card_cost(c.loser, rw, sel, counter)[1]
+        f2 = shape_card_cost(c.loser, rw, sel, counter, memo)[1]
     else:
         before = exact_dp.steps
         _, _, _, splits = exact_dp.best(c.a, c.b)

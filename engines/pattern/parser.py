@@ -205,6 +205,14 @@ class _Parser:
         if self.is_sym("+"):
             self.advance()
             kleene = True
+        if not kleene and self.is_sym("(") and t.kind == "ident":
+            raise PatternSyntaxError(f"unknown operator {type_name!r}; the operators are SEQ, AND, "
+                                     f"OR and NOT (an event is written 'TYPE var', e.g. 'A a')",
+                                     t.line, t.col, self.source)
+        if self.tok.kind == "ident" and self.tok.text.upper() in _KEYWORDS:
+            raise self.error(f"a variable name after event type {type_name!r} ("
+                             f"{self.tok.text!r} is a keyword and cannot name a variable; "
+                             f"choose another name)")
         var = self.ident(f"a variable name after event type {type_name!r}")
         return Event(type_name, var, kleene)
 
@@ -367,7 +375,11 @@ def parse_pattern(text: str, source: str | None = None) -> Pattern:
     """Parse pattern text into a checked ``Pattern`` AST.  ``source`` names the file in errors."""
     if not isinstance(text, str) or not text.strip():
         raise PatternSyntaxError("expected keyword PATTERN, found an empty pattern", 1, 1, source)
-    return check_pattern(_Parser(text, source).pattern(), source)
+    try:
+        return check_pattern(_Parser(text, source).pattern(), source)
+    except RecursionError:
+        raise PatternError(f"{source + ': ' if source else ''}pattern nesting too deep (operators "
+                           "nested hundreds of levels); flatten the nested SEQ/AND/OR") from None
 
 
 def parse_predicate(text: str) -> Predicate:

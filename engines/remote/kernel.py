@@ -61,7 +61,7 @@ from engines.remote.store import (assign_worker, fetch_latency, heap_pop, heap_p
 
 # iopt indices
 I_STRAT, I_CACHE, I_CAP, I_W, I_SEED, I_LOOK, I_SPAN, I_UPER, I_SWIN, I_MTHR, I_MRES, I_POL, \
-    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD = range(17)
+    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD, I_PCAP = range(18)
 # fopt indices
 F_LUNIT, F_WF, F_WC, F_NOISE, F_WIN, F_BASE = range(6)
 # trace kinds
@@ -142,13 +142,13 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     tr_x = np.zeros(tcap)
     tst = np.zeros(2, dtype=np.int64)
     # matches
-    mcap = 1024
+    mcap = 4
     m_ev = np.zeros((mcap if record else 1, M), dtype=np.int64)
     m_t = np.zeros(mcap)
     m_det = np.zeros(mcap, dtype=np.int64)
     nm = 0
     # partial-match pool
-    pcap = 1024
+    pcap = iopt[I_PCAP]
     pm_ev = np.zeros((pcap, M), dtype=np.int64)
     pm_slot = np.zeros(pcap, dtype=np.int64)
     pm_pend = np.zeros(pcap, dtype=np.int64)
@@ -563,8 +563,9 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 pm_next = np.concatenate((pm_next, np.full(old, -1,
                                                                            dtype=np.int64)))
                                 pm_alive = np.concatenate((pm_alive, np.zeros(old, dtype=np.int8)))
-                                free = np.concatenate((free, np.arange(2 * old - 1, old - 1, -1)
-                                                       .astype(np.int64)))
+                                free = np.concatenate((np.arange(2 * old - 1, old - 1, -1)
+                                                       .astype(np.int64),
+                                                       np.zeros(old, dtype=np.int64)))
                                 nfree = old
                             nfree -= 1
                             p = free[nfree]
@@ -705,8 +706,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         pm_pend = np.concatenate((pm_pend, np.zeros(old, dtype=np.int64)))
                         pm_next = np.concatenate((pm_next, np.full(old, -1, dtype=np.int64)))
                         pm_alive = np.concatenate((pm_alive, np.zeros(old, dtype=np.int8)))
-                        free = np.concatenate((free, np.arange(2 * old - 1, old - 1, -1)
-                                               .astype(np.int64)))
+                        free = np.concatenate((np.arange(2 * old - 1, old - 1, -1)
+                                               .astype(np.int64), np.zeros(old, dtype=np.int64)))
                         nfree = old
                     nfree -= 1
                     p = free[nfree]
@@ -869,7 +870,7 @@ def _prepare(program, stream, opts: RemoteOptions):
 
 def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float = 0.0,
                remote=None, record_matches: bool = True, trace_cap: int = 0,
-               **options) -> EngineResult:
+               initial_capacity: int = 1024, **options) -> EngineResult:
     """Evaluate ``program`` with an EIRES strategy in virtual time (see module docstring).
 
     ``arrivals`` (default: all at 0) are the events' arrival times; ``unit_cost`` a
@@ -891,7 +892,8 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
         np.ascontiguousarray(unit_cost, dtype=np.float64)
     if unit.shape != (C.N_COUNTERS,):
         raise CepsimInputError(f"remote engine: unit_cost must have {C.N_COUNTERS} entries")
-    iopt = np.zeros(17, np.int64)
+    iopt = np.zeros(18, np.int64)
+    iopt[I_PCAP] = max(int(initial_capacity), 1)
     iopt[I_STRAT] = opts.strategy_code
     iopt[I_CACHE] = opts.cache_code
     iopt[I_CAP] = opts.cache_size

@@ -10,13 +10,17 @@ final event* (the last event of at least one match) among the measured events (a
 warm-up), i.e. QWT + ST including the merge (docs/ARCHITECTURE.md, "The simulator").
 
 Unit costs.  The service time of an event is
-``base + T_PE·pred_eval + T_SEQ·join_probe + T_RC·(pm_created + match_emit) + T_BI·buf_insert``
-(``edge_eval`` and ``pm_removed`` free).  ``pred_eval`` counts parameterized predicates
-(Eq. 6 and Eq. 9's ``NP_{Ei,Ej}``), ``join_probe`` the sequence-predicate checks of probed merge
-pairs (Eq. 9's ``NP_{Ei;Ej}``; see ``engines.hybrid``).  ``T_SEQ`` is the parameter ``t_seq``
-(seconds) or ``seq_factor × t_pe``; by default ``T_SEQ = T_PE``, Eq. (9) as printed.  The
-optimizer's Eq. (9) uses the same two unit costs, so prediction and simulation price the same
-operations alike.  The default profile (50 ns per predicate) puts every plan of experiments 2
+``base + T_PE·pred_eval + T_SEQ·search_cmp + T_RC·(pm_created + match_emit) + T_BI·buf_insert``
+(``join_probe``, ``edge_eval`` and ``pm_removed`` free).  The engine (``engines.hybrid`` on
+``engines.ztree``) counts executed work: ``pred_eval`` the parameterized predicates evaluated on
+the in-scope pairs its joins examine (eager extensions and merge pairs alike; an in-scope pair
+costs its predicates, as Eq. 6 charges eager extensions), ``search_cmp`` the comparisons of the
+binary searches that find those pairs in the position-sorted buffers (the sequence predicates
+of Definition 3 are never checked pair by pair), ``pm_created`` the stored intermediate
+results (materialized and reused across final events, as ZStream).  ``T_SEQ`` is the parameter
+``t_seq`` (seconds) or ``seq_factor × t_pe`` (default ``T_PE``), the price of one comparison.
+The optimizer keeps Eqs. (2)-(9) as printed (Eq. 9's whole cross product, priced
+``(NP + NP_seq)·T_PE``); the gap between its prediction and the simulation is a result.  The default profile (50 ns per predicate) puts every plan of experiments 2
 and 3 far below saturation over the paper's 100-4500 events/s, so the APAM configs pass
 paper-magnitude costs as params (``t_pe``, ``t_rc``, ``t_bi``, ``base_cost``, ``t_seq``; see the
 TOML comments): chosen so that the all-eager plan of experiment 1 reaches ρ ≈ 1 near the top
@@ -49,7 +53,7 @@ from engines.errors import CepsimInputError
 from sim.claims import ClaimResult
 
 DEFAULT_COSTS = {"t_pe": 7.0e-7, "t_rc": 3.5e-6, "t_bi": 3.5e-7, "base_cost": 2.0e-5}
-CACHE_VERSION = "apam-v2"   # v2: join_probe = sequence checks, eager probes -> edge_eval
+CACHE_VERSION = "apam-v3"   # v3: hybrid on the ztree evaluator (executed work, in-scope pairs)
 
 
 def _p(params: dict, key: str, default, kind=float):
@@ -65,10 +69,10 @@ def _p(params: dict, key: str, default, kind=float):
 
 
 @lru_cache(maxsize=8)
-def _stream(experiment: int, n_events: int, stream_seed: int):
+def _stream(experiment: int, n_events: int, stream_seed: int, reading: str = "shift"):
     from workloads import apam_synthetic as W
 
-    st = W.generate(experiment, n_events, stream_seed)
+    st = W.generate(experiment, n_events, stream_seed, reading=reading)
     return st, W.program_for(st)
 
 
@@ -79,18 +83,20 @@ def _cache_dir(params: dict) -> Path | None:
 
 @lru_cache(maxsize=64)
 def _counters_mem(experiment: int, n_events: int, stream_seed: int, plan: str,
-                  cache_dir: str) -> tuple[np.ndarray, np.ndarray]:
-    """(counters, unique final event indices) of ``plan``; disk-cached (atomic writes)."""
+                  cache_dir: str, reading: str = "shift") -> tuple[np.ndarray, np.ndarray]:
+    """(counters, unique final event indices) of ``plan`` (an APAM plan, or ``"sase"`` for the
+    SASE engine); disk-cached (atomic writes)."""
     key = hashlib.sha256(f"{CACHE_VERSION}|{C.N_COUNTERS}|{experiment}|{n_events}|{stream_seed}|{plan}"
-                         .encode()).hexdigest()[:20]
+                         f"|{reading}".encode()).hexdigest()[:20]
     path = Path(cache_dir) / f"{key}.npz" if cache_dir else None
     if path is not None and path.exists():
         with np.load(path) as z:
             return z["counters"], z["finals"]
     from engines.hybrid import run_hybrid
+    from engines.sase import run_sase
 
-    st, prog = _stream(experiment, n_events, stream_seed)
-    res = run_hybrid(prog, st, plan=plan)
+    st, prog = _stream(experiment, n_events, stream_seed, reading)
+    res = run_sase(prog, st) if plan == "sase" else run_hybrid(prog, st, plan=plan)
     counters = np.ascontiguousarray(res.counters)
     finals = np.unique(res.matches.detect).astype(np.int64)
     if path is not None:
@@ -107,8 +113,13 @@ def _counters_mem(experiment: int, n_events: int, stream_seed: int, plan: str,
 
 
 def unit_costs(params: dict) -> dict:
-    """T_PE, T_RC, T_BI, base and T_SEQ (``t_seq``, or ``seq_factor`` x T_PE; default T_PE)."""
+    """T_PE, T_RC, T_BI, base and T_SEQ (``t_seq``, or ``seq_factor`` x T_PE; default T_PE).
+
+    Sensitivity knobs: ``rc_over_pe`` sets T_RC = rc_over_pe x T_PE; ``cost_scale`` multiplies
+    every unit cost (base included) afterwards."""
     costs = {k: _p(params, k, v) for k, v in DEFAULT_COSTS.items()}
+    if params.get("rc_over_pe") is not None:
+        costs["t_rc"] = _p(params, "rc_over_pe", None) * costs["t_pe"]
     has_abs = params.get("t_seq") is not None
     has_rel = params.get("seq_factor") is not None
     if has_abs and has_rel:
@@ -120,6 +131,13 @@ def unit_costs(params: dict) -> dict:
         costs["t_seq"] = _p(params, "seq_factor", None) * costs["t_pe"]
     else:
         costs["t_seq"] = costs["t_pe"]
+    # SASE engine only: price of one run visited (a type check).  The paper's target for the
+    # eager baseline (rho < 0.1 at 100 events/s) is out of reach for the SASE model at any
+    # t_iw >= 0 in experiment 1 (predicate evaluations on stale runs alone give rho ~ 0.18 on
+    # the quick stream), so the default is the bound closest to it, 0; see the README.
+    costs["t_iw"] = _p(params, "t_iw", 0.0)
+    scale = _p(params, "cost_scale", 1.0)
+    costs = {k: v * scale for k, v in costs.items()}
     for k, v in costs.items():
         if not (v >= 0 and math.isfinite(v)):
             raise CepsimInputError(f"scenario apam: unit cost {k} must be a finite number >= 0 "
@@ -132,8 +150,9 @@ def profile_for(costs: dict):
     from sim.costmodel import COUNT_NAMES, CostProfile
 
     units = {k: 0.0 for k in COUNT_NAMES}
-    units.update(pred_eval=costs["t_pe"], join_probe=costs["t_seq"], pm_created=costs["t_rc"],
-                 match_emit=costs["t_rc"], buf_insert=costs["t_bi"])
+    units.update(pred_eval=costs["t_pe"], search_cmp=costs["t_seq"], pm_created=costs["t_rc"],
+                 match_emit=costs["t_rc"], buf_insert=costs["t_bi"],
+                 instance_work=costs.get("t_iw", 0.0))
     return CostProfile(unit_cost=units, base_cost=costs["base_cost"], name="apam",
                        description="APAM unit costs T_PE, T_SEQ, T_RC, T_BI (scenario params)")
 
@@ -162,13 +181,14 @@ def point(params: dict, seed: int) -> dict:
     n_warm = _p(params, "n_warmup", n // 2, int)
     sseed = _p(params, "stream_seed", 1, int)
     sigma = str(params.get("sigma", "paper"))
+    reading = str(params.get("reading", "shift"))
     if not 0 < n_warm < n:
         raise CepsimInputError(f"scenario apam: n_warmup must lie in (0, n_events={n}), got "
                                f"{n_warm}")
     if rate <= 0:
         raise CepsimInputError(f"scenario apam: rate must be > 0 events/s, got {rate}")
     costs = unit_costs(params)
-    st, prog = _stream(exp, n, sseed)
+    st, prog = _stream(exp, n, sseed, reading)
     arr = poisson_arrivals(n, rate, _arrival_seed(params, exp, rate, sseed, seed))
     rate_hat = (n_warm - 1) / float(arr[n_warm - 1] - arr[0])
     stats = estimate_statistics(prog, st, warmup=n_warm, arrival_rate=rate_hat, seed=sseed)
@@ -184,7 +204,8 @@ def point(params: dict, seed: int) -> dict:
     lats = {}
     for c in ev["candidates"]:
         k = c["k"]
-        counters, finals = _counters_mem(exp, n, sseed, c["plan"], str(cdir) if cdir else "")
+        counters, finals = _counters_mem(exp, n, sseed, c["plan"], str(cdir) if cdir else "",
+                                         reading)
         service = profile.service_times(counters)
         start, depart = lindley(arr, service)
         f = finals[finals >= n_warm]
@@ -213,6 +234,26 @@ def point(params: dict, seed: int) -> dict:
     row["eager_lat"] = lats[L]
     row["lazy_lat"] = lats[0]
     row["best_k_sim"] = int(min(lats, key=lambda k: (lats[k], -k)))
+    row["best_lat"] = lats[row["best_k_sim"]]
+    # the SASE engine series (its own engine; not an APAM candidate)
+    counters, finals = _counters_mem(exp, n, sseed, "sase", str(cdir) if cdir else "", reading)
+    service = profile.service_times(counters)
+    start, depart = lindley(arr, service)
+    f = finals[finals >= n_warm]
+    row["sase_lat"] = float((depart[f] - arr[f]).mean()) if f.size else math.nan
+    row["sase_rho_sim"] = float(rate * service.mean())
+    # workload readings: achieved selectivities, true final events, matches per true final
+    from workloads import apam_synthetic as W
+
+    for i, v in enumerate(W.empirical_selectivities(st)):
+        row[f"sel{i + 1}_achieved"] = v
+        row[f"sel{i + 1}_table2"] = W.SELECTIVITIES[exp][i]
+    c0, finals_all = _counters_mem(exp, n, sseed, row["k0_plan"], str(cdir) if cdir else "",
+                                   reading)
+    n_final_type = int((st.types == len(W.TYPE_NAMES) - 1).sum())
+    row["true_final_frac"] = finals_all.size / n_final_type if n_final_type else math.nan
+    row["matches_per_true_final"] = (float(c0[:, C.MATCH_EMIT].sum()) / finals_all.size
+                                     if finals_all.size else math.nan)
     return row
 
 
@@ -226,6 +267,24 @@ def _per_rate(df):
     return d.groupby("rate", sort=True)
 
 
+def _per_reading(fn):
+    """Evaluate a claim per workload reading (shift / domain) and combine: passes when it passes
+    under every reading; the measured text lists each."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(df, **kw):
+        d = _ok(df)
+        if "reading" not in d or d["reading"].nunique() <= 1:
+            return fn(df, **kw)
+        res = {rd: fn(e, **kw) for rd, e in d.groupby("reading", sort=True)}
+        return ClaimResult(all(r.passed for r in res.values()),
+                           " || ".join(f"[{rd}{'' if r.passed else ' FAIL'}] {r.measured}"
+                                       for rd, r in res.items()))
+    return wrapper
+
+
+@_per_reading
 def claim_apam_vs_baselines(df, factor: float = 1.05) -> ClaimResult:
     """APAM's latency <= factor x min(all-eager, all-lazy) at every λ (means over seeds)."""
     d = _ok(df)
@@ -238,6 +297,7 @@ def claim_apam_vs_baselines(df, factor: float = 1.05) -> ClaimResult:
                        f"APAM / min(eager, lazy) per λ: {', '.join(parts)} (limit {factor})")
 
 
+@_per_reading
 def claim_selects_eager_everywhere(df) -> ClaimResult:
     """The optimizer selects the all-eager plan at every λ (every seed)."""
     d = _ok(df)
@@ -250,30 +310,74 @@ def claim_selects_eager_everywhere(df) -> ClaimResult:
                        + ", ".join(f"λ={r:g}: {p}" for r, p in picks.items()))
 
 
-def claim_eager_low_hybrid_high(df) -> ClaimResult:
-    """All-eager at the lowest λ, a non-eager candidate (optimal matching order) at the highest."""
+@_per_reading
+def claim_eager_at_rate(df, rate: float = 100.0) -> ClaimResult:
+    """The optimizer selects the all-eager plan at λ = ``rate`` (every seed)."""
+    d = _ok(df)
+    d = d[np.isclose(d["rate"].astype(float), rate)]
+    if d.empty:
+        return ClaimResult(False, f"no successful rows at λ={rate:g}")
+    L = int(d["n_plans"].iloc[0]) - 1
+    ok = bool((d["selected_k"] == L).all())
+    return ClaimResult(ok, f"λ={rate:g}: selected {sorted(set(d['selected_plan']))} "
+                       f"(all-eager = {d['k' + str(L) + '_plan'].iloc[0]})")
+
+
+@_per_reading
+def claim_selected_vs_best(df, factor: float = 1.3, paper: str = "") -> ClaimResult:
+    """The selected plan's simulated latency <= factor x the best candidate's at every λ."""
     d = _ok(df)
     if d.empty:
         return ClaimResult(False, "no successful rows")
-    L = int(d["n_plans"].iloc[0]) - 1
-    lo, hi = d["rate"].min(), d["rate"].max()
-    low = d[d["rate"] == lo]
-    high = d[d["rate"] == hi]
-    ok_low = bool((low["selected_k"] == L).all())
-    same = (high["selected_order"] == high["optimal_order"]).mean()
-    # the paper's claim: at the highest rate the plan is not all-eager AND evaluates in the
-    # optimal matching order
-    ok_high = bool((high["selected_k"] != L).all()) and bool(same == 1.0)
-    return ClaimResult(ok_low and ok_high,
-                       f"λ={lo:g}: selected {sorted(set(low['selected_plan']))}; λ={hi:g}: "
-                       f"selected {sorted(set(high['selected_plan']))} (optimal order "
-                       f"{high['optimal_order'].iloc[0]}; selected order equals it in "
-                       f"{same:.0%} of rows)")
+    g = d.groupby("rate")[["apam_lat", "best_lat"]].mean()
+    r = g["apam_lat"] / g["best_lat"]
+    parts = [f"λ={k:g}: {v:.2f}x" for k, v in r.items()]
+    return ClaimResult(bool((r <= factor).all()),
+                       f"selected / best candidate: {', '.join(parts)} (limit {factor}; paper's "
+                       f"worst {paper})")
 
 
-def claim_spearman(df, threshold: float = 0.8, min_plans: int = 3) -> ClaimResult:
-    """Predicted E[L] ranks the candidates like simulated latency (Spearman >= threshold) at
-    every point where at least ``min_plans`` candidates are stable (simulated ρ < 1)."""
+@_per_reading
+def claim_optimal_order_at_rate(df, rate: float = 4500.0, orders: tuple = (),
+                                paper_plan: str = "") -> ClaimResult:
+    """At λ = ``rate`` the selected plan evaluates in an optimal matching order (``orders``,
+    the paper's); otherwise the selected plan is printed beside the paper's."""
+    d = _ok(df)
+    d = d[np.isclose(d["rate"].astype(float), rate)]
+    if d.empty:
+        return ClaimResult(False, f"no successful rows at λ={rate:g}")
+    ok = bool(d["selected_order"].isin(list(orders)).all())
+    return ClaimResult(ok, f"λ={rate:g}: selected {sorted(set(d['selected_plan']))} (order "
+                       f"{sorted(set(d['selected_order']))}); optimal orders {list(orders)}; "
+                       f"paper selected {paper_plan}")
+
+
+@_per_reading
+def claim_ratio(df, series: str = "lazy", rates: tuple = (), paper_lo: float = 1.0,
+                paper_hi: float = 1.0, magnitude: float = 10.0) -> ClaimResult:
+    """``series``/APAM latency ratios over ``rates`` beside the paper's range; loose check: every
+    ratio within a factor ``magnitude`` of the paper's range (its order of magnitude)."""
+    d = _ok(df)
+    if d.empty:
+        return ClaimResult(False, "no successful rows")
+    if rates:
+        d = d[d["rate"].astype(float).isin([float(r) for r in rates])]
+    if d.empty:
+        return ClaimResult(False, f"no rows at λ in {list(rates)}")
+    col = f"{series}_lat"
+    g = d.groupby("rate")[[col, "apam_lat"]].mean()
+    r = g[col] / g["apam_lat"]
+    ok = bool(((r >= paper_lo / magnitude) & (r <= paper_hi * magnitude)).all())
+    paper = f"{paper_lo:g}x" if paper_lo == paper_hi else f"{paper_lo:g}-{paper_hi:g}x"
+    return ClaimResult(ok, f"{series}/APAM: " + ", ".join(f"λ={k:g}: {v:.2f}x" for k, v in r.items())
+                       + f" (paper {paper}; check: within {magnitude:g}x of it)")
+
+
+@_per_reading
+def claim_spearman(df, min_plans: int = 3) -> ClaimResult:
+    """REPORT ONLY (the paper claims no rank correlation): Spearman of predicted E[L] vs
+    simulated latency over the stable candidates (simulated ρ < 1) of each point.  Always
+    'passes'; the numbers are the result."""
     from scipy.stats import spearmanr
 
     d = _ok(df)
@@ -285,36 +389,33 @@ def claim_spearman(df, threshold: float = 0.8, min_plans: int = 3) -> ClaimResul
         ks = [k for k in range(L + 1) if r[f"k{k}_rho_sim"] < 1 and math.isfinite(r[f"k{k}_pred_l"])]
         if len(ks) < min_plans:
             continue
-        pred = [r[f"k{k}_pred_l"] for k in ks]
-        sim = [r[f"k{k}_lat"] for k in ks]
-        rho = spearmanr(pred, sim).statistic
+        rho = spearmanr([r[f"k{k}_pred_l"] for k in ks], [r[f"k{k}_lat"] for k in ks]).statistic
         vals.append((r["rate"], len(ks), float(rho) if np.isfinite(rho) else 0.0))
     if not vals:
-        return ClaimResult(False, f"no point with >= {min_plans} stable candidates")
-    rhos = np.array([v[2] for v in vals])
-    worst = min(vals, key=lambda v: v[2])
-    return ClaimResult(bool(rhos.min() >= threshold),
-                       f"{len(vals)} stable points: Spearman min {rhos.min():.3f} (λ={worst[0]:g}, "
-                       f"{worst[1]} plans), median {np.median(rhos):.3f} (threshold {threshold})")
+        return ClaimResult(True, f"REPORT: no point with >= {min_plans} stable candidates")
+    return ClaimResult(True, "REPORT: Spearman per λ: " + ", ".join(
+        f"λ={v[0]:g} ({v[1]} plans): {v[2]:.2f}" for v in sorted(vals)))
 
 
-def claim_best_ratios(df, min_over_eager: float = 1.0, min_over_lazy: float = 1.0,
-                      paper_over_eager: float | None = None,
-                      paper_over_lazy: float | None = None) -> ClaimResult:
-    """Largest latency ratios eager/APAM and lazy/APAM over λ (means over seeds)."""
+def claim_workload(df, tol: float = 0.02) -> ClaimResult:
+    """REPORT + check: achieved selectivities beside Table 2 (within ``tol`` relative), the
+    fraction of true final events and matches per true final event (per reading)."""
     d = _ok(df)
     if d.empty:
         return ClaimResult(False, "no successful rows")
-    g = d.groupby("rate")[["apam_lat", "eager_lat", "lazy_lat"]].mean()
-    re = g["eager_lat"] / g["apam_lat"]
-    rl = g["lazy_lat"] / g["apam_lat"]
-    paper = ""
-    if paper_over_eager is not None:
-        paper = f" (paper: {paper_over_eager}x, {paper_over_lazy}x)"
-    return ClaimResult(bool(re.max() >= min_over_eager and rl.max() >= min_over_lazy),
-                       f"best eager/APAM {re.max():.2f}x at λ={re.idxmax():g}, best lazy/APAM "
-                       f"{rl.max():.2f}x at λ={rl.idxmax():g}{paper}; required >= "
-                       f"{min_over_eager}x and {min_over_lazy}x")
+    parts = []
+    ok = True
+    for rd, e in d.groupby("reading") if "reading" in d else [("shift", d)]:
+        e = e.drop_duplicates("stream_seed")
+        ach = [e[f"sel{i}_achieved"].mean() for i in range(1, 5)]
+        tab = [e[f"sel{i}_table2"].iloc[0] for i in range(1, 5)]
+        rel = [abs(a / t - 1) for a, t in zip(ach, tab)]
+        ok &= max(rel) <= tol
+        parts.append(f"{rd}: achieved {', '.join(f'{a:.5f}' for a in ach)} vs Table 2 "
+                     f"{', '.join(f'{t:g}' for t in tab)} (max dev {max(rel):.1%}); true finals "
+                     f"{e['true_final_frac'].mean():.2%}; matches/true final "
+                     f"{e['matches_per_true_final'].mean():.1f}")
+    return ClaimResult(bool(ok), "; ".join(parts) + f" (limit ±{tol:.0%})")
 
 
 # ----------------------------------------------------------------------------- sensitivity
@@ -369,3 +470,27 @@ def claim_seqcost_apam_vs_baselines(df, factor: float = 1.05) -> ClaimResult:
                        f"{len(bad)} of {len(ratio)} (exp, seq cost, λ) cells above {factor}; "
                        f"worst APAM / min(eager, lazy) = {ratio.max():.3f} at exp{worst[0]}, seq "
                        f"cost {worst[1]:g} x T_PE, λ={worst[2]:g}; median {ratio.median():.3f}")
+
+
+def claim_cost_sensitivity(df, factor: float = 1.05) -> ClaimResult:
+    """SENSITIVITY (issue 9 section 4): per (experiment, cost_scale, rc_over_pe): the worst
+    APAM / min(eager, lazy) over λ, lazy/APAM at the lowest λ, eager/APAM at the highest and the
+    plans selected at the lowest / highest λ.  Passes when APAM <= factor x min(eager, lazy) in
+    every cell (the paper's headline claim, under every cost setting)."""
+    d = _ok(df)
+    if d.empty:
+        return ClaimResult(False, "no successful rows")
+    parts = []
+    ok = True
+    keys = ["experiment", "cost_scale", "rc_over_pe"]
+    for key, e in d.groupby(keys, sort=True):
+        g = e.groupby("rate")[["apam_lat", "eager_lat", "lazy_lat"]].mean()
+        r = g["apam_lat"] / g[["eager_lat", "lazy_lat"]].min(axis=1)
+        ok &= bool((r <= factor).all())
+        lo, hi = g.index.min(), g.index.max()
+        sel = e.groupby("rate")["selected_plan"].agg(lambda s: "|".join(sorted(set(s))))
+        parts.append(f"exp{key[0]} scale {key[1]:g} T_RC/T_PE {key[2]:g}: worst APAM/min "
+                     f"{r.max():.2f}; lazy/APAM@{lo:g} {g.loc[lo, 'lazy_lat'] / g.loc[lo, 'apam_lat']:.1f}x; "
+                     f"eager/APAM@{hi:g} {g.loc[hi, 'eager_lat'] / g.loc[hi, 'apam_lat']:.1f}x; "
+                     f"selected {sel.loc[lo]} / {sel.loc[hi]}")
+    return ClaimResult(bool(ok), "; ".join(parts))

@@ -62,4 +62,4 @@ def claim_mean_close(df, tol: float = 0.5) -> ClaimResult:
 def claim_no_errors(df) -> ClaimResult:
     """Every point ran without an exception."""
     n_err = int(df["error"].notna().sum()) if "error" in df else 0
-    return ClaimResult(n_err == 0, f"{n_err} of {len(df)} rows failed")
+    return ClaimResult(n_err == 0 and len(df) > 0, f"{n_err} of {len(df)} rows failed")

@@ -120,8 +120,16 @@ class Darling(Shedder):
         for v in br.neg_vars:
             assert prog.var_kind[v] == KIND_NEG
         self.lists = [[[] for _ in range(self.psi)] for _ in range(nt)]
-        self.heads = np.zeros((nt, self.psi), dtype=np.int64)   # consumed prefix (oldest side)
-        self.cnt = np.zeros((nt, self.psi), dtype=np.int64)     # live (queued) entries
+        self.heads = [[0] * self.psi for _ in range(nt)]     # consumed prefix (oldest side)
+        self.cnt = [[0] * self.psi for _ in range(nt)]       # live (queued) entries
+        self.low = [self.psi] * nt                           # lowest bucket that may be non-empty
+        self.bucket_l = self.bucket.tolist()
+        self.types_l = types.tolist()
+        self.n_terms_l = [int(x) for x in self.n_terms]
+        self.oldest_l = [bool(x) for x in self.oldest]
+        self.N_T_l = [float(x) for x in self.N_T]
+        self.gamma_l = [float(x) for x in self.gamma]
+        self._row = np.zeros(C.N_COUNTERS, dtype=np.int64)
         self.in_bucket = np.zeros(len(types), dtype=bool)
         self.on = np.zeros(nt, dtype=bool)
         self.entries = 0
@@ -131,101 +139,112 @@ class Darling(Shedder):
         self.drops = 0
 
     # ------------------------------------------------------------------ buckets
-    def _insert(self, i: int, row: np.ndarray) -> None:
-        t = self.types[i]
-        b = self.bucket[i]
+    def _insert(self, i: int) -> None:
+        """Bucket event ``i``; returns nothing (one SHED_OP + |C_type| UTILITY_UPDATE, counted
+        by the caller)."""
+        t = self.types_l[i]
+        b = self.bucket_l[i]
         self.lists[t][b].append(i)
-        self.cnt[t, b] += 1
+        self.cnt[t][b] += 1
+        if b < self.low[t]:
+            self.low[t] = b
         self.in_bucket[i] = True
         self.entries += 1
         if self.entries > self.peak_entries:
             self.peak_entries = self.entries
-        row[C.SHED_OP] += 1
-        row[C.UTILITY_UPDATE] += self.n_terms[t]
 
-    def _activate(self, t: int, row: np.ndarray) -> None:
+    def _activate(self, t: int) -> int:
+        """Build type t's buckets from its queued events; returns how many were bucketed."""
         q = self.ctx.queue
         lo, hi = q.head, q.tail
         idx = lo + np.flatnonzero((q.state[lo:hi] == 1) & (self.types[lo:hi] == t))
         for i in idx.tolist():
-            self._insert(i, row)
+            self._insert(i)
         self.on[t] = True
+        return len(idx)
 
     def _deactivate(self, t: int) -> None:
         for b in range(self.psi):
             lst = self.lists[t][b]
-            for i in lst[self.heads[t, b]:]:
+            for i in lst[self.heads[t][b]:]:
                 self.in_bucket[i] = False
-            self.entries -= len(lst) - int(self.heads[t, b])
+            self.entries -= len(lst) - self.heads[t][b]
             self.lists[t][b] = []
-        self.heads[t, :] = 0
-        self.cnt[t, :] = 0
+            self.heads[t][b] = 0
+            self.cnt[t][b] = 0
+        self.low[t] = self.psi
         self.on[t] = False
 
-    def _victim(self, t: int, row: np.ndarray) -> int:
-        """Remove and return a queued event of the lowest non-empty bucket of type t."""
-        row[C.SHED_OP] += 1
+    def _victim(self, t: int) -> int:
+        """Remove and return a queued event of the lowest non-empty bucket of type t (-1 if
+        none); the scan starts at the lowest bucket that may be non-empty (at most psi steps)."""
         cnt = self.cnt[t]
         q = self.ctx.queue
-        for b in range(self.psi):
-            if cnt[b] == 0:
-                continue
-            lst = self.lists[t][b]
-            h = int(self.heads[t, b])
-            while True:
-                if self.victim == "random":
-                    k = h + int(self.rng.integers(len(lst) - h))
-                    i = lst[k]
-                    lst[k] = lst[-1]
-                    lst.pop()
-                elif self.oldest[t]:
-                    i = lst[h]
-                    h += 1
-                else:
-                    i = lst.pop()
-                self.entries -= 1
-                if q.is_queued(i):
-                    break
-            self.heads[t, b] = h
-            if h > 64 and 2 * h > len(lst):
-                del lst[:h]
-                self.heads[t, b] = 0
-            cnt[b] -= 1
-            self.in_bucket[i] = False
-            return i
-        return -1
+        b = self.low[t]
+        while b < self.psi and cnt[b] == 0:
+            b += 1
+        self.low[t] = b
+        if b >= self.psi:
+            return -1
+        lst = self.lists[t][b]
+        h = self.heads[t][b]
+        while True:
+            if self.victim == "random":
+                k = h + int(self.rng.integers(len(lst) - h))
+                i = lst[k]
+                lst[k] = lst[-1]
+                lst.pop()
+            elif self.oldest_l[t]:
+                i = lst[h]
+                h += 1
+            else:
+                i = lst.pop()
+            self.entries -= 1
+            if q.is_queued(i):
+                break
+        if h > 64 and 2 * h > len(lst):
+            del lst[:h]
+            h = 0
+        self.heads[t][b] = h
+        cnt[b] -= 1
+        self.in_bucket[i] = False
+        return i
 
     # ------------------------------------------------------------------ hooks
     def on_arrival(self, i: int, now: float):
         if not self.active:
             return None
         q = self.ctx.queue
-        t = self.types[i]
-        row = np.zeros(C.N_COUNTERS, dtype=np.int64)
+        t = self.types_l[i]
         n_t = q.by_type[t]
         if not self.on[t]:
-            if n_t >= self.gamma[t]:
-                self._activate(t, row)
+            if n_t >= self.gamma_l[t]:
+                k = self._activate(t)
             else:
                 return None
         else:
-            if n_t < self.gamma[t] / 2.0:
+            if n_t < self.gamma_l[t] / 2.0:
                 self._deactivate(t)
                 return None
-            self._insert(i, row)
+            self._insert(i)
+            k = 1
+        shed = k
         glob = q.length >= self.beta * self.n_in if self.check == "global" else True
-        if glob and n_t > self.N_T[t]:
-            v = self._victim(t, row)
+        if glob and n_t > self.N_T_l[t]:
+            shed += 1                       # victim selection
+            v = self._victim(t)
             if v >= 0:
                 q.drop(v)
                 self.drops += 1
-                row[C.SHED_OP] += 1
+                shed += 1                   # the drop
+        row = self._row                     # consumed by the queue before the next call
+        row[C.SHED_OP] = shed
+        row[C.UTILITY_UPDATE] = k * self.n_terms_l[t]
         return row
 
     def before_step(self, i: int, now: float):
         if self.active and self.in_bucket[i]:
-            t = self.types[i]
-            self.cnt[t, self.bucket[i]] -= 1
+            self.cnt[self.types_l[i]][self.bucket_l[i]] -= 1
             self.in_bucket[i] = False
         return False, None
 

@@ -15,8 +15,9 @@ match to its class; an input event is classified as the single-event partial mat
 
 Shedding.  Every 32 served events: when the mean latency of the recent matches exceeds ``Lmax``,
 the *shedding set* is chosen by a knapsack over the classes: remove the fraction
-``1 - mu / lambda`` of the consumption at the least contribution, greedily by ascending value
-(``mu = 1 / z_bar``, ``lambda`` over the last 512 arrivals).  The live partial matches whose class
+``max(1 - mu / lambda, 1 - Lmax / latency)`` of the consumption at the least contribution,
+greedily by ascending value (``mu = 1 / z_bar``, ``lambda`` over the last 512 arrivals; the
+latency term covers a backlog that outlives its burst, when the recent rate is below capacity).  The live partial matches whose class
 is in the set are dropped (state-based), and while the set is active each arriving event whose
 class is in the set is dropped (input-based).  Below ``Lmax`` the set is cleared.
 ``artifact_knapsack=True`` reproduces the public artifact, whose knapsack returns every class
@@ -262,7 +263,9 @@ class Icde20(Shedder):
             self.shed_set[:] = False
             return None
         lam = recent_rate(ctx.arrivals, ctx.queue.tail - 1)
-        frac = max(0.0, 1.0 - (1.0 / self.z_bar) / lam)
+        # the load to remove: what the arrival rate exceeds, or what brings the latency back to
+        # Lmax when a backlog outlives the burst (the recent rate is then below capacity)
+        frac = max(0.0, 1.0 - (1.0 / self.z_bar) / lam, 1.0 - self.lmax / lat)
         self.shed_set = self._choose(frac)
         self.triggers += 1
         rows, state, first = ctx.stepper.pm_snapshot()

@@ -20,7 +20,8 @@ to ``(j, type(e_j), bin(e_j - e_0))`` for every slot j (slot 0: bin 0).
 Threshold (the CDT of both papers): while overloaded the fraction ``x = 1 - mu / lambda`` of the
 pairs must go (``mu = 1 / z_bar``, ``lambda`` over the last 512 arrivals); the threshold is the
 utility at which the comparison-weighted cumulative distribution of utilities reaches ``x``
-(pairs with a strictly lower utility are skipped).  Overloaded = queue ``>= beta * N_in`` and
+(pairs with a utility up to it are skipped, so ties -- the many pairs of utility 0 -- go
+together).  Overloaded = queue ``>= beta * N_in`` and
 ``lambda > mu`` (``N_in = Lmax / z_bar``, the same warm-up statistics as DARLING); the threshold
 is recomputed every 64 served events.  Every look-up is one DECISION_CHECK in the engine row.
 
@@ -119,7 +120,10 @@ class Spice(Shedder):
         k = int(np.searchsorted(self.cdf, x, side="left"))
         if k >= len(self.u_sorted):
             return np.inf
-        return float(self.u_sorted[k])
+        # skip every pair whose utility is <= the quantile's utility (the engine skips
+        # U < threshold): with ties at the quantile (typically the many pairs of utility 0)
+        # at least the fraction x goes
+        return float(np.nextafter(self.u_sorted[k], np.inf))
 
     def before_step(self, i: int, now: float):
         w = self.window

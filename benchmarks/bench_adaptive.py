@@ -1,0 +1,70 @@
+"""Speed of the adaptation pass (statistics + decision + planner) and of a whole point.
+
+Prints events/s of (a) the statistics pass alone, (b) statistics + controller (invariant D with
+d = 0.1, greedy and ZStream) at check_every = 10, for n = 3 and 8, beside the static plan's
+engine run on the same stream (lazy chain NFA); target: the adaptation pass >= 1 M events/s so
+that it never dominates a run.  Then one whole scenario point (all decision methods) with its
+wall time.  Measured, never asserted.
+
+    PYTHONPATH=$PWD python benchmarks/bench_adaptive.py [--events 100000] [--dataset traffic]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from engines.adaptive.controller import run_controller
+from engines.adaptive.decision import InvariantDecision
+from engines.adaptive.stats import check_positions, compute_stats
+from engines.compile import compile_pattern
+from engines.lazy_nfa import run_chain
+from engines.pattern import parse_pattern
+from workloads.adaptive import make_stream, pattern_text
+
+
+def _best(f, reps=3):
+    best = float("inf")
+    out = None
+    for _ in range(reps):
+        t = time.perf_counter()
+        out = f()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--events", type=int, default=100000)
+    ap.add_argument("--dataset", default="traffic")
+    ap.add_argument("--point", action="store_true", help="also time one whole scenario point")
+    a = ap.parse_args()
+    window = 1.0   # the experiments' pattern window (W_s = 3 windows)
+    st = make_stream(a.dataset, a.events, 1, n_types=24, total_rate=500.0)
+    print(f"{a.dataset}, {a.events} events, check_every = 10")
+    print(f"{'n':>3} {'stats ev/s':>12} {'greedy pass':>12} {'zstream pass':>13} "
+          f"{'static engine':>14} {'t_pass/t_eng':>12}")
+    for n in (3, 8):
+        prog = compile_pattern(parse_pattern(pattern_text(a.dataset, "seq", n,
+                                                          st.schema.type_names, window)),
+                               st.schema)
+        pos = check_positions(a.events, 10)
+        ts, stats = _best(lambda: compute_stats(prog, st, pos, 3 * window, n_samples=2))
+        tg, sch = _best(lambda: run_controller(prog, stats, "greedy", InvariantDecision(0.1, 1),
+                                               a.events, a.events // 10), 1)
+        tz, _ = _best(lambda: run_controller(prog, stats, "zstream", InvariantDecision(0.1, 1),
+                                             a.events, a.events // 10), 1)
+        order = [prog.var_names[v] for v in sch.plans[0]]
+        te, _ = _best(lambda: run_chain(prog, st, order=order))
+        ev = a.events
+        print(f"{n:>3} {ev / ts:>12.3g} {ev / (ts + tg):>12.3g} {ev / (ts + tz):>13.3g} "
+              f"{ev / te:>14.3g} {(ts + tg) / te:>12.2f}")
+    if a.point:
+        from sim.scenarios.adaptive import point
+        t = time.perf_counter()
+        point({"dataset": a.dataset, "planner": "greedy", "pset": "seq", "n": 5,
+               "n_events": a.events, "window": window, "n_types": 24, "total_rate": 500.0}, 1)
+        print(f"whole point (all methods, greedy, seq n=5): {time.perf_counter() - t:.1f} s wall")
+
+
+if __name__ == "__main__":
+    main()

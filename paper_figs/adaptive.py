@@ -1,0 +1,110 @@
+"""PVLDB'18 adaptive CEP: Figures 5-7 and the sensitivity studies, from results only.
+
+``fig5``: throughput vs pattern size n for every invariant distance d and d_avg, one panel per
+(dataset, planner) present (the paper's (a) traffic/greedy, (b) traffic/ZStream, (c) stocks/
+greedy, (d) stocks/ZStream).  ``fig6`` / ``fig7``: per planner (rows) throughput, throughput
+relative to static, plan replacements and overhead (%) vs n for static, unconditional,
+threshold (best t on the tuning seeds) and invariant (best d on the tuning seeds), on the
+evaluation seeds, averaged over the pattern sets that ran (named in the panel title).
+``fig_sensitivity``: best-d invariant throughput and false-negative rates vs check_every per K.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from paper_figs.common import plt, save
+from sim.scenarios.adaptive import _labels, _ok, coverage, tuned
+
+
+def fig5(df, out_base: Path) -> list[Path]:
+    d = _ok(df)
+    pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])},
+                   key=lambda p: (p[0] != "traffic", p[1]))
+    fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(4.2 * max(1, len(pairs)), 3.6),
+                             squeeze=False)
+    cmap = plt.get_cmap("viridis")
+    for ax, (ds, pl) in zip(axes.flat, pairs):
+        g = d[(d["dataset"] == ds) & (d["planner"] == pl)]
+        labs = _labels(g, "inv")
+        m = g.groupby("n")[[c + "_thr" for c in labs] + ["invdavg_thr"]].mean()
+        for i, c in enumerate(labs):
+            ax.plot(m.index, m[c + "_thr"], "o-", ms=3, color=cmap(i / max(1, len(labs) - 1)),
+                    label=f"d={c[3:]}")
+        ax.plot(m.index, m["invdavg_thr"], "k*--", label="d_avg")
+        ax.set_yscale("log")
+        ax.set_xlabel("pattern size n")
+        ax.set_ylabel("throughput (events/s, virtual time)")
+        ax.set_title(f"{ds} / {pl}", fontsize=9)
+    axes.flat[0].legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def _methods_fig(df, out_base: Path, dataset: str) -> list[Path]:
+    d = _ok(df)
+    planners = sorted(d[d["dataset"] == dataset]["planner"].unique())
+    fig, axes = plt.subplots(max(1, len(planners)), 4, figsize=(15, 3.3 * max(1, len(planners))),
+                             squeeze=False)
+    style = {"static": ("s-", "gray"), "uncond": ("^-", "tab:red"), "thr": ("D-", "tab:blue"),
+             "inv": ("o-", "tab:green")}
+    for row, pl in zip(axes, planners):
+        t = tuned(df, dataset, pl)
+        ns = sorted(t["per_n"])
+        names = {"static": "static", "uncond": "unconditional",
+                 "thr": f"threshold ({t['best_thr']})", "inv": f"invariant ({t['best_inv']})"}
+        for k, (mk, col) in style.items():
+            if k not in t["per_n"][ns[0]]:
+                continue
+            thr = np.array([t["per_n"][n][k]["thr"] for n in ns])
+            st = np.array([t["per_n"][n]["static"]["thr"] for n in ns])
+            row[0].plot(ns, thr, mk, color=col, label=names[k])
+            row[1].plot(ns, thr / st, mk, color=col)
+            row[2].plot(ns, [t["per_n"][n][k]["repl"] for n in ns], mk, color=col)
+            row[3].plot(ns, [t["per_n"][n][k]["ovh"] for n in ns], mk, color=col)
+        row[0].set_ylabel(f"{pl}: throughput (events/s)")
+        row[1].set_ylabel("throughput / static")
+        row[2].set_ylabel("plan replacements")
+        row[3].set_ylabel("overhead of D and A (%)")
+        row[0].legend(fontsize=7)
+        for ax in row:
+            ax.set_xlabel("pattern size n")
+    fig.suptitle(f"{dataset}: " + coverage(d[d["dataset"] == dataset]), fontsize=9)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def fig6(df, out_base: Path) -> list[Path]:
+    return _methods_fig(df, out_base, "traffic")
+
+
+def fig7(df, out_base: Path) -> list[Path]:
+    return _methods_fig(df, out_base, "stocks")
+
+
+def fig_sensitivity(df, out_base: Path) -> list[Path]:
+    d = _ok(df)
+    pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])})
+    fig, axes = plt.subplots(len(pairs), 2, figsize=(10, 3.3 * len(pairs)), squeeze=False)
+    for row, (ds, pl) in zip(axes, pairs):
+        g = d[(d["dataset"] == ds) & (d["planner"] == pl)]
+        for K, gk in sorted(g.groupby("K_used")):
+            labs = _labels(gk, "inv")
+            best = max(labs, key=lambda c: gk[c + "_thr"].mean())
+            m = gk.groupby("check_every")[[best + "_thr", best + "_fn"]].mean()
+            row[0].plot(m.index, m[best + "_thr"], "o-", label=f"K={K} ({best})")
+            row[1].plot(m.index, m[best + "_fn"], "o-", label=f"invariant K={K} ({best})")
+        tl = _labels(g, "thr")
+        if tl:
+            m = g.groupby("check_every")[[c + "_fn" for c in tl]].mean().mean(axis=1)
+            row[1].plot(m.index, m, "D--", color="tab:blue", label="threshold (mean over t)")
+        for ax in row:
+            ax.set_xscale("log")
+            ax.set_xlabel("check_every (events)")
+        row[0].set_ylabel(f"{ds}/{pl}: throughput")
+        row[1].set_ylabel("false-negative rate")
+        row[0].legend(fontsize=7)
+        row[1].legend(fontsize=7)
+    fig.tight_layout()
+    return save(fig, out_base)

@@ -1,0 +1,129 @@
+"""DARLING (PVLDB'22) figures from results only.
+
+``fig678``: one row of three panels per experiment -- % of matches found (Fig. 6), mean
+detection latency (Fig. 7, log scale) and peak memory (Fig. 8) against the experiment's axis
+(window size, pattern length, partial matches per window); ``fig9``: % matches and latency vs
+overload rate; ``fig10``: latency with no dropping.  Lines: one per method; DARLING bold.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+from paper_figs.common import ok_rows, save
+
+LABEL = {"darling": "DARLING", "random_input": "random input", "random_pm": "random PM",
+         "espice": "eSPICE", "hspice": "hSPICE", "icde20": "Zhao et al. (ICDE'20)",
+         "none": "no shedding"}
+ORDER = ["darling", "random_input", "random_pm", "espice", "hspice", "icde20", "none"]
+AXIS = {"window_ms": "window size W (ms)", "length": "pattern length",
+        "b_keep": "fraction of ball events kept by b.v > X (partial matches per window)",
+        "overload": "overload rate (fraction of the stream at peak rate)"}
+
+
+def _axis(df) -> str:
+    for x in ("window_ms", "length", "b_keep", "overload"):
+        if x in df.columns and df[x].nunique() > 1:
+            return x
+    return "window_ms"
+
+
+def _lines(ax, d, x, y, logy=False):
+    if y.startswith("latency") and "matches_measured" in d.columns:
+        d = d.copy()
+        d.loc[d["matches_measured"] == 0, y] = float("nan")   # no match: no latency
+    for mth in ORDER:
+        g = d[d["method"] == mth]
+        if g.empty:
+            continue
+        m = g.groupby(x, sort=True)[y].agg(["mean", "std"])
+        ax.errorbar(m.index.to_numpy(), m["mean"].to_numpy(),
+                    yerr=m["std"].fillna(0).to_numpy(), marker="o", ms=3,
+                    lw=2.2 if mth == "darling" else 1.0, label=LABEL[mth], capsize=2)
+    if logy:
+        ax.set_yscale("log")
+
+
+def fig678(df, out_base: Path) -> list[Path]:
+    d = ok_rows(df)
+    x = _axis(d)
+    d = d.copy()
+    d["peak_memory_kb"] = d["peak_memory_bytes"] / 1024.0
+    fig, axs = plt.subplots(1, 3, figsize=(13, 3.6))
+    _lines(axs[0], d, x, "kept_pct")
+    axs[0].set_ylabel("% of matches found (Eq. 4)")
+    _lines(axs[1], d, x, "latency_mean", logy=True)
+    lm = d.groupby(x)["lmax_s"].mean()
+    axs[1].plot(lm.index, lm.values, "k--", lw=0.8, label="Lmax")
+    axs[1].set_ylabel("mean detection latency (s, log)")
+    _lines(axs[2], d, x, "peak_memory_kb", logy=True)
+    axs[2].set_ylabel("peak memory (KiB, log)")
+    for ax, t in zip(axs, ("Fig. 6", "Fig. 7", "Fig. 8")):
+        ax.set_xlabel(AXIS.get(x, x))
+        ax.set_title(t)
+        if x == "window_ms":
+            ax.set_xscale("log")
+    axs[1].legend(fontsize=7)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def fig9(df, out_base: Path) -> list[Path]:
+    d = ok_rows(df)
+    fig, axs = plt.subplots(1, 2, figsize=(9, 3.6))
+    _lines(axs[0], d, "overload", "kept_pct")
+    axs[0].set_ylabel("% of matches found")
+    _lines(axs[1], d, "overload", "latency_mean", logy=True)
+    axs[1].set_ylabel("mean detection latency (s, log)")
+    for ax in axs:
+        ax.set_xlabel(AXIS["overload"])
+    axs[1].legend(fontsize=7)
+    fig.suptitle("Fig. 9: one continuous peak")
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def fig10(df, out_base: Path) -> list[Path]:
+    d = ok_rows(df)
+    x = _axis(d)
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    _lines(ax, d, x, "latency_mean", logy=True)
+    ax.set_xlabel(AXIS.get(x, x))
+    if x == "window_ms":
+        ax.set_xscale("log")
+    ax.set_ylabel("mean detection latency (s, log)")
+    ax.set_title("Fig. 10: latency overhead, no dropping")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+VARIANTS = ["paper", "equal budgets", "local check", "random victim", "work on server",
+            "peak 100x", "peak 10x", "random input 10x", "hSPICE replicated", "hSPICE shared",
+            "eSPICE shared", "ICDE20 fixed", "ICDE20 artifact", "N_in 500", "N_in 2000",
+            "warm-up 20 %", "hSPICE 5 bins", "hSPICE 20 bins", "ICDE20 2 classes",
+            "ICDE20 8 classes"]
+
+
+def fig_sensitivity(df, out_base: Path) -> list[Path]:
+    d = ok_rows(df)
+    g = d.groupby("variant")[["kept_pct", "latency_mean", "lmax_s"]].mean()
+    known = [v for v in VARIANTS if v in g.index]
+    g = g.loc[known + sorted(v for v in g.index if v not in VARIANTS)]
+    fig, axs = plt.subplots(1, 2, figsize=(12, 5.5))
+    y = range(len(g))
+    axs[0].barh(list(y), g["kept_pct"].to_numpy())
+    axs[0].set_xlabel("% of matches found")
+    axs[1].barh(list(y), g["latency_mean"].to_numpy())
+    axs[1].axvline(float(g["lmax_s"].mean()), color="k", ls="--", lw=0.8, label="Lmax")
+    axs[1].set_xscale("log")
+    axs[1].set_xlabel("mean detection latency (s, log)")
+    axs[1].legend(fontsize=7)
+    for ax in axs:
+        ax.set_yticks(list(y))
+        ax.set_yticklabels(list(g.index), fontsize=7)
+        ax.invert_yaxis()
+    fig.suptitle("DARLING options and baseline variants (Q1, W = 50 ms)")
+    fig.tight_layout()
+    return save(fig, out_base)

@@ -1,0 +1,290 @@
+"""EIRES (SIGMOD'21) Figures 5-12: latency of remote-data strategies in virtual time, and claims.
+
+One point = (dataset, query, policy, strategy, cache, parameters).  The scenario generates DS1 /
+DS2 (``workloads.eires``), compiles the query (Q2 = two runs, latencies pooled) and runs the
+remote-data kernel (``engines.remote``) with the default cost profile's unit costs.
+
+Latency metrics (microseconds):
+* ``arr_lat_*`` (when ``rate`` > 0) - DESIGN's measure, used by the claims: Poisson arrivals at
+  ``rate`` events/s, emission time minus the arrival of the last event (queueing included, so a
+  fetch that blocks the server delays every later event).
+* ``lat_*`` - the artifact's variant: every event queued at t = 0, emission minus the start of
+  processing of the match's last event.  It only sees blocking that happens while the last event
+  is processed (a fetch blocked at an earlier event of the match is invisible to it), so it is
+  reported beside the claims' metric, not used by them.
+Throughput = events / busy virtual time of the saturated run.
+
+BL3 under greedy selection explodes (no remote filter until completion); as the artifact did, it
+runs on the first ``bl3_greedy_events`` events only (row column ``n_used``).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from engines import counters as C
+from engines.errors import CepsimInputError
+from sim.claims import ClaimResult
+
+PCTS = (5, 25, 50, 75, 95)
+BASELINES = ("BL1", "BL2", "BL3")
+
+
+@lru_cache(maxsize=8)
+def _stream(dataset: str, n: int, seed: int, v1_max: int):
+    from workloads.eires import generate
+    return generate(dataset, n, seed, v1_max=v1_max)
+
+
+@lru_cache(maxsize=1)
+def _profile():
+    from sim.costmodel import load_profile
+    return load_profile(None)
+
+
+def _run(stream, texts, arrivals, kw, unit, base):
+    from engines.compile import compile_pattern
+    from engines.pattern import parse_pattern
+    from engines.remote.kernel import run_remote
+    lat, alat, busy, tot = [], [], 0.0, np.zeros(C.N_COUNTERS, np.int64)
+    info = {"fetches": 0, "cache_hits": 0, "cache_misses": 0, "blocked_time": 0.0}
+    for text in texts:
+        prog = compile_pattern(parse_pattern(text), stream.schema)
+        r = run_remote(prog, stream, arrivals=arrivals, unit_cost=unit, base_cost=base,
+                       record_matches=False, **kw)
+        det = r.matches.detect
+        lat.append(r.info["emit_time"] - r.info["start"][det])
+        alat.append(r.info["emit_time"] - arrivals[det])
+        busy += float(r.info["depart"][-1] - r.info["start"][0]) if len(stream) else 0.0
+        tot += r.counters.sum(axis=0)
+        for k in info:
+            info[k] += r.info[k]
+    return np.concatenate(lat), np.concatenate(alat), busy, tot, info
+
+
+def point(params: dict, seed: int) -> dict:
+    """One grid point (see module docstring)."""
+    from workloads.eires import queries
+    p = dict(params)
+    dataset = str(p.get("dataset", "DS1"))
+    query = str(p.get("query", "Q1"))
+    policy = str(p.get("policy", "greedy"))
+    if policy not in ("greedy", "nongreedy"):
+        raise CepsimInputError(f"scenario eires: policy must be 'greedy' or 'nongreedy', got "
+                               f"{policy!r}")
+    greedy = policy == "greedy"
+    strategy = str(p.get("strategy", "Hybrid"))
+    n = int(p.get("n_events", 100_000))
+    if strategy == "BL3" and greedy:
+        n = min(n, int(p.get("bl3_greedy_events", 10_000)))
+    stream = _stream(dataset, n, int(p.get("stream_seed", 1)), int(p.get("v1_max", 10_000)))
+    texts = queries(query, greedy, float(p.get("threshold", 5000.0)))
+    kw = dict(strategy=strategy, cache=str(p.get("cache", "cost")),
+              cache_size=int(p.get("cache_size", 2000)),
+              latency_unit_us=float(p.get("latency_unit_us", 10.0)),
+              workers=int(p.get("workers", 5)), seed=int(seed) % (2**62),
+              omega_fetch=float(p.get("omega_fetch", 0.7)),
+              omega_cache=float(p.get("omega_cache", 0.5)),
+              lookahead=int(p.get("lookahead", 0)), lz_span=int(p.get("lz_span", 0)),
+              noise=float(p.get("noise", 0.0)), utility_period=int(p.get("utility_period", 64)))
+    prof = _profile()
+    unit, base = prof.unit_vector(), float(prof.base_cost)
+    lat, _, busy, tot, info = _run(stream, texts, np.zeros(n), kw, unit, base)
+    row: dict = {"n_used": n, "n_matches": int(len(lat)),
+                 "throughput": n * len(texts) / busy if busy > 0 else float("nan")}
+    for q, v in zip(PCTS, np.percentile(lat, PCTS) * 1e6 if len(lat) else [np.nan] * 5):
+        row[f"lat_p{q}"] = float(v)
+    row["lat_mean"] = float(lat.mean() * 1e6) if len(lat) else float("nan")
+    rate = float(p.get("rate", 0.0))
+    if rate > 0:
+        rng = np.random.default_rng([int(seed) % (2**62), 7])
+        arr = np.cumsum(rng.exponential(1.0 / rate, n))
+        _, alat, _, _, _ = _run(stream, texts, arr, kw, unit, base)
+        for q, v in zip(PCTS, np.percentile(alat, PCTS) * 1e6 if len(alat) else [np.nan] * 5):
+            row[f"arr_lat_p{q}"] = float(v)
+    row.update({k: (float(v) if isinstance(v, float) else int(v)) for k, v in info.items()})
+    for name in ("remote_fetch", "cache_op", "utility_update", "pred_eval", "pm_created",
+                 "instance_work", "stat_update", "decision_check"):
+        row[name] = int(tot[C.COUNTER_NAMES.index(name)])
+    return row
+
+
+# ----------------------------------------------------------------------------- claim helpers
+def _ok(df):
+    return df[df["error"].isna()] if "error" in df.columns else df
+
+
+def _panels(df):
+    d = _ok(df)
+    keys = [k for k in ("dataset", "query", "policy", "cache", "v1_max") if k in d.columns]
+    return keys, d.groupby(keys, sort=True)
+
+
+METRIC = "arr_lat"
+
+
+def _by_strategy(g, col):
+    col = col.replace("lat_", METRIC + "_", 1) if col.startswith("lat_") else col
+    return g.groupby("strategy")[col].mean()
+
+
+def _fmt_panel(keys, key):
+    key = key if isinstance(key, tuple) else (key,)
+    return "/".join(str(v) for v in key)
+
+
+def claim_hybrid_best(df, factor: float = 1.1) -> ClaimResult:
+    """Hybrid best or within ``factor`` of the best strategy in every panel, at p50 and p95."""
+    keys, groups = _panels(df)
+    bad, n = [], 0
+    for key, g in groups:
+        for col in ("lat_p50", "lat_p95"):
+            s = _by_strategy(g, col).dropna()
+            if "Hybrid" not in s or s.empty:
+                continue
+            n += 1
+            if s["Hybrid"] > factor * s.min():
+                bad.append(f"{_fmt_panel(keys, key)} {col}: Hybrid {s['Hybrid']:.1f} vs best "
+                           f"{s.idxmin()} {s.min():.1f}")
+    return ClaimResult(n > 0 and not bad, f"{n - len(bad)}/{n} panel-percentiles pass"
+                       + ("; fails: " + "; ".join(bad[:6]) if bad else "") + " (paper: Hybrid "
+                       "best everywhere)")
+
+
+def claim_pf_lz_below_baselines(df) -> ClaimResult:
+    """PFetch and LzEval each below every baseline at p50 in every panel."""
+    keys, groups = _panels(df)
+    bad, n = [], 0
+    for key, g in groups:
+        s = _by_strategy(g, "lat_p50")
+        base = [s[b] for b in BASELINES if b in s]
+        for st in ("PFetch", "LzEval"):
+            if st not in s or not base:
+                continue
+            n += 1
+            if not s[st] < min(base):
+                bad.append(f"{_fmt_panel(keys, key)} {st} {s[st]:.1f} >= {min(base):.1f}")
+    return ClaimResult(n > 0 and not bad, f"{n - len(bad)}/{n} pass"
+                       + ("; fails: " + "; ".join(bad[:6]) if bad else ""))
+
+
+def _ratio(df, sel: dict, num: str, col: str = "lat_p50") -> float:
+    d = _ok(df)
+    for k, v in sel.items():
+        d = d[d[k] == v]
+    s = _by_strategy(d, col)
+    if "Hybrid" not in s or num not in s:
+        return float("nan")
+    return float(s[num] / s["Hybrid"])
+
+
+def claim_ratios(df, panel: dict, paper: dict, col: str = "lat_p50",
+                 tolerance_decades: float = 0.5, order: list | None = None) -> ClaimResult:
+    """baseline / Hybrid ratios in one panel vs the paper's (within ``tolerance_decades``), and
+    optionally the baselines' order (largest ratio first)."""
+    parts, ok = [], True
+    got = {}
+    for b, pv in paper.items():
+        r = _ratio(df, panel, b, col)
+        got[b] = r
+        good = np.isfinite(r) and r > 0 and abs(np.log10(r / pv)) <= tolerance_decades
+        ok &= bool(good)
+        parts.append(f"{b}/Hybrid {r:.2f}x (paper {pv}x){'' if good else ' X'}")
+    if order:
+        ord_ok = all(got[a] > got[b] for a, b in zip(order, order[1:]))
+        ok &= ord_ok
+        parts.append(f"order {' > '.join(order)} {'holds' if ord_ok else 'fails'}")
+    return ClaimResult(ok, f"{panel}: " + "; ".join(parts))
+
+
+def claim_min_ratio(df, panel: dict, minimum: float, paper: float,
+                    col: str = "lat_p50") -> ClaimResult:
+    """Every baseline / Hybrid ratio in a panel at least ``minimum``."""
+    rs = {b: _ratio(df, panel, b, col) for b in BASELINES}
+    lo = min(rs.values())
+    return ClaimResult(bool(np.isfinite(lo) and lo >= minimum),
+                       f"{panel}: min baseline/Hybrid {col} {lo:.2f}x (" +
+                       ", ".join(f"{b} {r:.2f}x" for b, r in rs.items()) +
+                       f"); required >= {minimum}x (paper {paper}x)")
+
+
+def claim_max_ratio(df, panel: dict, paper_p50: float, paper_p95: float,
+                    tolerance_decades: float = 1.0) -> ClaimResult:
+    """Largest baseline / Hybrid ratio at p50 and p95 within a decade of the paper's headline."""
+    r50 = max(_ratio(df, panel, b, "lat_p50") for b in BASELINES)
+    r95 = max(_ratio(df, panel, b, "lat_p95") for b in BASELINES)
+    ok = all(np.isfinite(r) and abs(np.log10(r / pv)) <= tolerance_decades
+             for r, pv in ((r50, paper_p50), (r95, paper_p95)))
+    return ClaimResult(bool(ok), f"{panel}: max baseline/Hybrid p50 {r50:.1f}x (paper "
+                       f"{paper_p50}x), p95 {r95:.1f}x (paper {paper_p95}x)")
+
+
+def claim_cost_vs_lru(df) -> ClaimResult:
+    """DS1: cost-based <= LRU for PFetch and LzEval (p50); DS2 greedy: LRU <= cost (p50)."""
+    d = _ok(df)
+    parts, ok = [], True
+    for (ds, q, pol), g in d.groupby(["dataset", "query", "policy"]):
+        for st in ("PFetch", "LzEval"):
+            s = g[g["strategy"] == st].groupby("cache")[METRIC + "_p50"].mean()
+            if "cost" not in s or "lru" not in s:
+                continue
+            if ds == "DS1":
+                good = s["cost"] <= s["lru"]
+                parts.append(f"{ds}/{q}/{pol} {st} cost {s['cost']:.1f} vs lru {s['lru']:.1f}"
+                             f"{'' if good else ' X'}")
+                ok &= bool(good)
+            elif pol == "greedy":
+                good = s["lru"] <= s["cost"]
+                parts.append(f"{ds}/{q}/{pol} {st} lru {s['lru']:.1f} vs cost {s['cost']:.1f}"
+                             f"{'' if good else ' X'}")
+                ok &= bool(good)
+    return ClaimResult(ok and bool(parts), "; ".join(parts))
+
+
+def claim_grows_with(df, x: str, strategy: str, factor: float, col: str = "arr_lat_p50",
+                     paper: str = "") -> ClaimResult:
+    """``col`` of ``strategy`` at the largest ``x`` >= ``factor`` x the value at the smallest."""
+    d = _ok(df)
+    s = d[d["strategy"] == strategy].groupby(x)[col].mean().sort_index()
+    if len(s) < 2:
+        return ClaimResult(False, "not enough points")
+    r = s.iloc[-1] / s.iloc[0]
+    return ClaimResult(bool(r >= factor), f"{strategy} {col} {x}={s.index[0]:g}: {s.iloc[0]:.1f}, "
+                       f"{x}={s.index[-1]:g}: {s.iloc[-1]:.1f} -> {r:.2f}x (required >= {factor}x)"
+                       f"{' ' + paper if paper else ''}")
+
+
+def claim_monotone(df, x: str, direction: str, most: str | None = None,
+                   col: str = "arr_lat_p50") -> ClaimResult:
+    """Every strategy's ``col`` moves with ``x`` (last vs first point) in ``direction``
+    ('down' / 'up'); ``most``: that strategy changes most (largest ratio)."""
+    d = _ok(df)
+    parts, ok, ratios = [], True, {}
+    for st, g in d.groupby("strategy"):
+        s = g.groupby(x)[col].mean().sort_index()
+        r = s.iloc[-1] / s.iloc[0]
+        ratios[st] = r if direction == "up" else 1 / r
+        good = r < 1 if direction == "down" else r > 1
+        ok &= bool(good)
+        parts.append(f"{st} {s.iloc[0]:.1f}->{s.iloc[-1]:.1f}{'' if good else ' X'}")
+    if most:
+        top = max(ratios, key=ratios.get)
+        ok &= top == most
+        parts.append(f"most sensitive: {top} (paper: {most})")
+    return ClaimResult(ok, f"{col} vs {x}: " + "; ".join(parts))
+
+
+def claim_best_at(df, x: str, strategy: str, accept: list, paper, col: str = "arr_lat_p50",
+                  tie: float = 0.0) -> ClaimResult:
+    """The ``x`` minimising ``col`` for ``strategy`` lies in ``accept`` (ties within ``tie``
+    relative count as best)."""
+    d = _ok(df)
+    s = d[d["strategy"] == strategy].groupby(x)[col].mean().sort_index()
+    if s.empty:
+        return ClaimResult(False, "no rows")
+    best = s[s <= s.min() * (1 + tie)].index.tolist()
+    ok = any(b in accept for b in best)
+    return ClaimResult(bool(ok), f"{strategy} {col} by {x}: " +
+                       ", ".join(f"{i:g}:{v:.1f}" for i, v in s.items()) +
+                       f"; best {best} (paper {paper}, accept {accept})")

@@ -1,0 +1,159 @@
+"""User mistakes on ``cepsim match`` (and friends): exit code 2 and a message naming the file,
+field or option and the fix -- never a traceback (issue 14's list, one test per case)."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+
+runner = CliRunner()
+SEQ3 = "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN 20 events"
+
+
+def cli(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture()
+def data(tmp_path):
+    """A small seeded CSV stream over types A, B, C with a schema file."""
+    rng = np.random.default_rng(5)
+    n = 300
+    lines = ["type,ts,x"] + [f"{'ABC'[t]},{i},{x}" for i, (t, x) in
+                             enumerate(zip(rng.integers(0, 3, n), rng.integers(0, 9, n)))]
+    p = tmp_path / "d.csv"
+    p.write_text("\n".join(lines) + "\n")
+    schema = tmp_path / "schema.toml"
+    schema.write_text('type_column = "type"\nts_column = "ts"\nattributes = ["x"]\n')
+    return p, schema
+
+
+def _match(data, *extra, pattern=SEQ3):
+    p, schema = data
+    return cli("match", pattern, p, "--format", "csv", "--schema", schema, *extra)
+
+
+def _no_traceback(r):
+    assert "Traceback" not in (r.output + r.stderr)
+
+
+def test_out_is_a_directory(data, tmp_path):
+    r = _match(data, "--out", tmp_path)
+    assert r.exit_code == 2 and "--out" in r.stderr and "is a directory" in r.stderr
+    _no_traceback(r)
+
+
+def test_out_parent_is_a_file(data, tmp_path):
+    f = tmp_path / "plain"
+    f.write_text("x")
+    r = _match(data, "--out", f / "m.jsonl")
+    assert r.exit_code == 2 and "is a file, not a directory" in r.stderr
+    _no_traceback(r)
+
+
+def test_out_unwritable(data, tmp_path):
+    # /proc refuses new entries even for root, where permission bits would not
+    r = _match(data, "--out", "/proc/cepsim-nowhere/m.jsonl")
+    assert r.exit_code == 2 and "--out" in r.stderr and "cannot write" in r.stderr
+    _no_traceback(r)
+
+
+def test_unwritable_stats_json_after_matches(data, tmp_path):
+    out = tmp_path / "m.jsonl"
+    r = _match(data, "--out", out, "--stats-json", "/proc/cepsim-nowhere/s.json")
+    assert r.exit_code == 2 and "--stats-json" in r.stderr and "cannot write" in r.stderr
+    assert out.read_text().count("\n") > 0          # the matches were written first
+    _no_traceback(r)
+
+
+def test_pattern_nested_too_deep(data):
+    depth = 1000
+    pat = "PATTERN " + "SEQ(" * depth + "A a, B b" + ")" * depth
+    r = _match(data, pattern=pat)
+    assert r.exit_code == 2 and "nesting too deep" in r.stderr
+    _no_traceback(r)
+
+
+def test_capacity_error_exits_2_and_names_an_existing_option(data, tmp_path):
+    r = _match(data, "--out", tmp_path / "m.jsonl", "--max-matches", "3")
+    assert r.exit_code == 2 and "--max-matches" in r.stderr
+    _no_traceback(r)
+    r = _match(data, "--out", tmp_path / "m.jsonl", "--max-matches", "100000")
+    assert r.exit_code == 0, r.stderr
+
+
+def test_and_of_many_events_is_bounded_by_max_states(data, tmp_path):
+    pat = "PATTERN AND(" + ", ".join(f"{'ABC'[i % 3]} v{i}" for i in range(12)) + ") WITHIN 5 events"
+    r = _match(data, "--out", tmp_path / "m.jsonl", "--max-states", "1000", pattern=pat)
+    assert r.exit_code == 2 and "--max-states" in r.stderr
+    _no_traceback(r)
+
+
+def test_branch_limit_is_an_option(data, tmp_path):
+    pat = "PATTERN AND(A a, SEQ(B b, C c), A d) WITHIN 10 events"      # expanded: 12 orders
+    r = _match(data, "--out", tmp_path / "m.jsonl", "--max-branches", "5", pattern=pat)
+    assert r.exit_code == 2 and "--max-branches" in r.stderr
+    r = _match(data, "--out", tmp_path / "m.jsonl", "--max-branches", "50", pattern=pat)
+    assert r.exit_code == 0, r.stderr
+
+
+def test_missing_pattern_file(data):
+    r = _match(data, pattern="queries/nosuch.cep")
+    assert r.exit_code == 2 and "pattern file not found" in r.stderr
+
+
+@pytest.mark.parametrize("pat,needle", [
+    ("PATTERN FOO(A a, B b)", "unknown operator 'FOO'"),
+    ("PATTERN SEQ(A and, B b)", "'and' is a keyword and cannot name a variable"),
+])
+def test_weak_pattern_messages_improved(data, pat, needle):
+    r = _match(data, pattern=pat)
+    assert r.exit_code == 2 and needle in r.stderr
+
+
+def test_predicate_across_or_branches_warns(data, tmp_path):
+    with pytest.warns(UserWarning, match="never evaluated"):
+        r = _match(data, "--out", tmp_path / "m.jsonl",
+                   pattern="PATTERN OR(A a, B b) WHERE a.x < b.x WITHIN 5 events")
+    assert r.exit_code == 0
+
+
+def test_figures_on_empty_results_root(tmp_path):
+    r = cli("figures", "--out", tmp_path / "empty")
+    assert r.exit_code == 2 and "no stored results" in r.stderr
+
+
+def test_output_mode_follows_umask(data, tmp_path):
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "m.jsonl"
+        assert _match(data, "--out", out).exit_code == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644
+        os.umask(0o077)
+        out2 = tmp_path / "m2.jsonl"
+        assert _match(data, "--out", out2).exit_code == 0
+        assert stat.S_IMODE(out2.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)
+
+
+def test_streamed_output_equals_records(data, tmp_path):
+    """The chunked writer gives exactly the records of the MatchSet (plain and OR/Kleene rows)."""
+    from engines.compile import compile_pattern
+    from engines.eager import run_eager
+    from engines.pattern import parse_pattern
+    from sim.match_io import write_matches_jsonl
+    from workloads.loaders import load_csv
+    stream = load_csv(*data)
+    for pat in (SEQ3, "PATTERN SEQ(A a, B+ b, C c) WITHIN 4 events",
+                "PATTERN OR(SEQ(A a, B b), SEQ(C c, A d)) WITHIN 3 events"):
+        ms = run_eager(compile_pattern(parse_pattern(pat), stream.schema), stream).matches
+        out = tmp_path / "w.jsonl"
+        assert write_matches_jsonl(ms, out, chunk=7) == len(ms) > 0
+        assert [json.loads(x) for x in out.read_text().splitlines()] == ms.records()

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Mutation testing with mutmut (not part of CI: it takes 20-60 min on 2 cores).
+#
+#   tools/mutation.sh claims   # sim/claims.py + sim/scenarios/* against tests/test_claims.py
+#   tools/mutation.sh oracle   # engines/compile.py, oracle.py, oracle_ast.py against the
+#                              # AST-oracle comparison and the hand-worked oracle/compiler tests
+#
+# Works on a scratch copy of the committed tree (git archive HEAD), so mutmut's mutants/ never
+# touches the checkout; prints mutant counts per status and the kill rate per module
+# (killed / (killed + survived); "no tests" = code the selected tests never reach, e.g. the
+# scenario functions beside the claim functions). Needs `pip install -e ".[dev,mutation]"`.
+set -euo pipefail
+target=${1:?usage: tools/mutation.sh claims|oracle}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=${MUTATION_WORKDIR:-$(mktemp -d /tmp/cepsim-mutation.XXXXXX)}
+mkdir -p "$work"
+git -C "$repo" archive HEAD | tar -x -C "$work"
+cd "$work"
+case "$target" in
+  claims) cat >> pyproject.toml <<'TOML'
+
+[tool.mutmut]
+source_paths = ["sim"]
+only_mutate = ["sim/claims.py", "sim/scenarios/*"]
+also_copy = ["engines", "workloads", "paper_figs", "experiments", "tests", "pyproject.toml"]
+pytest_add_cli_args_test_selection = ["tests/test_claims.py"]
+pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]
+TOML
+  ;;
+  oracle) cat >> pyproject.toml <<'TOML'
+
+[tool.mutmut]
+source_paths = ["engines"]
+only_mutate = ["engines/compile.py", "engines/oracle.py", "engines/oracle_ast.py"]
+also_copy = ["sim", "workloads", "paper_figs", "experiments", "tests", "pyproject.toml"]
+pytest_add_cli_args_test_selection = ["tests/test_oracle_ast.py", "tests/test_oracle.py", "tests/test_pattern.py"]
+pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x", "-k", "not naive and not property and not monotone and not subset and not respect and not round_trip and not builder_equals"]
+TOML
+  ;;
+  *) echo "unknown target $target (claims or oracle)" >&2; exit 2 ;;
+esac
+export NUMBA_CACHE_DIR=${NUMBA_CACHE_DIR:-$repo/.numba_cache}
+nice -n 10 python -m mutmut run --max-children "${MUTATION_JOBS:-2}" || true
+python -m mutmut results --all true > results.txt 2>/dev/null || true
+python - results.txt <<'PY'
+import collections, re, sys
+per = collections.defaultdict(collections.Counter)
+for line in open(sys.argv[1]):
+    if ": " not in line:
+        continue
+    name, status = line.strip().rsplit(": ", 1)
+    mod = name.split(".x_")[0].split(".xǁ")[0]
+    fn = re.sub(r"__mutmut_\d+$", "", name)
+    per[mod][status] += 1
+    per["ALL"][status] += 1
+    if ".scenarios." in name and ".x_claim_" in name:
+        per["scenario claim functions"][status] += 1
+for mod, c in sorted(per.items()):
+    k, s = c["killed"], c["survived"]
+    rate = f"{k / (k + s):.1%}" if k + s else "n/a"
+    print(f"{mod:40s} killed {k:5d} survived {s:5d} no-tests {c['no tests']:5d} "
+          f"other {sum(c.values()) - k - s - c['no tests']:4d}  kill rate {rate}")
+PY
+echo "work dir: $work (mutants/, results.txt; 'python -m mutmut show NAME' there)"
