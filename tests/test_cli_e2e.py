@@ -170,9 +170,12 @@ def test_spark_backend_runs_an_engine_scenario(tmp_path, repo_root, spark, monke
     s = cli("run", "basic/mg1_engine", "--out", tmp_path / "s", "--figures-dir", tmp_path / "f",
             *sets)
     assert s.exit_code == 0, s.output + s.stderr
-    k = pd.read_parquet(tmp_path / "k/basic/mg1_engine/points.parquet").drop(columns="wall_s")
-    ser = pd.read_parquet(tmp_path / "s/basic/mg1_engine/points.parquet").drop(columns="wall_s")
+    # --set runs write their variant directory and suffixed figures (sim.staleness)
+    from sim.staleness import variant_slug
+    v = "mg1_engine@" + variant_slug([x for x in sets if x != "--set"])
+    k = pd.read_parquet(tmp_path / "k/basic" / v / "points.parquet").drop(columns="wall_s")
+    ser = pd.read_parquet(tmp_path / "s/basic" / v / "points.parquet").drop(columns="wall_s")
     assert len(k) == 2 and k["error"].isna().all()
     assert (k["pred_eval"] > 0).all()                       # the engine did work
     pd.testing.assert_frame_equal(k.reset_index(drop=True), ser.reset_index(drop=True))
-    assert (tmp_path / "f/basic/mg1_engine.png").is_file()
+    assert (tmp_path / "f/basic" / f"{v}.png").is_file()

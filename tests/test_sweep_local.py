@@ -91,7 +91,7 @@ def test_sweep_killed_midway_resumes(tmp_path, repo_root, basic):
 def test_workers_do_not_outlive_a_killed_sweep(tmp_path, repo_root, sig):
     """Killing only the `cepsim sweep` process (not its group) must not leave pool workers."""
     out = tmp_path / "res"
-    shards = out / "demo" / _VARIANT / "shards"
+    shards = out / "demo" / _VARIANT / "shards"  # a --set run writes its variant directory
     cmd = [sys.executable, "-m", "sim.cli", "sweep", "experiments/demo/basic.toml", "--backend",
            "local", "--workers", "2", "--out", str(out), "--figures-dir", str(tmp_path / "figs")]
     for s in SLEEPY:
