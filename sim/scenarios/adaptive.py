@@ -374,6 +374,9 @@ def claim_overhead(df, uncond_max: float = 11.0, other_max: float = 1.0) -> Clai
 
 
 def claim_zstream_gain_larger(df) -> ClaimResult:
+    """Per dataset, the invariant method's gain over static (mean over n of inv / static
+    throughput, best d and t tuned as in ``tuned``) is larger with ZStream than with greedy,
+    and ZStream's gain is a gain (> 1)."""
     d = _ok(df)
     gains = {}
     for (ds, pl), _ in d.groupby(["dataset", "planner"]):
@@ -387,10 +390,11 @@ def claim_zstream_gain_larger(df) -> ClaimResult:
             ok = False
             parts.append(f"{ds}: greedy {g}, zstream {z} (a planner did not run)")
             continue
-        ok &= z > g
+        ok &= z > g and z > 1.0      # a "larger gain" below 1 is a smaller loss, not a gain
         parts.append(f"{ds}: inv/static greedy {g:.2f}, zstream {z:.2f}")
     return ClaimResult(ok and bool(parts), "; ".join(parts) + " (paper: invariant gain "
-                                                              "considerably higher with ZStream)")
+                                                              "considerably higher with ZStream; "
+                                                              "check zstream > greedy and > 1)")
 
 
 # --- Fig 5: d scan
