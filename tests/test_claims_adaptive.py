@@ -127,6 +127,13 @@ def _davg(tr_davg, st_davg, n=6, datasets=("traffic", "stocks")):
     return _df(*rows, *_junk(n=n))
 
 
+def _davg_nan_n3():
+    df = _davg(0.09, 0.4)
+    at = (df["dataset"] == "traffic") & (df["n"] == 3) & df["error"].isna()
+    df.loc[at, [c for c in df.columns if c.endswith("_thr")]] = math.nan
+    return df
+
+
 def _theorem2(fn=0.0, fp=0, K="all"):
     return _df(_row(K=K, inv0_fn=0.0, inv0_fp=0), _row(K=K, n=5, inv0_fn=fn, inv0_fp=fp),
                _row(K="1", inv0_fn=0.4, inv0_fp=3),          # K = 1: not Theorem 2's setting
@@ -185,6 +192,9 @@ CASES = {
           r"\(paper: unconditional up to 11\.0%, invariant and threshold <= 1\.0%\)$"]),
         (lambda d: S.claim_overhead(d), _overhead(thr_ovh_n5=1.5), False,
          [r"inv 0\.50%, thr 1\.50%"]),
+        # a NaN overhead at the last n is not "<= 1 %" (builtin max() dropped it)
+        (lambda d: S.claim_overhead(d), _overhead(thr_ovh_n5=math.nan), False,
+         [r"inv 0\.50%, thr nan%"]),
     ],
     "claim_zstream_gain_larger": [
         (lambda d: S.claim_zstream_gain_larger(d), _gain(1.2, 1.5), True,
@@ -243,6 +253,10 @@ CASES = {
           r"d_opt / d=0 = 2-25x, consistent d_opt\)$"]),
         (lambda d: S.claim_dopt_vs_d0(d, lo=2.0, hi=25.0), _dscan(15.0), False,
          [r"d_opt=0\.1 \(best at 100% of n\), max d_opt/d0 = 1\.50"]),
+        # no measured throughput at all: FAIL (it raised TypeError from idxmax on NaN)
+        (lambda d: S.claim_dopt_vs_d0(d, lo=2.0, hi=25.0),
+         _dscan(30.0).assign(**{f"{c}_thr": math.nan for c in ("inv0", "inv0.1", "inv0.2")}),
+         False, [r"^traffic/zstream: no measured throughput \(paper"]),
     ],
     "claim_davg_precision": [
         (lambda d: S.claim_davg_precision(d), _davg(0.09, 0.4), True,
@@ -254,6 +268,10 @@ CASES = {
          [r"mean precision n>=6 traffic 25%, stocks 90%"]),
         (lambda d: S.claim_davg_precision(d), _davg(0.09, 0.4, datasets=("traffic",)), False,
          [r"traffic 90%, stocks nan%"]),
+        # an n without measured throughput is skipped (it raised TypeError from idxmax on NaN)
+        (lambda d: S.claim_davg_precision(d), _davg_nan_n3(), True,
+         [r"traffic/zstream: n=6: d_avg=0\.09 d_opt=0\.1 prec=90% thr=0\.80;",
+          r"traffic 90%, stocks 25%"]),
     ],
     "claim_sensitivity_report": [
         (lambda d: S.claim_sensitivity_report(d), _sens(), True,
