@@ -363,9 +363,10 @@ def claim_overhead(df, uncond_max: float = 11.0, other_max: float = 1.0) -> Clai
     out, ok = [], True
     for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
         t = tuned(df, ds, pl)
-        u = max(v["uncond"]["ovh"] for v in t["per_n"].values())
-        i = max(v["inv"]["ovh"] for v in t["per_n"].values())
-        h = max(v["thr"]["ovh"] for v in t["per_n"].values())
+        # np.max, not max(): a NaN overhead must propagate (and fail), whatever its position
+        u = float(np.max([v["uncond"]["ovh"] for v in t["per_n"].values()]))
+        i = float(np.max([v["inv"]["ovh"] for v in t["per_n"].values()]))
+        h = float(np.max([v["thr"]["ovh"] for v in t["per_n"].values()]))
         ok &= i <= other_max and h <= other_max
         out.append(f"{ds}/{pl}: max overhead uncond {u:.1f}%, inv {i:.2f}%, thr {h:.2f}%")
     return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: unconditional up to "
@@ -374,6 +375,9 @@ def claim_overhead(df, uncond_max: float = 11.0, other_max: float = 1.0) -> Clai
 
 
 def claim_zstream_gain_larger(df) -> ClaimResult:
+    """Per dataset, the invariant method's gain over static (mean over n of inv / static
+    throughput, best d and t tuned as in ``tuned``) is larger with ZStream than with greedy,
+    and ZStream's gain is a gain (> 1)."""
     d = _ok(df)
     gains = {}
     for (ds, pl), _ in d.groupby(["dataset", "planner"]):
@@ -387,10 +391,11 @@ def claim_zstream_gain_larger(df) -> ClaimResult:
             ok = False
             parts.append(f"{ds}: greedy {g}, zstream {z} (a planner did not run)")
             continue
-        ok &= z > g
+        ok &= z > g and z > 1.0      # a "larger gain" below 1 is a smaller loss, not a gain
         parts.append(f"{ds}: inv/static greedy {g:.2f}, zstream {z:.2f}")
     return ClaimResult(ok and bool(parts), "; ".join(parts) + " (paper: invariant gain "
-                                                              "considerably higher with ZStream)")
+                                                              "considerably higher with ZStream; "
+                                                              "check zstream > greedy and > 1)")
 
 
 # --- Fig 5: d scan
@@ -405,7 +410,11 @@ def claim_dopt_vs_d0(df, lo: float = 2.0, hi: float = 25.0) -> ClaimResult:
     out, ok = [], True
     for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
         d, labs = d_scan(df, ds, pl)
-        m = d.groupby("n")[[c + "_thr" for c in labs]].mean()
+        m = d.groupby("n")[[c + "_thr" for c in labs]].mean().dropna(how="all")
+        if m.empty:                  # no measured throughput (NaN): nothing to compare
+            ok = False
+            out.append(f"{ds}/{pl}: no measured throughput")
+            continue
         dopt = m.mean().idxmax()[:-4]
         per_n_best = m.idxmax(axis=1).str[:-4]
         consistent = float((per_n_best == dopt).mean())
@@ -427,6 +436,8 @@ def claim_davg_precision(df) -> ClaimResult:
         rows = []
         for n, g in d.groupby("n"):
             m = g[[c + "_thr" for c in labs]].mean()
+            if m.isna().all():       # no measured throughput at this n (NaN): skip it
+                continue
             dopt = float(m.idxmax()[3:-4])
             da = float(g["d_avg"].mean())
             p = min(da, dopt) / max(da, dopt) if max(da, dopt) > 0 else 1.0

@@ -356,6 +356,8 @@ def claim_ratio(df, metric: str = "latency_mean", better: str = "", than: str = 
     if d.empty or metric not in d.columns:
         return ClaimResult(False, f"no successful rows with {metric!r}")
     keys = [by] if by and by in d.columns else []
+    if at is not None and not keys:
+        return ClaimResult(False, f"no {by!r} column: cannot check at {by} = {list(at)}")
     g = d.groupby(keys + ["engine"])[metric].mean().unstack("engine") if keys else \
         d.groupby("engine")[metric].mean().to_frame().T
     for e in (better, than):
@@ -379,10 +381,9 @@ def claim_same_matches(df, by: str = "") -> ClaimResult:
         return ClaimResult(False, "no successful rows")
     keys = [k for k in ([by] if by else []) + ["stream_seed", "generator", "data", "pattern",
                                                 "pattern_file", "n_events"] if k in d.columns]
-    per = d.groupby(keys + ["engine"], dropna=False)["matches"].first() if keys else \
-        d.groupby("engine")["matches"].first()
-    spread = per.groupby(level=list(range(len(keys))), dropna=False).nunique() if keys else \
-        per.nunique()
+    # every row of a stream (all engines, all rates) must report the same count
+    spread = d.groupby(keys, dropna=False)["matches"].nunique(dropna=False) if keys else \
+        d["matches"].nunique(dropna=False)
     bad = int((spread > 1).sum()) if keys else int(spread > 1)
     counts = ", ".join(f"{e}: {v}" for e, v in d.groupby("engine")["matches"].sum().items())
     return ClaimResult(bad == 0, f"{bad} stream(s) where engines disagree; total matches {counts}")
@@ -393,6 +394,6 @@ def claim_all_stable(df) -> ClaimResult:
     d = _ok(df)
     if d.empty or "offered_load" not in d.columns:
         return ClaimResult(False, "no successful rows with offered_load")
-    bad = d[d["offered_load"] >= 1]
+    bad = d[~(d["offered_load"] < 1)]          # a missing (NaN) load is not a stable one
     return ClaimResult(bad.empty, f"{len(bad)} of {len(d)} points with ρ >= 1 (max ρ = "
                                   f"{float(d['offered_load'].max()):.3f})")
