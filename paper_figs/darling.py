@@ -123,6 +123,7 @@ def fig_sensitivity(df, out_base: Path) -> list[Path]:
     for ax in axs:
         ax.set_yticks(list(y))
         ax.set_yticklabels(list(g.index), fontsize=7)
+        ax.set_ylabel("shedder variant")
         ax.invert_yaxis()
     fig.suptitle("DARLING options and baseline variants (Q1, W = 50 ms)")
     fig.tight_layout()

@@ -377,7 +377,11 @@ def figures(names: Optional[List[str]] = typer.Argument(None, help="configs (pat
             out: Optional[Path] = typer.Option(None, "--out", help=_OUT_HELP),
             figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=_FIGS_HELP)):
     """Redraw figures from stored results only (no simulation); refuses stale results."""
-    entries, refused = _collect(_out_root(out), names)
+    root = _out_root(out)
+    entries, refused = _collect(root, names)
+    if not entries and not refused:
+        raise CepsimInputError(f"no stored results under {root}; run experiments first (`cepsim "
+                               f"run ...` or `cepsim reproduce`), or pass --out RESULTS_ROOT")
     for msg in refused:
         typer.echo(msg, err=True)
     errors = []

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from engines.errors import CepsimInputError
 from sim.claims import (ClaimResult, ClaimRow, check_experiment, format_markdown, format_table,
                         write_markdown)
 from sim.config import config_from_dict, load_config, resolve_function
@@ -275,16 +276,14 @@ def test_check_experiment_verdicts_errors_and_wrong_return_type(monkeypatch):
     monkeypatch.setattr(demo, "claim_spy", spy, raising=False)
     cfg = _cfg([{"name": "ok", "fn": "demo:claim_spy", "args": {"k": 3}},
                 {"name": "tuple", "fn": "demo:claim_returns_tuple"},
-                {"name": "raises", "fn": "demo:claim_raises"},
-                {"name": "missing", "fn": "demo:no_such_claim"}])
+                {"name": "raises", "fn": "demo:claim_raises"}])
     df = pd.DataFrame({"a": [1, 2]})
     out = check_experiment(cfg, df)
-    assert [n for n, _ in out] == ["ok", "tuple", "raises", "missing"]
+    assert [n for n, _ in out] == ["ok", "tuple", "raises"]
     assert out[0][1] == ClaimResult(True, "k=3")
     assert out[1][1].passed is False and "returned tuple, not ClaimResult" in out[1][1].measured
     assert out[2][1].passed is False and out[2][1].measured.startswith(
         "error: ZeroDivisionError: division by zero")
-    assert out[3][1].passed is False and "no function 'no_such_claim'" in out[3][1].measured
     assert "mutated" not in df.columns and seen["df"] is not df      # claims get a copy
 
 
@@ -334,12 +333,15 @@ def test_claim_fails_when_every_point_failed(spec):
 
 
 def test_check_experiment_error_names_the_config_and_claim():
+    """A claim naming a function that does not exist is a config error (exit 2 in the CLI),
+    raised before any claim runs, naming the config file and the key."""
     cfg = _cfg([{"name": "ok", "fn": "demo:claim_no_errors"},
                 {"name": "missing", "fn": "demo:no_such_claim"}])
-    out = check_experiment(cfg, pd.DataFrame({"error": [None]}))
-    msg = out[1][1].measured
-    assert msg.startswith("error: CepsimInputError: p/t: key 'claims[1].fn': "), msg
+    with pytest.raises(CepsimInputError, match=r"p/t: key 'claims\[1\]\.fn': .*no_such_claim"):
+        check_experiment(cfg, pd.DataFrame({"error": [None]}))
     cfg_file = load_config(REPO / "experiments/demo/basic.toml")
     bad = cfg_file.__class__(**{**cfg_file.__dict__, "claims": cfg.claims})
-    msg2 = check_experiment(bad, pd.DataFrame({"error": [None]}))[1][1].measured
-    assert str(REPO / "experiments/demo/basic.toml") in msg2 and "claims[1].fn" in msg2
+    with pytest.raises(CepsimInputError) as err:
+        check_experiment(bad, pd.DataFrame({"error": [None]}))
+    assert str(REPO / "experiments/demo/basic.toml") in str(err.value)
+    assert "claims[1].fn" in str(err.value)
