@@ -448,21 +448,24 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=_SCALE_HELP),
 
 @app.command()
 @_guard
-def report(out: Path = typer.Option(Path("results"), "--out", help="results root directory"),
-           figures_dir: Optional[Path] = typer.Option(None, "--figures-dir",
-                                                      help="figures root (default paper_figs/)"),
+def report(out: Optional[Path] = typer.Option(None, "--out", help=_OUT_HELP),
+           figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=_FIGS_HELP),
            report_dir: Optional[Path] = typer.Option(None, "--report-dir",
                                                      help="where to write (default OUT/report)")):
-    """Write a browsable HTML report (figures, claims, configs, versions) from stored results."""
+    """Write a browsable HTML report (figures, claims, configs, versions) from stored results;
+    stale results (config changed since the run) are left out with a message."""
     from sim.report import build_report
 
-    found = _configs_with_results(out)
+    root = _out_root(out)
+    found, refused = _collect(root, None)
+    for msg in refused:
+        typer.echo(msg, err=True)
     if not found:
-        raise CepsimInputError(f"no stored results under {out}; run experiments first (`cepsim "
+        raise CepsimInputError(f"no stored results under {root}; run experiments first (`cepsim "
                                f"reproduce --scale quick`), or pass --out RESULTS_ROOT")
-    dest = report_dir if report_dir is not None else out / "report"
+    dest = report_dir if report_dir is not None else root / "report"
     _check_output_path(dest / "index.html", "--report-dir")
-    page = build_report(found, _figures_root(figures_dir), dest, out)
+    page = build_report(found, _figures_root(figures_dir, out), dest, root)
     typer.echo(f"report: {page} ({len(found)} experiments)")
 
 
