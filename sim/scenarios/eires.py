@@ -145,7 +145,8 @@ def claim_hybrid_best(df, factor: float = 1.1) -> ClaimResult:
                 continue
             n += 1
             if s["Hybrid"] > factor * s.min():
-                bad.append(f"{_fmt_panel(keys, key)} {col}: Hybrid {s['Hybrid']:.1f} vs best "
+                bad.append(f"{_fmt_panel(keys, key)} {col.replace('lat_', METRIC + '_')}: Hybrid "
+                           f"{s['Hybrid']:.1f} vs best "
                            f"{s.idxmin()} {s.min():.1f}")
     return ClaimResult(n > 0 and not bad, f"{n - len(bad)}/{n} panel-percentiles pass"
                        + ("; fails: " + "; ".join(bad[:6]) if bad else "") + " (paper: Hybrid "
@@ -204,7 +205,7 @@ def claim_min_ratio(df, panel: dict, minimum: float, paper: float,
     rs = {b: _ratio(df, panel, b, col) for b in BASELINES}
     lo = min(rs.values())
     return ClaimResult(bool(np.isfinite(lo) and lo >= minimum),
-                       f"{panel}: min baseline/Hybrid {col} {lo:.2f}x (" +
+                       f"{panel}: min baseline/Hybrid {col.replace('lat_', METRIC + '_')} {lo:.2f}x (" +
                        ", ".join(f"{b} {r:.2f}x" for b, r in rs.items()) +
                        f"); required >= {minimum}x (paper {paper}x)")
 
