@@ -222,7 +222,17 @@ CASES = [
      _sweep("omega_fetch", OMEGA, {"Hybrid": [30.0, 20.0, 12.0, 10.0, 11.0],
                                    "PFetch": [1.0, 1.0, 1.0, 1.0, 1.0]}), True,
      [r"^Hybrid arr_lat_p50 by omega_fetch: 0\.1:30\.0, 0\.3:20\.0, 0\.5:12\.0, 0\.7:10\.0, "
-      r"0\.9:11\.0; best \[0\.7\] \(paper 0\.7, accept \[0\.5, 0\.7, 0\.9\]\)$"]),
+      r"0\.9:11\.0; best \[0\.7\], max/min 3\.000 \(paper 0\.7, accept \[0\.5, 0\.7, 0\.9\]; "
+      r"a curve flatter than 1\.05x max/min shows no optimum: FAIL\)$"]),
+    ("best-at-fail-flat", lambda df: S.claim_best_at(df, x="omega_cache", strategy="Hybrid",
+                                                     accept=[0.3, 0.5, 0.7], paper=0.5),
+     _sweep("omega_cache", OMEGA, {"Hybrid": [10.4, 10.2, 10.0, 10.3, 10.1]}), False,
+     [r"best \[0\.5\], max/min 1\.040 \(paper 0\.5"]),
+    ("best-at-pass-spread-threshold",
+     lambda df: S.claim_best_at(df, x="omega_cache", strategy="Hybrid", accept=[0.3, 0.5, 0.7],
+                                paper=0.5, min_spread=1.04),
+     _sweep("omega_cache", OMEGA, {"Hybrid": [10.4, 10.2, 10.0, 10.3, 10.1]}), True,
+     [r"best \[0\.5\], max/min 1\.040", r"flatter than 1\.04x"]),
     ("best-at-fail", lambda df: S.claim_best_at(df, x="omega_fetch", strategy="Hybrid",
                                                 accept=[0.5, 0.7, 0.9], paper=0.7),
      _sweep("omega_fetch", OMEGA, {"Hybrid": [5.0, 20.0, 12.0, 10.0, 11.0]}), False,
@@ -230,7 +240,8 @@ CASES = [
     ("best-at-pass-tie", lambda df: S.claim_best_at(df, x="lookahead", strategy="PFetch",
                                                     accept=[2, 3, 4], paper=3, tie=0.1),
      _sweep("lookahead", (0, 1, 2, 3), {"PFetch": [30.0, 10.0, 10.5, 12.0]}), True,
-     [r"0:30\.0, 1:10\.0, 2:10\.5, 3:12\.0; best \[1, 2\] \(paper 3, accept \[2, 3, 4\]\)$"]),
+     [r"0:30\.0, 1:10\.0, 2:10\.5, 3:12\.0; best \[1, 2\], max/min 3\.000 \(paper 3, "
+      r"accept \[2, 3, 4\];"]),
     ("best-at-fail-no-tie", lambda df: S.claim_best_at(df, x="lookahead", strategy="PFetch",
                                                        accept=[2, 3, 4], paper=3),
      _sweep("lookahead", (0, 1, 2, 3), {"PFetch": [30.0, 10.0, 10.5, 12.0]}), False,

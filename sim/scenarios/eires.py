@@ -278,7 +278,7 @@ def claim_monotone(df, x: str, direction: str, most: str | None = None,
 
 
 def claim_best_at(df, x: str, strategy: str, accept: list, paper, col: str = "arr_lat_p50",
-                  tie: float = 0.0) -> ClaimResult:
+                  tie: float = 0.0, min_spread: float = 1.05) -> ClaimResult:
     """The ``x`` minimising ``col`` for ``strategy`` lies in ``accept`` (ties within ``tie``
     relative count as best)."""
     d = _ok(df)
@@ -286,7 +286,9 @@ def claim_best_at(df, x: str, strategy: str, accept: list, paper, col: str = "ar
     if s.empty:
         return ClaimResult(False, "no rows")
     best = s[s <= s.min() * (1 + tie)].index.tolist()
-    ok = any(b in accept for b in best)
+    spread = float(s.max() / s.min()) if s.min() > 0 else float("inf")
+    ok = any(b in accept for b in best) and spread >= min_spread
     return ClaimResult(bool(ok), f"{strategy} {col} by {x}: " +
                        ", ".join(f"{i:g}:{v:.1f}" for i, v in s.items()) +
-                       f"; best {best} (paper {paper}, accept {accept})")
+                       f"; best {best}, max/min {spread:.3f} (paper {paper}, accept {accept}; "
+                       f"a curve flatter than {min_spread}x max/min shows no optimum: FAIL)")
