@@ -1,0 +1,259 @@
+"""DARLING claim functions (``sim/scenarios/darling.py``) on small synthetic result tables built
+to PASS and built to FAIL, both directions asserted, the numbers the verdict rests on checked in
+the ``measured`` text; every claim leaves its input untouched and FAILs (without raising) on an
+empty table and on a table whose every row is an error.
+
+Tables carry only the columns the claim reads (plus ``error``): one row per (x, method[, seed]).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sim.scenarios.darling as S
+from sim.claims import ClaimResult
+
+BASE = ("random_pm", "espice", "hspice", "icde20")
+
+
+def _dar(x: str, xs, by_method: dict, seeds=(1,)) -> pd.DataFrame:
+    """``by_method``: method -> {column: scalar or list over ``xs`` (or over ``xs`` x ``seeds``
+    when the list is that long)}; a row per (x, method, seed)."""
+    rows = []
+    for m, cols in by_method.items():
+        for i, xv in enumerate(xs):
+            for j, sd in enumerate(seeds):
+                r = {x: xv, "method": m, "seed": sd, "error": None}
+                for c, v in cols.items():
+                    if isinstance(v, (list, tuple)):
+                        v = v[i * len(seeds) + j] if len(v) == len(xs) * len(seeds) > len(xs) \
+                            else v[i]
+                    r[c] = v
+                rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def _with_error_row(df: pd.DataFrame, **bad) -> pd.DataFrame:
+    """Append a copy of the first row marked as an error, with absurd values the claim must
+    ignore."""
+    row = df.iloc[[0]].copy()
+    row["error"] = "boom"
+    for k, v in bad.items():
+        row[k] = v
+    return pd.concat([df, row], ignore_index=True)
+
+
+# ----------------------------------------------------------------------------- tables
+def _lmax(lat=(0.5, 0.9), matches=(5, 5), x="window_ms", xs=(10, 100)):
+    return _dar(x, xs, {"darling": {"latency_mean": list(lat), "lmax_s": 1.0,
+                                    "matches_measured": list(matches)},
+                        "random_pm": {"latency_mean": 50.0, "lmax_s": 1.0,
+                                      "matches_measured": 5}})
+
+
+def _kept(darling=(50.0, 40.0), ri=(45.0, 30.0), metric="kept_pct", xs=(10, 100),
+          base=None, x="window_ms"):
+    base = base or {"random_pm": (48.0, 10.0), "espice": (30.0, 20.0), "hspice": (20.0, 5.0),
+                    "icde20": (10.0, 15.0)}
+    by = {"darling": {metric: list(darling)}}
+    by.update({b: {metric: list(v)} for b, v in base.items()})
+    if ri is not None:
+        by["random_input"] = {metric: list(ri)}
+    return _dar(x, xs, by)
+
+
+def _lowest(darling=(1.0, 2.0), rpm=(3.0, 10.0), rpm_matches=(5, 5), x="window_ms"):
+    return _dar(x, (10, 100), {
+        "darling": {"latency_mean": list(darling), "matches_measured": 5},
+        "random_pm": {"latency_mean": list(rpm), "matches_measured": list(rpm_matches)},
+        "espice": {"latency_mean": [5.0, 20.0], "matches_measured": 5},
+        "hspice": {"latency_mean": [4.0, 30.0], "matches_measured": 5},
+        "icde20": {"latency_mean": [2.0, 15.0], "matches_measured": 5}})
+
+
+def _aux(aux=5, peak=10_000):
+    return _dar("window_ms", (10, 100), {
+        "darling": {"aux_memory_bytes": aux, "peak_memory_bytes": peak},
+        "icde20": {"aux_memory_bytes": 9_000, "peak_memory_bytes": 10_000}})
+
+
+def _overload(kept=(60.0, 55.0, 52.0), espice=(1.0, 2.0, 4.0)):
+    xs = (0.1, 0.5, 0.9)
+    by = {"darling": {"kept_pct": list(kept), "latency_mean": 0.5, "matches_measured": 5}}
+    for b, lat in zip(BASE, ([1.0, 1.5, 3.0], list(espice), [2.0, 2.0, 2.2], [1.0, 9.0, 10.0])):
+        by[b] = {"kept_pct": 30.0, "latency_mean": lat, "matches_measured": 5}
+    return _dar("overload", xs, by)
+
+
+def _nodrop(darling=(1.02, 2.0), shed=0, espice_top=30.0):
+    return _dar("window_ms", (10, 100), {
+        "none": {"latency_mean": [1.0, 2.0], "matches_measured": 5, "shed_events": 0},
+        "darling": {"latency_mean": list(darling), "matches_measured": 5, "shed_events": shed},
+        "espice": {"latency_mean": [5.0, espice_top], "matches_measured": 5, "shed_events": 0},
+        "hspice": {"latency_mean": [6.0, 25.0], "matches_measured": 5, "shed_events": 0}})
+
+
+def _seeds(kept=(50.0, 54.0, 50.0, 54.0), lat=(1.0, 1.1, 1.0, 1.1), seeds=(1, 2)):
+    return _dar("window_ms", (10, 100), {
+        "darling": {"kept_pct": list(kept), "latency_mean": list(lat)},
+        "random_pm": {"kept_pct": [0.0, 100.0, 0.0, 100.0], "latency_mean": [1.0, 9.0, 1.0, 9.0]}},
+        seeds=seeds)
+
+
+def _vs_ri(darling=(50.0, 40.0), ri=(50.0, 41.0)):
+    return _dar("window_ms", (10, 100), {"darling": {"kept_pct": list(darling)},
+                                         "random_input": {"kept_pct": list(ri)}})
+
+
+# ----------------------------------------------------------------------------- cases
+# (id, call, table, expected verdict, regexes that must occur in `measured`)
+CASES = [
+    # --- claim_latency_le_lmax
+    ("lmax-pass", lambda df: S.claim_latency_le_lmax(df, x="window_ms"), _lmax(), True,
+     [r"^DARLING latency / Lmax per window_ms: 10: 0\.5, 100: 0\.9 \(paper: <= 1 everywhere\)$"]),
+    ("lmax-pass-error-row-ignored", lambda df: S.claim_latency_le_lmax(df),
+     _with_error_row(_lmax(), latency_mean=99.0), True, [r"10: 0\.5, 100: 0\.9"]),
+    ("lmax-pass-length", lambda df: S.claim_latency_le_lmax(df, x="length"),
+     _lmax(lat=(1.0, 0.2), x="length", xs=(2, 8)), True, [r"per length: 2: 1, 8: 0\.2"]),
+    ("lmax-fail", lambda df: S.claim_latency_le_lmax(df, x="window_ms"), _lmax(lat=(0.5, 1.2)),
+     False, [r"100: 1\.2 "]),
+    ("lmax-fail-no-matches-is-nan", lambda df: S.claim_latency_le_lmax(df),
+     _lmax(lat=(0.0, 0.5), matches=(0, 5)), False, [r"10: nan, 100: 0\.5"]),
+
+    # --- claim_kept_ge_baselines
+    ("kept-pass", lambda df: S.claim_kept_ge_baselines(df, x="window_ms", paper="up to 10x"),
+     _kept(), True,
+     [r"^kept_pct DARLING vs best baseline per window_ms: 10: 50\.0% vs 48\.0% \(random_pm\), "
+      r"100: 40\.0% vs 20\.0% \(espice\); ratio at largest window_ms 2\.00 \(need >= 2\.0; "
+      r"paper up to 10x\); random input: 45\.0%, 30\.0%$"]),
+    ("kept-pass-error-row-ignored", lambda df: S.claim_kept_ge_baselines(df),
+     _with_error_row(_kept(), method="espice", kept_pct=99.0), True, [r"10: 50\.0% vs 48\.0%"]),
+    ("kept-fail-every", lambda df: S.claim_kept_ge_baselines(df, tol=0.05),
+     _kept(darling=(45.0, 40.0)), False, [r"10: 45\.0% vs 48\.0% \(random_pm\)",
+                                          r"ratio at largest window_ms 2\.00"]),
+    ("kept-fail-top", lambda df: S.claim_kept_ge_baselines(df, factor_at_max=2.0),
+     _kept(darling=(50.0, 39.0)), False, [r"ratio at largest window_ms 1\.95 \(need >= 2\.0"]),
+    ("kept-pass-baselines-zero-at-top", lambda df: S.claim_kept_ge_baselines(df),
+     _kept(darling=(50.0, 5.0), base={"random_pm": (48.0, 0.0), "espice": (1.0, 0.0)}), True,
+     [r"100: 5\.0% vs 0\.0%", r"ratio at largest window_ms nan"]),
+    ("kept-fail-darling-nan-at-top", lambda df: S.claim_kept_ge_baselines(df),
+     _kept(darling=(50.0, np.nan)), False, [r"100: nan% vs 20\.0%"]),
+    ("kept-within-lmax-pass",
+     lambda df: S.claim_kept_ge_baselines(df, x="overload", factor_at_max=1.0,
+                                          metric="kept_within_lmax_pct", paper="n/a"),
+     _kept(darling=(50.0, 20.0), ri=None, metric="kept_within_lmax_pct", xs=(0.1, 0.9),
+           x="overload"), True,
+     [r"^kept_within_lmax_pct DARLING vs best baseline per overload: 0\.1: 50\.0%",
+      r"ratio at largest overload 1\.00 \(need >= 1\.0; paper n/a\)$"]),
+    ("kept-within-lmax-fail",
+     lambda df: S.claim_kept_ge_baselines(df, factor_at_max=1.0, metric="kept_within_lmax_pct"),
+     _kept(darling=(50.0, 18.0), ri=None, metric="kept_within_lmax_pct"), False,
+     [r"100: 18\.0% vs 20\.0% \(espice\)", r"ratio at largest window_ms 0\.90"]),
+
+    # --- claim_latency_lowest
+    ("lowest-pass", lambda df: S.claim_latency_lowest(df, x="window_ms", paper="87x"),
+     _lowest(), True,
+     [r"^lowest baseline latency / DARLING per window_ms: 10: 2\.00x \(icde20\), 100: 5\.00x "
+      r"\(random_pm\) \(need all >= 1 and >= 5\.0 at the largest; paper 87x\)$"]),
+    ("lowest-pass-no-match-baseline-ignored", lambda df: S.claim_latency_lowest(df),
+     _lowest(rpm=(0.0, 10.0), rpm_matches=(0, 5)), True, [r"10: 2\.00x \(icde20\)"]),
+    ("lowest-fail-every", lambda df: S.claim_latency_lowest(df), _lowest(darling=(2.5, 2.0)),
+     False, [r"10: 0\.80x \(icde20\)", r"100: 5\.00x"]),
+    ("lowest-fail-top", lambda df: S.claim_latency_lowest(df, factor_at_max=5.0),
+     _lowest(darling=(1.0, 2.5)), False, [r"100: 4\.00x \(random_pm\)"]),
+
+    # --- claim_aux_memory
+    ("aux-pass", lambda df: S.claim_aux_memory(df, x="length"), _aux(), True,
+     [r"^aux / peak memory: mean 0\.050 %, max 0\.050 % \(limit 0\.1 %; paper 0\.03 %"]),
+    ("aux-pass-error-row-ignored", lambda df: S.claim_aux_memory(df),
+     _with_error_row(_aux(), aux_memory_bytes=10_000), True, [r"max 0\.050 %"]),
+    ("aux-fail", lambda df: S.claim_aux_memory(df, limit_pct=0.1), _aux(aux=20), False,
+     [r"mean 0\.200 %, max 0\.200 %"]),
+
+    # --- claim_overload_flat
+    ("flat-pass", lambda df: S.claim_overload_flat(df, x="overload", points=10.0), _overload(),
+     True, [r"^DARLING kept range 52\.0-60\.0% \(span 8\.0 points, limit 10\.0\)",
+            r"random_pm 3\.00x, espice 4\.00x, hspice 1\.10x, icde20 10\.00x"]),
+    ("flat-fail-span", lambda df: S.claim_overload_flat(df, points=10.0),
+     _overload(kept=(60.0, 55.0, 48.0)), False, [r"span 12\.0 points, limit 10\.0"]),
+    ("flat-fail-baseline-falls", lambda df: S.claim_overload_flat(df),
+     _overload(espice=(4.0, 3.0, 2.0)), False, [r"espice 0\.50x"]),
+
+    # --- claim_nodrop_overhead
+    ("nodrop-pass",
+     lambda df: S.claim_nodrop_overhead(df, x="window_ms", factor=1.05, spice_factor=10.0),
+     _nodrop(), True,
+     [r"^DARLING / no-shedder latency: 10: 1\.020, 100: 1\.000; min\(eSPICE, hSPICE\) / DARLING "
+      r"at the largest window_ms: 12\.5x \(need >= 10\.0", r"DARLING dropped 0 events"]),
+    ("nodrop-fail-overhead", lambda df: S.claim_nodrop_overhead(df), _nodrop(darling=(1.1, 2.0)),
+     False, [r"10: 1\.100"]),
+    ("nodrop-fail-shed", lambda df: S.claim_nodrop_overhead(df), _nodrop(shed=3), False,
+     [r"DARLING dropped 6 events \(must be 0\)"]),
+    ("nodrop-fail-spice", lambda df: S.claim_nodrop_overhead(df, spice_factor=10.0),
+     _nodrop(espice_top=18.0), False, [r"largest window_ms: 9\.0x"]),
+
+    # --- claim_seed_spread
+    ("seeds-pass", lambda df: S.claim_seed_spread(df, x="window_ms", kept_pct=6.0, lat_pct=12.0),
+     _seeds(), True, [r"^std of kept \(points\): max 2\.83 \(limit 6\.0\); relative std of "
+                      r"latency: max 6\.7 % \(limit 12\.0\); 2 seeds$"]),
+    ("seeds-fail-kept", lambda df: S.claim_seed_spread(df), _seeds(kept=(50, 54, 50, 60)), False,
+     [r"max 7\.07 \(limit 6\.0\)"]),
+    ("seeds-fail-latency", lambda df: S.claim_seed_spread(df),
+     _seeds(lat=(1.0, 1.1, 1.0, 1.5)), False, [r"latency: max 28\.3 %"]),
+    ("seeds-fail-one-seed", lambda df: S.claim_seed_spread(df),
+     _seeds(kept=(50, 50), lat=(1, 1), seeds=(1,)), False, [r"^needs >= 2 seeds per point$"]),
+
+    # --- claim_darling_vs_random_input
+    ("vs-ri-pass", lambda df: S.claim_darling_vs_random_input(df, x="window_ms", tol=0.05),
+     _vs_ri(), True,
+     [r"^DARLING / random input kept ratio per window_ms: 10: 1\.00, 100: 0\.98 "
+      r"\(need >= 0\.95\)$"]),
+    ("vs-ri-pass-random-input-zero", lambda df: S.claim_darling_vs_random_input(df),
+     _vs_ri(darling=(50.0, 3.0), ri=(50.0, 0.0)), True, [r"100: nan"]),
+    ("vs-ri-fail", lambda df: S.claim_darling_vs_random_input(df), _vs_ri(ri=(50.0, 44.0)), False,
+     [r"100: 0\.91"]),
+    ("vs-ri-fail-not-run", lambda df: S.claim_darling_vs_random_input(df),
+     _kept(ri=None), False, [r"^random_input not run$"]),
+]
+
+
+@pytest.mark.parametrize("call, df, want, patterns",
+                         [pytest.param(c, d, w, p, id=i) for i, c, d, w, p in CASES])
+def test_darling_claim_case(call, df, want, patterns):
+    before = df.copy()
+    res = call(df)
+    assert isinstance(res, ClaimResult)
+    assert isinstance(res.passed, (bool, np.bool_))
+    assert bool(res.passed) == want, res.measured
+    for pat in patterns:
+        assert re.search(pat, res.measured), f"measured lacks /{pat}/: {res.measured!r}"
+    pd.testing.assert_frame_equal(df, before)          # a claim never edits its input
+
+
+def test_every_darling_claim_has_both_directions():
+    def name(call):
+        return next(n for n in call.__code__.co_names if n.startswith("claim_"))
+
+    verdicts: dict = {}
+    for _, call, _, want, _ in CASES:
+        verdicts.setdefault(name(call), set()).add(want)
+    claims = {n for n in dir(S) if n.startswith("claim_")}
+    assert set(verdicts) == claims
+    assert all(v == {True, False} for v in verdicts.values()), verdicts
+
+
+@pytest.mark.parametrize("call, df", [pytest.param(c, d, id=i) for i, c, d, w, _ in CASES if w])
+def test_darling_claim_fails_on_empty_and_all_error_tables(call, df):
+    """Every PASS table, emptied or with every row an error, FAILs without raising."""
+    empty = df.iloc[0:0].copy()
+    res = call(empty)
+    assert isinstance(res, ClaimResult) and not res.passed, res.measured
+    errs = df.copy()
+    errs["error"] = "boom"
+    before = errs.copy()
+    res = call(errs)
+    assert isinstance(res, ClaimResult) and not res.passed, res.measured
+    pd.testing.assert_frame_equal(errs, before)

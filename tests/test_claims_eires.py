@@ -1,0 +1,313 @@
+"""EIRES claim functions (``sim/scenarios/eires.py``) on small synthetic result tables built to
+PASS and built to FAIL, both directions asserted, the numbers the verdict rests on checked in the
+``measured`` text; every claim leaves its input untouched and FAILs (without raising) on an empty
+table and on a table whose every row is an error.
+
+Tables carry only the columns the claims read (the panel keys dataset / query / policy / cache,
+``strategy``, the swept parameter, ``arr_lat_p50`` / ``arr_lat_p95`` -- the claims' latency
+metric, ``METRIC = "arr_lat"`` -- and ``error``).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sim.scenarios.eires as S
+from sim.claims import ClaimResult
+
+
+def _rows(spec, dataset="DS1", query="Q1", policy="greedy", cache="cost", **extra):
+    """``spec``: strategy -> (p50, p95) or p50; one row per strategy of one panel."""
+    out = []
+    for st, v in spec.items():
+        p50, p95 = v if isinstance(v, tuple) else (v, 2 * v)
+        out.append({"dataset": dataset, "query": query, "policy": policy, "cache": cache,
+                    "strategy": st, "arr_lat_p50": p50, "arr_lat_p95": p95, "error": None,
+                    **extra})
+    return pd.DataFrame(out)
+
+
+def _cat(*dfs):
+    return pd.concat(dfs, ignore_index=True)
+
+
+def _sweep(x, xs, by_strategy):
+    """``by_strategy``: strategy -> arr_lat_p50 per value of ``xs``."""
+    return pd.DataFrame([{"dataset": "DS1", "query": "Q1", "policy": "greedy", "cache": "cost",
+                          "strategy": st, x: xv, "arr_lat_p50": v, "error": None}
+                         for st, vals in by_strategy.items() for xv, v in zip(xs, vals)])
+
+
+def _with_error_row(df, **bad):
+    row = df.iloc[[0]].copy()
+    row["error"] = "boom"
+    for k, v in bad.items():
+        row[k] = v
+    return _cat(df, row)
+
+
+# ----------------------------------------------------------------------------- tables
+def _overall(pfetch=(9.5, 30.0), lz=30.0, bl2=50.0, hybrid=(10.0, 20.0)):
+    spec = {"BL1": (40.0, 80.0), "BL2": bl2, "BL3": 100.0, "PFetch": pfetch, "LzEval": lz,
+            "Hybrid": hybrid}
+    return _cat(_rows(spec), _rows({**spec, "PFetch": (20.0, 40.0)}, cache="lru"))
+
+
+P_Q1 = {"dataset": "DS1", "policy": "greedy", "cache": "cost"}
+PAPER_Q1 = {"BL1": 111.0, "BL2": 6.0, "BL3": 283.0}
+
+
+def _ratios(bl1=100.0, bl2=5.0, bl3=300.0):
+    return _cat(_rows({"BL1": bl1, "BL2": bl2, "BL3": bl3, "Hybrid": 1.0}),
+                # another cache and another policy: must not enter the panel's ratios
+                _rows({"BL1": 1.0, "BL2": 1.0, "BL3": 1.0, "Hybrid": 1.0}, cache="lru"),
+                _rows({"BL1": 1.0, "BL2": 1.0, "BL3": 1.0, "Hybrid": 1.0}, policy="nongreedy"))
+
+
+P_NG = {"dataset": "DS1", "policy": "nongreedy", "cache": "cost"}
+
+
+def _minratio(bl2=20.0, strategies=("BL1", "BL2", "BL3", "Hybrid")):
+    spec = {"BL1": 40.0, "BL2": bl2, "BL3": 60.0, "Hybrid": 2.0}
+    return _cat(_rows({k: v for k, v in spec.items() if k in strategies}, policy="nongreedy"),
+                _rows({"BL1": 2.0, "BL2": 2.0, "BL3": 2.0, "Hybrid": 2.0}))
+
+
+P_Q2 = {"dataset": "DS1", "policy": "greedy"}
+
+
+def _maxratio(bl1=(1000.0, 3000.0)):
+    return _cat(_rows({"BL1": bl1, "BL2": (10.0, 20.0), "BL3": (50.0, 600.0),
+                       "Hybrid": (1.0, 2.0)}, query="Q2"),
+                _rows({"BL1": (1e6, 1e6), "Hybrid": (1.0, 1.0)}, query="Q2", dataset="DS2"))
+
+
+def _lru(ds1_lz_cost=20.0, ds2=True):
+    parts = [_rows({"PFetch": 10.0, "LzEval": ds1_lz_cost}),
+             _rows({"PFetch": 12.0, "LzEval": 20.0}, cache="lru"),
+             # DS2 non-greedy: not part of the claim, reversed on purpose
+             _rows({"PFetch": 100.0}, dataset="DS2", policy="nongreedy"),
+             _rows({"PFetch": 1.0}, dataset="DS2", policy="nongreedy", cache="lru")]
+    if ds2:
+        parts += [_rows({"PFetch": 6.0, "LzEval": 9.0}, dataset="DS2"),
+                  _rows({"PFetch": 5.0, "LzEval": 7.0}, dataset="DS2", cache="lru")]
+    return _cat(*parts)
+
+
+OMEGA = (0.1, 0.3, 0.5, 0.7, 0.9)
+
+
+# ----------------------------------------------------------------------------- cases
+# (id, call, table, expected verdict, regexes that must occur in `measured`)
+CASES = [
+    # --- claim_hybrid_best
+    ("hybrid-best-pass", lambda df: S.claim_hybrid_best(df, factor=1.1), _overall(), True,
+     [r"^4/4 panel-percentiles pass \(paper: Hybrid best everywhere\)$"]),
+    ("hybrid-best-pass-error-row-ignored", lambda df: S.claim_hybrid_best(df),
+     _with_error_row(_overall(), strategy="BL1", arr_lat_p50=0.001, arr_lat_p95=0.001), True,
+     [r"^4/4 panel-percentiles pass"]),
+    ("hybrid-best-fail", lambda df: S.claim_hybrid_best(df, factor=1.1),
+     _overall(pfetch=(9.0, 30.0)), False,
+     [r"^3/4 panel-percentiles pass; fails: DS1/Q1/greedy/cost arr_lat_p50: Hybrid 10\.0 vs "
+      r"best PFetch 9\.0 \(paper"]),
+    ("hybrid-best-fail-no-hybrid", lambda df: S.claim_hybrid_best(df),
+     _overall().query("strategy != 'Hybrid'"), False, [r"^0/0 panel-percentiles pass"]),
+
+    # --- claim_pf_lz_below_baselines
+    ("pf-lz-pass", lambda df: S.claim_pf_lz_below_baselines(df), _overall(), True,
+     [r"^4/4 pass$"]),
+    ("pf-lz-fail", lambda df: S.claim_pf_lz_below_baselines(df), _overall(lz=45.0), False,
+     [r"^2/4 pass; fails: DS1/Q1/greedy/cost LzEval 45\.0 >= 40\.0; "
+      r"DS1/Q1/greedy/lru LzEval 45\.0 >= 40\.0$"]),
+    # a baseline without latency (no match) is skipped wherever it sits in BL1..BL3
+    ("pf-lz-pass-bl1-without-latency", lambda df: S.claim_pf_lz_below_baselines(df),
+     _overall().assign(arr_lat_p50=lambda d: d.arr_lat_p50.where(d.strategy != "BL1")), True,
+     [r"^4/4 pass$"]),
+    ("pf-lz-fail-bl1-without-latency", lambda df: S.claim_pf_lz_below_baselines(df),
+     _overall(lz=55.0).assign(arr_lat_p50=lambda d: d.arr_lat_p50.where(d.strategy != "BL1")),
+     False, [r"LzEval 55\.0 >= 50\.0"]),
+    ("pf-lz-fail-bl2-without-latency", lambda df: S.claim_pf_lz_below_baselines(df),
+     _overall(lz=45.0, bl2=(np.nan, np.nan)), False, [r"LzEval 45\.0 >= 40\.0"]),
+    ("pf-lz-fail-no-baseline-latency", lambda df: S.claim_pf_lz_below_baselines(df),
+     _overall().assign(arr_lat_p50=lambda d: d.arr_lat_p50.where(~d.strategy.str.startswith("BL"))),
+     False, [r"PFetch 9\.5 >= nan"]),
+
+    # --- claim_ratios
+    ("ratios-pass", lambda df: S.claim_ratios(df, panel=P_Q1, paper=PAPER_Q1,
+                                              order=["BL3", "BL1", "BL2"]), _ratios(), True,
+     [r"BL1/Hybrid 100\.00x \(paper 111\.0x\); BL2/Hybrid 5\.00x \(paper 6\.0x\); "
+      r"BL3/Hybrid 300\.00x \(paper 283\.0x\); order BL3 > BL1 > BL2 holds$"]),
+    ("ratios-fail-decades", lambda df: S.claim_ratios(df, panel=P_Q1, paper=PAPER_Q1),
+     _ratios(bl2=40.0), False, [r"BL2/Hybrid 40\.00x \(paper 6\.0x\) X"]),
+    ("ratios-fail-order", lambda df: S.claim_ratios(df, panel=P_Q1, paper=PAPER_Q1,
+                                                    order=["BL3", "BL1", "BL2"]),
+     _ratios(bl1=250.0, bl3=200.0), False,
+     [r"BL1/Hybrid 250\.00x \(paper 111\.0x\);", r"order BL3 > BL1 > BL2 fails$"]),
+
+    # --- claim_min_ratio
+    ("min-ratio-pass", lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0),
+     _minratio(), True,
+     [r"min baseline/Hybrid arr_lat_p50 10\.00x \(BL1 20\.00x, BL2 10\.00x, BL3 30\.00x\); "
+      r"required >= 10\.0x \(paper 26\.0x\)$"]),
+    ("min-ratio-fail", lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0),
+     _minratio(bl2=18.0), False, [r"min baseline/Hybrid arr_lat_p50 9\.00x"]),
+    ("min-ratio-pass-baseline-missing-skipped",
+     lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0),
+     _minratio(strategies=("BL1", "BL3", "Hybrid")), True,
+     [r"min baseline/Hybrid arr_lat_p50 20\.00x \(BL1 20\.00x, BL2 nanx, BL3 30\.00x\)"]),
+    ("min-ratio-fail-first-baseline-missing",
+     lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0),
+     _minratio(bl2=18.0, strategies=("BL2", "BL3", "Hybrid")), False,
+     [r"arr_lat_p50 9\.00x \(BL1 nanx, BL2 9\.00x, BL3 30\.00x\)"]),
+    ("min-ratio-fail-no-baseline",
+     lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0),
+     _minratio(strategies=("Hybrid",)), False, [r"arr_lat_p50 nanx"]),
+
+    # --- claim_max_ratio
+    ("max-ratio-pass",
+     lambda df: S.claim_max_ratio(df, panel=P_Q2, paper_p50=2726.0, paper_p95=3752.0),
+     _maxratio(), True,
+     [r"max baseline/Hybrid p50 1000\.0x \(paper 2726\.0x\), p95 1500\.0x \(paper 3752\.0x\)$"]),
+    ("max-ratio-fail",
+     lambda df: S.claim_max_ratio(df, panel=P_Q2, paper_p50=2726.0, paper_p95=3752.0),
+     _maxratio(bl1=(100.0, 3000.0)), False, [r"p50 100\.0x \(paper 2726\.0x\), p95 1500\.0x"]),
+    ("max-ratio-pass-bl1-missing-skipped",
+     lambda df: S.claim_max_ratio(df, panel=P_Q2, paper_p50=2726.0, paper_p95=3752.0),
+     _maxratio(bl1=(np.nan, np.nan)).assign(
+         arr_lat_p50=lambda d: d.arr_lat_p50.where(d.strategy != "BL3", 1000.0),
+         arr_lat_p95=lambda d: d.arr_lat_p95.where(d.strategy != "BL3", 3000.0)), True,
+     [r"p50 1000\.0x \(paper 2726\.0x\), p95 1500\.0x"]),
+    ("max-ratio-fail-no-baseline",
+     lambda df: S.claim_max_ratio(df, panel=P_Q2, paper_p50=2726.0, paper_p95=3752.0),
+     _maxratio().query("strategy == 'Hybrid'"), False, [r"p50 nanx \(paper 2726\.0x\), p95 nanx"]),
+    ("max-ratio-fail-tolerance",
+     lambda df: S.claim_max_ratio(df, panel=P_Q2, paper_p50=2726.0, paper_p95=3752.0,
+                                  tolerance_decades=0.3),
+     _maxratio(), False, [r"p95 1500\.0x"]),
+
+    # --- claim_cost_vs_lru
+    ("cost-lru-pass", lambda df: S.claim_cost_vs_lru(df), _lru(), True,
+     [r"^DS1/Q1/greedy PFetch cost 10\.0 vs lru 12\.0; DS1/Q1/greedy LzEval cost 20\.0 vs lru "
+      r"20\.0; DS2/Q1/greedy PFetch lru 5\.0 vs cost 6\.0; DS2/Q1/greedy LzEval lru 7\.0 vs "
+      r"cost 9\.0$"]),
+    ("cost-lru-fail-ds1", lambda df: S.claim_cost_vs_lru(df), _lru(ds1_lz_cost=25.0), False,
+     [r"DS1/Q1/greedy LzEval cost 25\.0 vs lru 20\.0 X"]),
+    ("cost-lru-fail-ds2", lambda df: S.claim_cost_vs_lru(df),
+     _cat(_rows({"PFetch": 6.0}, dataset="DS2"), _rows({"PFetch": 8.0}, dataset="DS2",
+                                                       cache="lru")), False,
+     [r"^DS2/Q1/greedy PFetch lru 8\.0 vs cost 6\.0 X$"]),
+    ("cost-lru-fail-nothing-comparable", lambda df: S.claim_cost_vs_lru(df),
+     _lru().query("policy == 'nongreedy'"), False, [r"^$"]),
+
+    # --- claim_grows_with
+    ("grows-pass", lambda df: S.claim_grows_with(df, x="noise", strategy="PFetch", factor=2.0),
+     _sweep("noise", (0.1, 0.5, 0.9), {"PFetch": [10.0, 15.0, 20.0], "Hybrid": [9.0, 1.0, 1.0]}),
+     True, [r"^PFetch arr_lat_p50 noise=0\.1: 10\.0, noise=0\.9: 20\.0 -> 2\.00x "
+            r"\(required >= 2\.0x\)$"]),
+    ("grows-fail", lambda df: S.claim_grows_with(df, x="noise", strategy="PFetch", factor=2.0),
+     _sweep("noise", (0.1, 0.5, 0.9), {"PFetch": [10.0, 15.0, 19.0]}), False,
+     [r"-> 1\.90x"]),
+    ("grows-fail-one-point",
+     lambda df: S.claim_grows_with(df, x="noise", strategy="PFetch", factor=2.0),
+     _sweep("noise", (0.1,), {"PFetch": [10.0], "Hybrid": [5.0]}), False,
+     [r"^not enough points$"]),
+
+    # --- claim_monotone
+    ("monotone-down-pass",
+     lambda df: S.claim_monotone(df, x="cache_size", direction="down", most="PFetch"),
+     _sweep("cache_size", (500, 1000, 2000), {"PFetch": [100.0, 50.0, 20.0],
+                                              "Hybrid": [50.0, 45.0, 40.0]}), True,
+     [r"^arr_lat_p50 vs cache_size: Hybrid 50\.0->40\.0; PFetch 100\.0->20\.0; "
+      r"most sensitive: PFetch \(paper: PFetch\)$"]),
+    ("monotone-down-fail",
+     lambda df: S.claim_monotone(df, x="cache_size", direction="down"),
+     _sweep("cache_size", (500, 2000), {"PFetch": [100.0, 20.0], "Hybrid": [50.0, 60.0]}),
+     False, [r"Hybrid 50\.0->60\.0 X"]),
+    ("monotone-down-fail-most",
+     lambda df: S.claim_monotone(df, x="cache_size", direction="down", most="PFetch"),
+     _sweep("cache_size", (500, 2000), {"PFetch": [100.0, 20.0], "Hybrid": [50.0, 5.0]}),
+     False, [r"most sensitive: Hybrid \(paper: PFetch\)"]),
+    ("monotone-up-pass",
+     lambda df: S.claim_monotone(df, x="latency_unit_us", direction="up", most="PFetch"),
+     _sweep("latency_unit_us", (1.0, 10.0), {"PFetch": [10.0, 100.0], "BL1": [10.0, 20.0]}),
+     True, [r"BL1 10\.0->20\.0; PFetch 10\.0->100\.0; most sensitive: PFetch"]),
+    ("monotone-up-fail",
+     lambda df: S.claim_monotone(df, x="latency_unit_us", direction="up"),
+     _sweep("latency_unit_us", (1.0, 10.0), {"PFetch": [10.0, 100.0], "BL1": [20.0, 20.0]}),
+     False, [r"BL1 20\.0->20\.0 X"]),
+
+    # --- claim_best_at
+    ("best-at-pass", lambda df: S.claim_best_at(df, x="omega_fetch", strategy="Hybrid",
+                                                accept=[0.5, 0.7, 0.9], paper=0.7),
+     _sweep("omega_fetch", OMEGA, {"Hybrid": [30.0, 20.0, 12.0, 10.0, 11.0],
+                                   "PFetch": [1.0, 1.0, 1.0, 1.0, 1.0]}), True,
+     [r"^Hybrid arr_lat_p50 by omega_fetch: 0\.1:30\.0, 0\.3:20\.0, 0\.5:12\.0, 0\.7:10\.0, "
+      r"0\.9:11\.0; best \[0\.7\], max/min 3\.000 \(paper 0\.7, accept \[0\.5, 0\.7, 0\.9\]; "
+      r"a curve flatter than 1\.05x max/min shows no optimum: FAIL\)$"]),
+    ("best-at-fail-flat", lambda df: S.claim_best_at(df, x="omega_cache", strategy="Hybrid",
+                                                     accept=[0.3, 0.5, 0.7], paper=0.5),
+     _sweep("omega_cache", OMEGA, {"Hybrid": [10.4, 10.2, 10.0, 10.3, 10.1]}), False,
+     [r"best \[0\.5\], max/min 1\.040 \(paper 0\.5"]),
+    ("best-at-pass-spread-threshold",
+     lambda df: S.claim_best_at(df, x="omega_cache", strategy="Hybrid", accept=[0.3, 0.5, 0.7],
+                                paper=0.5, min_spread=1.04),
+     _sweep("omega_cache", OMEGA, {"Hybrid": [10.4, 10.2, 10.0, 10.3, 10.1]}), True,
+     [r"best \[0\.5\], max/min 1\.040", r"flatter than 1\.04x"]),
+    ("best-at-fail", lambda df: S.claim_best_at(df, x="omega_fetch", strategy="Hybrid",
+                                                accept=[0.5, 0.7, 0.9], paper=0.7),
+     _sweep("omega_fetch", OMEGA, {"Hybrid": [5.0, 20.0, 12.0, 10.0, 11.0]}), False,
+     [r"best \[0\.1\]"]),
+    ("best-at-pass-tie", lambda df: S.claim_best_at(df, x="lookahead", strategy="PFetch",
+                                                    accept=[2, 3, 4], paper=3, tie=0.1),
+     _sweep("lookahead", (0, 1, 2, 3), {"PFetch": [30.0, 10.0, 10.5, 12.0]}), True,
+     [r"0:30\.0, 1:10\.0, 2:10\.5, 3:12\.0; best \[1, 2\], max/min 3\.000 \(paper 3, "
+      r"accept \[2, 3, 4\];"]),
+    ("best-at-fail-no-tie", lambda df: S.claim_best_at(df, x="lookahead", strategy="PFetch",
+                                                       accept=[2, 3, 4], paper=3),
+     _sweep("lookahead", (0, 1, 2, 3), {"PFetch": [30.0, 10.0, 10.5, 12.0]}), False,
+     [r"best \[1\]"]),
+    ("best-at-fail-no-rows", lambda df: S.claim_best_at(df, x="lz_span", strategy="LzEval",
+                                                        accept=[4], paper=4),
+     _sweep("lz_span", (2, 4), {"PFetch": [1.0, 2.0]}), False, [r"^no rows$"]),
+]
+
+
+@pytest.mark.parametrize("call, df, want, patterns",
+                         [pytest.param(c, d, w, p, id=i) for i, c, d, w, p in CASES])
+def test_eires_claim_case(call, df, want, patterns):
+    before = df.copy()
+    res = call(df)
+    assert isinstance(res, ClaimResult)
+    assert isinstance(res.passed, (bool, np.bool_))
+    assert bool(res.passed) == want, res.measured
+    for pat in patterns:
+        assert re.search(pat, res.measured), f"measured lacks /{pat}/: {res.measured!r}"
+    pd.testing.assert_frame_equal(df, before)          # a claim never edits its input
+
+
+def test_every_eires_claim_has_both_directions():
+    def name(call):
+        return next(n for n in call.__code__.co_names if n.startswith("claim_"))
+
+    verdicts: dict = {}
+    for _, call, _, want, _ in CASES:
+        verdicts.setdefault(name(call), set()).add(want)
+    claims = {n for n in dir(S) if n.startswith("claim_")}
+    assert set(verdicts) == claims
+    assert all(v == {True, False} for v in verdicts.values()), verdicts
+
+
+@pytest.mark.parametrize("call, df", [pytest.param(c, d, id=i) for i, c, d, w, _ in CASES if w])
+def test_eires_claim_fails_on_empty_and_all_error_tables(call, df):
+    """Every PASS table, emptied or with every row an error, FAILs without raising."""
+    res = call(df.iloc[0:0].copy())
+    assert isinstance(res, ClaimResult) and not res.passed, res.measured
+    errs = df.copy()
+    errs["error"] = "boom"
+    before = errs.copy()
+    res = call(errs)
+    assert isinstance(res, ClaimResult) and not res.passed, res.measured
+    pd.testing.assert_frame_equal(errs, before)
