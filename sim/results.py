@@ -45,7 +45,7 @@ def write_parquet_atomic(df: pd.DataFrame, path: Path) -> None:
     atomic_write(path, lambda tmp: df.to_parquet(tmp, index=False))
 
 
-def write_jsonatomic_write(obj: Any, path: Path) -> None:
+def write_json_atomic(obj: Any, path: Path) -> None:
     def w(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(obj, fh, indent=2, sort_keys=True, default=str)
@@ -105,7 +105,7 @@ def prepare_shards(root: Path | str, cfg: ExperimentConfig, fresh: bool = False)
             shutil.rmtree(d)
     d.mkdir(parents=True, exist_ok=True)
     if not fp_path.exists():
-        write_jsonatomic_write(_fingerprint(cfg), fp_path)
+        write_json_atomic(_fingerprint(cfg), fp_path)
     return d
 
 
@@ -228,7 +228,7 @@ def write_meta(root: Path | str, cfg: ExperimentConfig, *, scale: str | None, ba
     if extra:
         meta.update(extra)
     p = experiment_dir(root, cfg) / "meta.json"
-    write_jsonatomic_write(meta, p)
+    write_json_atomic(meta, p)
     return p
 
 
