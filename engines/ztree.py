@@ -647,7 +647,6 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                 else:
                     buffered -= d
             if nsize[k] - nhead[k] > 2 * nlive[k] + 16:
-                before = nsize[k] - nhead[k]
                 r = _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop,
                              ts, e, wkind, W)
                 nlive[k] = nsize[k]

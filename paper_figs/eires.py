@@ -68,7 +68,6 @@ def fig_throughput(df, out_base: Path) -> list[Path]:
 def fig_sweep(df, out_base: Path) -> list[Path]:
     """Figs. 10-12: box plots per strategy at each value of the swept parameter."""
     d = ok_rows(df)
-    fixed = {"strategy", "seed", "rep", "point_id", "error"}
     xs = [c for c in ("noise", "cache_size", "latency_unit_us", "omega_fetch", "omega_cache",
                       "lookahead", "lz_span") if c in d.columns and d[c].nunique() > 1]
     x = xs[0] if xs else "strategy"

@@ -156,7 +156,6 @@ def dynamic_stock_stream(n_events: int, seed: int, *, period: int = 100_000, h: 
     per_min_min = 2 * rate_a * rare_factor + rate_a
     n_min = int(n_events / per_min_min * 1.3) + h + 50
     prices = _price_paths(n_min, n_finance, n_hitech, rng, market_weight, sector_weight, vol)
-    n_t = n_finance + n_hitech + 1
     sector_of = np.array([0] * n_finance + [1] * n_hitech + [2])
     base = np.where(sector_of == 2, rate_a, p_update)
     # generate segment by segment so that the switch happens after `period` events
