@@ -40,7 +40,6 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np

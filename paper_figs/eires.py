@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 
 from paper_figs.common import ok_rows, plt, save
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 import time
 from pathlib import Path
 from typing import List, Optional

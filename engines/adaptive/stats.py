@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import KIND_NEG, PK_REMOTE, Program
+from engines.compile import PK_REMOTE, Program
 from engines.errors import CepsimInputError
 from engines.predicates import eval_pred
 from engines.stream import EventStream

@@ -31,12 +31,10 @@ auxiliary structures), events / partial matches dropped, shedding work.
 """
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 import numpy as np
 
-from engines import counters as C
 from engines.compile import compile_pattern
 from engines.errors import CepsimInputError
 from engines.pattern import parse_pattern

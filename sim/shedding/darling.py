@@ -30,7 +30,6 @@ Auxiliary memory = (peak bucket entries + psi * types) pointers of 8 bytes.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines import counters as C
-from engines.compile import PI_C1, PI_C2, PI_V1, PI_V2
+from engines.compile import PI_C1, PI_C2, PI_V2
 from sim.shedding.queue import Shedder
 from sim.shedding.rates import recent_rate
 
