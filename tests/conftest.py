@@ -5,6 +5,10 @@ the end-of-run list of those rates, Spark tests kept on one pytest-xdist worker 
 ``warm_kernels``: under pytest-xdist the controller compiles every engine's Numba kernels once
 into the on-disk cache before the workers start, so two workers do not compile the same
 kernels side by side (set ``CEPSIM_NO_WARM=1`` to skip).
+
+Hypothesis runs derandomized (the ``ci`` profile): the same examples on every run and machine,
+so a green suite stays green and a red one is reproducible.  To search new random examples
+locally, run with ``CEPSIM_HYPOTHESIS=explore``.
 """
 from __future__ import annotations
 
@@ -14,8 +18,14 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from strategies import MatchRate
+
+hypothesis_settings.register_profile("ci", derandomize=True, database=None)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile("explore" if os.environ.get("CEPSIM_HYPOTHESIS") == "explore"
+                                 else "ci")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

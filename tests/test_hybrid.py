@@ -15,7 +15,8 @@ from engines.pattern import parse_pattern
 from engines.stream import EventStream
 from strategies import assert_same_matches, cases, small_cases
 
-SIMPLE = dict(simple_sequence=True, policies=("skip-till-any-match",), windows=("time", "count"))
+SIMPLE = dict(simple_sequence=True, policies=("skip-till-any-match",), windows=("time", "count"),
+              min_len=3, max_len=6)
 
 
 def _random_plan(program, draw_int) -> str:
@@ -31,7 +32,7 @@ def _random_plan(program, draw_int) -> str:
 def test_every_plan_matches_oracle(match_rate):
     rate = match_rate("hybrid, random plans")
 
-    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(case=cases(max_events=80, **SIMPLE), data=hst.data())
     def prop(case, data):
         pattern, stream = case
