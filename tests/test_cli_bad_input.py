@@ -170,3 +170,31 @@ def test_misspelled_claim_argument_is_a_config_error(tmp_path, repo_root):
     assert r.exit_code == 2 and "claims[0]" in r.stderr and "toll" in r.stderr
     assert "tol" in r.stderr.split("accepts")[1]
     assert not (tmp_path / "res").exists() or not any((tmp_path / "res").rglob("*.parquet"))
+
+
+@pytest.mark.parametrize("where", [
+    "WHERE REMOTE[a.x] WITHIN 5 events",                  # not compared
+    "WHERE REMOTE[a.x] AND a.x < b.x WITHIN 5 events",
+    "WHERE a.x + REMOTE[b.x] < 3 WITHIN 5 events",        # arithmetic with an attribute
+    "WHERE REMOTE[a.x] < REMOTE[b.x] WITHIN 5 events",    # both sides
+    "WHERE |REMOTE[a.x] - b.x| < 3 WITHIN 5 events",      # inside |x - y|
+])
+def test_remote_outside_a_comparison_names_the_fix(data, where):
+    from engines.errors import PatternError
+    from engines.pattern import parse_pattern
+    text = "PATTERN SEQ(A a, B b) " + where
+    with pytest.raises(PatternError, match=r"REMOTE\[\.\.\.\].*one side of a comparison"):
+        parse_pattern(text)
+    r = _match(data, pattern=text)
+    assert r.exit_code == 2 and "one side of a comparison" in r.stderr and "line 1" in r.stderr
+    _no_traceback(r)
+
+
+def test_remote_as_an_event_names_the_fix():
+    from engines.errors import PatternError
+    from engines.pattern import parse_pattern
+    with pytest.raises(PatternError, match="cannot be an event"):
+        parse_pattern("PATTERN SEQ(REMOTE[a.x], B b) WITHIN 5 events")
+    # the well-formed forms still parse
+    parse_pattern("PATTERN SEQ(A a, B b) WHERE b.x < REMOTE[a.x] * 2 + 1 AT b")
+    parse_pattern("PATTERN SEQ(A a, B b) WHERE REMOTE[a.x] < 5")
