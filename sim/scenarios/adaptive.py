@@ -35,6 +35,8 @@ from sim.claims import ClaimResult
 
 D_VALUES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 T_VALUES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
+# keys read under a computed name (f"{pset}_window"), for `--set` checking (sim/paramkeys.py)
+PARAM_KEYS = {"and_window": "float", "kleene_window": "float"}
 
 
 def _fmt(x: float) -> str:
