@@ -198,3 +198,51 @@ def test_remote_as_an_event_names_the_fix():
     # the well-formed forms still parse
     parse_pattern("PATTERN SEQ(A a, B b) WHERE b.x < REMOTE[a.x] * 2 + 1 AT b")
     parse_pattern("PATTERN SEQ(A a, B b) WHERE REMOTE[a.x] < 5")
+
+
+SEQ3_TIME = "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN 20 s"
+_ALL_ENGINES = ["eager", "chain", "tree", "ztree", "hybrid", "sase", "stepper", "remote", "oracle"]
+
+
+@pytest.mark.parametrize("engine", _ALL_ENGINES)
+def test_match_caps_apply_to_every_engine(data, tmp_path, engine):
+    """--max-matches and --max-partial-matches bind every engine (exit 2 naming the option);
+    the oracle keeps no partial matches (its search is bounded by max_steps), so only
+    --max-matches applies to it."""
+    out = tmp_path / "m.jsonl"
+    r = _match(data, "--engine", engine, "--out", out, pattern=SEQ3_TIME)
+    assert r.exit_code == 0, r.stderr
+    n = int(r.stdout.split(" matches")[0])
+    assert n > 3
+    r = _match(data, "--engine", engine, "--out", out, "--max-matches", "3", pattern=SEQ3_TIME)
+    assert r.exit_code == 2 and "--max-matches" in r.stderr, r.stderr
+    _no_traceback(r)
+    r = _match(data, "--engine", engine, "--out", out, "--max-matches", str(n), pattern=SEQ3_TIME)
+    assert r.exit_code == 0, r.stderr
+    if engine != "oracle":
+        r = _match(data, "--engine", engine, "--out", out, "--max-partial-matches", "2",
+                   pattern=SEQ3_TIME)
+        assert r.exit_code == 2 and "--max-partial-matches" in r.stderr, r.stderr
+        _no_traceback(r)
+
+
+def test_lazy_caps_stop_inside_the_kernel(data):
+    """chain/tree stop at the cap (bounded memory) rather than after the run."""
+    from engines.compile import compile_pattern
+    from engines.errors import CapacityError
+    from engines.lazy_nfa import run_chain, run_tree
+    from engines.pattern import parse_pattern
+    from workloads.loaders import load_csv
+    stream = load_csv(*data)
+    prog = compile_pattern(parse_pattern(SEQ3_TIME), stream.schema)
+    for run in (run_chain, run_tree):
+        full = run(prog, stream)
+        peak = full.info["peak_transient_instances"]
+        assert run(prog, stream, max_partial_matches=peak).matches.records() == \
+            full.matches.records()
+        with pytest.raises(CapacityError, match="at event"):
+            run(prog, stream, max_partial_matches=peak - 1)
+        assert run(prog, stream, max_matches=len(full.matches)).matches.records() == \
+            full.matches.records()
+        with pytest.raises(CapacityError, match="more than 5 matches at event"):
+            run(prog, stream, max_matches=5)
