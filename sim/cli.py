@@ -557,6 +557,8 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
     if stats_json is not None:
         _check_output_path(stats_json, "--stats-json")
 
+    from engines.jitcache import skip_numba_blas_probe
+    skip_numba_blas_probe()   # ~0.2 s CPU of scipy.linalg that no kernel uses
     from engines import counters as ctr
     from engines.compile import compile_pattern
     from engines.pattern import parse_pattern

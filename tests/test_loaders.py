@@ -377,3 +377,43 @@ def test_fast_path_accepts_leap_day(tmp_path):
     f[1] = "200002291230"
     s = load_metastock(_write(tmp_path, "leap.txt", [",".join(f)]))
     assert s.ts[0] == _utc_seconds("200002291230")
+
+
+@pytest.mark.parametrize("stamp", ["0200802010900", "20080201090", "+20080201090", " 200802010900",
+                                   "2008020109OO", "000102010900"])
+def test_fast_path_declines_stamps_that_are_not_12_digits(tmp_path, stamp):
+    """The compiled stamp scan accepts exactly 12 digits of a valid minute; anything else goes
+    to the precise path (which strips blanks or names the line)."""
+    from workloads.loaders import _fast_metastock, _read_bytes
+    lines = _lines(NASDAQ)[:3]
+    f = lines[1].split(",")
+    f[1] = stamp
+    lines[1] = ",".join(f)
+    p, data = _read_bytes(_write(tmp_path, "odd.txt", lines), "")
+    assert _fast_metastock(data, p) is None
+
+
+def test_fast_path_multi_block_crlf_equals_precise_path(tmp_path):
+    """A file larger than one CSV block (tickers first seen in the second block, CRLF line ends):
+    the fast path's merged dictionary codes and stamps equal the precise path's."""
+    from workloads.loaders import _fast_metastock, _read_bytes
+    rng = np.random.default_rng(7)
+    n = 95_000                                        # ~4.6 MB > the 4 MiB block
+    tick = np.where(np.arange(n) < n // 2, rng.choice(["XA", "XB"], n),
+                    rng.choice(["XC", "XA", "XD", "XB"], n))
+    minutes = np.cumsum(rng.integers(0, 2, n))
+    stamps = (np.datetime64("2019-12-31T23:00") + minutes.astype("timedelta64[m]")).astype(str)
+    stamps = [s.replace("-", "").replace("T", "").replace(":", "") for s in stamps]
+    lines = [f"{t},{s},{i % 97}.25,{i % 89}.5,{i % 83}.75,{i % 79}.125,{i}"
+             for i, (t, s) in enumerate(zip(tick, stamps))]
+    path = tmp_path / "big.txt"
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    p, data = _read_bytes(path, "")
+    fast = _fast_metastock(data, p)
+    assert fast is not None
+    slow = load_metastock(_write(tmp_path, "slow.txt", [" " + ln for ln in lines]))
+    names = list(fast.schema.type_names)
+    assert fast.schema == slow.schema and set(names[:2]) == {"XA", "XB"} and \
+        set(names[2:]) == {"XC", "XD"}
+    assert np.array_equal(fast.types, slow.types) and np.array_equal(fast.ts, slow.ts)
+    assert np.array_equal(fast.attrs, slow.attrs)
