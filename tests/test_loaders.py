@@ -417,3 +417,38 @@ def test_fast_path_multi_block_crlf_equals_precise_path(tmp_path):
         set(names[2:]) == {"XC", "XD"}
     assert np.array_equal(fast.types, slow.types) and np.array_equal(fast.ts, slow.ts)
     assert np.array_equal(fast.attrs, slow.attrs)
+
+
+def test_compiled_metastock_scan_parses_numbers_exactly(tmp_path):
+    """The one-pass scan's float conversion (<= 15 digits, exact division by a power of ten)
+    gives the same doubles as the precise pandas path, for signs, leading/trailing points and
+    zeros, and up to 15 digits; a 16-digit value makes the scan decline (pyarrow reads it)."""
+    from workloads.loaders import _read_bytes
+    from workloads.metastock_scan import _POW10, SCAN_BAD, SCAN_OK, scan_metastock
+    rng = np.random.default_rng(11)
+
+    def num(max_digits):
+        nd = int(rng.integers(1, max_digits + 1))
+        digits = "".join(str(d) for d in rng.integers(0, 10, nd))
+        cut = int(rng.integers(0, nd + 1))
+        s = digits[:cut] + ("." if rng.random() < 0.8 else "") + digits[cut:]
+        s = s if any(ch.isdigit() for ch in s) else "0"
+        return ("-" if rng.random() < 0.3 else "") + s
+
+    lines = [f"T{i % 5},{200801010000 + i // 60 * 100 + i % 60},"
+             + ",".join(num(15) for _ in range(5)) for i in range(1200)]
+    path = _write(tmp_path, "nums.txt", lines)
+    p, data = _read_bytes(path, "")
+    st, codes, minutes, attrs, keys = scan_metastock(np.frombuffer(data, np.uint8), 5, _POW10)
+    assert st == SCAN_OK
+    slow = load_metastock(_write(tmp_path, "slow.txt", [" " + ln for ln in lines]))
+    assert np.array_equal(attrs, slow.attrs)          # bit-identical doubles (-0.0 == 0.0)
+    assert np.array_equal(minutes * 60.0, slow.ts) and np.array_equal(codes, slow.types)
+    assert load_metastock(path).attrs.tobytes() == attrs.tobytes()
+    f = lines[3].split(",")
+    f[4] = "1234567.890123456"                          # 16 digits: declined, still loaded right
+    lines[3] = ",".join(f)
+    path2 = _write(tmp_path, "long.txt", lines)
+    p2, data2 = _read_bytes(path2, "")
+    assert scan_metastock(np.frombuffer(data2, np.uint8), 5, _POW10)[0] == SCAN_BAD
+    assert load_metastock(path2).attrs[3, 2] == 1234567.890123456

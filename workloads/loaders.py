@@ -333,9 +333,22 @@ def _dict_codes(col) -> tuple[np.ndarray, list[str]] | None:
 
 
 def _fast_metastock(data: bytes, p: Path) -> EventStream | None:
-    """The Metastock fast path (module docstring); None = diagnose slowly.  Floats by pyarrow's
-    CSV reader (tickers dictionary-encoded while parsing, the stamp column not converted),
-    stamps by one compiled pass over the raw bytes (``workloads.metastock_scan``)."""
+    """The Metastock fast path (module docstring); None = diagnose slowly.  Plain files (short
+    tickers, numbers of at most 15 digits) are read by one compiled pass over the bytes
+    (``workloads.metastock_scan.scan_metastock``, exact float conversion); others by pyarrow's
+    CSV reader (tickers dictionary-encoded while parsing, the stamp column not converted) with
+    the stamps from a compiled pass."""
+    from workloads.metastock_scan import (_POW10, SCAN_OK, SCAN_UNSORTED, scan_metastock,
+                                          ticker_names)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    status, codes, minutes, attrs, keys = scan_metastock(buf, len(METASTOCK_ATTRS), _POW10)
+    if status == SCAN_UNSORTED:
+        return None                  # the precise path names the out-of-order line
+    if status == SCAN_OK:
+        names = ticker_names(keys)
+        if names is not None:
+            return EventStream.from_arrays(codes, minutes.astype(np.float64) * 60.0, attrs,
+                                           names, METASTOCK_ATTRS, source=str(p))
     import pyarrow as pa
     names = ["ticker", "stamp", *METASTOCK_ATTRS]
     tab = _arrow_table(data, names, {"ticker": pa.dictionary(pa.int32(), pa.string()),
@@ -343,8 +356,8 @@ def _fast_metastock(data: bytes, p: Path) -> EventStream | None:
                        include=["ticker", *METASTOCK_ATTRS])
     if tab is None:
         return None
-    from workloads.metastock_scan import SCAN_OK, scan_metastock_minutes
-    status, minutes = scan_metastock_minutes(np.frombuffer(data, dtype=np.uint8), tab.num_rows)
+    from workloads.metastock_scan import scan_metastock_minutes
+    status, minutes = scan_metastock_minutes(buf, tab.num_rows)
     if status != SCAN_OK:
         return None
     attrs = np.column_stack([_to_numpy(tab.column(a), np.float64) for a in METASTOCK_ATTRS])
