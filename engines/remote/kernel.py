@@ -262,7 +262,9 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     _tick(cnt, i, C.SEARCH_CMP, csize * int(math.ceil(math.log2(csize + 1))),
                           unit, clk)
             # LzEval span by Eq. (8), time in events: rates = type shares, latencies / mean service
-            if use_lz and iopt[I_SPAN] == 0 and i > 0:
+            # (free processing -- no unit costs, no base cost -- has no service time to weigh
+            # latencies against: the span stays 0, as a NaN comparison would leave it)
+            if use_lz and iopt[I_SPAN] == 0 and i > 0 and (busy > 0 or base > 0):
                 msvc = busy / i if busy > 0 else base
                 lev = lbar / msvc
                 lpm = (unit[C.PM_CREATED] + unit[C.INSTANCE_WORK]) / msvc
@@ -870,7 +872,8 @@ def _prepare(program, stream, opts: RemoteOptions):
 
 def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float = 0.0,
                remote=None, record_matches: bool = True, trace_cap: int = 0,
-               initial_capacity: int = 1024, **options) -> EngineResult:
+               initial_capacity: int = 1024, max_partial_matches: int | None = None,
+               max_matches: int | None = None, **options) -> EngineResult:
     """Evaluate ``program`` with an EIRES strategy in virtual time (see module docstring).
 
     ``arrivals`` (default: all at 0) are the events' arrival times; ``unit_cost`` a
@@ -878,7 +881,9 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     overhead, both in seconds; ``remote`` the remote table (None = identity); other options are
     ``RemoteOptions`` fields.  ``info`` carries ``emit_time`` per match, ``start`` / ``depart``
     per event, fetch / hit / miss counts, blocked time and (``trace_cap > 0``) the trace of store
-    interactions that ``sim.remote_queue`` replays in SimPy.
+    interactions that ``sim.remote_queue`` replays in SimPy.  ``max_partial_matches`` /
+    ``max_matches`` are checked after the run (``engines.registry.check_caps``; the kernel has
+    no caps of its own).
     """
     if remote is not None:
         options["remote_table"] = remote
@@ -937,4 +942,7 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
             "cache_misses": int(stats[3])}
     if trace_cap > 0:
         info["trace"] = (tk, ta, tb, tx)
-    return EngineResult(matches=matches, counters=cnt[:max(n, 1)], info=info)
+    result = EngineResult(matches=matches, counters=cnt[:max(n, 1)], info=info)
+    from engines.registry import check_caps
+    check_caps("remote", result, max_partial_matches, max_matches)
+    return result

@@ -71,6 +71,8 @@ def cost_profile(params: dict):
             d["unit_cost"][k] = float(params[k])
     return profile_from_dict(d), ratio
 T_VALUES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
+# keys read under a computed name (f"{pset}_window"), for `--set` checking (sim/paramkeys.py)
+PARAM_KEYS = {"and_window": "float", "kleene_window": "float"}
 
 
 def _fmt(x: float) -> str:
