@@ -228,19 +228,30 @@ def _disk_path(key: str) -> Path | None:
     return None if d is None else d / f"{key}.npz"
 
 
-def engine_counters(params: dict) -> dict:
-    """``{counters, last_event, detect, info, n}`` of a point's (stream, pattern, engine).
-
-    Computed once and cached (memory + disk) under a key of everything that determines it."""
-    from engines.compile import compile_pattern
+def _counter_key(params: dict):
+    """(cache key, parsed pattern, engine name, options, stream identity) of a point."""
     from engines.pattern import parse_pattern
 
     ident = stream_identity(params)
     text = pattern_text(params)
     pat = parse_pattern(text, source=str(params.get("pattern_file") or "pattern"))
-    canon = str(pat)
     name, options = parse_engine_spec(str(params.get("engine", "eager")))
-    key = _cache_key(ident, canon, name, options)
+    return _cache_key(ident, str(pat), name, options), pat, name, options, ident
+
+
+def work_key(params: dict) -> str:
+    """Shared-work key for sweeps (``sim.warmup``): points with one counter-cache key reuse one
+    engine run, so a sweep computes it once before fanning out the points that load it."""
+    return _counter_key(params)[0]
+
+
+def engine_counters(params: dict) -> dict:
+    """``{counters, last_event, detect, info, n}`` of a point's (stream, pattern, engine).
+
+    Computed once and cached (memory + disk) under a key of everything that determines it."""
+    from engines.compile import compile_pattern
+
+    key, pat, name, options, _ = _counter_key(params)
     if key in _MEM:
         _MEM.move_to_end(key)
         return _MEM[key]
