@@ -1,11 +1,13 @@
 """The generic scenario: a study described entirely by its config, no Python needed.
 
 ``scenario = "generic:point"``.  One point = (pattern, stream, engine, arrival process); every
-parameter may sit in ``[params]``, ``[grid]`` or ``[zip]`` (full reference and two worked
+parameter may sit in ``[params]``, ``[grid]`` or ``[zip]`` (full reference and worked
 examples: ``docs/EXPERIMENTS.md`` and ``experiments/examples/``).
 
 Pattern
-    ``pattern`` (text) or ``pattern_file`` (a file holding the text).
+    ``pattern`` (text) or ``pattern_file`` (a file holding the text).  ``{name}`` in the text is
+    replaced by the point's parameter ``name``, so a grid can vary part of a pattern
+    (``WITHIN {window} minutes`` with ``window`` in ``[grid]``).
 Stream (one of)
     ``data`` (a file) with ``format`` (``metastock``, ``soccer``, ``csv``, ``parquet``; default
     from the extension) and ``schema`` (csv/parquet), optionally cut to the first ``n_events``;
@@ -40,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections import OrderedDict
 from functools import lru_cache
@@ -186,7 +189,36 @@ def point_stream(params: dict):
                                params.get("schema"))
 
 
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def pattern_placeholders(text: str) -> list[str]:
+    """Names of the ``{param}`` placeholders in a pattern text, in order of first use.
+
+    >>> pattern_placeholders("PATTERN SEQ(A a, B b) WITHIN {window} minutes")
+    ['window']
+    """
+    return list(dict.fromkeys(PLACEHOLDER.findall(text)))
+
+
+def fill_pattern(text: str, params: dict, source: str = "pattern") -> str:
+    """Replace each ``{name}`` in ``text`` by the point's parameter ``name`` (the pattern grammar
+    has no braces, so a brace is always a placeholder).  Lets a grid vary one part of a pattern:
+    ``pattern = "... WITHIN {window} minutes"`` with ``window`` in ``[grid]``.
+
+    >>> fill_pattern("PATTERN SEQ(A a, B b) WITHIN {w} events", {"w": 30})
+    'PATTERN SEQ(A a, B b) WITHIN 30 events'
+    """
+    missing = [n for n in pattern_placeholders(text) if n not in params]
+    if missing:
+        raise _err(f"{source}: placeholder(s) {', '.join('{' + n + '}' for n in missing)} name no "
+                   f"parameter of this point; add {missing[0]!r} to [params], [grid] or [zip] "
+                   f"(or remove the braces)")
+    return PLACEHOLDER.sub(lambda m: str(params[m.group(1)]), text)
+
+
 def pattern_text(params: dict) -> str:
+    """The point's pattern: ``pattern`` or the text of ``pattern_file``, placeholders filled."""
     from sim.inputs import resolve_input
 
     text, pf = params.get("pattern"), params.get("pattern_file")
@@ -196,8 +228,8 @@ def pattern_text(params: dict) -> str:
         p = resolve_input(str(pf))
         if not p.is_file():
             raise _err(f"pattern_file {pf!r} not found; fix the path")
-        return p.read_text(encoding="utf-8")
-    return str(text)
+        return fill_pattern(p.read_text(encoding="utf-8"), params, f"pattern_file {pf}")
+    return fill_pattern(str(text), params)
 
 
 # ----------------------------------------------------------------------------- counters
@@ -386,12 +418,16 @@ def claim_ratio(df, metric: str = "latency_mean", better: str = "", than: str = 
 
 
 def claim_same_matches(df, by: str = "") -> ClaimResult:
-    """Every engine finds the same number of matches on the same stream (per ``by`` value)."""
+    """Every engine finds the same number of matches on the same stream (per ``by`` value; the
+    parameters filling a pattern's ``{placeholders}`` count as part of the pattern)."""
     d = _ok(df)
     if d.empty:
         return ClaimResult(False, "no successful rows")
-    keys = [k for k in ([by] if by else []) + ["stream_seed", "generator", "data", "pattern",
-                                                "pattern_file", "n_events"] if k in d.columns]
+    filled = sorted({n for t in d["pattern"].dropna().astype(str) for n in
+                     pattern_placeholders(t)}) if "pattern" in d.columns else []
+    keys = list(dict.fromkeys(k for k in ([by] if by else []) + filled + [
+        "stream_seed", "generator", "data", "pattern", "pattern_file", "n_events"]
+        if k in d.columns))
     # every row of a stream (all engines, all rates) must report the same count
     spread = d.groupby(keys, dropna=False)["matches"].nunique(dropna=False) if keys else \
         d["matches"].nunique(dropna=False)
