@@ -25,6 +25,7 @@ are bit-identical to the serial run's (``tests/test_sweep_local.py``).
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import sys
@@ -121,6 +122,16 @@ def run_local(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Poi
     if ctx_name == "fork":  # warm first: the forked workers inherit the warmed parent
         for p in plan.warm:
             on_row(p, run_point(cfg, p))
+        gc.freeze()  # the workers' collector then leaves the inherited objects (and pages) alone
+    try:
+        _fan_out(cfg, plan, on_row, n_workers, ctx_name)
+    finally:
+        if ctx_name == "fork":
+            gc.unfreeze()
+
+
+def _fan_out(cfg: ExperimentConfig, plan, on_row: Callable[[Point, dict], None], n_workers: int,
+             ctx_name: str) -> None:
     with ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context(ctx_name),
                              initializer=_worker_init,
                              initargs=(str(REPO_ROOT), cfg.scenario, os.getpid())) as pool:
