@@ -9,7 +9,7 @@ once and computes every shared result once).  ``sim.warmup.plan_sweep`` says how
    one on-disk cache of ``engines.jitcache`` (``$NUMBA_CACHE_DIR`` or ``<repo>/.numba_cache``,
    the same as every other command).  No two processes ever compile a kernel concurrently
    (parallel first compiles can corrupt the cache).  Warm points are real grid points.
-2. **Fork after the warm-up** (where ``fork`` exists and the parent runs no other Python thread):
+2. **Fork after the warm-up** (on Linux, when the parent runs no other Python thread):
    the workers are copies of the warmed parent, so they start with every module imported, every
    kernel compiled in memory and the parent's in-memory results (streams, engine counters); they
    neither import nor load the kernel cache.  Elsewhere (``spawn``) the pool is started *before*
@@ -93,13 +93,15 @@ def _error_row(p: Point, exc: BaseException) -> dict:
 
 
 def pool_context(context: str | None = None) -> str:
-    """The start method of the pool: ``context`` if given, else ``fork`` when the platform has it
-    and this process runs no other Python thread (forking a threaded process can deadlock), else
-    ``spawn``.  ``$CEPSIM_POOL_CONTEXT`` overrides the automatic choice."""
+    """The start method of the pool: ``context`` if given, else ``fork`` on Linux when this
+    process runs no other Python thread (forking a threaded process can deadlock; macOS system
+    libraries are not fork-safe, which is why Python spawns there by default), else ``spawn``.
+    ``$CEPSIM_POOL_CONTEXT`` overrides the automatic choice."""
     context = context or os.environ.get("CEPSIM_POOL_CONTEXT") or None
     if context:
         return context
-    if "fork" in mp.get_all_start_methods() and threading.active_count() == 1:
+    if (sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods()
+            and threading.active_count() == 1):
         return "fork"
     return "spawn"
 
