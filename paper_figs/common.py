@@ -70,6 +70,17 @@ def mark_overloaded(ax, df, x: str, y: str, hue: str | None = None) -> int:
     return marked
 
 
+def _label_log_x(ax, values) -> None:
+    """On a log x axis spanning few decades matplotlib labels the minor ticks too, and the labels
+    overlap; label the grid's own x values instead (when there are few of them)."""
+    from matplotlib.ticker import NullFormatter
+
+    xs = sorted({float(v) for v in values.dropna() if float(v) > 0})
+    if 0 < len(xs) <= 12:
+        ax.set_xticks(xs, [f"{v:g}" for v in xs])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def line_plot(df, out_base: Path, x: str, y: str, hue: str | None = None, xlabel: str | None = None,
               ylabel: str | None = None, title: str | None = None, logx: bool = False,
               logy: bool = False) -> list[Path]:
@@ -89,6 +100,7 @@ def line_plot(df, out_base: Path, x: str, y: str, hue: str | None = None, xlabel
         ax.set_title(title)
     if logx:
         ax.set_xscale("log")
+        _label_log_x(ax, d[x])
     if logy:
         ax.set_yscale("log")
     if hue is not None or marked:

@@ -5,6 +5,9 @@ The bar is drawn with ``rich`` (a dependency of typer, so present on every insta
 when a bar is shown).  When stderr is not a terminal (CI logs, pipes) nothing is redrawn; closing
 prints one line ``<desc>: <done>/<total> <unit> in <seconds>s``.  ``enabled=False`` silences
 both.
+
+The bar is redrawn on each ``update`` only (no refresh thread): the process stays
+single-threaded, so a local sweep can fork its workers (``sim.sweep``) while a bar is shown.
 """
 from __future__ import annotations
 
@@ -36,9 +39,10 @@ class Progress:
             self._live = RichProgress(TextColumn("{task.description}"), BarColumn(),
                                       MofNCompleteColumn(), TextColumn(unit),
                                       TimeElapsedColumn(), TimeRemainingColumn(),
-                                      console=console, transient=False)
+                                      console=console, transient=False, auto_refresh=False)
             self._live.start()
             self._task = self._live.add_task(desc or "working", total=self.total)
+            self._live.refresh()
 
     def stage(self, text: str) -> None:
         """Name the part of the work now running: the bar's label on a terminal, otherwise one
@@ -54,6 +58,7 @@ class Progress:
         self.done += n
         if self._live is not None:
             self._live.update(self._task, advance=n)
+            self._live.refresh()
 
     def close(self) -> None:
         if self._live is not None:

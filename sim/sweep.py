@@ -1,31 +1,43 @@
-"""Local parallel backend: one process per worker (spawn context), one task per (point, rep).
+"""Local parallel backend: a process pool, one task per (point, rep); rows are written by the
+parent only.
 
-Before fanning out, the parent runs one pending point per kernel key (``sim.warmup``: one per
-engine of an ``engine`` grid): this compiles every Numba kernel the grid uses once and fills the
-on-disk cache, so workers load instead of compiling in parallel (parallel first compiles can
-corrupt the cache).  Parent and workers share the one cache of ``engines.jitcache``
-(``$NUMBA_CACHE_DIR`` or ``<repo>/.numba_cache``, the same as every other command).  Rows are
-written by the parent only.
+The first local sweep of a grid must cost no more than a serial run (which compiles every kernel
+once and computes every shared result once).  ``sim.warmup.plan_sweep`` says how:
 
-The pool is started *before* the warm-up point, and each worker imports the runner and the
-scenario module while the parent computes that point (imports never compile a kernel: cepsim
-kernels are lazily compiled ``@njit(cache=True)`` functions without eager signatures).  So the
-spawn + import cost of the workers overlaps the serial warm-up instead of following it, and after
-the warm-up every worker is busy with the remaining points at once.
+1. **Warm-up in the parent.**  One pending point per kernel key (one per engine of an ``engine``
+   grid) runs in the parent first: it compiles every Numba kernel the grid uses once, into the
+   one on-disk cache of ``engines.jitcache`` (``$NUMBA_CACHE_DIR`` or ``<repo>/.numba_cache``,
+   the same as every other command).  No two processes ever compile a kernel concurrently
+   (parallel first compiles can corrupt the cache).  Warm points are real grid points.
+2. **Fork after the warm-up** (on Linux, when the parent runs no other Python thread):
+   the workers are copies of the warmed parent, so they start with every module imported, every
+   kernel compiled in memory and the parent's in-memory results (streams, engine counters); they
+   neither import nor load the kernel cache.  Elsewhere (``spawn``) the pool is started *before*
+   the warm-up and each worker imports the runner and the scenario while the parent warms up;
+   the workers then load the kernels from the disk cache.
+3. **Shared work first.**  Points that share a scenario's ``work_key`` (the generic scenario: the
+   engine counters of one stream, pattern and engine spec) are submitted only after the first
+   point of their key has finished, so they load its cached result instead of several workers
+   computing it at once.
+
+Every point is computed by the same ``run_point`` as in a serial run, from its own seed, so rows
+are bit-identical to the serial run's (``tests/test_sweep_local.py``).
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import threading
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Callable
 
 from sim.config import ExperimentConfig, Point
 from engines.jitcache import ensure_numba_cache_dir  # noqa: F401  (one cache for every command)
 from sim.runner import default_workers, run_point
-from sim.warmup import split_warmup
+from sim.warmup import plan_sweep
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,36 +92,78 @@ def _error_row(p: Point, exc: BaseException) -> dict:
     return row
 
 
+def pool_context(context: str | None = None) -> str:
+    """The start method of the pool: ``context`` if given, else ``fork`` on Linux when this
+    process runs no other Python thread (forking a threaded process can deadlock; macOS system
+    libraries are not fork-safe, which is why Python spawns there by default), else ``spawn``.
+    ``$CEPSIM_POOL_CONTEXT`` overrides the automatic choice."""
+    context = context or os.environ.get("CEPSIM_POOL_CONTEXT") or None
+    if context:
+        return context
+    if (sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods()
+            and threading.active_count() == 1):
+        return "fork"
+    return "spawn"
+
+
 def run_local(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Point, dict], None],
-              workers: int | None = None, context: str = "spawn", **_ignored) -> None:
-    """Run ``pending`` points in a process pool, calling ``on_row`` in the parent as rows arrive."""
+              workers: int | None = None, context: str | None = None, **_ignored) -> None:
+    """Run ``pending`` points in a process pool, calling ``on_row`` in the parent as rows arrive
+    (see the module docstring for the order: warm-up, fork, shared work first)."""
     if not pending:
         return
     ensure_numba_cache_dir()
     workers = workers or default_workers()
-    warm, rest = split_warmup(cfg, pending)
-    if not rest:
-        for p in warm:
+    plan = plan_sweep(cfg, pending)
+    if not plan.parallel_count():
+        for p in plan.warm:
             on_row(p, run_point(cfg, p))
         return
-    ctx = mp.get_context(context)
-    n_workers = min(workers, len(rest))
-    with ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx, initializer=_worker_init,
-                             initargs=(str(REPO_ROOT), cfg.scenario, os.getpid())) as pool:
-        # one submit per worker spawns them all now: they start and import during the warm-up
-        for _ in range(n_workers):
-            pool.submit(_noop)
-        for p in warm:  # every kernel the grid needs, compiled once, in one process
+    ctx_name = pool_context(context)
+    n_workers = min(workers, plan.parallel_count())
+    if ctx_name == "fork":  # warm first: the forked workers inherit the warmed parent
+        for p in plan.warm:
             on_row(p, run_point(cfg, p))
-        futs = {pool.submit(run_point, cfg, p): p for p in rest}
+        gc.freeze()  # the workers' collector then leaves the inherited objects (and pages) alone
+    try:
+        _fan_out(cfg, plan, on_row, n_workers, ctx_name)
+    finally:
+        if ctx_name == "fork":
+            gc.unfreeze()
+
+
+def _fan_out(cfg: ExperimentConfig, plan, on_row: Callable[[Point, dict], None], n_workers: int,
+             ctx_name: str) -> None:
+    with ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context(ctx_name),
+                             initializer=_worker_init,
+                             initargs=(str(REPO_ROOT), cfg.scenario, os.getpid())) as pool:
+        if ctx_name != "fork":
+            # one submit per worker spawns them all now: they start and import during the warm-up
+            for _ in range(n_workers):
+                pool.submit(_noop)
+            for p in plan.warm:  # every kernel the grid needs, compiled once, in one process
+                on_row(p, run_point(cfg, p))
+        futs: dict = {}
+
+        def submit(p: Point, then: list[Point]) -> None:
+            futs[pool.submit(run_point, cfg, p)] = (p, then)
+
+        for p, then in zip(plan.first, plan.after):
+            submit(p, then)
+        for p in plan.free:
+            submit(p, [])
         try:
-            for fut in as_completed(futs):
-                p = futs[fut]
-                try:
-                    row = fut.result()
-                except Exception as exc:  # worker crashed (e.g. killed): record, keep going
-                    row = _error_row(p, exc)
-                on_row(p, row)
+            while futs:
+                done, _ = wait(list(futs), return_when=FIRST_COMPLETED)
+                for fut in done:
+                    p, then = futs.pop(fut)
+                    try:
+                        row = fut.result()
+                    except Exception as exc:  # worker crashed (e.g. killed): record, keep going
+                        row = _error_row(p, exc)
+                    for q in then:  # the shared result now exists (or failed: they report it)
+                        submit(q, [])
+                    on_row(p, row)
         except BaseException:
             for f in futs:
                 f.cancel()

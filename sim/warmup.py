@@ -12,9 +12,16 @@ without one, it is the values of the varying parameters whose names contain ``en
 ``strategy`` or ``shedder`` (engine variants live in different kernels; numeric knobs such as the
 arrival rate and the pattern text do not change a kernel's types).  Scenario modules whose grid
 selects kernels some other way should define ``warm_key``.
+
+**Shared work.**  A scenario may also define ``work_key(params) -> hashable``: points with one
+work key reuse one cached computation (the generic scenario: the engine counters of one stream,
+pattern and engine spec, reused across arrival rates).  ``plan_sweep`` then orders the parallel
+part so that the first point of each work key runs before the others with that key, which load
+the cached result instead of repeating the computation in several workers at once.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from sim.config import ExperimentConfig, Point
@@ -22,7 +29,7 @@ from sim.config import ExperimentConfig, Point
 KERNEL_KEY_WORDS = ("engine", "strategy", "shedder")
 
 
-def _scenario_hook(cfg: ExperimentConfig) -> Callable[[dict], Any] | None:
+def _scenario_hook(cfg: ExperimentConfig, name: str = "warm_key") -> Callable[[dict], Any] | None:
     import importlib
 
     mod_name = cfg.scenario.split(":")[0]
@@ -30,8 +37,16 @@ def _scenario_hook(cfg: ExperimentConfig) -> Callable[[dict], Any] | None:
         mod = importlib.import_module(f"sim.scenarios.{mod_name}")
     except Exception:  # reported per point by run_point
         return None
-    hook = getattr(mod, "warm_key", None)
+    hook = getattr(mod, name, None)
     return hook if callable(hook) else None
+
+
+def _hashable(k: Any) -> Any:
+    try:
+        hash(k)
+        return k
+    except TypeError:  # unhashable key from a hook: fall back to its repr
+        return repr(k)
 
 
 def warm_key(cfg: ExperimentConfig, point: Point, hook=None) -> Any:
@@ -52,15 +67,59 @@ def split_warmup(cfg: ExperimentConfig, pending: list[Point]) -> tuple[list[Poin
     seen: set = set()
     warm, rest = [], []
     for p in pending:
-        k = warm_key(cfg, p, hook)
-        try:
-            new = k not in seen
-        except TypeError:  # unhashable key from a hook: fall back to its repr
-            k = repr(k)
-            new = k not in seen
-        if new:
+        k = _hashable(warm_key(cfg, p, hook))
+        if k not in seen:
             seen.add(k)
             warm.append(p)
         else:
             rest.append(p)
     return warm, rest
+
+
+def work_key(point: Point, hook) -> Any:
+    """The shared-work key of ``point`` (None: shares nothing, see module docstring)."""
+    if hook is None:
+        return None
+    try:
+        return _hashable(hook(dict(point.params)))
+    except Exception:  # a bad point: run_point reports it; it shares nothing
+        return None
+
+
+@dataclass
+class SweepPlan:
+    """How a parallel sweep runs ``pending``: ``warm`` in the parent first (one per kernel key),
+    then ``first`` in parallel, and each point of ``after[i]`` once ``first[i]`` has finished
+    (``after[i]`` shares ``first[i]``'s work key); ``free`` share nothing still to be computed
+    and run in parallel from the start."""
+    warm: list[Point]
+    first: list[Point]
+    after: list[list[Point]]
+    free: list[Point]
+
+    def parallel_count(self) -> int:
+        return len(self.first) + sum(map(len, self.after)) + len(self.free)
+
+
+def plan_sweep(cfg: ExperimentConfig, pending: list[Point]) -> SweepPlan:
+    """Split ``pending`` into a warm-up and a dependency-ordered parallel part (see SweepPlan).
+
+    Every point appears exactly once; within each part the pending order is kept."""
+    warm, rest = split_warmup(cfg, pending)
+    hook = _scenario_hook(cfg, "work_key")
+    done = {work_key(p, hook) for p in warm} - {None}
+    first: list[Point] = []
+    after: list[list[Point]] = []
+    free: list[Point] = []
+    index: dict = {}
+    for p in rest:
+        k = work_key(p, hook)
+        if k is None or k in done:
+            free.append(p)
+        elif k in index:
+            after[index[k]].append(p)
+        else:
+            index[k] = len(first)
+            first.append(p)
+            after.append([])
+    return SweepPlan(warm, first, after, free)

@@ -80,7 +80,31 @@ def test_engine_facts_and_spec_errors(calls):
         generic.point({k: v for k, v in BASE.items() if k != "generator"}, seed=1)
 
 
-@pytest.mark.parametrize("name", ["engines_vs_rate", "nasdaq_replay", "apam_plans"])
+def test_pattern_placeholders_fill_from_parameters(calls):
+    """``{window}`` in the pattern takes the point's ``window``: a grid over it varies the pattern
+    (and the counter-cache key, via the filled text)."""
+    tpl = dict(BASE, pattern="PATTERN SEQ(A a, B b) WHERE a.x < b.x WITHIN {window} events")
+    r10 = generic.point(dict(tpl, window=10), seed=1)
+    r3 = generic.point(dict(tpl, window=3), seed=1)
+    assert r10["matches"] == generic.point(dict(BASE), seed=1)["matches"] and calls["runs"] == 2
+    assert r3["matches"] < r10["matches"]
+    with pytest.raises(CepsimInputError, match=r"placeholder\(s\) \{window\} name no parameter"):
+        generic.point(dict(tpl), seed=1)
+
+
+def test_same_matches_claim_groups_by_placeholder_parameters():
+    import pandas as pd
+
+    tpl = "PATTERN SEQ(A a, B b) WITHIN {window} events"
+    df = pd.DataFrame({"pattern": [tpl] * 4, "window": [3, 3, 10, 10],
+                       "engine": ["eager", "tree"] * 2, "matches": [5, 5, 9, 9]})
+    assert generic.claim_same_matches(df).passed        # different windows, different counts
+    df.loc[3, "matches"] = 8
+    assert not generic.claim_same_matches(df).passed
+
+
+@pytest.mark.parametrize("name", ["engines_vs_rate", "nasdaq_replay", "apam_plans",
+                                  "nasdaq_window"])
 def test_worked_examples_run_at_quick_scale(tmp_path, name, monkeypatch):
     from sim.claims import check_experiment
     from sim.config import load_config

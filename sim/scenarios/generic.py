@@ -1,11 +1,13 @@
 """The generic scenario: a study described entirely by its config, no Python needed.
 
 ``scenario = "generic:point"``.  One point = (pattern, stream, engine, arrival process); every
-parameter may sit in ``[params]``, ``[grid]`` or ``[zip]`` (full reference and two worked
+parameter may sit in ``[params]``, ``[grid]`` or ``[zip]`` (full reference and worked
 examples: ``docs/EXPERIMENTS.md`` and ``experiments/examples/``).
 
 Pattern
-    ``pattern`` (text) or ``pattern_file`` (a file holding the text).
+    ``pattern`` (text) or ``pattern_file`` (a file holding the text).  ``{name}`` in the text is
+    replaced by the point's parameter ``name``, so a grid can vary part of a pattern
+    (``WITHIN {window} minutes`` with ``window`` in ``[grid]``).
 Stream (one of)
     ``data`` (a file) with ``format`` (``metastock``, ``soccer``, ``csv``, ``parquet``; default
     from the extension) and ``schema`` (csv/parquet), optionally cut to the first ``n_events``;
@@ -40,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections import OrderedDict
 from functools import lru_cache
@@ -188,7 +191,36 @@ def point_stream(params: dict):
                                params.get("schema"))
 
 
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def pattern_placeholders(text: str) -> list[str]:
+    """Names of the ``{param}`` placeholders in a pattern text, in order of first use.
+
+    >>> pattern_placeholders("PATTERN SEQ(A a, B b) WITHIN {window} minutes")
+    ['window']
+    """
+    return list(dict.fromkeys(PLACEHOLDER.findall(text)))
+
+
+def fill_pattern(text: str, params: dict, source: str = "pattern") -> str:
+    """Replace each ``{name}`` in ``text`` by the point's parameter ``name`` (the pattern grammar
+    has no braces, so a brace is always a placeholder).  Lets a grid vary one part of a pattern:
+    ``pattern = "... WITHIN {window} minutes"`` with ``window`` in ``[grid]``.
+
+    >>> fill_pattern("PATTERN SEQ(A a, B b) WITHIN {w} events", {"w": 30})
+    'PATTERN SEQ(A a, B b) WITHIN 30 events'
+    """
+    missing = [n for n in pattern_placeholders(text) if n not in params]
+    if missing:
+        raise _err(f"{source}: placeholder(s) {', '.join('{' + n + '}' for n in missing)} name no "
+                   f"parameter of this point; add {missing[0]!r} to [params], [grid] or [zip] "
+                   f"(or remove the braces)")
+    return PLACEHOLDER.sub(lambda m: str(params[m.group(1)]), text)
+
+
 def pattern_text(params: dict) -> str:
+    """The point's pattern: ``pattern`` or the text of ``pattern_file``, placeholders filled."""
     from sim.inputs import resolve_input
 
     text, pf = params.get("pattern"), params.get("pattern_file")
@@ -198,8 +230,8 @@ def pattern_text(params: dict) -> str:
         p = resolve_input(str(pf))
         if not p.is_file():
             raise _err(f"pattern_file {pf!r} not found; fix the path")
-        return p.read_text(encoding="utf-8")
-    return str(text)
+        return fill_pattern(p.read_text(encoding="utf-8"), params, f"pattern_file {pf}")
+    return fill_pattern(str(text), params)
 
 
 # ----------------------------------------------------------------------------- counters
@@ -230,19 +262,30 @@ def _disk_path(key: str) -> Path | None:
     return None if d is None else d / f"{key}.npz"
 
 
-def engine_counters(params: dict) -> dict:
-    """``{counters, last_event, detect, info, n}`` of a point's (stream, pattern, engine).
-
-    Computed once and cached (memory + disk) under a key of everything that determines it."""
-    from engines.compile import compile_pattern
+def _counter_key(params: dict):
+    """(cache key, parsed pattern, engine name, options, stream identity) of a point."""
     from engines.pattern import parse_pattern
 
     ident = stream_identity(params)
     text = pattern_text(params)
     pat = parse_pattern(text, source=str(params.get("pattern_file") or "pattern"))
-    canon = str(pat)
     name, options = parse_engine_spec(str(params.get("engine", "eager")))
-    key = _cache_key(ident, canon, name, options)
+    return _cache_key(ident, str(pat), name, options), pat, name, options, ident
+
+
+def work_key(params: dict) -> str:
+    """Shared-work key for sweeps (``sim.warmup``): points with one counter-cache key reuse one
+    engine run, so a sweep computes it once before fanning out the points that load it."""
+    return _counter_key(params)[0]
+
+
+def engine_counters(params: dict) -> dict:
+    """``{counters, last_event, detect, info, n}`` of a point's (stream, pattern, engine).
+
+    Computed once and cached (memory + disk) under a key of everything that determines it."""
+    from engines.compile import compile_pattern
+
+    key, pat, name, options, _ = _counter_key(params)
     if key in _MEM:
         _MEM.move_to_end(key)
         return _MEM[key]
@@ -377,12 +420,16 @@ def claim_ratio(df, metric: str = "latency_mean", better: str = "", than: str = 
 
 
 def claim_same_matches(df, by: str = "") -> ClaimResult:
-    """Every engine finds the same number of matches on the same stream (per ``by`` value)."""
+    """Every engine finds the same number of matches on the same stream (per ``by`` value; the
+    parameters filling a pattern's ``{placeholders}`` count as part of the pattern)."""
     d = _ok(df)
     if d.empty:
         return ClaimResult(False, "no successful rows")
-    keys = [k for k in ([by] if by else []) + ["stream_seed", "generator", "data", "pattern",
-                                                "pattern_file", "n_events"] if k in d.columns]
+    filled = sorted({n for t in d["pattern"].dropna().astype(str) for n in
+                     pattern_placeholders(t)}) if "pattern" in d.columns else []
+    keys = list(dict.fromkeys(k for k in ([by] if by else []) + filled + [
+        "stream_seed", "generator", "data", "pattern", "pattern_file", "n_events"]
+        if k in d.columns))
     # every row of a stream (all engines, all rates) must report the same count
     spread = d.groupby(keys, dropna=False)["matches"].nunique(dropna=False) if keys else \
         d["matches"].nunique(dropna=False)
