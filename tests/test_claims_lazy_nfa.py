@@ -289,7 +289,7 @@ CASES = [
     ("tree_near_best_when_unselective-pass",
      lambda d: S.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
      SENS_OK, True,
-     [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.\d+ \(interpolated\); "
+     [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.874 \(interpolated\); "
       r"worst where sel>=0\.9: 1\.05 \[T=0\.9: sel=0\.01 tree/cab=4, T=0\.5: sel=0\.3 "
       r"tree/cab=2, T=0\.2: sel=0\.95 tree/cab=1\.05\]$"]),
     ("tree_near_best_when_unselective-fail",
@@ -432,6 +432,113 @@ CASES += [
      lambda d: S.claim_nasdaq_tree_is_cba(d, regime="paper_regime"), NAS_FAIL_THEN_PASS, False,
      [r"^paper_regime: f_c=0\.1: .*take-edges/cba=1\.26, .*; f_c=1: .*take-edges/cba=1, "]),
 ]
+
+# tree vs best chain without a sequence column, defaults; floors (best chain 1, tree 1)
+TVB_NO_SEQ = _t([{"f_c": 0.1, "routing_tree": 0.5, **_nfa(tree=1, cab=1)},
+                 {"f_c": 1.0, "routing_tree": 11, **_nfa(tree=110, cab=100)}])
+# failing points whose explanation (_why) reads: s_bc = 0, cba = 1, f_c < 0.5 (no eager part),
+# f_c = 0.5 (eager part), W_b = 0, cab = 1
+TVB_WHY = _t([{**_tvb(0.1, 200, 0, cba=1), "sel_bc": 0.0},
+              {**_tvb(0.5, 200, 0, eager=3, cab=1), "w_b": 0.0}])
+TVB_WHY_NO_SEL_NO_WB = _t([{"f_c": 1.0, "routing_tree": 0, **_nfa(tree=200, cab=100)}])
+TVB_SEQ_FAIL_THEN_PASS = _t([_tvb(0.1, 300, 0, seq="a,b,c", cab=100),
+                             _tvb(0.1, 100, 0, seq="c,b,a", cab=100)])
+
+
+def _calib_edge():
+    """Per threshold T (two or three f_c): T=0.8 fails only by the tie rule (c-first 2 x the best
+    chain), WANT_T+0.1 fails at its first f_c only (cab/cba = 2), WANT_T sits on every limit
+    (cab/cba = 1.25 and 0.8, c-first = 1.05 x best), WANT_T-0.05 has cab/cba = 0.8 and a point
+    with cab = cba = 1."""
+    rows = []
+
+    def add(thr, fc, cab, cba, others=10_000, abc=None):
+        ch = {f"evals_{k}": others for k in CHAINS[:4]}
+        if abc is not None:
+            ch["evals_abc"] = abc
+        rows.append({"threshold": thr, "f_c": fc, "sel_bc": 0.5, "evals_cab": cab,
+                     "evals_cba": cba, **ch})
+
+    add(0.8, 0.001, 200, 200, others=100)
+    add(0.8, 1.0, 200, 200, others=100)
+    add(WANT_T + 0.1, 0.001, 200, 100)
+    add(WANT_T + 0.1, 1.0, 100, 100)
+    add(WANT_T, 0.001, 125, 100)
+    add(WANT_T, 0.01, 80, 100)
+    add(WANT_T, 1.0, 21, 21, abc=20)          # 21 = 1.05 x 20 exactly in floating point
+    add(WANT_T - 0.05, 0.001, 80, 100)
+    add(WANT_T - 0.05, 1.0, 1, 1)
+    return _t(rows)
+
+
+CAL_EDGE = _calib_edge()
+
+# sensitivity: the documented log interpolation of the crossover, checked to 3 digits:
+# t = (ln r0 - ln f) / (ln r0 - ln r1), s = exp(ln s0 + t (ln s1 - ln s0)); linear when s0 = 0
+SENS_TWO_FC = _sens([(0.1, 0.2, 0.95, 105, 100), (0.1, 0.5, 0.3, 200, 100),
+                     (0.1, 0.9, 0.01, 400, 100),
+                     (1.0, 0.2, 0.9, 105, 100), (1.0, 0.9, 0.0, 200, 100)]
+                    ).assign(data="synthetic")                 # a text column, as in results
+SENS_FAIL_THEN_PASS = _sens([(0.1, 0.2, 0.95, 150, 100), (1.0, 0.2, 0.95, 100, 100)])
+SENS_BEST_HALF = _sens([(0.1, 0.2, 0.95, 1, 0.5)])
+SENS_AT_LIMIT_BAD_BELOW = _sens([(0.1, 0.5, 0.3, 200, 100), (0.1, 0.2, 0.95, 110, 100)])
+
+CASES += [
+    ("tree_vs_best_chain-no-sequence-column-defaults-floors",
+     lambda d: S.claim_tree_vs_best_chain(d), TVB_NO_SEQ, True,
+     [r"^ condition evaluations: f_c=0\.1: tree/cab=1 \(routing 50% of tree's conditions; "
+      r"without them 0\.5\); f_c=1: tree/cab=1\.1 \(routing 10% of tree's conditions; without "
+      r"them 0\.99\)$"]),
+    ("tree_vs_best_chain-defaults-fail", lambda d: S.claim_tree_vs_best_chain(d), TVB_OPS.assign(
+        evals_tree=150), False, [r"tree/cab=1\.5 "]),
+    ("tree_vs_best_chain-no-rows-of-regime",
+     lambda d: S.claim_tree_vs_best_chain(d, regime="nope"), TVB_OK, False,
+     [r"^nope condition evaluations: $"]),
+    ("tree_vs_best_chain-sequence-filter-and-fail-then-pass",
+     lambda d: S.claim_tree_vs_best_chain(d, sequence="c,b,a"), TVB_SEQ_FAIL_THEN_PASS, True,
+     [r"^ condition evaluations: c,b,a f_c=0\.1: tree/cab=1 "]),
+    ("tree_vs_best_chain-fail-then-pass", lambda d: S.claim_tree_vs_best_chain(d),
+     TVB_SEQ_FAIL_THEN_PASS, False, [r"a,b,c f_c=0\.1: tree/cab=3 .*; c,b,a f_c=0\.1: tree/cab=1 "]),
+    ("tree_vs_best_chain-explanations", lambda d: S.claim_tree_vs_best_chain(d), TVB_WHY, False,
+     [r"f_c=0\.1: tree/cba=200 .*\[s_ab=0\.5 s_bc=0; cab/cba=1e\+03 \(predicted 1/s_bc=inf\)\];",
+      r"f_c=0\.5: tree/cab=200 .*\[s_ab=0\.5 s_bc=0\.25; cab/cba=0\.001 \(predicted 1/s_bc=4\), "
+      r"eager/cab=3 \(predicted near f_c=1: s_ab\+2/W_b=2e\+09\)\]$"]),
+    ("tree_vs_best_chain-explanation-without-pass-rates",
+     lambda d: S.claim_tree_vs_best_chain(d), TVB_WHY_NO_SEL_NO_WB, False,
+     [r"^ condition evaluations: f_c=1: tree/cab=2 .*\[s_ab=nan s_bc=nan; cab/cba=0\.1 "
+      r"\(predicted 1/s_bc=inf\)\]$"]),      # unknown s_bc: "inf" (not > 0)
+    ("calibrated_regime-defaults-at-every-limit", lambda d: S.claim_calibrated_regime(d),
+     CAL_EDGE, True,
+     [rf"^search picks T={WANT_T:g}, configured paper_regime T={WANT_T:g}; "
+      r"T=0\.8: no \(s_bc=0\.5, worst cab/cba or inverse 1\); "
+      rf"T={WANT_T + 0.1:g}: no \(s_bc=0\.5, worst cab/cba or inverse 2\); "
+      rf"T={WANT_T:g}: ok \(s_bc=0\.5, worst cab/cba or inverse 1\.25\); "
+      rf"T={WANT_T - 0.05:g}: ok \(s_bc=0\.5, worst cab/cba or inverse 1\.25\)$"]),
+    ("tree_near_best_when_unselective-defaults-interpolation", 
+     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_TWO_FC, True,
+     [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.874 \(interpolated\); "
+      r"worst where sel>=0\.9: 1\.05 \[.*\] \| f_c=1: crossover selectivity 0\.9 \(measured "
+      r"point\), ~0\.835 \(interpolated\); worst where sel>=0\.9: 1\.05 \[T=0\.9: sel=0 "
+      r"tree/cab=2, T=0\.2: sel=0\.9 tree/cab=1\.05\]$"]),
+    ("tree_near_best_when_unselective-defaults-fail",
+     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_BAD, False,
+     [r"worst where sel>=0\.9: 1\.5 "]),
+    ("tree_near_best_when_unselective-fail-then-pass",
+     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_FAIL_THEN_PASS, False,
+     [r"^f_c=0\.1: crossover selectivity none .* \| f_c=1: crossover selectivity <= 0\.95 "]),
+    ("tree_near_best_when_unselective-best-below-1",
+     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_BEST_HALF, True,
+     [r"tree/cab=1\]$"]),
+    ("tree_near_best_when_unselective-at-limit",
+     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_AT_LIMIT_BAD_BELOW, True,
+     [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.95 \(interpolated\); "
+      r"worst where sel>=0\.9: 1\.1 "]),
+]
+
+
+def test_unknown_metric_is_named():
+    with pytest.raises(ValueError, match=r"^metric must be one of \['evals', 'ops'\], got 'bogus'$"):
+        S.claim_convergence(CONV_OK, metric="bogus")
 
 @pytest.mark.parametrize("call, df, want, patterns",
                          [pytest.param(c, d, w, p, id=i) for i, c, d, w, p in CASES])
