@@ -22,7 +22,6 @@ from engines.remote.config import CACHES, STRATEGIES
 from engines.remote.kernel import run_remote
 from strategies import assert_same_matches, cases
 
-HITS = {"examples": 0, "with_match": 0}
 
 
 @st.composite
@@ -69,37 +68,32 @@ def remote_cases(draw):
     return pat, stream, table, knobs, unit, gap
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(remote_cases())
-def test_every_strategy_and_cache_equals_oracle(case):
-    pat, stream, table, knobs, unit, gap = case
-    prog = compile_pattern(pat, stream.schema)
-    expected = run_oracle(prog, stream, remote=table)
-    HITS["examples"] += 1
-    HITS["with_match"] += len(expected.matches) > 0
-    arrivals = np.arange(len(stream)) * gap
-    for strategy in STRATEGIES:
-        for cache in CACHES:
-            got = run_remote(prog, stream, strategy=strategy, cache=cache, remote=table,
-                             arrivals=arrivals, unit_cost=unit, base_cost=1e-6,
-                             initial_capacity=2, **knobs)      # exercise pool growth
-            assert_same_matches(expected, got, (prog, stream, f"{strategy}/{cache} {knobs}"),
-                                labels=("oracle", strategy))
-            # emission never precedes the start of processing of the detecting event
-            det = got.matches.detect
-            assert np.all(got.info["emit_time"] >= got.info["start"][det] - 1e-15)
-            assert np.all(np.diff(got.info["depart"]) >= 0) if len(stream) > 1 else True
+def test_every_strategy_and_cache_equals_oracle(match_rate):
+    rate = match_rate("remote (EIRES) kernel, every strategy and cache")
 
+    @settings(max_examples=60, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(remote_cases())
+    def prop(case):
+        pat, stream, table, knobs, unit, gap = case
+        prog = compile_pattern(pat, stream.schema)
+        expected = run_oracle(prog, stream, remote=table)
+        rate.add(pat, len(expected.matches))
+        arrivals = np.arange(len(stream)) * gap
+        for strategy in STRATEGIES:
+            for cache in CACHES:
+                got = run_remote(prog, stream, strategy=strategy, cache=cache, remote=table,
+                                 arrivals=arrivals, unit_cost=unit, base_cost=1e-6,
+                                 initial_capacity=2, **knobs)      # exercise pool growth
+                assert_same_matches(expected, got, (prog, stream, f"{strategy}/{cache} {knobs}"),
+                                    labels=("oracle", strategy))
+                # emission never precedes the start of processing of the detecting event
+                det = got.matches.detect
+                assert np.all(got.info["emit_time"] >= got.info["start"][det] - 1e-15)
+                assert np.all(np.diff(got.info["depart"]) >= 0) if len(stream) > 1 else True
 
-def test_match_rate_report():
-    """The property test above must see matches in a good share of its examples."""
-    if HITS["examples"] == 0:
-        pytest.skip("run together with test_every_strategy_and_cache_equals_oracle")
-    rate = HITS["with_match"] / HITS["examples"]
-    print(f"\nremote kernel property test: {HITS['with_match']}/{HITS['examples']} examples "
-          f"({rate:.0%}) had at least one match")
-    assert rate >= 0.5
+    prop()
+    rate.check(min_big=0, min_rate_big=0.0)       # remote_cases: at most 3 variables
 
 
 def _q(text, s):
