@@ -84,12 +84,20 @@ def test_scan_finds_computed_and_looped_keys():
 
 
 def test_every_shipped_config_accepts_its_own_keys(repo_root):
+    """Each shipped config's own keys and values pass the --set check (value parsed back from
+    its TOML text, as --set does)."""
+    from sim.config import parse_override_value
+    from sim.paramkeys import check_override
     for p in sorted(glob.glob(str(repo_root / "experiments/*/*.toml"))):
         cfg = load_config(p, check_functions=False)
         d = cfg.to_dict()
         for part in ("params", "grid", "zip"):
             for k, v in d[part].items():
-                apply_overrides(cfg, [f"{part}.{k}={json.dumps(v)}"])
+                value = parse_override_value(json.dumps(v))
+                check_override(d, cfg.scenario, p, f"--set {part}.{k}", part, k, value)
+    # and through apply_overrides for one config
+    cfg = load_config(repo_root / "experiments/demo/basic.toml")
+    assert apply_overrides(cfg, ["params.n=60", "zip.label=[\"p\", \"q\"]"]).params["n"] == 60
 
 
 def test_cli_unknown_key_exits_2_before_running(tmp_path, repo_root):
