@@ -114,6 +114,35 @@ def run_point(cfg: ExperimentConfig, point: Point) -> dict:
     return row
 
 
+def check_point_params(cfg: ExperimentConfig, points: list[Point]) -> None:
+    """Run the scenario's ``check_params(params)`` (an optional attribute of the scenario
+    function; it raises ``CepsimInputError`` naming the parameter) on every distinct point and
+    raise one ``CepsimInputError`` listing the invalid points before anything runs -- instead
+    of every point failing with the same error and the run exiting 1."""
+    source = str(cfg.path or cfg.key)
+    fn = resolve_function(cfg.scenario, "sim.scenarios", source, "scenario")
+    check = getattr(fn, "check_params", None)
+    if check is None:
+        return
+    varying = list(cfg.grid) + list(cfg.zip)
+    seen: set = set()
+    problems: list[str] = []
+    for p in points:
+        if p.point_id in seen:
+            continue
+        seen.add(p.point_id)
+        try:
+            check(dict(p.params))
+        except CepsimInputError as exc:
+            where = ", ".join(f"{k}={p.params[k]!r}" for k in varying) or "the point"
+            problems.append(f"{where}: {exc}")
+    if problems:
+        more = f"\n  (+{len(problems) - 5} more)" if len(problems) > 5 else ""
+        raise CepsimInputError(f"{source}: {len(problems)} of {len(seen)} point(s) have invalid "
+                               f"parameter values; nothing was run (fix the value in the config "
+                               f"or the --set override):\n  " + "\n  ".join(problems[:5]) + more)
+
+
 def _cost_profile_info(cfg: ExperimentConfig) -> Any:
     """The cost profile a run used, if the config names one (path + file text)."""
     for key in ("cost_profile", "profile"):
@@ -167,6 +196,7 @@ def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Pat
     check_claim_args(cfg)      # a misspelled claim argument is a config error, before any work
     root = Path(out_dir)
     points = expand_points(cfg)
+    check_point_params(cfg, points)   # impossible values: one error, before any point runs
     results.prepare_shards(root, cfg, fresh=fresh)
     done = results.done_points(root, cfg, points)
     pending = [p for p in points if (p.point_id, p.rep) not in done]

@@ -246,3 +246,23 @@ def test_lazy_caps_stop_inside_the_kernel(data):
             full.matches.records()
         with pytest.raises(CapacityError, match="more than 5 matches at event"):
             run(prog, stream, max_matches=5)
+
+
+def test_match_command_ends_fast_with_complete_output(data, tmp_path, repo_root):
+    """As a real command (``python -m sim.cli``) `match` ends without the interpreter teardown:
+    piped stdout is still complete, the output file whole, and exit codes 0 / 2 are kept."""
+    import subprocess
+    import sys
+    p, schema = data
+    out = tmp_path / "m.jsonl"
+    base = [sys.executable, "-m", "sim.cli", "match", SEQ3, str(p), "--format", "csv", "--schema",
+            str(schema), "--out", str(out)]
+    env = dict(os.environ, PYTHONPATH=str(repo_root))
+    ok = subprocess.run(base, capture_output=True, text=True, env=env, cwd=repo_root, timeout=600)
+    assert ok.returncode == 0, ok.stderr
+    n = int(ok.stdout.split(" matches")[0])
+    assert n > 0 and "counters: " in ok.stdout and "engine: " in ok.stdout
+    assert len(out.read_text().splitlines()) == n
+    bad = subprocess.run(base + ["--max-matches", "1"], capture_output=True, text=True, env=env,
+                         cwd=repo_root, timeout=600)
+    assert bad.returncode == 2 and "--max-matches" in bad.stderr and "Traceback" not in bad.stderr

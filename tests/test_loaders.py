@@ -393,10 +393,14 @@ def test_fast_path_declines_stamps_that_are_not_12_digits(tmp_path, stamp):
     assert _fast_metastock(data, p) is None
 
 
-def test_fast_path_multi_block_crlf_equals_precise_path(tmp_path):
+@pytest.mark.parametrize("long_number", [False, True])
+def test_fast_path_multi_block_crlf_equals_precise_path(tmp_path, long_number):
     """A file larger than one CSV block (tickers first seen in the second block, CRLF line ends):
-    the fast path's merged dictionary codes and stamps equal the precise path's."""
+    the fast path's codes, stamps and values equal the precise path's -- read by the compiled
+    scan, or (a 16-digit value makes the scan decline) by pyarrow, whose per-block dictionaries
+    are merged in first-appearance order."""
     from workloads.loaders import _fast_metastock, _read_bytes
+    from workloads.metastock_scan import _POW10, SCAN_OK, scan_metastock
     rng = np.random.default_rng(7)
     n = 95_000                                        # ~4.6 MB > the 4 MiB block
     tick = np.where(np.arange(n) < n // 2, rng.choice(["XA", "XB"], n),
@@ -406,9 +410,15 @@ def test_fast_path_multi_block_crlf_equals_precise_path(tmp_path):
     stamps = [s.replace("-", "").replace("T", "").replace(":", "") for s in stamps]
     lines = [f"{t},{s},{i % 97}.25,{i % 89}.5,{i % 83}.75,{i % 79}.125,{i}"
              for i, (t, s) in enumerate(zip(tick, stamps))]
+    if long_number:
+        f = lines[10].split(",")
+        f[3] = "1234567.890123456"
+        lines[10] = ",".join(f)
     path = tmp_path / "big.txt"
     path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
     p, data = _read_bytes(path, "")
+    scanned = scan_metastock(np.frombuffer(data, np.uint8), 5, _POW10)[0] == SCAN_OK
+    assert scanned != long_number
     fast = _fast_metastock(data, p)
     assert fast is not None
     slow = load_metastock(_write(tmp_path, "slow.txt", [" " + ln for ln in lines]))

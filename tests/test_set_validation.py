@@ -84,12 +84,20 @@ def test_scan_finds_computed_and_looped_keys():
 
 
 def test_every_shipped_config_accepts_its_own_keys(repo_root):
+    """Each shipped config's own keys and values pass the --set check (value parsed back from
+    its TOML text, as --set does)."""
+    from sim.config import parse_override_value
+    from sim.paramkeys import check_override
     for p in sorted(glob.glob(str(repo_root / "experiments/*/*.toml"))):
         cfg = load_config(p, check_functions=False)
         d = cfg.to_dict()
         for part in ("params", "grid", "zip"):
             for k, v in d[part].items():
-                apply_overrides(cfg, [f"{part}.{k}={json.dumps(v)}"])
+                value = parse_override_value(json.dumps(v))
+                check_override(d, cfg.scenario, p, f"--set {part}.{k}", part, k, value)
+    # and through apply_overrides for one config
+    cfg = load_config(repo_root / "experiments/demo/basic.toml")
+    assert apply_overrides(cfg, ["params.n=60", "zip.label=[\"p\", \"q\"]"]).params["n"] == 60
 
 
 def test_cli_unknown_key_exits_2_before_running(tmp_path, repo_root):
@@ -99,3 +107,21 @@ def test_cli_unknown_key_exits_2_before_running(tmp_path, repo_root):
     assert r.exit_code == 2 and "unknown parameter 'n_event'" in r.stderr
     assert "Traceback" not in r.output + r.stderr
     assert not (tmp_path / "res").exists()
+
+
+@pytest.mark.parametrize("config, ov, needle", [
+    ("basic/mg1_validation.toml", "grid.rho=[-0.5, 0.5]", "rho must be in (0, 1)"),
+    ("basic/mg1_validation.toml", "params.n_events=0", "n_events must be >= 1"),
+    ("basic/mg1_validation.toml", "grid.service=[\"exp\", \"foo\"]", "service must be 'exp' or"),
+    ("apam/exp1.toml", "grid.rate=[-1.0]", "rate must be > 0"),
+])
+def test_impossible_values_exit_2_before_any_point_runs(tmp_path, repo_root, config, ov, needle):
+    """A scenario's check_params runs on every point first: one error naming the parameter and
+    the offending points, exit 2, nothing written (was: every point failed, exit 1)."""
+    r = CliRunner().invoke(app, ["run", str(repo_root / "experiments" / config), "--scale",
+                                 "quick", "--out", str(tmp_path / "res"), "--figures-dir",
+                                 str(tmp_path / "figs"), "--set", ov])
+    assert r.exit_code == 2, r.output + r.stderr
+    assert needle in r.stderr and "nothing was run" in r.stderr
+    assert "Traceback" not in r.output + r.stderr
+    assert not (tmp_path / "res").exists() or not any((tmp_path / "res").rglob("*.parquet"))

@@ -169,6 +169,18 @@ def _arrival_seed(params: dict, exp: int, rate: float, sseed: int, seed: int) ->
     return int(ss.generate_state(1, dtype=np.uint32)[0])
 
 
+def _check_point(params: dict) -> None:
+    """The parameter values ``point`` needs (run by sim.runner for every point before any run)."""
+    n = _p(params, "n_events", 100_000, int)
+    n_warm = _p(params, "n_warmup", n // 2, int)
+    if not 0 < n_warm < n:
+        raise CepsimInputError(f"scenario apam: n_warmup must lie in (0, n_events={n}), got "
+                               f"{n_warm}")
+    rate = _p(params, "rate", None)
+    if rate <= 0:
+        raise CepsimInputError(f"scenario apam: rate must be > 0 events/s, got {rate}")
+
+
 def point(params: dict, seed: int) -> dict:
     """One (experiment, λ, stream_seed) point -> metrics of every candidate plan."""
     from engines.apam_planner import estimate_statistics, evaluate_candidates
@@ -258,6 +270,9 @@ def point(params: dict, seed: int) -> dict:
 
 
 # ----------------------------------------------------------------------------- claims
+
+point.check_params = _check_point   # sim.runner runs it for every point first
+
 def _ok(df):
     return df[df["error"].isna()] if "error" in df else df
 

@@ -94,6 +94,37 @@ def pk_wait(lam: float, es: float, es2: float) -> float:
     return lam * es2 / (2 * (1 - rho)) if rho < 1 else float("inf")
 
 
+def _check_common(params: dict) -> None:
+    """Parameter values both M/G/1 scenarios need (run for every grid point before any runs)."""
+    _rho(params)
+    n = _get(params, "n_events", kind=int)
+    if n < 1:
+        raise CepsimInputError(f"scenario basic: n_events must be >= 1, got {n}")
+    batches = _get(params, "batches", DEFAULT_BATCHES, int)
+    if batches < 2:
+        raise CepsimInputError(f"scenario basic: batches must be >= 2 (a confidence interval "
+                               f"needs two batch means), got {batches}")
+    warmup = _get(params, "warmup", DEFAULT_WARMUP)
+    if not 0 <= warmup < 1:
+        raise CepsimInputError(f"scenario basic: warmup is the fraction of waits dropped, in "
+                               f"[0, 1); got {warmup}")
+
+
+def _check_synthetic(params: dict) -> None:
+    _check_common(params)
+    service_kind = str(params.get("service", "exp"))
+    if service_kind not in ("exp", "det"):
+        raise CepsimInputError(f"scenario mg1_synthetic: service must be 'exp' or 'det', got "
+                               f"{service_kind!r}")
+
+
+def _check_engine(params: dict) -> None:
+    _check_common(params)
+    window = _get(params, "window", 20, int)
+    if window < 1:
+        raise CepsimInputError(f"scenario mg1_engine: window must be >= 1 event, got {window}")
+
+
 # --- (a) synthetic M/M/1 and M/D/1 --------------------------------------------------------
 def mg1_synthetic(params: dict, seed: int) -> dict:
     """One M/M/1 or M/D/1 run (params: ``rho``, ``service`` exp|det, ``n_events``,
@@ -121,6 +152,9 @@ def mg1_synthetic(params: dict, seed: int) -> dict:
     row["ci_rel_half"] = row["wait_ci_half"] / theory
     row["theory_in_ci"] = bool(row["wait_ci_low"] <= theory <= row["wait_ci_high"])
     return row
+
+
+mg1_synthetic.check_params = _check_synthetic   # sim.runner runs it for every point first
 
 
 # --- (b) eager engine service times ---------------------------------------------------------
@@ -268,6 +302,9 @@ def mg1_engine(params: dict, seed: int) -> dict:
 
 
 # --- claims --------------------------------------------------------------------------------
+
+mg1_engine.check_params = _check_engine       # sim.runner runs it for every point first
+
 def claim_mg1_within(df, tolerance: float = 0.03, max_rho: float = 0.8):
     """Simulated mean wait within ``tolerance`` (relative) of M/M/1 / M/D/1 theory at every
     grid point with rho <= ``max_rho`` (seeds averaged per point)."""
