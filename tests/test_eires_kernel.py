@@ -230,3 +230,13 @@ def test_latency_histogram_matches_per_match_times():
         np.testing.assert_allclose(hist_percentiles(hist, pcts), exact, rtol=6e-4)
     with pytest.raises(CepsimInputError, match="latency_hist"):
         run_remote(prog, s, latency_hist=True)
+
+
+def test_lzeval_without_a_cost_profile_runs():
+    """Eq. (8) with zero service time (no unit costs): postponing is free, no division by 0."""
+    s = _stream(200, 4)
+    prog = _q("PATTERN SEQ(A a, B b, C c) WHERE REMOTE[a.v1] <= 15 AT b WITHIN 30 events", s)
+    expected = run_oracle(prog, s).matches.key_set()
+    for strategy in ("LzEval", "Hybrid"):
+        r = run_remote(prog, s, strategy=strategy, utility_period=4)
+        assert r.matches.key_set() == expected

@@ -21,8 +21,12 @@ fetch in flight) and wait; BL3 postpone every remote predicate to completion, th
 missing keys in parallel and wait for the slowest; LzEval / Hybrid on a miss issue the fetch and
 postpone the predicate while the partial match stays within ``span`` classes (Eq. 8 or fixed),
 re-checking the cache when it is extended and waiting when it leaves the span or completes.
-PFetch / Hybrid prefetch the key of a partial match entering the lookahead class (fixed distance
-or adapted by recent misses, Alg. 3) when its utility beats the cache's minimum (Eq. 7).
+PFetch / Hybrid prefetch the key of a partial match entering the lookahead class (fixed distance,
+or Alg. 3: the class closest before m = chk - 1 that holds the key and has no recent misses) or,
+when no lookahead class is left, at the estimated arrival (a timer set when a class-m partial
+match is created fires 1/lambda - mean latency later, lambda its monitored extension rate; the
+decision is taken at the next event's start, Alg. 1 lines 8-12); either way only when the key's
+utility beats the cache's minimum (Eq. 7).
 Requests for a key already in flight are merged (the authors' artifact does not merge).
 
 Caches: LRU (doubly linked list) or cost-based (two tiers: elements fetched on demand or by
@@ -432,8 +436,12 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
             # LzEval span by Eq. (8), time in events: rates = type shares, latencies / mean service
             if use_lz and iopt[I_SPAN] == 0 and i > 0:
                 msvc = busy / i if busy > 0 else base
-                lev = lbar / msvc
-                lpm = (unit[C.PM_CREATED] + unit[C.INSTANCE_WORK]) / msvc
+                if msvc > 0.0:
+                    lev = lbar / msvc
+                    lpm = (unit[C.PM_CREATED] + unit[C.INSTANCE_WORK]) / msvc
+                else:                       # free processing (no cost profile): postponing is free
+                    lev = np.inf
+                    lpm = 0.0
                 for r in range(NR):
                     j = r_chk[r]
                     lam = 0.0
