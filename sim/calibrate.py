@@ -81,6 +81,27 @@ WORKLOADS: tuple[tuple[str, tuple[float, ...]], ...] = (
     ("PATTERN SEQ(A a, B b) WHERE a.x > 0.99 AND b.x > 0.99 WITHIN 5 events", (1,) * 8),
 )
 QUICK_SIZES = (1000, 3000, 8000)
+
+# Second stage: the remote-data engine (EIRES) produces counters the eager engine never does
+# (cache operations, utility updates, fetches issued, decision checks, statistics updates, sort
+# comparisons).  (pattern text, type weights, options of ``run_remote``); integer keys ``k``
+# uniform on 0..999.  Strategies, caches, cache sizes and utility periods differ so that those
+# columns vary independently of the instance / match work.
+REMOTE_WORKLOADS: tuple[tuple[str, tuple[float, ...], dict], ...] = (
+    ("PATTERN SEQ(A a, B b) WHERE REMOTE[a.k] <= 300 AT b WITHIN 30 events", (1, 1, 1),
+     {"strategy": "BL2", "cache": "lru", "cache_size": 50}),
+    ("PATTERN SEQ(A a, B b) WHERE REMOTE[a.k] <= 300 AT b WITHIN 30 events", (1, 1, 1),
+     {"strategy": "BL1", "cache": "lru", "cache_size": 50}),
+    ("PATTERN SEQ(A a, B b, C c) WHERE REMOTE[a.k] <= 500 AT c WITHIN 40 events", (1, 1, 1),
+     {"strategy": "Hybrid", "cache": "cost", "cache_size": 100, "utility_period": 4}),
+    ("PATTERN SEQ(A a, B b, C c) WHERE REMOTE[a.k] <= 500 AT c WITHIN 40 events", (1, 1, 1),
+     {"strategy": "PFetch", "cache": "lru", "cache_size": 400, "utility_period": 64}),
+    ("PATTERN SEQ(A a, B b, C c) WHERE REMOTE[a.k] <= 700 AT b WITHIN 60 events", (2, 1, 1),
+     {"strategy": "LzEval", "cache": "cost", "cache_size": 200, "utility_period": 1}),
+    ("PATTERN SEQ(A a, B b, C c, D d) WHERE REMOTE[a.k] <= 900 AT c WITHIN 80 events",
+     (1, 1, 1, 1), {"strategy": "Hybrid", "cache": "lru", "cache_size": 1000,
+                    "utility_period": 16}),
+)
 FULL_SIZES = (1000, 3000, 8000, 20000, 40000)
 
 
@@ -171,6 +192,52 @@ def measure(seeds=(1, 2, 3), quick: bool = False, engine: str = "eager",
     return runs
 
 
+def remote_calibration_stream(n: int, seed: int, weights, n_keys: int = 1000):
+    """Seeded stream for the remote engine: types drawn with ``weights``, integer key ``k``
+    uniform on 0..n_keys-1 (a REMOTE key) and ``x`` uniform on [0, 1)."""
+    from engines.stream import EventStream
+
+    p = np.asarray(weights, dtype=np.float64)
+    p = p / p.sum()
+    rng = np.random.default_rng([seed, 77])
+    ts = np.arange(n, dtype=np.float64)
+    types = rng.choice(p.size, n, p=p).astype(np.int32)
+    attrs = np.stack([rng.integers(0, n_keys, n).astype(np.float64), rng.random(n)], axis=1)
+    names = [chr(ord("A") + k) for k in range(p.size)]
+    return EventStream.from_arrays(types, ts, attrs, names, ["k", "x"],
+                                   source=f"remote-calibration(seed={seed})")
+
+
+def measure_remote(seeds=(1, 2, 3), quick: bool = False, repeats: int | None = None,
+                   workloads=REMOTE_WORKLOADS) -> list[dict]:
+    """Timed runs of the remote-data kernel (same record format as ``measure``).  Fetch
+    latencies are virtual time; the CPU time measured is the kernel's own work."""
+    from engines.compile import compile_pattern
+    from engines.pattern import parse_pattern
+    from engines.remote.kernel import run_remote
+
+    sizes = QUICK_SIZES if quick else FULL_SIZES
+    repeats = int(repeats) if repeats is not None else (3 if quick else 5)
+    runs: list[dict] = []
+    for wi, (text, weights, opts) in enumerate(workloads):
+        for seed in seeds:
+            stream = remote_calibration_stream(sum(sizes), int(seed) * 1000 + wi, weights)
+            program = compile_pattern(parse_pattern(text), stream.schema)
+
+            def go(chunk):
+                return run_remote(program, chunk, record_matches=False, **opts)
+            go(stream.slice(0, min(500, len(stream))))                  # compile / warm
+            pos = 0
+            for size in sizes:
+                chunk = stream.slice(pos, pos + size)
+                pos += size
+                t, res = _time_call(lambda: go(chunk), repeats)
+                c = np.asarray(res.counters)[:size]
+                runs.append({"workload": wi, "seed": int(seed), "n_events": size, "time": t,
+                             "totals": c[:, list(COUNT_COLUMNS)].sum(axis=0)})
+    return runs
+
+
 DEFAULT_OUT = Path("profiles") / "calibrated.toml"
 
 
@@ -196,13 +263,19 @@ def _per_workload(runs, times, predicted, n_ev, totals, workloads) -> list[dict]
 
 def calibrate(out_path: str | os.PathLike | None = None, quick: bool = False, seeds=(1, 2, 3),
               engine: str = "eager", repeats: int | None = None,
-              workloads=WORKLOADS) -> tuple[CostProfile, dict]:
+              workloads=WORKLOADS,
+              remote_workloads=REMOTE_WORKLOADS) -> tuple[CostProfile, dict]:
     """Measure ``engine`` on this machine, fit unit costs, write the profile to ``out_path``.
 
     Returns the profile and a report: ``r2``, ``chunk_rel_rms``, ``chunk_rel_max``,
     ``call_overhead`` (s), ``base_cost``, ``unit_cost``, ``unmeasured`` (counters copied from
     the default profile), ``workloads`` (per workload: events, measured and predicted seconds,
     in-sample and leave-one-workload-out relative error), ``n_runs``.
+
+    Counters ``engine`` never produces are then priced from a second fit on the remote-data
+    kernel's runs (``remote_workloads``; that fit's own prices of shared counters are not
+    used): ``remote_priced`` lists them with ``remote_r2`` / ``remote_chunk_rel_rms``.  Only what
+    neither fit sees is copied from the default profile (``unmeasured``).
     """
     out_path = Path(out_path) if out_path is not None else DEFAULT_OUT
     runs = measure(seeds=seeds, quick=quick, engine=engine, repeats=repeats, workloads=workloads)
@@ -211,8 +284,20 @@ def calibrate(out_path: str | os.PathLike | None = None, quick: bool = False, se
     times = np.array([r["time"] for r in runs])
     fit = fit_profile(totals, n_ev, times)
     default = load_profile(None)
-    unmeasured = [k for k, v in fit["unit_cost"].items() if v is None]
-    units = {k: (default.unit_cost[k] if v is None else v) for k, v in fit["unit_cost"].items()}
+    remote_priced: dict[str, float] = {}
+    rfit = None
+    if remote_workloads:
+        rruns = measure_remote(seeds=seeds, quick=quick, repeats=repeats,
+                               workloads=remote_workloads)
+        rfit = fit_profile(np.array([r["totals"] for r in rruns], dtype=np.float64),
+                           np.array([r["n_events"] for r in rruns], dtype=np.float64),
+                           np.array([r["time"] for r in rruns]))
+        for k, v in fit["unit_cost"].items():
+            if v is None and rfit["unit_cost"][k] is not None:
+                remote_priced[k] = rfit["unit_cost"][k]
+    unmeasured = [k for k, v in fit["unit_cost"].items() if v is None and k not in remote_priced]
+    units = {k: (remote_priced[k] if k in remote_priced else
+                 default.unit_cost[k] if v is None else v) for k, v in fit["unit_cost"].items()}
     per_wl = _per_workload(runs, times, fit["predicted"], n_ev, totals, workloads)
     cv = np.array([w["cv_rel_error"] for w in per_wl])
     report = {"engine": engine, "clock": "thread CPU time, min of repeats",
@@ -222,6 +307,9 @@ def calibrate(out_path: str | os.PathLike | None = None, quick: bool = False, se
               "workload_cv_rel_error_max": float(np.nanmax(np.abs(cv))) if cv.size else None,
               "call_overhead": fit["call_overhead"],
               "base_cost": fit["base_cost"], "unit_cost": units, "unmeasured": unmeasured,
+              "remote_priced": remote_priced,
+              "remote_r2": rfit["r2"] if rfit else None,
+              "remote_chunk_rel_rms": rfit["chunk_rel_rms"] if rfit else None,
               "workloads": per_wl, "n_runs": len(runs), "quick": bool(quick),
               "seeds": [int(s) for s in seeds], "out_path": str(out_path)}
     meta = {"calibrated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -229,6 +317,7 @@ def calibrate(out_path: str | os.PathLike | None = None, quick: bool = False, se
             "python": platform.python_version(), "r2": float(fit["r2"]),
             "chunk_rel_rms": float(fit["chunk_rel_rms"]),
             "call_overhead_s": float(fit["call_overhead"]), "unmeasured": unmeasured,
+            "remote_priced": sorted(remote_priced),
             "workload_rel_error": [float(w["rel_error"]) for w in per_wl],
             "workload_cv_rel_error": [float(w["cv_rel_error"]) for w in per_wl]}
     profile = CostProfile(unit_cost=units, base_cost=fit["base_cost"], name="calibrated",

@@ -12,7 +12,8 @@ import math
 import numpy as np
 import pytest
 
-from sim.calibrate import WORKLOADS, calibrate, calibration_stream, measure
+from sim.calibrate import (REMOTE_WORKLOADS, WORKLOADS, calibrate, calibration_stream,
+                           measure)
 from sim.costmodel import COUNT_NAMES, load_profile
 
 
@@ -20,7 +21,8 @@ from sim.costmodel import COUNT_NAMES, load_profile
 def calibrated(tmp_path_factory):
     out = tmp_path_factory.mktemp("cal") / "prof.toml"
     wl = WORKLOADS[:5]
-    profile, report = calibrate(out, quick=True, seeds=(1,), repeats=1, workloads=wl)
+    profile, report = calibrate(out, quick=True, seeds=(1,), repeats=1, workloads=wl,
+                                remote_workloads=())
     return out, profile, report, wl
 
 
@@ -72,3 +74,17 @@ def test_calibration_streams_follow_the_type_weights():
     np.testing.assert_allclose(freq, [0.30, 0.01, 0.69], atol=0.01)
     assert calibration_stream(100, 5, (1, 1)).types.tolist() == \
         calibration_stream(100, 5, (1, 1)).types.tolist()
+
+
+def test_remote_stage_prices_the_remote_counters(tmp_path):
+    """The second stage fits the remote-data kernel's runs and prices what the eager engine
+    never produces (cache operations, utility updates, fetches, decision checks)."""
+    profile, report = calibrate(tmp_path / "p.toml", quick=True, seeds=(1,), repeats=1,
+                                workloads=WORKLOADS[2:5], remote_workloads=REMOTE_WORKLOADS)
+    priced = report["remote_priced"]
+    for k in ("cache_op", "utility_update", "remote_fetch", "decision_check"):
+        assert k in priced and k not in report["unmeasured"]
+        assert math.isfinite(priced[k]) and priced[k] >= 0
+        assert profile.unit_cost[k] == priced[k]
+    assert report["remote_r2"] > 0.5, report["remote_r2"]
+    assert sorted(priced) == load_profile(tmp_path / "p.toml").meta["remote_priced"]

@@ -200,3 +200,37 @@ def test_estimated_arrival_timing_defers_the_prefetch():
     late = [d for i, d in zip(range(len(d_ea)), d_ea) if d >= 10]
     assert min(d_ea) >= 1 and len(late) > 0
     assert ea.info["cache_hits"] > 0
+
+
+def test_latency_histogram_matches_per_match_times():
+    """latency_hist=True bins each match's latency as emitted; its percentiles must be the exact
+    order statistics to half a bin (0.06 %), for both the start- and the arrival-based latency."""
+    from engines.remote.kernel import hist_percentiles
+    s = _stream(600, 8)
+    prog = _q("PATTERN SEQ(A a, B b, C c) WHERE REMOTE[a.v1] <= 20 AT c WITHIN 40 events", s)
+    unit = np.full(C.N_COUNTERS, 3e-7)
+    arr = np.cumsum(np.random.default_rng(2).exponential(2e-5, len(s)))
+    kw = dict(strategy="Hybrid", cache="cost", cache_size=8, unit_cost=unit, base_cost=2e-6,
+              arrivals=arr)
+    full = run_remote(prog, s, **kw)
+    h = run_remote(prog, s, record_matches=False, latency_hist=True, **kw)
+    assert len(h.matches) == len(full.matches) > 100
+    det = full.matches.detect
+    for lat, hist in ((full.info["emit_time"] - full.info["start"][det], h.info["lat_hist"]),
+                      (full.info["emit_time"] - arr[det], h.info["arr_lat_hist"])):
+        srt = np.sort(lat)
+        pcts = (5, 25, 50, 75, 95)
+        exact = srt[[int(round(q / 100 * (len(srt) - 1))) for q in pcts]]
+        np.testing.assert_allclose(hist_percentiles(hist, pcts), exact, rtol=6e-4)
+    with pytest.raises(CepsimInputError, match="latency_hist"):
+        run_remote(prog, s, latency_hist=True)
+
+
+def test_lzeval_without_a_cost_profile_runs():
+    """Eq. (8) with zero service time (no unit costs): postponing is free, no division by 0."""
+    s = _stream(200, 4)
+    prog = _q("PATTERN SEQ(A a, B b, C c) WHERE REMOTE[a.v1] <= 15 AT b WITHIN 30 events", s)
+    expected = run_oracle(prog, s).matches.key_set()
+    for strategy in ("LzEval", "Hybrid"):
+        r = run_remote(prog, s, strategy=strategy, utility_period=4)
+        assert r.matches.key_set() == expected

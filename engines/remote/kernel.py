@@ -21,8 +21,12 @@ fetch in flight) and wait; BL3 postpone every remote predicate to completion, th
 missing keys in parallel and wait for the slowest; LzEval / Hybrid on a miss issue the fetch and
 postpone the predicate while the partial match stays within ``span`` classes (Eq. 8 or fixed),
 re-checking the cache when it is extended and waiting when it leaves the span or completes.
-PFetch / Hybrid prefetch the key of a partial match entering the lookahead class (fixed distance
-or adapted by recent misses, Alg. 3) when its utility beats the cache's minimum (Eq. 7).
+PFetch / Hybrid prefetch the key of a partial match entering the lookahead class (fixed distance,
+or Alg. 3: the class closest before m = chk - 1 that holds the key and has no recent misses) or,
+when no lookahead class is left, at the estimated arrival (a timer set when a class-m partial
+match is created fires 1/lambda - mean latency later, lambda its monitored extension rate; the
+decision is taken at the next event's start, Alg. 1 lines 8-12); either way only when the key's
+utility beats the cache's minimum (Eq. 7).
 Requests for a key already in flight are merged (the authors' artifact does not merge).
 
 Caches: LRU (doubly linked list) or cost-based (two tiers: elements fetched on demand or by
@@ -61,7 +65,7 @@ from engines.remote.store import (assign_worker, fetch_latency, heap_pop, heap_p
 
 # iopt indices
 I_STRAT, I_CACHE, I_CAP, I_W, I_SEED, I_LOOK, I_SPAN, I_UPER, I_SWIN, I_MTHR, I_MRES, I_POL, \
-    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD, I_PCAP = range(18)
+    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD, I_PCAP, I_HIST = range(19)
 # fopt indices
 F_LUNIT, F_WF, F_WC, F_NOISE, F_WIN, F_BASE = range(6)
 # trace kinds
@@ -143,6 +147,92 @@ def _grow_timers(tht, thk, te_p, te_g, te_r):
     return tht, thk, te_p, te_g, te_r, te_free, old
 
 
+# Latency histograms (``latency_hist=True``): log10 bins of 1/HIST_PER_DECADE decade from
+# 1e-9 s (bin 0 holds everything at or below it) up to 1e3 s; relative bin width 0.115 %.
+HIST_PER_DECADE = 2000
+HIST_LO_DECADE = -9
+HIST_BINS = 1 + 12 * HIST_PER_DECADE
+
+
+@njit(cache=True, inline="always")
+def _hbin(x):
+    if x <= 1e-9:
+        return 0
+    b = 1 + int(math.floor((math.log10(x) - HIST_LO_DECADE) * HIST_PER_DECADE))
+    return b if b < HIST_BINS else HIST_BINS - 1
+
+
+@njit(cache=True, inline="always")
+def _hist_add(hst, lat_start, lat_arrival):
+    hst[0, _hbin(lat_start)] += 1
+    hst[1, _hbin(lat_arrival)] += 1
+
+
+def hist_percentiles(h: np.ndarray, pcts) -> np.ndarray:
+    """Percentiles (seconds) of a latency histogram: the geometric centre of the bin holding
+    the order statistic of rank ``round(q/100 * (n - 1))`` (0-based); NaN when empty.  Within
+    0.06 % of the exact order statistic (half a bin)."""
+    h = np.asarray(h, dtype=np.int64)
+    n = int(h.sum())
+    out = np.full(len(pcts), np.nan)
+    if n == 0:
+        return out
+    cum = np.cumsum(h)
+    for j, q in enumerate(pcts):
+        rank = int(round(q / 100.0 * (n - 1)))
+        b = int(np.searchsorted(cum, rank + 1))
+        out[j] = 0.0 if b == 0 else 10.0 ** (HIST_LO_DECADE + (b - 0.5) / HIST_PER_DECADE)
+    return out
+
+
+@njit(cache=True)
+def _compact(pm_ev, pm_slot, pm_pend, pm_next, pm_alive, pm_gen, head, tail, newcap,
+             te_p, te_g, thk, thn):
+    """Copy the live partial matches into a pool of ``newcap`` slots, partition by partition in
+    list order, so a partition's scan walks memory forward (the free-list pool it replaces
+    scattered greedy runs' partial matches and made every scan step a cache miss).  Relinks
+    ``head`` / ``tail`` in place, moves the pending estimated-arrival timers with their partial
+    matches (timers of dead ones are voided) and returns the new arrays and the bump index."""
+    old = pm_ev.shape[0]
+    M = pm_ev.shape[1]
+    remap = np.full(old, -1, dtype=np.int64)
+    n_ev = np.zeros((newcap, M), dtype=np.int64)
+    n_slot = np.zeros(newcap, dtype=np.int64)
+    n_pend = np.zeros(newcap, dtype=np.int64)
+    n_next = np.full(newcap, -1, dtype=np.int64)
+    n_alive = np.zeros(newcap, dtype=np.int8)
+    n_gen = np.zeros(newcap, dtype=np.int64)
+    k = 0
+    for g in range(head.shape[0]):
+        q = head[g]
+        prev = -1
+        while q != -1:
+            for s in range(M):
+                n_ev[k, s] = pm_ev[q, s]
+            n_slot[k] = pm_slot[q]
+            n_pend[k] = pm_pend[q]
+            n_alive[k] = 1
+            n_gen[k] = pm_gen[q]
+            remap[q] = k
+            if prev >= 0:
+                n_next[prev] = k
+            else:
+                head[g] = k
+            prev = k
+            k += 1
+            q = pm_next[q]
+        tail[g] = prev
+    for h in range(thn):
+        tid = thk[h]
+        p = te_p[tid]
+        if remap[p] >= 0:
+            te_p[tid] = remap[p]
+        else:
+            te_p[tid] = 0
+            te_g[tid] = -1                      # its partial match is gone
+    return n_ev, n_slot, n_pend, n_next, n_alive, n_gen, k
+
+
 @njit(cache=True)
 def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
          lp_pid, lp_chk, lp_s1, lp_s2,
@@ -164,6 +254,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     base = fopt[F_BASE]
     tracing = iopt[I_TRACE] == 1
     record = iopt[I_RECORD] == 1
+    hist = iopt[I_HIST] == 1
+    hst = np.zeros((2, HIST_BINS if hist else 1), dtype=np.int64)
     use_pf = strat == S_PFETCH or strat == S_HYBRID
     use_lz = strat == S_LZEVAL or strat == S_HYBRID
     use_util = use_pf or use_lz or cache_kind == C_COST
@@ -193,8 +285,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     pm_pend = np.zeros(pcap, dtype=np.int64)
     pm_next = np.full(pcap, -1, dtype=np.int64)
     pm_alive = np.zeros(pcap, dtype=np.int8)
-    free = np.arange(pcap - 1, -1, -1).astype(np.int64)
-    nfree = pcap
+    bump = 0                                    # next free pool index (bump allocation)
+    psize = np.zeros(iopt[I_NPART], dtype=np.int64)    # live partial matches per partition
     NP = iopt[I_NPART]
     head = np.full(NP, -1, dtype=np.int64)
     tail = np.full(NP, -1, dtype=np.int64)
@@ -342,12 +434,14 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         ea_off[r] = o if o > 0.0 else 0.0
                     _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
             # LzEval span by Eq. (8), time in events: rates = type shares, latencies / mean service
-            # (free processing -- no unit costs, no base cost -- has no service time to weigh
-            # latencies against: the span stays 0, as a NaN comparison would leave it)
-            if use_lz and iopt[I_SPAN] == 0 and i > 0 and (busy > 0 or base > 0):
+            if use_lz and iopt[I_SPAN] == 0 and i > 0:
                 msvc = busy / i if busy > 0 else base
-                lev = lbar / msvc
-                lpm = (unit[C.PM_CREATED] + unit[C.INSTANCE_WORK]) / msvc
+                if msvc > 0.0:
+                    lev = lbar / msvc
+                    lpm = (unit[C.PM_CREATED] + unit[C.INSTANCE_WORK]) / msvc
+                else:                       # free processing (no cost profile): postponing is free
+                    lev = np.inf
+                    lpm = 0.0
                 for r in range(NR):
                     j = r_chk[r]
                     lam = 0.0
@@ -416,6 +510,16 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     hn = heap_push(ht, hk, hn, done, kk)
         # ---------------------------------------------------------------- partial matches
         g = part[i]
+        if pm_ev.shape[0] - bump < psize[g] + 1:
+            # the event may add one partial match per live one of its partition, plus a new
+            # run: compact the pool (each partition's list contiguous, in list order, so scans
+            # walk memory forward) and double it when compaction alone leaves too little room
+            newcap = pm_ev.shape[0]
+            while newcap - live < psize[g] + 1 or newcap < 2 * live:
+                newcap *= 2
+            pm_ev, pm_slot, pm_pend, pm_next, pm_alive, pm_gen, bump = _compact(
+                pm_ev, pm_slot, pm_pend, pm_next, pm_alive, pm_gen, head, tail, newcap,
+                te_p, te_g, thk, thn)
         q = head[g]
         prev = -1
         old_tail = tail[g]
@@ -639,18 +743,21 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
                             if tracing:
                                 _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EMIT, nm, 0, 0.0, clk)
-                            if nm >= m_t.shape[0]:
-                                m_t = np.concatenate((m_t, np.zeros(m_t.shape[0])))
-                                m_det = np.concatenate((m_det, np.zeros(m_det.shape[0],
-                                                                        dtype=np.int64)))
+                            if hist:
+                                _hist_add(hst, clk[0] - now, clk[0] - arr[i])
+                            else:
+                                if nm >= m_t.shape[0]:
+                                    m_t = np.concatenate((m_t, np.zeros(m_t.shape[0])))
+                                    m_det = np.concatenate((m_det, np.zeros(m_det.shape[0],
+                                                                            dtype=np.int64)))
+                                    if record:
+                                        m_ev = np.concatenate((m_ev, np.zeros(m_ev.shape,
+                                                                              dtype=np.int64)))
+                                m_t[nm] = clk[0]
+                                m_det[nm] = i
                                 if record:
-                                    m_ev = np.concatenate((m_ev, np.zeros(m_ev.shape,
-                                                                          dtype=np.int64)))
-                            m_t[nm] = clk[0]
-                            m_det[nm] = i
-                            if record:
-                                for s2 in range(M):
-                                    m_ev[nm, s2] = tmp[s2]
+                                    for s2 in range(M):
+                                        m_ev[nm, s2] = tmp[s2]
                             nm += 1
                         elif policy_next:
                             # extend in place
@@ -690,22 +797,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             tmp[0] = -1 - q             # marker: prefetch hook for pm q
                         else:
                             # greedy: a new partial match at the tail
-                            if nfree == 0:
-                                old = pm_ev.shape[0]
-                                pm_ev = np.concatenate((pm_ev, np.zeros(pm_ev.shape,
-                                                                        dtype=np.int64)))
-                                pm_slot = np.concatenate((pm_slot, np.zeros(old, dtype=np.int64)))
-                                pm_pend = np.concatenate((pm_pend, np.zeros(old, dtype=np.int64)))
-                                pm_next = np.concatenate((pm_next, np.full(old, -1,
-                                                                           dtype=np.int64)))
-                                pm_alive = np.concatenate((pm_alive, np.zeros(old, dtype=np.int8)))
-                                pm_gen = np.concatenate((pm_gen, np.zeros(old, dtype=np.int64)))
-                                free = np.concatenate((np.arange(2 * old - 1, old - 1, -1)
-                                                       .astype(np.int64),
-                                                       np.zeros(old, dtype=np.int64)))
-                                nfree = old
-                            nfree -= 1
-                            p = free[nfree]
+                            p = bump                # room reserved at the event's start
+                            bump += 1
                             for s2 in range(ns + 1):
                                 pm_ev[p, s2] = tmp[s2]
                             pm_slot[p] = ns
@@ -720,6 +813,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             tail[g] = p
                             slot_count[ns] += 1
                             live += 1
+                            psize[g] += 1
                             _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
                             if use_util:
                                 for r in range(NR):
@@ -806,6 +900,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                 _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
                 slot_count[s] -= 1
                 live -= 1
+                psize[g] -= 1
                 pm_alive[q] = 0
                 if prev >= 0:
                     pm_next[prev] = qn
@@ -813,8 +908,6 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     head[g] = qn
                 if tail[g] == q:
                     tail[g] = prev
-                free[nfree] = q
-                nfree += 1
             else:
                 prev = q
             q = qn
@@ -834,30 +927,24 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
                     if tracing:
                         _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EMIT, nm, 0, 0.0, clk)
-                    if nm >= m_t.shape[0]:
-                        m_t = np.concatenate((m_t, np.zeros(m_t.shape[0])))
-                        m_det = np.concatenate((m_det, np.zeros(m_det.shape[0], dtype=np.int64)))
+                    if hist:
+                        _hist_add(hst, clk[0] - now, clk[0] - arr[i])
+                    else:
+                        if nm >= m_t.shape[0]:
+                            m_t = np.concatenate((m_t, np.zeros(m_t.shape[0])))
+                            m_det = np.concatenate((m_det, np.zeros(m_det.shape[0],
+                                                                    dtype=np.int64)))
+                            if record:
+                                m_ev = np.concatenate((m_ev, np.zeros(m_ev.shape,
+                                                                      dtype=np.int64)))
+                        m_t[nm] = clk[0]
+                        m_det[nm] = i
                         if record:
-                            m_ev = np.concatenate((m_ev, np.zeros(m_ev.shape, dtype=np.int64)))
-                    m_t[nm] = clk[0]
-                    m_det[nm] = i
-                    if record:
-                        m_ev[nm, 0] = i
+                            m_ev[nm, 0] = i
                     nm += 1
                 else:
-                    if nfree == 0:
-                        old = pm_ev.shape[0]
-                        pm_ev = np.concatenate((pm_ev, np.zeros(pm_ev.shape, dtype=np.int64)))
-                        pm_slot = np.concatenate((pm_slot, np.zeros(old, dtype=np.int64)))
-                        pm_pend = np.concatenate((pm_pend, np.zeros(old, dtype=np.int64)))
-                        pm_next = np.concatenate((pm_next, np.full(old, -1, dtype=np.int64)))
-                        pm_alive = np.concatenate((pm_alive, np.zeros(old, dtype=np.int8)))
-                        pm_gen = np.concatenate((pm_gen, np.zeros(old, dtype=np.int64)))
-                        free = np.concatenate((np.arange(2 * old - 1, old - 1, -1)
-                                               .astype(np.int64), np.zeros(old, dtype=np.int64)))
-                        nfree = old
-                    nfree -= 1
-                    p = free[nfree]
+                    p = bump
+                    bump += 1
                     pm_ev[p, 0] = i
                     pm_slot[p] = 0
                     pm_pend[p] = 0
@@ -871,6 +958,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     tail[g] = p
                     slot_count[0] += 1
                     live += 1
+                    psize[g] += 1
                     _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
                     if use_util:
                         for r in range(NR):
@@ -947,7 +1035,9 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
         server = clk[0]
     stats = np.array([float(nfetch), blocked, float(hits), float(misses), float(nm),
                       float(n_ea)])
-    return (cnt, start, depart, m_ev[:nm] if record else m_ev[:0], m_t[:nm], m_det[:nm], stats,
+    nst = 0 if hist else nm
+    return (cnt, start, depart, m_ev[:nst] if record else m_ev[:0], m_t[:nst], m_det[:nst], stats,
+            hst,
             tr_k[:tst[0]], tr_a[:tst[0]], tr_b[:tst[0]], tr_x[:tst[0]], tst[1])
 
 
@@ -1032,8 +1122,9 @@ def _prepare(program, stream, opts: RemoteOptions):
 
 def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float = 0.0,
                remote=None, record_matches: bool = True, trace_cap: int = 0,
-               initial_capacity: int = 1024, max_partial_matches: int | None = None,
-               max_matches: int | None = None, **options) -> EngineResult:
+               initial_capacity: int = 1024, latency_hist: bool = False,
+               max_partial_matches: int | None = None, max_matches: int | None = None,
+               **options) -> EngineResult:
     """Evaluate ``program`` with an EIRES strategy in virtual time (see module docstring).
 
     ``arrivals`` (default: all at 0) are the events' arrival times; ``unit_cost`` a
@@ -1045,6 +1136,9 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     ``max_matches`` are checked after the run (``engines.registry.check_caps``; the kernel has
     no caps of its own).
     """
+    if latency_hist and (record_matches or trace_cap > 0):
+        raise CepsimInputError("remote engine: latency_hist=True keeps no per-match data; pass "
+                               "record_matches=False and trace_cap=0 with it")
     if remote is not None:
         options["remote_table"] = remote
     opts = options_from(options)
@@ -1057,7 +1151,7 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
         np.ascontiguousarray(unit_cost, dtype=np.float64)
     if unit.shape != (C.N_COUNTERS,):
         raise CepsimInputError(f"remote engine: unit_cost must have {C.N_COUNTERS} entries")
-    iopt = np.zeros(18, np.int64)
+    iopt = np.zeros(19, np.int64)
     iopt[I_PCAP] = max(int(initial_capacity), 1)
     iopt[I_STRAT] = opts.strategy_code
     iopt[I_CACHE] = opts.cache_code
@@ -1076,6 +1170,7 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     iopt[I_NPART] = n_part
     iopt[I_TRACE] = 1 if trace_cap > 0 else 0
     iopt[I_RECORD] = 1 if record_matches else 0
+    iopt[I_HIST] = 1 if latency_hist else 0
     fopt = np.array([opts.latency_unit_us * 1e-6, opts.omega_fetch, opts.omega_cache, opts.noise,
                      program.window, float(base_cost)], dtype=np.float64)
     res = _run(stream.types.astype(np.int32), np.ascontiguousarray(stream.ts, np.float64),
@@ -1083,25 +1178,35 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
                program.pred_i, program.pred_f, t["lp_pid"], t["lp_chk"], t["lp_s1"], t["lp_s2"],
                t["r_op"], t["r_cslot"], t["r_ccol"], t["r_kslot"], t["r_kcol"], t["r_chk"],
                t["r_scale"], t["r_off"], iopt, fopt, unit, max(int(trace_cap), 1))
-    cnt, start, depart, m_ev, m_t, m_det, stats, tk, ta, tb, tx, overflow = res
+    cnt, start, depart, m_ev, m_t, m_det, stats, hst, tk, ta, tb, tx, overflow = res
     if trace_cap > 0 and overflow:
         raise CepsimInputError(f"remote engine: the trace needs more than trace_cap={trace_cap} "
                                "records; pass a larger trace_cap or a shorter stream")
     names = tuple(program.var_names[v] for v in program.positive_vars)
     col = {v: j for j, v in enumerate(program.positive_vars)}
-    nm = len(m_t)
-    mpos = np.full((nm, len(names)), -1, np.int64)
+    nm = int(stats[4])
     if record_matches:
+        mpos = np.full((nm, len(names)), -1, np.int64)
         for k, v in enumerate(pos):
             mpos[:, col[v]] = m_ev[:, k]
-    matches = MatchSet(names, tuple(False for _ in names), mpos, np.zeros_like(mpos),
-                       np.zeros_like(mpos), np.zeros(0, np.int64), m_det.astype(np.int64))
+        zero = np.zeros_like(mpos)
+    else:
+        # no positions asked for: read-only broadcast views keep the MatchSet's shape without
+        # allocating 3 x 8 x V bytes per match (greedy DS2 runs emit tens of millions)
+        mpos = np.broadcast_to(np.int64(-1), (nm, len(names)))
+        zero = np.broadcast_to(np.int64(0), (nm, len(names)))
+    det = np.broadcast_to(np.int64(-1), (nm,)) if latency_hist else m_det
+    matches = MatchSet(names, tuple(False for _ in names), mpos, zero, zero,
+                       np.zeros(0, np.int64), det)
     info = {"engine": "remote", "strategy": opts.strategy, "cache": opts.cache,
             "emit_time": m_t, "start": start, "depart": depart,
             "fetches": int(stats[0]), "blocked_time": float(stats[1]), "cache_hits": int(stats[2]),
             "cache_misses": int(stats[3]), "ea_prefetches": int(stats[5])}
     if trace_cap > 0:
         info["trace"] = (tk, ta, tb, tx)
+    if latency_hist:
+        info["lat_hist"] = hst[0]
+        info["arr_lat_hist"] = hst[1]
     result = EngineResult(matches=matches, counters=cnt[:max(n, 1)], info=info)
     from engines.registry import check_caps
     check_caps("remote", result, max_partial_matches, max_matches)

@@ -15,7 +15,8 @@ Latency metrics (microseconds):
 Throughput = events / busy virtual time of the saturated run.
 
 BL3 under greedy selection explodes (no remote filter until completion); as the artifact did, it
-runs on the first ``bl3_greedy_events`` events only (row column ``n_used``).
+runs on the first ``bl3_greedy_events`` events only (row column ``n_used``); ``greedy_events``
+caps every greedy point of a config the same way (Q2 over DS2: the match count explodes).
 """
 from __future__ import annotations
 
@@ -44,23 +45,39 @@ def _profile():
 
 
 def _run(stream, texts, arrivals, kw, unit, base):
+    """Run every pattern of a query; latency histograms (start- and arrival-based) pooled.
+
+    The kernel bins each match's latency as it is emitted (``latency_hist``, 0.115 % bins):
+    greedy DS2 runs emit ~10^8 matches, too many to keep one time per match."""
     from engines.compile import compile_pattern
     from engines.pattern import parse_pattern
     from engines.remote.kernel import run_remote
-    lat, alat, busy, tot = [], [], 0.0, np.zeros(C.N_COUNTERS, np.int64)
+    lat, alat, busy, tot, nm = 0, 0, 0.0, np.zeros(C.N_COUNTERS, np.int64), 0
     info = {"fetches": 0, "cache_hits": 0, "cache_misses": 0, "blocked_time": 0.0}
     for text in texts:
         prog = compile_pattern(parse_pattern(text), stream.schema)
         r = run_remote(prog, stream, arrivals=arrivals, unit_cost=unit, base_cost=base,
-                       record_matches=False, **kw)
-        det = r.matches.detect
-        lat.append(r.info["emit_time"] - r.info["start"][det])
-        alat.append(r.info["emit_time"] - arrivals[det])
+                       record_matches=False, latency_hist=True, **kw)
+        lat = lat + r.info["lat_hist"]
+        alat = alat + r.info["arr_lat_hist"]
+        nm += len(r.matches)
         busy += float(r.info["depart"][-1] - r.info["start"][0]) if len(stream) else 0.0
         tot += r.counters.sum(axis=0)
         for k in info:
             info[k] += r.info[k]
-    return np.concatenate(lat), np.concatenate(alat), busy, tot, info
+    return lat, alat, busy, tot, info, nm
+
+
+def _hist_stats(h) -> tuple[np.ndarray, float]:
+    """Percentiles PCTS and mean (microseconds) of a latency histogram (bin centres)."""
+    from engines.remote.kernel import HIST_LO_DECADE, HIST_PER_DECADE, hist_percentiles
+    h = np.asarray(h)
+    n = h.sum()
+    if n == 0:
+        return np.full(len(PCTS), np.nan), float("nan")
+    centres = 10.0 ** (HIST_LO_DECADE + (np.arange(len(h)) - 0.5) / HIST_PER_DECADE)
+    centres[0] = 0.0
+    return hist_percentiles(h, PCTS) * 1e6, float((h * centres).sum() / n * 1e6)
 
 
 def point(params: dict, seed: int) -> dict:
@@ -78,6 +95,10 @@ def point(params: dict, seed: int) -> dict:
     n = int(p.get("n_events", 100_000))
     if strategy == "BL3" and greedy:
         n = min(n, int(p.get("bl3_greedy_events", 10_000)))
+    if greedy and "greedy_events" in p:
+        # greedy over Zipf keys (Q2 DS2) emits ~10^8 matches per 5k events: such panels run on
+        # the first ``greedy_events`` events, every strategy alike (row column ``n_used``)
+        n = min(n, int(p["greedy_events"]))
     stream = _stream(dataset, n, int(p.get("stream_seed", 1)), int(p.get("v1_max", 10_000)))
     texts = queries(query, greedy, float(p.get("threshold", 5000.0)))
     kw = dict(strategy=strategy, cache=str(p.get("cache", "cost")),
@@ -90,18 +111,19 @@ def point(params: dict, seed: int) -> dict:
               noise=float(p.get("noise", 0.0)), utility_period=int(p.get("utility_period", 64)))
     prof = _profile()
     unit, base = prof.unit_vector(), float(prof.base_cost)
-    lat, _, busy, tot, info = _run(stream, texts, np.zeros(n), kw, unit, base)
-    row: dict = {"n_used": n, "n_matches": int(len(lat)),
+    lat, _, busy, tot, info, nmatch = _run(stream, texts, np.zeros(n), kw, unit, base)
+    row: dict = {"n_used": n, "n_matches": int(nmatch),
                  "throughput": n * len(texts) / busy if busy > 0 else float("nan")}
-    for q, v in zip(PCTS, np.percentile(lat, PCTS) * 1e6 if len(lat) else [np.nan] * 5):
+    pv, mean = _hist_stats(lat)
+    for q, v in zip(PCTS, pv):
         row[f"lat_p{q}"] = float(v)
-    row["lat_mean"] = float(lat.mean() * 1e6) if len(lat) else float("nan")
+    row["lat_mean"] = mean
     rate = float(p.get("rate", 0.0))
     if rate > 0:
         rng = np.random.default_rng([int(seed) % (2**62), 7])
         arr = np.cumsum(rng.exponential(1.0 / rate, n))
-        _, alat, _, _, _ = _run(stream, texts, arr, kw, unit, base)
-        for q, v in zip(PCTS, np.percentile(alat, PCTS) * 1e6 if len(alat) else [np.nan] * 5):
+        _, alat, _, _, _, _ = _run(stream, texts, arr, kw, unit, base)
+        for q, v in zip(PCTS, _hist_stats(alat)[0]):
             row[f"arr_lat_p{q}"] = float(v)
     row.update({k: (float(v) if isinstance(v, float) else int(v)) for k, v in info.items()})
     for name in ("remote_fetch", "cache_op", "utility_update", "pred_eval", "pm_created",
