@@ -27,3 +27,8 @@ class StreamError(CepsimInputError):
 
 class CapacityError(RuntimeError):
     """An engine hit its configured cap on live partial matches / matches."""
+
+
+class PatternMisuseError(PatternSyntaxError, PatternError):
+    """A construct written where it has no meaning (e.g. ``REMOTE[...]`` outside a comparison):
+    a ``PatternError`` that also carries the line and column of the offending token."""

@@ -126,7 +126,8 @@ def check_supported(program: Program) -> None:
 # ----------------------------------------------------------------------------- entry point
 def run_hybrid(program: Program, stream, plan: str | None = None, warmup: int | None = None,
                arrival_rate: float | None = None, unit_costs: dict | None = None,
-               max_partial_matches: int = DEFAULT_MAX_ROWS, **opts):
+               max_partial_matches: int = DEFAULT_MAX_ROWS, max_matches: int = DEFAULT_MAX_ROWS,
+               **opts):
     """Run APAM with ``plan`` (``"eeg/leg"``) or, when ``plan`` is None, the optimizer's plan.
 
     ``warmup`` (events, default half the stream), ``arrival_rate`` (events/s used by the
@@ -140,7 +141,8 @@ def run_hybrid(program: Program, stream, plan: str | None = None, warmup: int | 
     unknown = set(opts) - {"remote_ok"}
     if unknown:
         raise CepsimInputError(f"hybrid engine: unknown option(s) {sorted(unknown)}; options are "
-                               "plan, warmup, arrival_rate, unit_costs, max_partial_matches")
+                               "plan, warmup, arrival_rate, unit_costs, max_partial_matches, "
+                               "max_matches")
     check_supported(program)
     info: dict = {}
     if plan is None:
@@ -159,5 +161,6 @@ def run_hybrid(program: Program, stream, plan: str | None = None, warmup: int | 
     order = info["eeg"] + info["leg"]
     info["tree"] = format_tree(left_deep(order))
     res = run_ztree(program, stream, plan=left_deep(order), trigger="batch",
-                    eager_vars=info["eeg"], max_partial_matches=max_partial_matches)
+                    eager_vars=info["eeg"], max_partial_matches=max_partial_matches,
+                    max_matches=max_matches)
     return EngineResult(matches=res.matches, counters=res.counters, info=info)

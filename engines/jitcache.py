@@ -53,3 +53,24 @@ def ensure_numba_cache_dir() -> str | None:
     return path
 
 
+
+
+def skip_numba_blas_probe() -> bool:
+    """Let Numba start without importing ``scipy.linalg`` (for one-shot commands).
+
+    When Numba's CPU target starts it imports ``numba.np.arraymath``, which probes for BLAS by
+    importing ``scipy.linalg.cython_blas``: about 0.2 s CPU, and up to a second of wall time on a
+    busy machine, on every ``cepsim match``.  No cepsim kernel calls ``np.dot``/``np.linalg``
+    inside compiled code, so the command imports ``numba.np.arraymath`` while ``scipy.linalg`` is
+    hidden; Numba then records "no BLAS" for this process only (compiled ``np.dot`` would be
+    refused with Numba's own message).  ``scipy.linalg`` itself stays importable afterwards.
+    Returns whether the probe was skipped (False when Numba's array math or scipy.linalg was
+    already loaded)."""
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return False
+    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # makes the probe's import fail
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        del sys.modules["scipy.linalg"]
+    return True

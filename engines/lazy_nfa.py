@@ -74,7 +74,7 @@ from numba import njit
 
 from engines import counters as C
 from engines.compile import KIND_KLEENE, KIND_NEG, PK_REMOTE, POLICY_ANY, Program
-from engines.errors import CepsimInputError
+from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
 from engines.nfa_buffers import grow_1d, grow_rows
 from engines.predicates import eval_pred
@@ -83,6 +83,10 @@ from engines.stream import EventStream
 ROUTE_FIXED = 0
 ROUTE_ADAPTIVE = 1
 MAX_VARS = 62
+# capacity caps (the eager engine's defaults): live partial matches and matches found
+DEFAULT_MAX_PARTIAL_MATCHES = 5_000_000
+DEFAULT_MAX_MATCHES = 20_000_000
+ST_OK, ST_MAX_PM, ST_MAX_MATCHES = 0, 1, 2
 
 _PRED_EVAL = C.PRED_EVAL
 _EDGE_EVAL = C.EDGE_EVAL
@@ -112,7 +116,10 @@ def _lower_bound(arr, lo, hi, x):
 @njit(cache=True)
 def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored, n_buf,
                  br_vars, br_len, br_slot, br_preds, br_npred, br_order, route, win_kind,
-                 window):
+                 window, max_pm, max_matches):
+    """Returns (counters, match events, detection positions, peak transient instances, routing
+    checks, status, event): status ST_MAX_PM / ST_MAX_MATCHES when a cap stopped the run at
+    ``event`` (the outputs are then partial and must not be used)."""
     n = types.shape[0]
     V = var_type.shape[0]
     B = br_vars.shape[0]
@@ -342,6 +349,9 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         continue
                     cnt[p, _PM_CREATED] += 1
                     if i_depth[k] + 1 == m:
+                        if n_m >= max_matches:
+                            return cnt, m_ev[:0].copy(), m_det[:0].copy(), peak_transient, \
+                                n_route, ST_MAX_MATCHES, p
                         if n_m == m_ev.shape[0]:
                             m2 = np.full((mcap * 2, V), -1, dtype=np.int64)
                             m2[:n_m] = m_ev[:n_m]
@@ -358,6 +368,9 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         cnt[p, _MATCH_EMIT] += 1
                         cnt[p, _PM_REMOVED] += 1
                         continue
+                    if live >= max_pm:
+                        return cnt, m_ev[:0].copy(), m_det[:0].copy(), peak_transient, \
+                            n_route, ST_MAX_PM, p
                     if n_inst == icap:  # every row of the new instance is written below
                         icap *= 2
                         i_ev = grow_rows(i_ev, icap)
@@ -446,7 +459,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
             if buf_stored[q]:
                 tot += btail[q] - bhead[q]
         cnt[p, _BUFFERED] = tot
-    return cnt, m_ev[:n_m].copy(), m_det[:n_m].copy(), peak_transient, n_route
+    return cnt, m_ev[:n_m].copy(), m_det[:n_m].copy(), peak_transient, n_route, ST_OK, -1
 
 
 # ----------------------------------------------------------------------------- Python side
@@ -486,8 +499,11 @@ def _parse_order(program: Program, order) -> list[int]:
 
 
 def _run(program: Program, stream: EventStream, route: int, order_ids: list[int] | None,
-         engine: str):
+         engine: str, max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
+         max_matches: int = DEFAULT_MAX_MATCHES):
     _check_supported(program, engine)
+    if int(max_partial_matches) < 1 or int(max_matches) < 1:
+        raise CepsimInputError("max_partial_matches and max_matches must be >= 1")
     V = program.n_vars
     branches = program.branches
     B = len(branches)
@@ -524,11 +540,20 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
             if route == ROUTE_ADAPTIVE or j > 0:
                 buf_stored[var_buf[v]] = True
     window = float(program.window)
-    cnt, m_ev, m_det, peak_tr, n_route = _lazy_kernel(
+    cnt, m_ev, m_det, peak_tr, n_route, status, at = _lazy_kernel(
         np.ascontiguousarray(stream.types.astype(np.int64)), stream.ts, stream.attrs,
         program.pred_i.astype(np.int64), program.pred_f, var_type, var_buf, buf_stored,
         max(1, len(type_ids)), br_vars, br_len, br_slot, br_preds, br_npred, br_order, route,
-        int(program.window_kind), window)
+        int(program.window_kind), window, int(max_partial_matches), int(max_matches))
+    if status == ST_MAX_PM:
+        raise CapacityError(
+            f"{engine} engine: more than {max_partial_matches} live partial matches at event "
+            f"{at}; raise the cap with --max-partial-matches / max_partial_matches=, or narrow "
+            f"the window")
+    if status == ST_MAX_MATCHES:
+        raise CapacityError(
+            f"{engine} engine: more than {max_matches} matches at event {at}; raise the cap with "
+            f"--max-matches / max_matches=, or narrow the pattern")
     if len(stream) == 0:
         cnt = cnt[:0]
     pos_vars = program.positive_vars
@@ -540,19 +565,27 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
     return ms, cnt, int(peak_tr), int(n_route)
 
 
-def run_chain(program: Program, stream: EventStream, order=None, **opts):
+def run_chain(program: Program, stream: EventStream, order=None,
+              max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
+              max_matches: int = DEFAULT_MAX_MATCHES, **opts):
     """Lazy chain NFA with selectivity order ``order`` (``"c,a,b"``, a list of variable names,
-    or ``None`` = the query's sequence order).  Other options are ignored."""
+    or ``None`` = the query's sequence order).  More than ``max_partial_matches`` live instances
+    or ``max_matches`` matches raise ``CapacityError``.  Other options are ignored."""
     from engines.registry import EngineResult
     ids = _parse_order(program, order)
-    ms, cnt, peak, _ = _run(program, stream, ROUTE_FIXED, ids, "chain")
+    ms, cnt, peak, _ = _run(program, stream, ROUTE_FIXED, ids, "chain", max_partial_matches,
+                            max_matches)
     return EngineResult(ms, cnt, {"order": ",".join(program.var_names[v] for v in ids),
                                   "peak_transient_instances": peak})
 
 
-def run_tree(program: Program, stream: EventStream, **opts):
-    """Tree NFA: adaptive selectivity order from the input buffer's per-variable counters."""
+def run_tree(program: Program, stream: EventStream,
+             max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
+             max_matches: int = DEFAULT_MAX_MATCHES, **opts):
+    """Tree NFA: adaptive selectivity order from the input buffer's per-variable counters.
+    Caps as in ``run_chain``."""
     from engines.registry import EngineResult
-    ms, cnt, peak, n_route = _run(program, stream, ROUTE_ADAPTIVE, None, "tree")
+    ms, cnt, peak, n_route = _run(program, stream, ROUTE_ADAPTIVE, None, "tree",
+                                  max_partial_matches, max_matches)
     return EngineResult(ms, cnt, {"order": "adaptive", "peak_transient_instances": peak,
                                   "routing_checks": n_route})

@@ -367,8 +367,9 @@ def run_oracle(program: Program, stream: EventStream, max_matches: int = 1_000_0
                                for k, x in rec.items()))
             found.append((det, key, rec))
             if len(found) > max_matches:
-                raise CapacityError(f"oracle: more than max_matches={max_matches} matches; pass "
-                                    "a larger max_matches= or use a shorter stream or window")
+                raise CapacityError(f"oracle: more than max_matches={max_matches} matches; raise "
+                                    "the cap with --max-matches / max_matches=, or use a shorter "
+                                    "stream or window")
     found.sort(key=lambda f: (f[0], f[1]))
     keys = [k for _, k, _ in found]
     if len(set(keys)) != len(keys):

@@ -64,4 +64,43 @@ def run_engine(name: str, program, stream, **options) -> EngineResult:
                                f"{name!r} engine cannot evaluate; use engine 'remote' (EIRES "
                                "strategies, option strategy=BL1|BL2|BL3|PFetch|LzEval|Hybrid) or "
                                "'oracle'")
-    return get_engine(name)(program, stream, **options)
+    res = get_engine(name)(program, stream, **options)
+    check_caps(name, res, options.get("max_partial_matches"), options.get("max_matches"))
+    return res
+
+
+# engines whose kernel enforces (max_partial_matches, max_matches) itself, in bounded memory
+_CAPS_INSIDE: dict[str, tuple[bool, bool]] = {
+    "eager": (True, True), "chain": (True, True), "tree": (True, True), "ztree": (True, True),
+    "hybrid": (True, True), "stepper": (True, True),
+    "oracle": (False, True)}
+
+
+def check_caps(name: str, res: EngineResult, max_partial_matches: int | None,
+               max_matches: int | None) -> None:
+    """The capacity options hold for every engine: most engines stop inside their kernel when a
+    cap is reached (bounded memory: eager, chain, tree, ztree, hybrid, sase, stepper); this
+    check after the run makes the options binding for the rest too (the oracle keeps no partial
+    matches -- its search is bounded by ``max_steps`` -- and the remote engine's kernel has no
+    caps), so ``--max-partial-matches``/``--max-matches`` never pass silently."""
+    from engines import counters as C
+    from engines.errors import CapacityError
+    pm_inside, m_inside = _CAPS_INSIDE.get(name, (False, False))
+    if pm_inside:
+        max_partial_matches = None   # the engine's own check is the binding one
+    if m_inside:
+        max_matches = None
+    n_m = len(res.matches)
+    if max_matches is not None and n_m > int(max_matches):
+        raise CapacityError(f"{name} engine: {n_m} matches, more than max_matches={max_matches}; "
+                            f"raise the cap with --max-matches / max_matches=, or narrow the "
+                            f"pattern")
+    cnt = res.counters
+    if max_partial_matches is not None and cnt is not None and len(cnt):
+        peak = int(cnt[:, C.LIVE_PM].max())
+        peak = max(peak, int((res.info or {}).get("peak_transient_instances", 0) or 0))
+        if peak > int(max_partial_matches):
+            raise CapacityError(f"{name} engine: {peak} live partial matches, more than "
+                                f"max_partial_matches={max_partial_matches}; raise the cap with "
+                                f"--max-partial-matches / max_partial_matches=, or narrow the "
+                                f"window")

@@ -192,7 +192,8 @@ def run_sase(program: Program, stream, max_partial_matches: int = 20_000_000,
                                     int(max_partial_matches), cnt)
     if status != 0:
         raise CapacityError(f"sase: more than max_partial_matches={max_partial_matches} runs; "
-                            "pass a larger max_partial_matches= or a shorter window")
+                            "pass a larger max_partial_matches= (--max-partial-matches) or a "
+                            "shorter window")
     cols = [slot[v] for v in program.positive_vars]
     p = np.ascontiguousarray(out[:, cols]) if len(out) else np.zeros((0, len(cols)), np.int64)
     z = np.zeros_like(p)

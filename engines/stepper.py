@@ -756,25 +756,44 @@ class Stepper:
                         np.zeros(0, dtype=np.int64), self.o_det[:nm].copy())
 
 
-def run_stepped(program: Program, stream: EventStream, events=None) -> tuple[MatchSet, np.ndarray]:
+def run_stepped(program: Program, stream: EventStream, events=None,
+                max_partial_matches: int | None = None,
+                max_matches: int | None = None) -> tuple[MatchSet, np.ndarray]:
     """Step ``events`` (default: all) and finish; returns (matches, counters[n_events])
     where rows of events never stepped are zero and the end-of-stream work is added to the last
-    stepped event's row."""
+    stepped event's row.  More than ``max_partial_matches`` live partial matches after an event,
+    or more than ``max_matches`` matches, raise ``CapacityError`` (buffers stay within 2x)."""
+    from engines.errors import CapacityError
     stp = Stepper(program, stream)
     n = len(stream)
     counters = C.new_counters(n)
     idx = np.arange(n) if events is None else np.asarray(events, dtype=np.int64)
+    max_pm = int(max_partial_matches) if max_partial_matches is not None else None
+    max_m = int(max_matches) if max_matches is not None else None
     for e in idx:
         counters[e] = stp.step(int(e))
+        if max_pm is not None and stp.live > max_pm:
+            raise CapacityError(f"stepper engine: more than {max_pm} live partial matches at "
+                                f"event {int(e)}; raise the cap with --max-partial-matches / "
+                                f"max_partial_matches=, or narrow the window")
+        if max_m is not None and stp.n_matches > max_m:
+            raise CapacityError(f"stepper engine: more than {max_m} matches at event {int(e)}; "
+                                f"raise the cap with --max-matches / max_matches=, or narrow "
+                                f"the pattern")
     fin = stp.finish()
+    if max_m is not None and stp.n_matches > max_m:
+        raise CapacityError(f"stepper engine: more than {max_m} matches at the end of the stream; "
+                            f"raise the cap with --max-matches / max_matches=")
     if len(idx):
         last = int(idx[-1])
         counters[last, C.MATCH_EMIT] += fin[C.MATCH_EMIT]
     return stp.matches(), counters
 
 
-def run_stepper(program: Program, stream: EventStream, **ignored):
+def run_stepper(program: Program, stream: EventStream, max_partial_matches: int | None = None,
+                max_matches: int | None = None, **ignored):
     """Registry entry (``engine = "stepper"``): every event stepped; same matches as ``eager``."""
     from engines.registry import EngineResult
-    ms, counters = run_stepped(program, stream)
+    ms, counters = run_stepped(program, stream, max_partial_matches=max_partial_matches,
+                               max_matches=max_matches)
     return EngineResult(matches=ms, counters=counters, info={"engine": "stepper"})

@@ -1299,7 +1299,7 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
                             "(--max-partial-matches) or a shorter window")
     if status == ST_MATCH:
         raise CapacityError(f"ztree: more than max_matches={max_matches} matches; pass a larger "
-                            "max_matches= or a shorter window")
+                            "max_matches= (--max-matches) or a shorter window")
     if status == ST_KLEENE:
         raise CapacityError(f"ztree: more than max_kleene_nodes={max_kleene_nodes} Kleene chain "
                             "nodes; pass a larger max_kleene_nodes= or a shorter window")

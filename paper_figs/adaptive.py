@@ -108,3 +108,31 @@ def fig_sensitivity(df, out_base: Path) -> list[Path]:
         row[1].legend(fontsize=7)
     fig.tight_layout()
     return save(fig, out_base)
+
+
+def fig_cost_sensitivity(df, out_base: Path) -> list[Path]:
+    """Per (dataset, planner): throughput relative to static of unconditional, threshold (best t)
+    and invariant (best d), mean over n on the evaluation seeds, vs the adaptation / engine cost
+    ratio (multiple of the calibrated ratio)."""
+    d = _ok(df)
+    pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])})
+    fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(4 * max(1, len(pairs)), 3.4),
+                             squeeze=False)
+    style = {"uncond": ("^-", "tab:red"), "thr": ("D-", "tab:blue"), "inv": ("o-", "tab:green")}
+    for ax, (ds, pl) in zip(axes.flat, pairs):
+        rels = sorted(d["adapt_rel"].unique())
+        for k, (mk, col) in style.items():
+            ys = []
+            for rel in rels:
+                t = tuned(df[df["adapt_rel"] == rel], ds, pl)
+                ys.append(np.mean([v[k]["thr"] / v["static"]["thr"] for v in t["per_n"].values()])
+                          if t and k in next(iter(t["per_n"].values())) else np.nan)
+            ax.plot(rels, ys, mk, color=col, label=k)
+        ax.axhline(1.0, color="gray", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("adaptation cost ratio (x calibrated)")
+        ax.set_ylabel("throughput / static (mean over n)")
+        ax.set_title(f"{ds} / {pl}", fontsize=9)
+    axes.flat[0].legend(fontsize=7)
+    fig.tight_layout()
+    return save(fig, out_base)

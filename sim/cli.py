@@ -485,6 +485,8 @@ def _json_default(v):
     raise TypeError(f"not JSON serialisable: {type(v).__name__}")
 
 
+_PROGRESS_MIN_BYTES = 4 << 20     # `cepsim match` shows progress by default from this file size
+_PROGRESS_CHUNK_NOTE = 200_000    # per-chunk write progress only for this many matches or more
 _PATTERN_FILE_SUFFIXES = (".cep", ".pattern", ".txt", ".sase")
 
 
@@ -533,7 +535,11 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
               5000, "--max-branches", help="cap on the flat alternatives an OR/AND expands into"),
           max_states: Optional[int] = typer.Option(
               None, "--max-states", help="eager engine: cap on automaton states (AND of k "
-                                         "events: 2**k)")):
+                                         "events: 2**k)"),
+          progress: Optional[bool] = typer.Option(
+              None, "--progress/--no-progress",
+              help="stage progress on stderr (default: on a terminal, for data files of "
+                   f"{_PROGRESS_MIN_BYTES >> 20} MiB or more)")):
     """Evaluate PATTERN over DATA with one engine; write matches as JSON lines (0-based rows)."""
     from engines.registry import engine_names
 
@@ -551,6 +557,8 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
     if stats_json is not None:
         _check_output_path(stats_json, "--stats-json")
 
+    from engines.jitcache import skip_numba_blas_probe
+    skip_numba_blas_probe()   # ~0.2 s CPU of scipy.linalg that no kernel uses
     from engines import counters as ctr
     from engines.compile import compile_pattern
     from engines.pattern import parse_pattern
@@ -559,11 +567,57 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
     from sim.match_io import write_matches_jsonl
     from workloads.loaders import load_stream
 
-    c0, t0 = time.process_time(), time.perf_counter()
-    stream = load_stream(data, fmt, schema) if schema is not None else load_stream(data, fmt)
-    c1, t1 = time.process_time(), time.perf_counter()
-    prog = compile_pattern(parse_pattern(text, source), stream.schema, max_branches=max_branches)
-    c2, t2 = time.process_time(), time.perf_counter()
+    bar = _match_progress(progress, data)
+    with bar:
+        c0, t0 = time.process_time(), time.perf_counter()
+        bar.stage(f"match: loading {data.name}")
+        stream = load_stream(data, fmt, schema) if schema is not None else load_stream(data, fmt)
+        bar.update(1)
+        c1, t1 = time.process_time(), time.perf_counter()
+        bar.stage(f"match: compiling the pattern ({len(stream)} events)")
+        prog = compile_pattern(parse_pattern(text, source), stream.schema,
+                               max_branches=max_branches)
+        bar.update(1)
+        c2, t2 = time.process_time(), time.perf_counter()
+        bar.stage(f"match: evaluating with {engine}")
+        res, t_jit, _ = _match_evaluate(run_engine, engine, prog, stream, order, plan,
+                                        trigger, max_partial_matches, max_matches,
+                                        max_states)
+        bar.update(1)
+        c3, t3 = time.process_time(), time.perf_counter()
+        n_matches = len(res.matches)
+        bar.stage(f"match: writing {n_matches} matches")
+        _write_output("--out", out, lambda: write_matches_jsonl(
+            res.matches, out, on_chunk=lambda done, tot: bar.stage(
+                f"match: writing matches {done}/{tot}") if tot > _PROGRESS_CHUNK_NOTE else None))
+        bar.update(1)
+        c4, t4 = time.process_time(), time.perf_counter()
+    _match_report(res, n_matches, out, stats_json, engine, stream, atomic_write_text, ctr,
+                  (c0, c1, c2, c3, c4), (t0, t1, t2, t3, t4), t_jit)
+
+
+
+def _match_progress(progress: Optional[bool], data: Path):
+    """The stage display of ``cepsim match`` (stderr only, never the output file): a bar on a
+    terminal; with ``--progress`` off a terminal, one line per stage; silent otherwise."""
+    import sys
+
+    from sim.progress import Progress, _isatty
+
+    tty = _isatty(sys.stderr)
+    if progress is None:
+        try:
+            large = data.stat().st_size >= _PROGRESS_MIN_BYTES
+        except OSError:
+            large = False
+        show = tty and large
+    else:
+        show = progress
+    return Progress(4, desc="match", unit="stages", enabled=None if show else False)
+
+
+def _match_evaluate(run_engine, engine, prog, stream, order, plan, trigger, max_partial_matches,
+                    max_matches, max_states):
     opts: dict = {}
     if order:
         opts["order"] = [s.strip() for s in order.split(",") if s.strip()]
@@ -578,10 +632,14 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
     if max_states is not None:
         opts["max_states"] = max_states
     res, t_jit = _run_engine_timed(run_engine, engine, prog, stream, opts)
-    c3, t3 = time.process_time(), time.perf_counter()
-    n_matches = len(res.matches)
-    _write_output("--out", out, lambda: write_matches_jsonl(res.matches, out))
-    c4, t4 = time.process_time(), time.perf_counter()
+    return res, t_jit, opts
+
+
+def _match_report(res, n_matches, out, stats_json, engine, stream, atomic_write_text, ctr, cs, ts,
+                  t_jit):
+    """Print the match summary; write ``--stats-json``."""
+    c0, c1, c2, c3, c4 = cs
+    t0, t1, t2, t3, t4 = ts
     summary = ctr.summarize(res.counters)
     typer.echo(f"{n_matches} matches -> {out}")
     typer.echo("counters: " + ", ".join(f"{k}={v}" for k, v in summary.items()))

@@ -403,6 +403,9 @@ def apply_overrides(cfg: ExperimentConfig, overrides: list[str] | tuple[str, ...
             d[parts[0]] = value
         elif len(parts) == 2 and parts[0] in ("params", "grid", "zip"):
             part, k = parts
+            from sim.paramkeys import check_override
+            check_override(d, str(d.get("scenario", cfg.scenario)), _source(cfg), src, part, k,
+                           value)
             for other in ("params", "grid", "zip"):
                 if other != part:
                     d[other].pop(k, None)

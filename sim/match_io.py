@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Callable
 
 import numpy as np
 
@@ -18,8 +19,10 @@ from sim.atomic import atomic_write
 CHUNK = 65536
 
 
-def write_matches_jsonl(ms, path: str | os.PathLike, chunk: int = CHUNK) -> int:
-    """Write every match of ``ms`` to ``path``; returns the number written."""
+def write_matches_jsonl(ms, path: str | os.PathLike, chunk: int = CHUNK,
+                        on_chunk: Callable[[int, int], None] | None = None) -> int:
+    """Write every match of ``ms`` to ``path``; returns the number written.  ``on_chunk(done,
+    total)`` is called after each chunk (progress display)."""
     names = [json.dumps(n) for n in ms.var_names]
     template = "{" + ", ".join(f"{n}: %d" for n in names) + "}\n"
     n = len(ms)
@@ -32,6 +35,8 @@ def write_matches_jsonl(ms, path: str | os.PathLike, chunk: int = CHUNK) -> int:
                 plain = (pos >= 0).all(axis=1) if pos.shape[1] else np.ones(hi - lo, bool)
                 if plain.all():
                     fh.write("".join([template % tuple(r) for r in pos.tolist()]))
+                    if on_chunk is not None:
+                        on_chunk(hi, n)
                     continue
                 rows = pos.tolist()
                 out = []
@@ -41,5 +46,7 @@ def write_matches_jsonl(ms, path: str | os.PathLike, chunk: int = CHUNK) -> int:
                     else:
                         out.append(json.dumps(ms.record(lo + k), separators=(", ", ": ")) + "\n")
                 fh.write("".join(out))
+                if on_chunk is not None:
+                    on_chunk(hi, n)
     atomic_write(path, write)
     return n

@@ -44,6 +44,16 @@ class Progress:
             self._task = self._live.add_task(desc or "working", total=self.total)
             self._live.refresh()
 
+    def stage(self, text: str) -> None:
+        """Name the part of the work now running: the bar's label on a terminal, otherwise one
+        line ``<text> (<seconds>s)`` (silent when disabled)."""
+        self.desc = text
+        if self._live is not None:
+            self._live.update(self._task, description=text)
+        elif not self._quiet and self._stream is not None:
+            dt = time.perf_counter() - self._t0
+            print(f"{text} ({dt:.1f}s)", file=self._stream, flush=True)
+
     def update(self, n: int = 1) -> None:
         self.done += n
         if self._live is not None:

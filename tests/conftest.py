@@ -2,9 +2,10 @@
 
 Also: the ``match_rate`` fixture (property tests report the fraction of examples with a match),
 the end-of-run list of those rates, Spark tests kept on one pytest-xdist worker (one JVM), and
-``warm_kernels``: under pytest-xdist the controller compiles every engine's Numba kernels once
-into the on-disk cache before the workers start, so two workers do not compile the same
-kernels side by side (set ``CEPSIM_NO_WARM=1`` to skip).
+the warm-up: under pytest-xdist the controller compiles every engine's Numba kernels once into
+the on-disk cache before the workers start (``tests/warm_kernels.py``, two processes with
+disjoint engines), so two workers do not compile the same kernels side by side (set
+``CEPSIM_NO_WARM=1`` to skip).
 
 Hypothesis runs derandomized (the ``ci`` profile): the same examples on every run and machine,
 so a green suite stays green and a red one is reproducible.  To search new random examples
@@ -13,6 +14,7 @@ locally, run with ``CEPSIM_HYPOTHESIS=explore``.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -89,39 +91,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group("spark"))
 
 
-def warm_kernels() -> list[str]:
-    """Run every registered engine (and the queue fast path) once on a tiny stream so that
-    their Numba kernels are compiled into the cache; returns the engines that ran."""
-    import numpy as np
-
-    from engines.compile import compile_pattern
-    from engines.pattern import parse_pattern
-    from engines.registry import engine_names, run_engine
-    from engines.stream import EventStream
-    from sim.fastpath import lindley
-
-    rng = np.random.default_rng(0)
-    n = 60
-    stream = EventStream.from_arrays(rng.integers(0, 3, n).astype(np.int32),
-                                     np.arange(n, dtype=np.float64),
-                                     rng.integers(0, 4, (n, 2)).astype(np.float64),
-                                     ("A", "B", "C"), ("x", "y"))
-    done = []
-    for text in ("PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x WITHIN 8 events",
-                 "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x WITHIN 8 s"):
-        prog = compile_pattern(parse_pattern(text), stream.schema)
-        for name in engine_names():
-            if name == "oracle":
-                continue
-            try:
-                run_engine(name, prog, stream)
-                done.append(name)
-            except Exception:         # an engine that refuses this pattern: nothing to warm
-                pass
-    lindley(np.arange(5, dtype=np.float64), np.ones(5))
-    return sorted(set(done))
-
-
 def pytest_configure(config):
     if os.environ.get("CEPSIM_NO_WARM") or hasattr(config, "workerinput"):
         return
@@ -129,8 +98,25 @@ def pytest_configure(config):
     if not n or getattr(config.option, "collectonly", False):
         return
     t0 = time.perf_counter()
-    names = warm_kernels()
-    config._cepsim_warm = (names, time.perf_counter() - t0)
+    config._cepsim_warm = (warm_in_parallel(), time.perf_counter() - t0)
+
+
+def warm_in_parallel() -> list[str]:
+    """``warm_kernels.warm`` in two processes at once, one per group of engines (the machine has
+    2 cores; the warm-up is pure compilation).  A failing warm-up process is reported in the
+    header, not fatal: the workers then compile what they need themselves."""
+    from engines.registry import engine_names
+    from warm_kernels import groups
+
+    script = Path(__file__).with_name("warm_kernels.py")
+    procs = [subprocess.Popen([sys.executable, str(script), *g], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+             for g in groups(engine_names()) if g]
+    done = []
+    for p in procs:
+        out, err = p.communicate()
+        done += out.split() if p.returncode == 0 else [f"(warm-up failed: {err.strip()[-200:]})"]
+    return done
 
 
 def pytest_report_header(config):

@@ -142,3 +142,18 @@ def test_paper_example_threshold_misses_what_invariants_catch():
     assert (inv.invariants[0].winner, inv.invariants[0].loser) == (2, 1)
     # d_avg of this plan: mean of |f2 - f1| / min over the 3 deciding conditions
     assert abs(d_avg(pr) - np.mean([5 / 10, 90 / 10, 85 / 15])) < 1e-12
+
+
+def test_planning_groups_of_an_and_of_8_without_expanding_it():
+    """AND of 8 exceeds the flat-branch capacity (8! orders): ``Program.branches`` raises, and
+    the planner's groups come from the unexpanded alternatives (one group of all 8 variables)."""
+    from engines.adaptive.planners import planning_groups
+    from engines.compile import compile_pattern
+    from engines.pattern import parse_pattern
+    from workloads.adaptive import make_stream, pattern_text
+    stream = make_stream("traffic", 200, 1, n_types=24, total_rate=500.0)
+    text = pattern_text("traffic", "and", 8, stream.schema.type_names, 0.25)
+    prog = compile_pattern(parse_pattern(text), stream.schema)
+    assert prog.branch_error
+    groups = planning_groups(prog)
+    assert len(groups) == 1 and sorted(groups[0]) == list(range(8))

@@ -167,6 +167,15 @@ CASES = {
          [r"worst \|rel err\| 4\.00%"]),
         ({"tolerance": 0.03, "max_rho": 0.1}, _mg1(lambda rho: 1.0), False,
          [r"no rows with rho <= 0\.1"]),
+        # defaults (3 %, rho <= 0.8); a failing point (-4 %, below theory) before passing ones;
+        # the CI half width of the seed average: sqrt(2 x 0.01^2) / 2
+        ({}, _mg1(lambda rho: 0.96 if rho == 0.2 else 1.0, rhos=(0.2, 0.5, 0.8, 0.9)), False,
+         [r"^worst \|rel err\| 4\.00% \(tol 3%\); det rho=0\.2: 0\.24±0\.0071 vs 0\.25 "
+          r"\(-4\.00%\); det rho=0\.5: 1±0\.0071 vs 1 \(\+0\.00%\); det rho=0\.8: 4±0\.0071 vs 4 "
+          r"\(\+0\.00%\); exp rho=0\.2: "]),
+        ({}, _mg1(lambda rho: 1.025 if rho < 0.85 else 2.0, rhos=(0.5, 0.8, 0.9)), True,
+         [r"^worst \|rel err\| 2\.50% \(tol 3%\); det rho=0\.5: 1\.025±0\.0071 vs 1 "
+          r"\(\+2\.50%\); det rho=0\.8: 4\.1±0\.0071 vs 4 \(\+2\.50%\); exp rho=0\.5: "]),
     ],
     "demo:claim_mean_close": [
         ({"tol": 0.5}, pd.DataFrame({"mu": [0.0, 1.0], "sample_mean": [0.1, 1.3],
@@ -178,10 +187,18 @@ CASES = {
          False, [r"^no successful rows$"]),
         ({"tol": 0.2}, pd.DataFrame({"mu": [0.0, 1.0], "sample_mean": [0.1, 1.3],
                                      "error": [None, None]}), False, [r"= 0\.3000"]),
+        # default tol 0.5: at the limit passes, above fails; a table without an error column;
+        # a deviation below mu counts by its size
+        ({}, pd.DataFrame({"mu": [1.0, 2.0], "sample_mean": [1.5, 2.0]}), True,
+         [r"^max \|mean - mu\| = 0\.5000 \(tol 0\.5\)$"]),
+        ({}, pd.DataFrame({"mu": [1.0, 2.0], "sample_mean": [0.4, 2.0]}), False,
+         [r"^max \|mean - mu\| = 0\.6000 \(tol 0\.5\)$"]),
     ],
     "demo:claim_no_errors": [
         ({}, pd.DataFrame({"error": [None, None]}), True, [r"^0 of 2 rows failed"]),
         ({}, pd.DataFrame({"error": [None, "boom"]}), False, [r"^1 of 2 rows failed"]),
+        ({}, pd.DataFrame({"x": [1.0]}), True, [r"^0 of 1 rows failed$"]),   # no error column
+        ({}, pd.DataFrame({"x": []}), False, [r"^0 of 0 rows failed$"]),     # nothing ran
     ],
     "lazy_nfa:claim_matches_agree": [
         ({}, _lazy_rows([dict(f_c=0.1, matches=4), dict(f_c=1.0, matches=2)]), True,

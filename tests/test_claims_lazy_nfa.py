@@ -289,7 +289,7 @@ CASES = [
     ("tree_near_best_when_unselective-pass",
      lambda d: S.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
      SENS_OK, True,
-     [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.\d+ \(interpolated\); "
+     [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.874 \(interpolated\); "
       r"worst where sel>=0\.9: 1\.05 \[T=0\.9: sel=0\.01 tree/cab=4, T=0\.5: sel=0\.3 "
       r"tree/cab=2, T=0\.2: sel=0\.95 tree/cab=1\.05\]$"]),
     ("tree_near_best_when_unselective-fail",
@@ -301,6 +301,244 @@ CASES = [
                             r"worst where sel>=0\.9: no such point"]),
 ]
 
+
+# ----------------------------------------------------------------------------- edge cases
+# Written against the survivors of a mutation run (tools/mutation.sh claims
+# sim/scenarios/lazy_nfa.py, docs/TESTING.md): default arguments, ratios exactly at the limit,
+# rows of another regime / data / sequence that must be ignored, counts of 0 or 1 (the
+# ``max(x, 1)`` floors), a failing point before a passing one, ties.
+def _cfe(fc, eager, cab, cba, regime="paper_regime", data="synthetic", seq="a,b,c"):
+    return {"regime": regime, "data": data, "sequence": seq, "f_c": fc, "evals_eager": eager,
+            "evals_cab": cab, "evals_cba": cba}
+
+
+CFE_EDGE = _t([_cfe(0.01, 150, 5, 1), _cfe(1.0, 10, 0, 4),
+               _cfe(0.001, 1, 1, 1, regime="selective"), _cfe(0.001, 1, 1, 1, data="nasdaq"),
+               _cfe(0.001, 1, 1, 1, seq="c,b,a")])             # smaller f_c, other slices
+CFE_AT_LIMIT = _t([{**_cfe(0.01, 10000, 100, 200), "n_c_events": 50}])
+
+CONV_SLICES = _t([_tvb(1.0, 50, 0, eager=130, cab=100),
+                  _tvb(2.0, 50, 0, regime="selective", eager=100, cab=100),
+                  _tvb(2.0, 50, 0, data="nasdaq", eager=100, cab=100),
+                  _tvb(2.0, 50, 0, seq="c,b,a", eager=100, cab=100)])
+
+OBS_AT_LIMITS = _t([{"f_c": 0.01, **_nfa("ops", eager=3000, abc=9000, bac=1000, acb=3000,
+                                         bca=3000, cab=300, cba=300)},
+                    {"f_c": 0.001, "regime": "selective", **_nfa("ops", other=1)},
+                    {"f_c": 0.001, "data": "nasdaq", **_nfa("ops", other=1)},
+                    {"f_c": 0.001, "sequence": "c,b,a", **_nfa("ops", other=1)}]
+                   ).fillna({"regime": "paper_regime", "data": "synthetic",
+                             "sequence": "a,b,c"})
+OBS_NEAR_3_5 = _t([{"f_c": 0.01, **_nfa("ops", eager=1000, abc=3500, cab=50, cba=50)}])
+OBS_FAR_11 = _t([{"f_c": 0.01, **_nfa("ops", eager=1100, cab=100, cba=100)}])
+OBS_EAGER_0 = _t([{"f_c": 0.01, **_nfa("ops", eager=0, abc=1, bac=1, acb=1, bca=1, cab=0,
+                                      cba=0)}])
+
+CLOSE_AT_LIMIT = _t([{"sequence": "c,b,a", "f_c": 0.1, **_nfa(eager=200, cba=100)}])
+CLOSE_FAIL_THEN_PASS = _t([{"sequence": "c,b,a", "f_c": 0.1, **_nfa(eager=250, cba=100)},
+                           {"sequence": "c,b,a", "f_c": 1.0, **_nfa(eager=100, cab=100)}])
+CLOSE_REGIMES = _t([{"regime": "paper_regime", "sequence": "c,b,a", "f_c": 0.1,
+                     **_nfa(eager=150, cba=100)},
+                    {"regime": "selective", "sequence": "c,b,a", "f_c": 1.0,
+                     **_nfa(eager=900, cba=100)}])
+CLOSE_MIN_1 = _t([{"sequence": "c,b,a", "f_c": 0.1, **_nfa(eager=3, cab=1)}])
+
+PHASE_AT_LIMIT = _t([_phase_row("evals", {"tree": [110, 1.1], "cab": [100, 1000],
+                                          "abc": [1000, 1]})])
+PHASE_FAIL_THEN_PASS = _t([_phase_row("evals", {"tree": [130, 1.1], "cab": [100, 1000],
+                                                "abc": [1000, 1]})])
+
+GAP_TIE_AT_10 = _t([_phase_row("evals", {"tree": [100, 100], "cab": [100, 1000],
+                                         "abc": [1000, 100]})])
+GAP_TREE_1 = _t([_phase_row("evals", {"tree": [100, 1], "cab": [100, 1000],
+                                      "abc": [1000, 5]})])
+GAP_ALL_ZERO = _t([_phase_row("evals", {"tree": [5, 5], **{k: [0, 0] for k in CHAINS}})])
+
+
+def _dyn(tree, **chains):
+    return {"evals_tree": tree, **{f"evals_{k}": chains.get(k, 1000) for k in CHAINS}}
+
+
+DYN_TIE_NO_EAGER = _t([_dyn(50, cba=50)])
+DYN_BEST_1 = _t([_dyn(0.5, cab=1)])
+
+NAS_AT_LIMIT = _t([_nasdaq(0.1, 1.1, 0, 1)])
+NAS_FAIL_THEN_PASS = _t([_nasdaq(0.1, 130, 10, 95), _nasdaq(1.0, 1100, 100, 1000),
+                         _nasdaq(0.01, 10 ** 5, 0, 1, regime="selective")])
+
+CASES += [
+    ("c_first_vs_eager-slices-and-floors",
+     lambda d: S.claim_c_first_vs_eager(d, regime="paper_regime"), CFE_EDGE, True,
+     [r"^paper_regime condition evaluations: eager/cba at smallest f_c=0\.01 = 150 \(c events "
+      r"-1\); eager/best c-first per f_c: f_c=0\.01: 150, f_c=1: 10$"]),
+    ("c_first_vs_eager-defaults-at-limit", lambda d: S.claim_c_first_vs_eager(d), CFE_AT_LIMIT,
+     True, [r"^ condition evaluations: eager/cab at smallest f_c=0\.01 = 100 \(c events 50\)"]),
+    ("c_first_vs_eager-defaults-below-limit",
+     lambda d: S.claim_c_first_vs_eager(d), CFE_AT_LIMIT.assign(evals_eager=9900), False,
+     [r"= 99 \(c events 50\)"]),
+    ("convergence-slices-and-default-factor",
+     lambda d: S.claim_convergence(d, regime="paper_regime"), CONV_SLICES, False,
+     [r"^paper_regime condition evaluations at f_c=1: eager/cab=1\.3 "]),
+    ("convergence-defaults-at-limit", lambda d: S.claim_convergence(d),
+     _t([_tvb(1.0, 50, 0, eager=125, cab=100)]), True, [r"^ condition evaluations at f_c=1: "
+                                                        r"eager/cab=1\.25 "]),
+    ("observation2-defaults-at-limits", lambda d: S.claim_observation2(d, regime="paper_regime"),
+     OBS_AT_LIMITS, True,       # abc = 3 x eager, bac = 1/3 x, cab = cba = 1/10 x: all at a limit
+     [r"^paper_regime operations \(conditions \+ instance work\) at f_c=0\.01, chain/eager: "
+      r"abc=3, bac=0\.333, acb=1, bca=1, cab=0\.1, cba=0\.1$"]),
+    ("observation2-near-3.5-fails", lambda d: S.claim_observation2(d), OBS_NEAR_3_5, False,
+     [r"chain/eager: abc=3\.5, "]),
+    ("observation2-far-11-passes", lambda d: S.claim_observation2(d), OBS_FAR_11, True,
+     [r"^ operations .*chain/eager: abc=0\.909, .*cab=0\.0909, cba=0\.0909$"]),
+    ("observation2-eager-0", lambda d: S.claim_observation2(d), OBS_EAGER_0, True,
+     [r"chain/eager: abc=1, bac=1, acb=1, bca=1, cab=0, cba=0$"]),
+    ("eager_close-defaults-at-limit", lambda d: S.claim_eager_close(d), CLOSE_AT_LIMIT, True,
+     [r"^ condition evaluations: f_c=0\.1: eager/best=2$"]),
+    ("eager_close-defaults-fail", lambda d: S.claim_eager_close(d), CLOSE_BAD, False,
+     [r"eager/best=2\.5$"]),
+    ("eager_close-fail-then-pass", lambda d: S.claim_eager_close(d), CLOSE_FAIL_THEN_PASS, False,
+     [r"f_c=0\.1: eager/best=2\.5; f_c=1: eager/best=1$"]),
+    ("eager_close-regime", lambda d: S.claim_eager_close(d, regime="paper_regime"),
+     CLOSE_REGIMES, True, [r"^paper_regime condition evaluations: f_c=0\.1: eager/best=1\.5$"]),
+    ("eager_close-best-1", lambda d: S.claim_eager_close(d), CLOSE_MIN_1, False,
+     [r"f_c=0\.1: eager/best=3$"]),
+    ("peak_instances-default-factor", lambda d: S.claim_peak_instances(d), PEAK_BAD, False,
+     [r"cba 101 \(0\)"]),
+    ("phase_tree_best-defaults-fail", lambda d: S.claim_phase_tree_best(d), PHASE_BAD, False,
+     [r"^ condition evaluations: .*tree/abc=1\.17$"]),
+    ("phase_tree_best-at-limit", lambda d: S.claim_phase_tree_best(d), PHASE_AT_LIMIT, True,
+     [r"phase 1 \(rare->frequent c,a,b\): tree/cab=1\.1; phase 2 \(rare->frequent a,b,c\): "
+      r"tree/abc=1\.1$"]),
+    ("phase_tree_best-fail-then-pass", lambda d: S.claim_phase_tree_best(d), PHASE_FAIL_THEN_PASS,
+     False, [r"tree/cab=1\.3; .*tree/abc=1\.1$"]),
+    ("phase_gap-defaults-tie-at-10", lambda d: S.claim_phase_gap(d), GAP_TIE_AT_10, True,
+     [r"^ condition evaluations: largest gap: chain cab \(best in phase 1\) is 10x the tree in "
+      r"phase 2$"]),
+    ("phase_gap-tree-1", lambda d: S.claim_phase_gap(d), GAP_TREE_1, True,
+     [r"largest gap: chain cab \(best in phase 1\) is 1e\+03x the tree in phase 2$"]),
+    ("phase_gap-all-zero", lambda d: S.claim_phase_gap(d), GAP_ALL_ZERO, False,
+     [r": largest gap: chain  \(best in phase 1\) is 0x the tree in phase 1$"]),
+    ("dynamic_tree_best-defaults-fail", lambda d: S.claim_dynamic_tree_best(d), DYN_BAD, False,
+     [r"^ condition evaluations: tree 100, best chain abc 90 "]),
+    ("dynamic_tree_best-tie-no-eager", lambda d: S.claim_dynamic_tree_best(d), DYN_TIE_NO_EAGER,
+     False, [r"tree 50, best chain cba 50 \(tree/best=1\), eager nan; all: abc=1e\+03, "]),
+    ("dynamic_tree_best-best-1", lambda d: S.claim_dynamic_tree_best(d), DYN_BEST_1, True,
+     [r"tree 0\.5, best chain cab 1 \(tree/best=0\.5\)"]),
+    ("nasdaq_tree_is_cba-defaults-fail", lambda d: S.claim_nasdaq_tree_is_cba(d), NAS_BAD, False,
+     [r"tree take-edges/cba=1\.26"]),
+    ("nasdaq_tree_is_cba-at-limit", lambda d: S.claim_nasdaq_tree_is_cba(d), NAS_AT_LIMIT, True,
+     [r"^: f_c=0\.1: .*tree take-edges/cba=1\.1, tree \(with routing\)/cba=1\.1$"]),
+    ("nasdaq_tree_is_cba-fail-then-pass",
+     lambda d: S.claim_nasdaq_tree_is_cba(d, regime="paper_regime"), NAS_FAIL_THEN_PASS, False,
+     [r"^paper_regime: f_c=0\.1: .*take-edges/cba=1\.26, .*; f_c=1: .*take-edges/cba=1, "]),
+]
+
+# tree vs best chain without a sequence column, defaults; floors (best chain 1, tree 1)
+TVB_NO_SEQ = _t([{"f_c": 0.1, "routing_tree": 0.5, **_nfa(tree=1, cab=1)},
+                 {"f_c": 1.0, "routing_tree": 11, **_nfa(tree=110, cab=100)}])
+# failing points whose explanation (_why) reads: s_bc = 0, cba = 1, f_c < 0.5 (no eager part),
+# f_c = 0.5 (eager part), W_b = 0, cab = 1
+TVB_WHY = _t([{**_tvb(0.1, 200, 0, cba=1), "sel_bc": 0.0},
+              {**_tvb(0.5, 200, 0, eager=3, cab=1), "w_b": 0.0}])
+TVB_WHY_NO_SEL_NO_WB = _t([{"f_c": 1.0, "routing_tree": 0, **_nfa(tree=200, cab=100)}])
+TVB_SEQ_FAIL_THEN_PASS = _t([_tvb(0.1, 300, 0, seq="a,b,c", cab=100),
+                             _tvb(0.1, 100, 0, seq="c,b,a", cab=100)])
+
+
+def _calib_edge():
+    """Per threshold T (two or three f_c): T=0.8 fails only by the tie rule (c-first 2 x the best
+    chain), WANT_T+0.1 fails at its first f_c only (cab/cba = 2), WANT_T sits on every limit
+    (cab/cba = 1.25 and 0.8, c-first = 1.05 x best), WANT_T-0.05 has cab/cba = 0.8 and a point
+    with cab = cba = 1."""
+    rows = []
+
+    def add(thr, fc, cab, cba, others=10_000, abc=None):
+        ch = {f"evals_{k}": others for k in CHAINS[:4]}
+        if abc is not None:
+            ch["evals_abc"] = abc
+        rows.append({"threshold": thr, "f_c": fc, "sel_bc": 0.5, "evals_cab": cab,
+                     "evals_cba": cba, **ch})
+
+    add(0.8, 0.001, 200, 200, others=100)
+    add(0.8, 1.0, 200, 200, others=100)
+    add(WANT_T + 0.1, 0.001, 200, 100)
+    add(WANT_T + 0.1, 1.0, 100, 100)
+    add(WANT_T, 0.001, 125, 100)
+    add(WANT_T, 0.01, 80, 100)
+    add(WANT_T, 1.0, 21, 21, abc=20)          # 21 = 1.05 x 20 exactly in floating point
+    add(WANT_T - 0.05, 0.001, 80, 100)
+    add(WANT_T - 0.05, 1.0, 1, 1)
+    return _t(rows)
+
+
+CAL_EDGE = _calib_edge()
+
+# sensitivity: the documented log interpolation of the crossover, checked to 3 digits:
+# t = (ln r0 - ln f) / (ln r0 - ln r1), s = exp(ln s0 + t (ln s1 - ln s0)); linear when s0 = 0
+SENS_TWO_FC = _sens([(0.1, 0.2, 0.95, 105, 100), (0.1, 0.5, 0.3, 200, 100),
+                     (0.1, 0.9, 0.01, 400, 100),
+                     (1.0, 0.2, 0.9, 105, 100), (1.0, 0.9, 0.0, 200, 100)]
+                    ).assign(data="synthetic")                 # a text column, as in results
+SENS_FAIL_THEN_PASS = _sens([(0.1, 0.2, 0.95, 150, 100), (1.0, 0.2, 0.95, 100, 100)])
+SENS_BEST_HALF = _sens([(0.1, 0.2, 0.95, 1, 0.5)])
+SENS_AT_LIMIT_BAD_BELOW = _sens([(0.1, 0.5, 0.3, 200, 100), (0.1, 0.2, 0.95, 110, 100)])
+
+CASES += [
+    ("tree_vs_best_chain-no-sequence-column-defaults-floors",
+     lambda d: S.claim_tree_vs_best_chain(d), TVB_NO_SEQ, True,
+     [r"^ condition evaluations: f_c=0\.1: tree/cab=1 \(routing 50% of tree's conditions; "
+      r"without them 0\.5\); f_c=1: tree/cab=1\.1 \(routing 10% of tree's conditions; without "
+      r"them 0\.99\)$"]),
+    ("tree_vs_best_chain-defaults-fail", lambda d: S.claim_tree_vs_best_chain(d), TVB_OPS.assign(
+        evals_tree=150), False, [r"tree/cab=1\.5 "]),
+    ("tree_vs_best_chain-no-rows-of-regime",
+     lambda d: S.claim_tree_vs_best_chain(d, regime="nope"), TVB_OK, False,
+     [r"^nope condition evaluations: $"]),
+    ("tree_vs_best_chain-sequence-filter-and-fail-then-pass",
+     lambda d: S.claim_tree_vs_best_chain(d, sequence="c,b,a"), TVB_SEQ_FAIL_THEN_PASS, True,
+     [r"^ condition evaluations: c,b,a f_c=0\.1: tree/cab=1 "]),
+    ("tree_vs_best_chain-fail-then-pass", lambda d: S.claim_tree_vs_best_chain(d),
+     TVB_SEQ_FAIL_THEN_PASS, False, [r"a,b,c f_c=0\.1: tree/cab=3 .*; c,b,a f_c=0\.1: tree/cab=1 "]),
+    ("tree_vs_best_chain-explanations", lambda d: S.claim_tree_vs_best_chain(d), TVB_WHY, False,
+     [r"f_c=0\.1: tree/cba=200 .*\[s_ab=0\.5 s_bc=0; cab/cba=1e\+03 \(predicted 1/s_bc=inf\)\];",
+      r"f_c=0\.5: tree/cab=200 .*\[s_ab=0\.5 s_bc=0\.25; cab/cba=0\.001 \(predicted 1/s_bc=4\), "
+      r"eager/cab=3 \(predicted near f_c=1: s_ab\+2/W_b=2e\+09\)\]$"]),
+    ("tree_vs_best_chain-explanation-without-pass-rates",
+     lambda d: S.claim_tree_vs_best_chain(d), TVB_WHY_NO_SEL_NO_WB, False,
+     [r"^ condition evaluations: f_c=1: tree/cab=2 .*\[s_ab=nan s_bc=nan; cab/cba=0\.1 "
+      r"\(predicted 1/s_bc=inf\)\]$"]),      # unknown s_bc: "inf" (not > 0)
+    ("calibrated_regime-defaults-at-every-limit", lambda d: S.claim_calibrated_regime(d),
+     CAL_EDGE, True,
+     [rf"^search picks T={WANT_T:g}, configured paper_regime T={WANT_T:g}; "
+      r"T=0\.8: no \(s_bc=0\.5, worst cab/cba or inverse 1\); "
+      rf"T={WANT_T + 0.1:g}: no \(s_bc=0\.5, worst cab/cba or inverse 2\); "
+      rf"T={WANT_T:g}: ok \(s_bc=0\.5, worst cab/cba or inverse 1\.25\); "
+      rf"T={WANT_T - 0.05:g}: ok \(s_bc=0\.5, worst cab/cba or inverse 1\.25\)$"]),
+    ("tree_near_best_when_unselective-defaults-interpolation", 
+     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_TWO_FC, True,
+     [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.874 \(interpolated\); "
+      r"worst where sel>=0\.9: 1\.05 \[.*\] \| f_c=1: crossover selectivity 0\.9 \(measured "
+      r"point\), ~0\.835 \(interpolated\); worst where sel>=0\.9: 1\.05 \[T=0\.9: sel=0 "
+      r"tree/cab=2, T=0\.2: sel=0\.9 tree/cab=1\.05\]$"]),
+    ("tree_near_best_when_unselective-defaults-fail",
+     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_BAD, False,
+     [r"worst where sel>=0\.9: 1\.5 "]),
+    ("tree_near_best_when_unselective-fail-then-pass",
+     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_FAIL_THEN_PASS, False,
+     [r"^f_c=0\.1: crossover selectivity none .* \| f_c=1: crossover selectivity <= 0\.95 "]),
+    ("tree_near_best_when_unselective-best-below-1",
+     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_BEST_HALF, True,
+     [r"tree/cab=1\]$"]),
+    ("tree_near_best_when_unselective-at-limit",
+     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_AT_LIMIT_BAD_BELOW, True,
+     [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.95 \(interpolated\); "
+      r"worst where sel>=0\.9: 1\.1 "]),
+]
+
+
+def test_unknown_metric_is_named():
+    with pytest.raises(ValueError, match=r"^metric must be one of \['evals', 'ops'\], got 'bogus'$"):
+        S.claim_convergence(CONV_OK, metric="bogus")
 
 @pytest.mark.parametrize("call, df, want, patterns",
                          [pytest.param(c, d, w, p, id=i) for i, c, d, w, p in CASES])

@@ -170,3 +170,79 @@ def test_misspelled_claim_argument_is_a_config_error(tmp_path, repo_root):
     assert r.exit_code == 2 and "claims[0]" in r.stderr and "toll" in r.stderr
     assert "tol" in r.stderr.split("accepts")[1]
     assert not (tmp_path / "res").exists() or not any((tmp_path / "res").rglob("*.parquet"))
+
+
+@pytest.mark.parametrize("where", [
+    "WHERE REMOTE[a.x] WITHIN 5 events",                  # not compared
+    "WHERE REMOTE[a.x] AND a.x < b.x WITHIN 5 events",
+    "WHERE a.x + REMOTE[b.x] < 3 WITHIN 5 events",        # arithmetic with an attribute
+    "WHERE REMOTE[a.x] < REMOTE[b.x] WITHIN 5 events",    # both sides
+    "WHERE |REMOTE[a.x] - b.x| < 3 WITHIN 5 events",      # inside |x - y|
+])
+def test_remote_outside_a_comparison_names_the_fix(data, where):
+    from engines.errors import PatternError
+    from engines.pattern import parse_pattern
+    text = "PATTERN SEQ(A a, B b) " + where
+    with pytest.raises(PatternError, match=r"REMOTE\[\.\.\.\].*one side of a comparison"):
+        parse_pattern(text)
+    r = _match(data, pattern=text)
+    assert r.exit_code == 2 and "one side of a comparison" in r.stderr and "line 1" in r.stderr
+    _no_traceback(r)
+
+
+def test_remote_as_an_event_names_the_fix():
+    from engines.errors import PatternError
+    from engines.pattern import parse_pattern
+    with pytest.raises(PatternError, match="cannot be an event"):
+        parse_pattern("PATTERN SEQ(REMOTE[a.x], B b) WITHIN 5 events")
+    # the well-formed forms still parse
+    parse_pattern("PATTERN SEQ(A a, B b) WHERE b.x < REMOTE[a.x] * 2 + 1 AT b")
+    parse_pattern("PATTERN SEQ(A a, B b) WHERE REMOTE[a.x] < 5")
+
+
+SEQ3_TIME = "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN 20 s"
+_ALL_ENGINES = ["eager", "chain", "tree", "ztree", "hybrid", "sase", "stepper", "remote", "oracle"]
+
+
+@pytest.mark.parametrize("engine", _ALL_ENGINES)
+def test_match_caps_apply_to_every_engine(data, tmp_path, engine):
+    """--max-matches and --max-partial-matches bind every engine (exit 2 naming the option);
+    the oracle keeps no partial matches (its search is bounded by max_steps), so only
+    --max-matches applies to it."""
+    out = tmp_path / "m.jsonl"
+    r = _match(data, "--engine", engine, "--out", out, pattern=SEQ3_TIME)
+    assert r.exit_code == 0, r.stderr
+    n = int(r.stdout.split(" matches")[0])
+    assert n > 3
+    r = _match(data, "--engine", engine, "--out", out, "--max-matches", "3", pattern=SEQ3_TIME)
+    assert r.exit_code == 2 and "--max-matches" in r.stderr, r.stderr
+    _no_traceback(r)
+    r = _match(data, "--engine", engine, "--out", out, "--max-matches", str(n), pattern=SEQ3_TIME)
+    assert r.exit_code == 0, r.stderr
+    if engine != "oracle":
+        r = _match(data, "--engine", engine, "--out", out, "--max-partial-matches", "2",
+                   pattern=SEQ3_TIME)
+        assert r.exit_code == 2 and "--max-partial-matches" in r.stderr, r.stderr
+        _no_traceback(r)
+
+
+def test_lazy_caps_stop_inside_the_kernel(data):
+    """chain/tree stop at the cap (bounded memory) rather than after the run."""
+    from engines.compile import compile_pattern
+    from engines.errors import CapacityError
+    from engines.lazy_nfa import run_chain, run_tree
+    from engines.pattern import parse_pattern
+    from workloads.loaders import load_csv
+    stream = load_csv(*data)
+    prog = compile_pattern(parse_pattern(SEQ3_TIME), stream.schema)
+    for run in (run_chain, run_tree):
+        full = run(prog, stream)
+        peak = full.info["peak_transient_instances"]
+        assert run(prog, stream, max_partial_matches=peak).matches.records() == \
+            full.matches.records()
+        with pytest.raises(CapacityError, match="at event"):
+            run(prog, stream, max_partial_matches=peak - 1)
+        assert run(prog, stream, max_matches=len(full.matches)).matches.records() == \
+            full.matches.records()
+        with pytest.raises(CapacityError, match="more than 5 matches at event"):
+            run(prog, stream, max_matches=5)

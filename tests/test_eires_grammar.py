@@ -36,7 +36,7 @@ def test_remote_const_and_at_roundtrip():
     ("PATTERN SEQ(A a, C c) WHERE REMOTE[a.x] = c.x * 2", "arithmetic is only allowed"),
     ("PATTERN SEQ(A a, C c) WHERE REMOTE[a.x] <= 5 AT", "variable name after AT"),
     ("PATTERN SEQ(A a, C c) WHERE REMOTE[a.x] <=", "a number or a reference"),
-    ("PATTERN SEQ(A a, C c) WHERE REMOTE[a.x] = REMOTE[c.x]", "a number or a reference"),
+    ("PATTERN SEQ(A a, C c) WHERE REMOTE[a.x] = REMOTE[c.x]", "both sides of a comparison"),
 ])
 def test_remote_syntax_errors(text, msg):
     with pytest.raises(PatternSyntaxError, match=msg):

@@ -377,3 +377,78 @@ def test_fast_path_accepts_leap_day(tmp_path):
     f[1] = "200002291230"
     s = load_metastock(_write(tmp_path, "leap.txt", [",".join(f)]))
     assert s.ts[0] == _utc_seconds("200002291230")
+
+
+@pytest.mark.parametrize("stamp", ["0200802010900", "20080201090", "+20080201090", " 200802010900",
+                                   "2008020109OO", "000102010900"])
+def test_fast_path_declines_stamps_that_are_not_12_digits(tmp_path, stamp):
+    """The compiled stamp scan accepts exactly 12 digits of a valid minute; anything else goes
+    to the precise path (which strips blanks or names the line)."""
+    from workloads.loaders import _fast_metastock, _read_bytes
+    lines = _lines(NASDAQ)[:3]
+    f = lines[1].split(",")
+    f[1] = stamp
+    lines[1] = ",".join(f)
+    p, data = _read_bytes(_write(tmp_path, "odd.txt", lines), "")
+    assert _fast_metastock(data, p) is None
+
+
+def test_fast_path_multi_block_crlf_equals_precise_path(tmp_path):
+    """A file larger than one CSV block (tickers first seen in the second block, CRLF line ends):
+    the fast path's merged dictionary codes and stamps equal the precise path's."""
+    from workloads.loaders import _fast_metastock, _read_bytes
+    rng = np.random.default_rng(7)
+    n = 95_000                                        # ~4.6 MB > the 4 MiB block
+    tick = np.where(np.arange(n) < n // 2, rng.choice(["XA", "XB"], n),
+                    rng.choice(["XC", "XA", "XD", "XB"], n))
+    minutes = np.cumsum(rng.integers(0, 2, n))
+    stamps = (np.datetime64("2019-12-31T23:00") + minutes.astype("timedelta64[m]")).astype(str)
+    stamps = [s.replace("-", "").replace("T", "").replace(":", "") for s in stamps]
+    lines = [f"{t},{s},{i % 97}.25,{i % 89}.5,{i % 83}.75,{i % 79}.125,{i}"
+             for i, (t, s) in enumerate(zip(tick, stamps))]
+    path = tmp_path / "big.txt"
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    p, data = _read_bytes(path, "")
+    fast = _fast_metastock(data, p)
+    assert fast is not None
+    slow = load_metastock(_write(tmp_path, "slow.txt", [" " + ln for ln in lines]))
+    names = list(fast.schema.type_names)
+    assert fast.schema == slow.schema and set(names[:2]) == {"XA", "XB"} and \
+        set(names[2:]) == {"XC", "XD"}
+    assert np.array_equal(fast.types, slow.types) and np.array_equal(fast.ts, slow.ts)
+    assert np.array_equal(fast.attrs, slow.attrs)
+
+
+def test_compiled_metastock_scan_parses_numbers_exactly(tmp_path):
+    """The one-pass scan's float conversion (<= 15 digits, exact division by a power of ten)
+    gives the same doubles as the precise pandas path, for signs, leading/trailing points and
+    zeros, and up to 15 digits; a 16-digit value makes the scan decline (pyarrow reads it)."""
+    from workloads.loaders import _read_bytes
+    from workloads.metastock_scan import _POW10, SCAN_BAD, SCAN_OK, scan_metastock
+    rng = np.random.default_rng(11)
+
+    def num(max_digits):
+        nd = int(rng.integers(1, max_digits + 1))
+        digits = "".join(str(d) for d in rng.integers(0, 10, nd))
+        cut = int(rng.integers(0, nd + 1))
+        s = digits[:cut] + ("." if rng.random() < 0.8 else "") + digits[cut:]
+        s = s if any(ch.isdigit() for ch in s) else "0"
+        return ("-" if rng.random() < 0.3 else "") + s
+
+    lines = [f"T{i % 5},{200801010000 + i // 60 * 100 + i % 60},"
+             + ",".join(num(15) for _ in range(5)) for i in range(1200)]
+    path = _write(tmp_path, "nums.txt", lines)
+    p, data = _read_bytes(path, "")
+    st, codes, minutes, attrs, keys = scan_metastock(np.frombuffer(data, np.uint8), 5, _POW10)
+    assert st == SCAN_OK
+    slow = load_metastock(_write(tmp_path, "slow.txt", [" " + ln for ln in lines]))
+    assert np.array_equal(attrs, slow.attrs)          # bit-identical doubles (-0.0 == 0.0)
+    assert np.array_equal(minutes * 60.0, slow.ts) and np.array_equal(codes, slow.types)
+    assert load_metastock(path).attrs.tobytes() == attrs.tobytes()
+    f = lines[3].split(",")
+    f[4] = "1234567.890123456"                          # 16 digits: declined, still loaded right
+    lines[3] = ",".join(f)
+    path2 = _write(tmp_path, "long.txt", lines)
+    p2, data2 = _read_bytes(path2, "")
+    assert scan_metastock(np.frombuffer(data2, np.uint8), 5, _POW10)[0] == SCAN_BAD
+    assert load_metastock(path2).attrs[3, 2] == 1234567.890123456

@@ -58,3 +58,81 @@ def test_bar_under_a_pseudo_terminal(tmp_path, repo_root):
     assert proc.returncode == 0, text
     assert "demo/basic" in text and "\x1b[" in text      # drawn with terminal control codes
     assert "━" in text and "points" in text
+
+
+def _stream_files(tmp_path):
+    import numpy as np
+    rng = np.random.default_rng(3)
+    n = 400
+    lines = ["type,ts,x"] + [f"{'ABC'[t]},{i},{x}" for i, (t, x) in
+                             enumerate(zip(rng.integers(0, 3, n), rng.integers(0, 9, n)))]
+    data = tmp_path / "d.csv"
+    data.write_text("\n".join(lines) + "\n")
+    schema = tmp_path / "schema.toml"
+    schema.write_text('type_column = "type"\nts_column = "ts"\nattributes = ["x"]\n')
+    return data, schema
+
+
+_MATCH_PAT = "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN 20 events"
+
+
+def test_match_progress_under_a_pseudo_terminal(tmp_path, repo_root):
+    """`cepsim match --progress` on a terminal draws stage progress on stderr; the output file
+    holds only the matches."""
+    data, schema = _stream_files(tmp_path)
+    out = tmp_path / "m.jsonl"
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(repo_root), COLUMNS="100", TERM="xterm")
+    proc = subprocess.Popen([sys.executable, "-m", "sim.cli", "match", _MATCH_PAT, str(data),
+                             "--format", "csv", "--schema", str(schema), "--out", str(out),
+                             "--progress"], cwd=repo_root, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    chunks = []
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        r, _, _ = select.select([master], [], [], 1.0)
+        if r:
+            try:
+                data_ = os.read(master, 4096)
+            except OSError:
+                break
+            if not data_:
+                break
+            chunks.append(data_)
+        elif proc.poll() is not None:
+            break
+    proc.wait(timeout=60)
+    os.close(master)
+    text = b"".join(chunks).decode("utf-8", "replace")
+    assert proc.returncode == 0, text
+    assert "\x1b[" in text and "stages" in text and "match: " in text
+    lines = out.read_text().splitlines()
+    assert lines and all(ln.startswith("{") and ln.endswith("}") for ln in lines)
+
+
+def test_match_progress_off_a_terminal(tmp_path):
+    """Off a terminal: silent by default (small input), one line per stage with --progress."""
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+    data, schema = _stream_files(tmp_path)
+    args = ["match", _MATCH_PAT, str(data), "--format", "csv", "--schema", str(schema), "--out",
+            str(tmp_path / "m.jsonl")]
+    quiet = CliRunner().invoke(app, args)
+    assert quiet.exit_code == 0 and "match: " not in quiet.stderr
+    loud = CliRunner().invoke(app, args + ["--progress"])
+    assert loud.exit_code == 0
+    for stage in ("loading", "compiling", "evaluating", "writing"):
+        assert f"match: {stage}" in loud.stderr
+    assert "match: " not in loud.stdout
+    assert (tmp_path / "m.jsonl").read_text() == _rerun_output(args, tmp_path)
+
+
+def _rerun_output(args, tmp_path):
+    from typer.testing import CliRunner
+
+    from sim.cli import app
+    out2 = tmp_path / "m2.jsonl"
+    CliRunner().invoke(app, args[:-1] + [str(out2), "--no-progress"])
+    return out2.read_text()

@@ -14,15 +14,23 @@ from engines.stream import EventStream
 from strategies import assert_same_matches, cases
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(cases(max_events=120, min_len=2, max_len=4, simple_sequence=True, max_preds=1,
-             n_types=3, policies=("skip-till-any-match",)).filter(lambda c: len(c[1]) >= 20))
-def test_sase_equals_oracle(case):
-    pattern, stream = case
-    program = compile_pattern(pattern, stream.schema)
-    assert_same_matches(run_sase(program, stream), run_oracle(program, stream),
-                        (program, stream), labels=("sase", "oracle"), check_detect=True)
+def test_sase_equals_oracle(match_rate):
+    rate = match_rate("SASE run loop, sequences")
+
+    @settings(max_examples=60, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(cases(max_events=120, min_len=2, max_len=4, simple_sequence=True, max_preds=1,
+                 n_types=3, policies=("skip-till-any-match",)).filter(lambda c: len(c[1]) >= 20))
+    def prop(case):
+        pattern, stream = case
+        program = compile_pattern(pattern, stream.schema)
+        want = run_oracle(program, stream)
+        assert_same_matches(run_sase(program, stream), want,
+                            (program, stream), labels=("sase", "oracle"), check_detect=True)
+        rate.add(pattern, len(want.matches))
+
+    prop()
+    rate.check()
 
 
 def test_stale_runs_are_visited_until_a_qualifying_event():

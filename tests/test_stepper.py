@@ -34,22 +34,26 @@ OPTS = dict(kleene=False, and_or=False, policies=("skip-till-any-match",), max_l
             windows=("time", "none"))
 SAME_COLS = [C.PRED_EVAL, C.EDGE_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT,
              C.INSTANCE_WORK, C.LIVE_PM, C.BUFFERED]
-_stats = {"all": [0, 0], "subset": [0, 0], "seeded all": [0, 0], "seeded subset": [0, 0]}
 
 
-@settings(max_examples=40, **SETTINGS)
-@given(cases(max_events=80, **OPTS))
-def test_all_events_equal_eager(case):
-    pattern, stream = case
-    program = compile_pattern(pattern, stream.schema)
-    eager = run_eager(program, stream)
-    ms, counters = run_stepped(program, stream)
-    assert_same_matches(ms, eager, (program, stream), labels=("stepper", "eager"),
-                        check_detect=True)
-    n = len(stream)
-    assert np.array_equal(counters[:n][:, SAME_COLS], eager.counters[:n][:, SAME_COLS])
-    _stats["all"][0] += 1
-    _stats["all"][1] += len(ms) > 0
+def test_all_events_equal_eager(match_rate):
+    rate = match_rate("stepper, every event stepped, vs eager")
+
+    @settings(max_examples=40, **SETTINGS)
+    @given(cases(max_events=80, **OPTS))
+    def prop(case):
+        pattern, stream = case
+        program = compile_pattern(pattern, stream.schema)
+        eager = run_eager(program, stream)
+        ms, counters = run_stepped(program, stream)
+        assert_same_matches(ms, eager, (program, stream), labels=("stepper", "eager"),
+                            check_detect=True)
+        n = len(stream)
+        assert np.array_equal(counters[:n][:, SAME_COLS], eager.counters[:n][:, SAME_COLS])
+        rate.add(pattern, len(ms))
+
+    prop()
+    rate.check(min_big=0, min_rate_big=0.0)       # OPTS: at most 3 variables
 
 
 def _sub_stream(stream: EventStream, idx: np.ndarray) -> EventStream:
@@ -63,25 +67,33 @@ def _map_back(ms: MatchSet, idx: np.ndarray, n: int) -> MatchSet:
     return MatchSet(ms.var_names, ms.kleene, pos, ms.kl_start, ms.kl_len, ms.kl_events, det)
 
 
-@settings(max_examples=40, **SETTINGS)
-@given(cases(max_events=120, **OPTS), st.integers(0, 2 ** 32 - 1), st.sampled_from([0.7, 0.9]))
-def test_subset_equals_oracle_on_substream(case, seed, keep):
-    pattern, stream = case
-    program = compile_pattern(pattern, stream.schema)
-    rng = np.random.default_rng(seed)
-    idx = np.flatnonzero(rng.random(len(stream)) < keep).astype(np.int64)
-    ms, _ = run_stepped(program, stream, idx)
-    sub = _sub_stream(stream, idx)
-    oracle = _map_back(run_oracle(compile_pattern(pattern, sub.schema), sub).matches, idx,
-                       len(stream))
-    assert_same_matches(ms, oracle, (program, stream, f"stepped subset {idx.tolist()}"),
-                        labels=("stepper", "oracle"), check_detect=True)
-    _stats["subset"][0] += 1
-    _stats["subset"][1] += len(ms) > 0
+def test_subset_equals_oracle_on_substream(match_rate):
+    rate = match_rate("stepper, random subset stepped, vs oracle")
+
+    @settings(max_examples=40, **SETTINGS)
+    @given(cases(max_events=120, **OPTS), st.integers(0, 2 ** 32 - 1),
+           st.sampled_from([0.7, 0.9]))
+    def prop(case, seed, keep):
+        pattern, stream = case
+        program = compile_pattern(pattern, stream.schema)
+        rng = np.random.default_rng(seed)
+        idx = np.flatnonzero(rng.random(len(stream)) < keep).astype(np.int64)
+        ms, _ = run_stepped(program, stream, idx)
+        sub = _sub_stream(stream, idx)
+        oracle = _map_back(run_oracle(compile_pattern(pattern, sub.schema), sub).matches, idx,
+                           len(stream))
+        assert_same_matches(ms, oracle, (program, stream, f"stepped subset {idx.tolist()}"),
+                            labels=("stepper", "oracle"), check_detect=True)
+        rate.add(pattern, len(ms))
+
+    prop()
+    rate.check(min_big=0, min_rate_big=0.0)
 
 
-def test_seeded_loop_all_and_subsets():
+def test_seeded_loop_all_and_subsets(match_rate):
     """Deterministic numpy-drawn cases (denser in matches than hypothesis' shrunk examples)."""
+    rate = match_rate("stepper, seeded loop (numpy), every event vs eager")
+    rate_sub = match_rate("stepper, seeded loop (numpy), 80 % subset vs oracle")
     rng = np.random.default_rng(7)
     for pattern, stream in small_cases(1313, 60, max_events=80, **OPTS):
         program = compile_pattern(pattern, stream.schema)
@@ -97,18 +109,10 @@ def test_seeded_loop_all_and_subsets():
         oracle = _map_back(run_oracle(compile_pattern(pattern, sub.schema), sub).matches, idx, n)
         assert_same_matches(ms2, oracle, (program, stream), labels=("stepper", "oracle"),
                             check_detect=True)
-        _stats["seeded all"][0] += 1
-        _stats["seeded all"][1] += len(ms) > 0
-        _stats["seeded subset"][0] += 1
-        _stats["seeded subset"][1] += len(ms2) > 0
-
-
-def test_report_match_rates():
-    """Not a check: prints the fraction of property examples that had at least one match."""
-    for k, (n, hit) in _stats.items():
-        if n:
-            print(f"stepper property test {k}: {hit}/{n} examples with >= 1 match "
-                  f"({100.0 * hit / n:.0f} %)")
+        rate.add(pattern, len(ms))
+        rate_sub.add(pattern, len(ms2))
+    rate.check(min_big=0, min_rate_big=0.0)
+    rate_sub.check(min_big=0, min_rate_big=0.0)
 
 
 def _soccerish(n=400, seed=3):

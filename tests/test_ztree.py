@@ -7,8 +7,8 @@ pattern's variables (random leaf order, random binary splits: left-deep, right-d
 trees) and both trigger modes; half the runs start every node buffer at capacity 1 so that growth
 and compaction run on small cases.  An AND of 8 (no n! expansion; the oracle cannot enumerate
 8! flat branches) is checked against an independent brute force over injective bindings.
-The fraction of examples with at least one match is printed at the end of the session
-(``-s``) and asserted to stay above 40 % so that the property tests keep testing something.
+Each property test reports the fraction of its examples with at least one match (listed at the
+end of the run, ``match_rate`` fixture) and asserts it, overall and for 4+-variable patterns.
 """
 from __future__ import annotations
 
@@ -34,16 +34,6 @@ SETTINGS = dict(deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.filter_too_much])
 ANY = ("skip-till-any-match",)
-RATE = {"examples": 0, "with_match": 0}
-PER_TEST: dict[str, list[int]] = {}
-
-
-def _count(name: str, oracle) -> None:
-    RATE["examples"] += 1
-    RATE["with_match"] += len(oracle.matches) > 0
-    c = PER_TEST.setdefault(name, [0, 0])
-    c[0] += 1
-    c[1] += len(oracle.matches) > 0
 
 
 def random_plan(names: list[str], rnd: random.Random):
@@ -60,7 +50,7 @@ def random_plan(names: list[str], rnd: random.Random):
     return build(names)
 
 
-def _check(pattern, stream, rnd: random.Random, tiny: bool, name: str):
+def _check(pattern, stream, rnd: random.Random, tiny: bool, rate) -> None:
     program = compile_pattern(pattern, stream.schema)
     names = [program.var_names[v] for v in program.positive_vars]
     plan = random_plan(names, rnd)
@@ -69,64 +59,78 @@ def _check(pattern, stream, rnd: random.Random, tiny: bool, name: str):
         z = run_ztree(program, stream, plan=plan, trigger=trig, _init_cap=1 if tiny else 64)
         assert_same_matches(z, oracle, (program, stream, f"plan {plan} trigger {trig}"),
                             labels=("ztree", "oracle"), check_detect=True)
-    _count(name, oracle)
+    rate.add(pattern, len(oracle.matches))
 
 
-@settings(max_examples=70, **SETTINGS)
-@given(cases(max_events=50, policies=ANY), st.randoms(use_true_random=False), st.booleans())
-def test_ztree_equals_oracle_all_operators(case, rnd, tiny):
-    _check(*case, rnd, tiny, "all_operators")
+def test_ztree_equals_oracle_all_operators(match_rate):
+    rate = match_rate("ztree, all operators")
+
+    @settings(max_examples=70, **SETTINGS)
+    @given(cases(max_events=50, policies=ANY), st.randoms(use_true_random=False), st.booleans())
+    def prop(case, rnd, tiny):
+        _check(*case, rnd, tiny, rate)
+
+    prop()
+    rate.check()
 
 
-@settings(max_examples=40, **SETTINGS)
-@given(cases(max_events=150, min_len=3, max_len=5, simple_sequence=True, policies=ANY,
-             max_preds=1, n_types=3).filter(lambda c: len(c[1]) >= 20),
-       st.randoms(use_true_random=False), st.booleans())
-def test_ztree_equals_oracle_sequences_random_plans(case, rnd, tiny):
-    _check(*case, rnd, tiny, "sequences")
+def test_ztree_equals_oracle_sequences_random_plans(match_rate):
+    rate = match_rate("ztree, sequences, random plans")
+
+    @settings(max_examples=40, **SETTINGS)
+    @given(cases(max_events=150, min_len=3, max_len=5, simple_sequence=True, policies=ANY,
+                 max_preds=1, n_types=3).filter(lambda c: len(c[1]) >= 20),
+           st.randoms(use_true_random=False), st.booleans())
+    def prop(case, rnd, tiny):
+        _check(*case, rnd, tiny, rate)
+
+    prop()
+    rate.check()
 
 
-@settings(max_examples=40, **SETTINGS)
-@given(cases(max_events=80, kleene_max_events=30, and_or=False, policies=ANY,
-             windows=("time", "count", "none")), st.randoms(use_true_random=False), st.booleans())
-def test_ztree_equals_oracle_kleene_negation_windows(case, rnd, tiny):
-    _check(*case, rnd, tiny, "kleene_negation")
+def test_ztree_equals_oracle_kleene_negation_windows(match_rate):
+    rate = match_rate("ztree, Kleene, negation, windows")
+
+    @settings(max_examples=40, **SETTINGS)
+    @given(cases(max_events=80, kleene_max_events=30, and_or=False, policies=ANY,
+                 windows=("time", "count", "none")), st.randoms(use_true_random=False),
+           st.booleans())
+    def prop(case, rnd, tiny):
+        _check(*case, rnd, tiny, rate)
+
+    prop()
+    rate.check()
 
 
-@settings(max_examples=40, **SETTINGS)
-@given(cases(max_events=150, min_len=2, max_len=4, simple_sequence=True, policies=ANY,
-             max_preds=1, n_types=3).filter(lambda c: len(c[1]) >= 20),
-       st.randoms(use_true_random=False))
-def test_ztree_mixed_eager_lazy_plans(case, rnd):
+def test_ztree_mixed_eager_lazy_plans(match_rate):
     """APAM's hybrid on the tree: the eager group (a left-deep subtree in query order) joins on
     arrival, the rest at final events; every split of every order gives the oracle's matches."""
-    pattern, stream = case
-    program = compile_pattern(pattern, stream.schema)
-    names = [program.var_names[v] for v in program.positive_vars]
-    eeg = [v for v in names if rnd.random() < 0.5]
-    leg = [v for v in names if v not in eeg]
-    rnd.shuffle(leg)
-    order = eeg + leg
-    plan = order[0]
-    for v in order[1:]:
-        plan = (plan, v)
-    oracle = run_oracle(program, stream)
-    z = run_ztree(program, stream, plan=plan, trigger="batch", eager_vars=eeg,
-                  _init_cap=rnd.choice((1, 64)))
-    assert_same_matches(z, oracle, (program, stream, f"plan {plan} eager {eeg}"),
-                        labels=("ztree", "oracle"), check_detect=True)
-    _count("mixed_eager_lazy", oracle)
+    rate = match_rate("ztree, mixed eager/lazy plans")
 
+    @settings(max_examples=40, **SETTINGS)
+    @given(cases(max_events=150, min_len=2, max_len=4, simple_sequence=True, policies=ANY,
+                 max_preds=1, n_types=3).filter(lambda c: len(c[1]) >= 20),
+           st.randoms(use_true_random=False))
+    def prop(case, rnd):
+        pattern, stream = case
+        program = compile_pattern(pattern, stream.schema)
+        names = [program.var_names[v] for v in program.positive_vars]
+        eeg = [v for v in names if rnd.random() < 0.5]
+        leg = [v for v in names if v not in eeg]
+        rnd.shuffle(leg)
+        order = eeg + leg
+        plan = order[0]
+        for v in order[1:]:
+            plan = (plan, v)
+        oracle = run_oracle(program, stream)
+        z = run_ztree(program, stream, plan=plan, trigger="batch", eager_vars=eeg,
+                      _init_cap=rnd.choice((1, 64)))
+        assert_same_matches(z, oracle, (program, stream, f"plan {plan} eager {eeg}"),
+                            labels=("ztree", "oracle"), check_detect=True)
+        rate.add(pattern, len(oracle.matches))
 
-def test_match_rate_of_property_tests():
-    """Runs after the property tests (file order): enough examples must have matches."""
-    if RATE["examples"] < 50:
-        pytest.skip("property tests did not run in this session")
-    rate = RATE["with_match"] / RATE["examples"]
-    print(f"\nztree property tests: {RATE['with_match']}/{RATE['examples']} examples had at "
-          f"least one match ({rate:.0%}); per test: "
-          + ", ".join(f"{k} {w}/{n}" for k, (n, w) in PER_TEST.items()))
-    assert rate >= 0.4
+    prop()
+    rate.check()
 
 
 # ----------------------------------------------------------------------------- AND of 8

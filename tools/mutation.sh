@@ -1,37 +1,71 @@
 #!/usr/bin/env bash
 # Mutation testing with mutmut (not part of CI: it takes 20-60 min on 2 cores).
 #
-#   tools/mutation.sh claims   # sim/claims.py + sim/scenarios/* against tests/test_claims.py
+#   tools/mutation.sh claims   # sim/claims.py + sim/scenarios/* against tests/test_claims*.py
 #   tools/mutation.sh oracle   # engines/compile.py, oracle.py, oracle_ast.py against the
 #                              # AST-oracle comparison and the hand-worked oracle/compiler tests
+#   tools/mutation.sh claims sim/scenarios/lazy_nfa.py   # only these files (one module at a
+#   tools/mutation.sh oracle engines/oracle.py           # time keeps a run to minutes)
 #
 # Works on a scratch copy of the committed tree (git archive HEAD), so mutmut's mutants/ never
 # touches the checkout; prints mutant counts per status and the kill rate per module
 # (killed / (killed + survived); "no tests" = code the selected tests never reach, e.g. the
 # scenario functions beside the claim functions). Needs `pip install -e ".[dev,mutation]"`.
 set -euo pipefail
-target=${1:?usage: tools/mutation.sh claims|oracle}
+target=${1:?usage: tools/mutation.sh claims|oracle [FILE ...]}
+shift
+toml_list() { local out="" f; for f in "$@"; do out+="${out:+, }\"$f\""; done; echo "[$out]"; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${MUTATION_WORKDIR:-$(mktemp -d /tmp/cepsim-mutation.XXXXXX)}
 mkdir -p "$work"
 git -C "$repo" archive HEAD | tar -x -C "$work"
 cd "$work"
 case "$target" in
-  claims) cat >> pyproject.toml <<'TOML'
+  claims) if [ $# -gt 0 ]; then files=$(toml_list "$@")
+    else files=$(toml_list sim/claims.py "sim/scenarios/*"); fi
+    tests=$(toml_list tests/test_claims*.py)
+    # mutmut skips decorated functions, and the claim functions of lazy_nfa/apam are wrapped by a
+    # module-private decorator (@_successful, @_per_reading): in the scratch copy, apply such a
+    # decorator by assignment after the function instead (same module attribute, same
+    # behaviour), so the claim bodies are mutated too.
+    python - sim/scenarios/*.py <<'PY'
+import ast, sys
+for path in sys.argv[1:]:
+    src = open(path).read().splitlines(keepends=True)
+    edits = []
+    for node in ast.parse("".join(src)).body:
+        decos = [d for d in getattr(node, "decorator_list", []) if isinstance(d, ast.Name)
+                 and d.id.startswith("_")]
+        if isinstance(node, ast.FunctionDef) and decos and len(decos) == len(node.decorator_list):
+            wrapped = node.name
+            for d in reversed(decos):
+                wrapped = f"{d.id}({wrapped})"
+            edits.append((node.decorator_list[0].lineno, node.lineno, node.end_lineno,
+                          f"{node.name} = {wrapped}\n"))
+    for first, def_line, end, line in reversed(edits):
+        src.insert(end, line)
+        del src[first - 1:def_line - 1]
+    open(path, "w").write("".join(src))
+    if edits:
+        print(f"{path}: {len(edits)} decorated functions made mutable")
+PY
+    cat >> pyproject.toml <<TOML
 
 [tool.mutmut]
 source_paths = ["sim"]
-only_mutate = ["sim/claims.py", "sim/scenarios/*"]
+only_mutate = $files
 also_copy = ["engines", "workloads", "paper_figs", "experiments", "tests", "pyproject.toml"]
-pytest_add_cli_args_test_selection = ["tests/test_claims.py"]
+pytest_add_cli_args_test_selection = $tests
 pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x"]
 TOML
   ;;
-  oracle) cat >> pyproject.toml <<'TOML'
+  oracle) if [ $# -gt 0 ]; then files=$(toml_list "$@")
+    else files=$(toml_list engines/compile.py engines/oracle.py engines/oracle_ast.py); fi
+    cat >> pyproject.toml <<TOML
 
 [tool.mutmut]
 source_paths = ["engines"]
-only_mutate = ["engines/compile.py", "engines/oracle.py", "engines/oracle_ast.py"]
+only_mutate = $files
 also_copy = ["sim", "workloads", "paper_figs", "experiments", "tests", "pyproject.toml"]
 pytest_add_cli_args_test_selection = ["tests/test_oracle_ast.py", "tests/test_oracle.py", "tests/test_pattern.py"]
 pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-x", "-k", "not naive and not property and not monotone and not subset and not respect and not round_trip and not builder_equals"]

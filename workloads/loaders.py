@@ -39,9 +39,10 @@ counting windows and must match the file.  Every problem raises ``engines.errors
 naming the file, the 1-based line (or Parquet row), the field and the fix.
 
 Parsing: Metastock and soccer files are read by pyarrow's multithreaded CSV reader with typed
-columns (correctly rounded floats), stamps are validated and converted with integer numpy
-arithmetic (a civil-date-to-days formula, no datetime objects), and tickers/sensors are
-dictionary-encoded by first appearance.  Any failure of those fast checks (a field count, a
+columns (correctly rounded floats), stamps are validated and converted with integer arithmetic
+(a civil-date-to-days formula, no datetime objects; Metastock stamps by one compiled pass over
+the raw bytes, ``workloads.metastock_scan``), and tickers/sensors are encoded by first
+appearance (Metastock: pyarrow's dictionary encoding while parsing).  Any failure of those fast checks (a field count, a
 value that does not convert, a calendar-invalid stamp, NaN) falls back to the slower precise
 diagnosis (a numpy pass over the raw bytes for field counts, pandas string columns) that names
 the first bad line and field.  Generic CSV uses pandas' C reader with round-trip float
@@ -108,10 +109,14 @@ def _read_bytes(path: PathLike, hint: str) -> tuple[Path, bytes]:
         except (OSError, EOFError) as exc:
             raise StreamError(f"{p}: not a readable gzip file ({exc}); re-compress it or pass "
                               f"the uncompressed file") from exc
-    stripped = data.rstrip(b"\r\n")
-    if not stripped.strip():
+    if not data or data.isspace():
         raise StreamError(f"{p}: file is empty; expected lines like {hint}")
-    return p, stripped + b"\n"
+    end = len(data)
+    while end and data[end - 1] in b"\r\n":      # trailing blank lines (a short loop)
+        end -= 1
+    if end == len(data) - 1 and data[end] == 10:    # already ends in exactly one "\n": no copy
+        return p, data
+    return p, data[:end] + b"\n"
 
 
 def _check_field_counts(data: bytes, expected: int, path: Path, hint: str) -> int:
@@ -221,10 +226,11 @@ def _check_sorted(values: np.ndarray, path: Path, where: Callable[[int], str],
 
 # --------------------------------------------------------------------------- fast path
 
-def _arrow_table(data: bytes, names: list[str], types: dict[str, Any]):
-    """``data`` parsed by pyarrow's CSV reader with fixed column types, or None when any line
-    does not fit (wrong field count, a value that does not convert): the caller then runs the
-    precise diagnosis."""
+def _arrow_table(data: bytes, names: list[str], types: dict[str, Any],
+                 include: list[str] | None = None):
+    """``data`` parsed by pyarrow's CSV reader with fixed column types (only the ``include``
+    columns converted, default all), or None when any line does not fit (wrong field count, a
+    value that does not convert): the caller then runs the precise diagnosis."""
     import pyarrow as pa
     from pyarrow import csv as pacsv
     try:
@@ -236,7 +242,7 @@ def _arrow_table(data: bytes, names: list[str], types: dict[str, Any]):
                                               ignore_empty_lines=False),
             convert_options=pacsv.ConvertOptions(
                 column_types=types, null_values=[], strings_can_be_null=False,
-                quoted_strings_can_be_null=False))
+                quoted_strings_can_be_null=False, include_columns=include or []))
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, ValueError):
         return None
 
@@ -297,60 +303,70 @@ def _all_digits(mat: np.ndarray, lens: np.ndarray) -> bool:
     return bool(((mat >= 48) & (mat <= 57) | ~inside).all())
 
 
-def _days_from_civil(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """Days since 1970-01-01 of proleptic Gregorian dates (integer arrays; H. Hinnant's
-    algorithm)."""
-    y = y - (m <= 2)
-    era = np.floor_divide(y, 400)
-    yoe = y - era * 400
-    mp = (m + 9) % 12
-    doy = (153 * mp + 2) // 5 + d - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
-
-
-def _metastock_minutes(stamp: np.ndarray) -> np.ndarray | None:
-    """Minutes since the epoch of YYYYMMDDhhmm integers, or None when one is not a valid
-    calendar stamp."""
-    if stamp.size and (stamp.min() < 10**11 or stamp.max() >= 10**12):
+def _dict_codes(col) -> tuple[np.ndarray, list[str]] | None:
+    """Codes in order of first appearance and the names of a pyarrow dictionary-encoded string
+    column (one dictionary per parsed block, merged here in block order: a name new in a later
+    block is appended in its first-appearance order, so the codes equal a global first-appearance
+    numbering).  None when a name is empty or holds a space or tab (the precise path strips and
+    reports those)."""
+    chunks = col.chunks if hasattr(col, "chunks") else [col]
+    names: list[str] = []
+    index: dict[str, int] = {}
+    parts = []
+    for ch in chunks:
+        if ch.null_count:
+            return None
+        local = ch.dictionary.to_pylist()
+        lut = np.empty(max(len(local), 1), dtype=np.int32)
+        for j, name in enumerate(local):
+            if not name or " " in name or "\t" in name:
+                return None
+            if name not in index:
+                index[name] = len(names)
+                names.append(name)
+            lut[j] = index[name]
+        idx = _to_numpy(ch.indices, np.int32)
+        parts.append(lut[idx])
+    if not parts:
         return None
-    mi = stamp % 100
-    h = (stamp // 100) % 100
-    d = (stamp // 10**4) % 100
-    mo = (stamp // 10**6) % 100
-    y = stamp // 10**8
-    leap = ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
-    mdays = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
-    ok = (mo >= 1) & (mo <= 12) & (d >= 1) & (h <= 23) & (mi <= 59)
-    if not ok.all():
-        return None
-    if not (d <= mdays[mo] + (leap & (mo == 2))).all():
-        return None
-    return (_days_from_civil(y, mo, d) * 24 + h) * 60 + mi
+    return (parts[0] if len(parts) == 1 else np.concatenate(parts)), names
 
 
 def _fast_metastock(data: bytes, p: Path) -> EventStream | None:
-    """The Metastock fast path (module docstring); None = diagnose slowly."""
+    """The Metastock fast path (module docstring); None = diagnose slowly.  Plain files (short
+    tickers, numbers of at most 15 digits) are read by one compiled pass over the bytes
+    (``workloads.metastock_scan.scan_metastock``, exact float conversion); others by pyarrow's
+    CSV reader (tickers dictionary-encoded while parsing, the stamp column not converted) with
+    the stamps from a compiled pass."""
+    from workloads.metastock_scan import (_POW10, SCAN_OK, SCAN_UNSORTED, scan_metastock,
+                                          ticker_names)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    status, codes, minutes, attrs, keys = scan_metastock(buf, len(METASTOCK_ATTRS), _POW10)
+    if status == SCAN_UNSORTED:
+        return None                  # the precise path names the out-of-order line
+    if status == SCAN_OK:
+        names = ticker_names(keys)
+        if names is not None:
+            return EventStream.from_arrays(codes, minutes.astype(np.float64) * 60.0, attrs,
+                                           names, METASTOCK_ATTRS, source=str(p))
     import pyarrow as pa
     names = ["ticker", "stamp", *METASTOCK_ATTRS]
-    tab = _arrow_table(data, names, {"ticker": pa.string(), "stamp": pa.string(),
-                                     **{a: pa.float64() for a in METASTOCK_ATTRS}})
+    tab = _arrow_table(data, names, {"ticker": pa.dictionary(pa.int32(), pa.string()),
+                                     **{a: pa.float64() for a in METASTOCK_ATTRS}},
+                       include=["ticker", *METASTOCK_ATTRS])
     if tab is None:
         return None
-    st = _byte_matrix(tab.column("stamp"))
-    if st is None or st[0].shape[1] != 12 or (st[1] != 12).any() or not _all_digits(*st):
-        return None
-    stamp = (st[0].astype(np.int64) - 48) @ (10 ** np.arange(11, -1, -1, dtype=np.int64))
-    minutes = _metastock_minutes(stamp)
-    if minutes is None:
+    from workloads.metastock_scan import scan_metastock_minutes
+    status, minutes = scan_metastock_minutes(buf, tab.num_rows)
+    if status != SCAN_OK:
         return None
     attrs = np.column_stack([_to_numpy(tab.column(a), np.float64) for a in METASTOCK_ATTRS])
     if not np.isfinite(attrs).all():
         return None
-    tk = _byte_matrix(tab.column("ticker"))
-    if tk is None or (minutes.size > 1 and (np.diff(minutes) < 0).any()):
+    coded = _dict_codes(tab.column("ticker"))
+    if coded is None:
         return None
-    codes, type_names = _codes_by_first_appearance(tk[0])
+    codes, type_names = coded
     return EventStream.from_arrays(codes, minutes.astype(np.float64) * 60.0, attrs, type_names,
                                    METASTOCK_ATTRS, source=str(p))
 

@@ -49,8 +49,8 @@ Shape = object   # int (leaf variable) or (Shape, Shape)
 def planning_groups(program: Program) -> tuple[tuple[int, ...], ...]:
     """Disjoint groups of positive variables, each in the order of its first branch (from the
     unexpanded pattern's OR alternatives when the compiled branches were not expanded, e.g. an
-    AND of 8)."""
-    if not program.branches:
+    AND of 8: ``branch_error`` says so; reading ``branches`` would raise TooManyBranches)."""
+    if program.branch_error or not program.branches:
         from engines.ztree_plan import alternatives
         return tuple(tuple(program.var_id(v) for v in alt.vars) for alt in alternatives(program))
     groups: list[list[int]] = []

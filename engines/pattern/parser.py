@@ -25,7 +25,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from engines.errors import PatternError, PatternSyntaxError
+from engines.errors import PatternError, PatternMisuseError, PatternSyntaxError
 from engines.pattern.ast import (COUNT_UNITS, KEYWORDS, OPS, POLICIES, TIME_UNITS, AbsDiff, And,
                                  Attr, Compare, Corr, Event, Node, Not, Or, Pattern, Predicate,
                                  Remote, RemoteConst, Same, Seq, Window)
@@ -139,6 +139,16 @@ class _Parser:
         text = self.advance().text
         return {"==": "=", "<>": "!="}.get(text, text)
 
+    def remote_misuse(self, where: str) -> PatternMisuseError:
+        """REMOTE[...] where it has no meaning: it is a value fetched from a remote source and
+        may only be one side of a comparison (``docs/SEMANTICS.md``, remote data)."""
+        t = self.tok
+        return PatternMisuseError(
+            f"REMOTE[...] {where}; REMOTE[var.attr] is a remote value and may only be one side "
+            f"of a comparison in WHERE, e.g. 'REMOTE[a.key] > 5' or "
+            f"'b.price < REMOTE[a.key] * 2 + 1' (optionally followed by 'AT var')",
+            t.line, t.col, self.source)
+
     # -- grammar ------------------------------------------------------------------------
     def pattern(self) -> Pattern:
         self.expect_kw("PATTERN")
@@ -193,6 +203,9 @@ class _Parser:
 
     def event(self) -> Event:
         t = self.tok
+        if self.is_kw("REMOTE"):
+            raise self.remote_misuse("cannot be an event of the pattern structure (events are "
+                                     "written 'TYPE var')")
         if t.kind == "ident" and t.text.upper() not in _KEYWORDS:
             type_name = self.advance().text
         elif t.kind == "num" and re.fullmatch(r"\d+", t.text):
@@ -217,6 +230,9 @@ class _Parser:
         return Event(type_name, var, kleene)
 
     def ref(self) -> Attr:
+        if self.is_kw("REMOTE"):
+            raise self.remote_misuse("cannot be used here (inside |x - y| or corr(...), or as "
+                                     "the key of another REMOTE)")
         var = self.ident("a variable reference such as 'a.price'")
         self.expect_sym(".")
         # after '.' a reserved word is unambiguous: attributes may be called e.g. 'within'
@@ -251,6 +267,13 @@ class _Parser:
         if self.is_kw("REMOTE"):
             return self.remote_first()
         left = self.ref()
+        if (self.is_sym("+") or self.is_sym("-") or self.is_sym("*")) and \
+                self.toks[self.i + 1].kind == "ident" and \
+                self.toks[self.i + 1].text.upper() == "REMOTE":
+            self.advance()
+            raise self.remote_misuse("cannot be added to or multiplied with an attribute on the "
+                                     "same side ('a.x + REMOTE[...]'): put the attribute alone on "
+                                     "one side")
         op = self.op()
         if self.tok.kind == "num" or (self.is_sym("-") or self.is_sym("+")) and \
                 self.toks[self.i + 1].kind == "num":
@@ -288,12 +311,17 @@ class _Parser:
         self.expect_sym("[")
         key = self.ref()
         self.expect_sym("]")
+        if self.tok.kind != "op":
+            raise self.remote_misuse("is not compared with anything")
         op = self.op()
         if self.tok.kind == "num" or (self.is_sym("-") or self.is_sym("+")) and \
                 self.toks[self.i + 1].kind == "num":
             value = self.number()
             return RemoteConst(key, op, value, self.at_clause())
-        if self.tok.kind != "ident" or self.is_kw("REMOTE"):
+        if self.is_kw("REMOTE"):
+            raise self.remote_misuse("cannot be on both sides of a comparison (compare a remote "
+                                     "value with an attribute or a number)")
+        if self.tok.kind != "ident":
             raise self.error("a number or a reference such as 'c.v1' after 'REMOTE[...] " + op + "'")
         right = self.ref()
         if self.is_sym("*") or self.is_sym("+") or self.is_sym("-"):

@@ -105,6 +105,45 @@ def _trace(tr_k, tr_a, tr_b, tr_x, st, kind, a, b, x, clk):
 
 
 @njit(cache=True)
+def _timing(la, ea, mc, r, chk, kslot, thr):
+    """Algorithm 3 (P1) for remote predicate ``r`` in adaptive mode; returns the steps taken.
+
+    Classes are kernel slots: a partial match at slot ``s`` holds events 0..s, and the class
+    that needs the datum is ``m = chk - 1`` (its extension binds the checking slot).  Walk
+    ``j = m - 1, m - 2, ...`` while ``j`` still holds the key's event (``j >= kslot``): the first
+    ``j`` whose recent misses stay below ``thr`` (H(m, j, d) = true) is the lookahead class
+    (offset 0).  When none is left, use estimated-arrival timing (``ea[r] = 1``): prefetch an
+    offset after a class-``m`` partial match is created (the offset is refreshed elsewhere).
+    """
+    steps = 0
+    j = chk - 2
+    while j >= kslot:
+        steps += 1
+        if mc[r, j] < thr:
+            la[r] = j
+            ea[r] = 0
+            return steps
+        j -= 1
+    la[r] = -1
+    ea[r] = 1 if kslot <= chk - 1 else 0       # key bound at the checking slot: no prefetch
+    return steps + 1
+
+
+@njit(cache=True)
+def _grow_timers(tht, thk, te_p, te_g, te_r):
+    """Double the estimated-arrival timer store (all ids in use); returns the new arrays."""
+    old = tht.shape[0]
+    tht = np.concatenate((tht, np.zeros(old)))
+    thk = np.concatenate((thk, np.zeros(old, dtype=np.int64)))
+    te_p = np.concatenate((te_p, np.zeros(old, dtype=np.int64)))
+    te_g = np.concatenate((te_g, np.zeros(old, dtype=np.int64)))
+    te_r = np.concatenate((te_r, np.zeros(old, dtype=np.int64)))
+    te_free = np.concatenate((np.arange(2 * old - 1, old - 1, -1).astype(np.int64),
+                              np.zeros(old, dtype=np.int64)))
+    return tht, thk, te_p, te_g, te_r, te_free, old
+
+
+@njit(cache=True)
 def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
          lp_pid, lp_chk, lp_s1, lp_s2,
          r_op, r_cslot, r_ccol, r_kslot, r_kcol, r_chk, r_scale, r_off,
@@ -202,12 +241,35 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     busy = 0.0
     # PFetch lookahead / LzEval span per remote predicate
     la = np.zeros(max(NR, 1), dtype=np.int64)
-    miss_cnt = np.zeros(max(NR, 1), dtype=np.int64)
-    last_miss = np.zeros(max(NR, 1), dtype=np.int64)
+    adaptive = use_pf and iopt[I_LOOK] == 0
+    # Alg. 3 state: misses per (predicate, lookahead class) with the event of the last one,
+    # estimated-arrival flag, offset, and the monitored extension rate of class chk-1
+    # (extensions / exposure = the Poisson rate's maximum-likelihood estimate)
+    mc = np.zeros((max(NR, 1), max(M, 1)), dtype=np.int64)
+    mlast = np.zeros((max(NR, 1), max(M, 1)), dtype=np.int64)
+    ea = np.zeros(max(NR, 1), dtype=np.int8)
+    ea_off = np.zeros(max(NR, 1))
+    ea_expo = np.zeros(max(NR, 1))
+    ea_ext = np.zeros(max(NR, 1))
+    t_expo = 0.0
+    # estimated-arrival timers: heap of (due time, timer id), records (pm, generation, predicate)
+    tcap0 = 64
+    tht = np.zeros(tcap0)
+    thk = np.zeros(tcap0, dtype=np.int64)
+    thn = 0
+    te_p = np.zeros(tcap0, dtype=np.int64)
+    te_g = np.zeros(tcap0, dtype=np.int64)
+    te_r = np.zeros(tcap0, dtype=np.int64)
+    te_free = np.arange(tcap0 - 1, -1, -1).astype(np.int64)
+    te_nfree = tcap0
+    pm_gen = np.zeros(pcap, dtype=np.int64)
+    n_ea = 0
     span = np.zeros(max(NR, 1), dtype=np.int64)
     for r in range(NR):
         if iopt[I_LOOK] > 0:
             la[r] = max(r_chk[r] - iopt[I_LOOK], r_kslot[r])
+        elif adaptive:
+            _timing(la, ea, mc, r, r_chk[r], r_kslot[r], iopt[I_MTHR])
         else:
             la[r] = max(r_chk[r] - 1, r_kslot[r])
         if iopt[I_SPAN] > 0:
@@ -261,8 +323,28 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     rank_ptr = 0
                     _tick(cnt, i, C.SEARCH_CMP, csize * int(math.ceil(math.log2(csize + 1))),
                           unit, clk)
+            if adaptive:
+                for r in range(NR):
+                    # H resets: a class's misses are forgotten miss_reset events after the last
+                    changed = False
+                    for j in range(M):
+                        if mc[r, j] > 0 and i - mlast[r, j] > iopt[I_MRES]:
+                            mc[r, j] = 0
+                            changed = True
+                    if changed:
+                        _tick(cnt, i, C.DECISION_CHECK,
+                              _timing(la, ea, mc, r, r_chk[r], r_kslot[r], iopt[I_MTHR]),
+                              unit, clk)
+                    # estimated-arrival offset O = 1/lambda - l_remote (Alg. 3 line 12), with
+                    # 1/lambda = exposure / extensions of class chk-1; 0 before any evidence
+                    if ea_ext[r] > 0:
+                        o = ea_expo[r] / ea_ext[r] - lbar
+                        ea_off[r] = o if o > 0.0 else 0.0
+                    _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
             # LzEval span by Eq. (8), time in events: rates = type shares, latencies / mean service
-            if use_lz and iopt[I_SPAN] == 0 and i > 0:
+            # (free processing -- no unit costs, no base cost -- has no service time to weigh
+            # latencies against: the span stays 0, as a NaN comparison would leave it)
+            if use_lz and iopt[I_SPAN] == 0 and i > 0 and (busy > 0 or base > 0):
                 msvc = busy / i if busy > 0 else base
                 lev = lbar / msvc
                 lpm = (unit[C.PM_CREATED] + unit[C.INSTANCE_WORK]) / msvc
@@ -285,6 +367,53 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         else:
                             break
                     span[r] = sp
+        # ------------------------------------------------ Alg. 1 lines 8-12: timed prefetches
+        if adaptive:
+            for r in range(NR):
+                if r_chk[r] >= 1:
+                    ea_expo[r] += slot_count[r_chk[r] - 1] * (now - t_expo)
+            t_expo = now
+            while thn > 0 and tht[0] <= clk[0]:
+                tid = thk[0]
+                thn = heap_pop(tht, thk, thn)
+                te_free[te_nfree] = tid
+                te_nfree += 1
+                p = te_p[tid]
+                r = te_r[tid]
+                if pm_alive[p] == 0 or pm_gen[p] != te_g[tid] or pm_slot[p] != r_chk[r] - 1:
+                    continue                        # the partial match moved on or died
+                kk = np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]])
+                if fopt[F_NOISE] > 0.0:
+                    ndecide += 1
+                    if uniform01(seed ^ 0x5EED, ndecide) < fopt[F_NOISE]:
+                        kk = np.int64(mix64(seed ^ 0xBAD, ndecide) % np.uint64(K))
+                _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                if incache[kk] == 1 or inflight[kk] >= 0.0:
+                    continue
+                go = csize < cap
+                if not go:
+                    lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
+                    fu = 0.0
+                    for r2 in range(NR):
+                        for s3 in range(r_kslot[r2], r_chk[r2]):
+                            row = r2 * M + s3
+                            if ttot[row] > 0:
+                                fu += avgP[s3] * tcnt[row, kk] / ttot[row]
+                    uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
+                    _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
+                    go = uf > min_util
+                if go:
+                    _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
+                    lat = fetch_latency(seed, nfetch, lunit)
+                    done = assign_worker(wfree, clk[0], lat)
+                    if tracing:
+                        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_ISSUE, kk, nfetch, lat, clk)
+                    nfetch += 1
+                    n_ea += 1
+                    lat_sum += lat
+                    inflight[kk] = done
+                    arr_tier[kk] = 2
+                    hn = heap_push(ht, hk, hn, done, kk)
         # ---------------------------------------------------------------- partial matches
         g = part[i]
         q = head[g]
@@ -315,6 +444,11 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         ok = False
                         break
                 if ok:
+                    if adaptive:
+                        for r in range(NR):
+                            if r_chk[r] == ns:
+                                ea_ext[r] += 1         # an arrival that extends class chk-1
+                                _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
                     for s2 in range(ns):
                         tmp[s2] = pm_ev[q, s2]
                     tmp[ns] = i
@@ -412,14 +546,16 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                             else:
                                 misses += 1
-                                if use_pf and not postponed:
+                                if adaptive and not postponed and ea[r] == 0 and la[r] >= 0:
+                                    # H(m, la, d) := false once misses reach the threshold
+                                    j = la[r]
+                                    mc[r, j] += 1
+                                    mlast[r, j] = i
                                     _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
-                                    miss_cnt[r] += 1
-                                    last_miss[r] = i
-                                    if miss_cnt[r] >= iopt[I_MTHR] and iopt[I_LOOK] == 0 \
-                                            and la[r] > r_kslot[r]:
-                                        la[r] -= 1
-                                        miss_cnt[r] = 0
+                                    if mc[r, j] >= iopt[I_MTHR]:
+                                        _tick(cnt, i, C.DECISION_CHECK,
+                                              _timing(la, ea, mc, r, r_chk[r], r_kslot[r],
+                                                      iopt[I_MTHR]), unit, clk)
                         if not have:
                             # make sure a fetch is under way (merge with one in flight)
                             if inflight[key] < 0.0:
@@ -563,6 +699,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 pm_next = np.concatenate((pm_next, np.full(old, -1,
                                                                            dtype=np.int64)))
                                 pm_alive = np.concatenate((pm_alive, np.zeros(old, dtype=np.int8)))
+                                pm_gen = np.concatenate((pm_gen, np.zeros(old, dtype=np.int64)))
                                 free = np.concatenate((np.arange(2 * old - 1, old - 1, -1)
                                                        .astype(np.int64),
                                                        np.zeros(old, dtype=np.int64)))
@@ -574,6 +711,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             pm_slot[p] = ns
                             pm_pend[p] = pend
                             pm_alive[p] = 1
+                            pm_gen[p] += 1
                             pm_next[p] = -1
                             if tail[g] >= 0:
                                 pm_next[tail[g]] = p
@@ -608,13 +746,21 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             p = -1 - tmp[0]
                             sp_ = pm_slot[p]
                             for r in range(NR):
+                                if ea[r] == 1 and sp_ == r_chk[r] - 1:
+                                    # estimated-arrival timing: prefetch ea_off after this class-m match is created
+                                    if te_nfree == 0:
+                                        tht, thk, te_p, te_g, te_r, te_free, te_nfree = _grow_timers(tht, thk, te_p,
+                                                                                                     te_g, te_r)
+                                    te_nfree -= 1
+                                    tid = te_free[te_nfree]
+                                    te_p[tid] = p
+                                    te_g[tid] = pm_gen[p]
+                                    te_r[tid] = r
+                                    thn = heap_push(tht, thk, thn, clk[0] + ea_off[r], tid)
+                                    _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
+                                    continue
                                 if la[r] != sp_ or sp_ >= r_chk[r]:
                                     continue
-                                if iopt[I_LOOK] == 0 and miss_cnt[r] == 0 and \
-                                        la[r] < r_chk[r] - 1 and i - last_miss[r] > iopt[I_MRES]:
-                                    la[r] += 1              # misses have aged out: move closer
-                                    last_miss[r] = i
-                                    _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
                                 kk = np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]])
                                 if fopt[F_NOISE] > 0.0:
                                     ndecide += 1
@@ -706,6 +852,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         pm_pend = np.concatenate((pm_pend, np.zeros(old, dtype=np.int64)))
                         pm_next = np.concatenate((pm_next, np.full(old, -1, dtype=np.int64)))
                         pm_alive = np.concatenate((pm_alive, np.zeros(old, dtype=np.int8)))
+                        pm_gen = np.concatenate((pm_gen, np.zeros(old, dtype=np.int64)))
                         free = np.concatenate((np.arange(2 * old - 1, old - 1, -1)
                                                .astype(np.int64), np.zeros(old, dtype=np.int64)))
                         nfree = old
@@ -715,6 +862,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     pm_slot[p] = 0
                     pm_pend[p] = 0
                     pm_alive[p] = 1
+                    pm_gen[p] += 1
                     pm_next[p] = -1
                     if tail[g] >= 0:
                         pm_next[tail[g]] = p
@@ -744,6 +892,19 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
                     if use_pf:
                         for r in range(NR):
+                            if ea[r] == 1 and 0 == r_chk[r] - 1:
+                                # estimated-arrival timing: prefetch ea_off after this class-m match is created
+                                if te_nfree == 0:
+                                    tht, thk, te_p, te_g, te_r, te_free, te_nfree = _grow_timers(tht, thk, te_p,
+                                                                                                 te_g, te_r)
+                                te_nfree -= 1
+                                tid = te_free[te_nfree]
+                                te_p[tid] = p
+                                te_g[tid] = pm_gen[p]
+                                te_r[tid] = r
+                                thn = heap_push(tht, thk, thn, clk[0] + ea_off[r], tid)
+                                _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
+                                continue
                             if la[r] != 0 or r_chk[r] == 0:
                                 continue
                             kk = np.int64(attrs[i, r_kcol[r]])
@@ -784,7 +945,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
         depart[i] = clk[0]
         busy += clk[0] - now
         server = clk[0]
-    stats = np.array([float(nfetch), blocked, float(hits), float(misses), float(nm)])
+    stats = np.array([float(nfetch), blocked, float(hits), float(misses), float(nm),
+                      float(n_ea)])
     return (cnt, start, depart, m_ev[:nm] if record else m_ev[:0], m_t[:nm], m_det[:nm], stats,
             tr_k[:tst[0]], tr_a[:tst[0]], tr_b[:tst[0]], tr_x[:tst[0]], tst[1])
 
@@ -870,7 +1032,8 @@ def _prepare(program, stream, opts: RemoteOptions):
 
 def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float = 0.0,
                remote=None, record_matches: bool = True, trace_cap: int = 0,
-               initial_capacity: int = 1024, **options) -> EngineResult:
+               initial_capacity: int = 1024, max_partial_matches: int | None = None,
+               max_matches: int | None = None, **options) -> EngineResult:
     """Evaluate ``program`` with an EIRES strategy in virtual time (see module docstring).
 
     ``arrivals`` (default: all at 0) are the events' arrival times; ``unit_cost`` a
@@ -878,7 +1041,9 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     overhead, both in seconds; ``remote`` the remote table (None = identity); other options are
     ``RemoteOptions`` fields.  ``info`` carries ``emit_time`` per match, ``start`` / ``depart``
     per event, fetch / hit / miss counts, blocked time and (``trace_cap > 0``) the trace of store
-    interactions that ``sim.remote_queue`` replays in SimPy.
+    interactions that ``sim.remote_queue`` replays in SimPy.  ``max_partial_matches`` /
+    ``max_matches`` are checked after the run (``engines.registry.check_caps``; the kernel has
+    no caps of its own).
     """
     if remote is not None:
         options["remote_table"] = remote
@@ -934,7 +1099,10 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     info = {"engine": "remote", "strategy": opts.strategy, "cache": opts.cache,
             "emit_time": m_t, "start": start, "depart": depart,
             "fetches": int(stats[0]), "blocked_time": float(stats[1]), "cache_hits": int(stats[2]),
-            "cache_misses": int(stats[3])}
+            "cache_misses": int(stats[3]), "ea_prefetches": int(stats[5])}
     if trace_cap > 0:
         info["trace"] = (tk, ta, tb, tx)
-    return EngineResult(matches=matches, counters=cnt[:max(n, 1)], info=info)
+    result = EngineResult(matches=matches, counters=cnt[:max(n, 1)], info=info)
+    from engines.registry import check_caps
+    check_caps("remote", result, max_partial_matches, max_matches)
+    return result

@@ -34,7 +34,45 @@ from engines.errors import CapacityError, CepsimInputError
 from sim.claims import ClaimResult
 
 D_VALUES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+
+# --- unit costs of every adaptive config (the one place they are set) -----------------------
+# Engine side: the default profile (sim/profiles/default.toml) except the per-event floor
+# base_cost = 1 us (the project's 10 us round number is 200x the per-event floor measured in
+# the calibration record of that profile and would hide every plan difference).  NOT calibrated
+# here: the paper states no target for it.
+ENGINE_BASE_COST = 1.0e-6
+# Adaptation side, at ratio 1 (= the values used before the calibration): one call of A 5 us,
+# one planner step (greedy score / DP split) 100 ns, one decision check (inequality or monitored
+# value) 100 ns.  Their proportions are fixed; only their common scale against the engine's unit
+# costs, ADAPT_RATIO = 2 ** ADAPT_LOG2, is chosen -- by the documented search
+# experiments/adaptive/calibrate_cost.toml against the paper's statement (section 5.2) that
+# unconditional re-optimisation spends up to 11 % of the running time in D and A
+# (claim_calibrated_cost checks that ADAPT_LOG2 is the search's choice).  Statistics updates and
+# plan deployments keep the default profile's costs.
+ADAPT_UNIT = {"plan_gen": 5.0e-6, "planner_step": 1.0e-7, "decision_check": 1.0e-7}
+ADAPT_LOG2 = -3.0
+ADAPT_TARGET_OVH = 11.0
+
+
+def cost_profile(params: dict):
+    """The cost profile of a point: the module constants above, scaled by
+    ``2 ** params['adapt_log2']`` (default ADAPT_LOG2) times ``params['adapt_rel']`` (default 1;
+    the cost-ratio sensitivity study); an explicit ``base_cost`` / unit-cost key in ``params``
+    overrides its value."""
+    from sim.costmodel import load_profile, profile_from_dict
+    ratio = 2.0 ** float(params.get("adapt_log2", ADAPT_LOG2)) * float(params.get("adapt_rel",
+                                                                                    1.0))
+    d = load_profile(None).to_dict()
+    d["base_cost"] = float(params.get("base_cost", ENGINE_BASE_COST))
+    for k, v in ADAPT_UNIT.items():
+        d["unit_cost"][k] = v * ratio
+    for k in ("plan_gen", "planner_step", "decision_check", "stat_update", "plan_deploy"):
+        if k in params:
+            d["unit_cost"][k] = float(params[k])
+    return profile_from_dict(d), ratio
 T_VALUES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
+# keys read under a computed name (f"{pset}_window"), for `--set` checking (sim/paramkeys.py)
+PARAM_KEYS = {"and_window": "float", "kleene_window": "float"}
 
 
 def _fmt(x: float) -> str:
@@ -88,7 +126,6 @@ def point(params: dict, seed: int) -> dict:
     from engines.adaptive.stats import check_positions, compute_stats
     from engines.compile import compile_pattern
     from engines.pattern import parse_pattern
-    from sim.costmodel import load_profile, profile_from_dict
     from workloads.adaptive import pattern_text
 
     dataset = str(params["dataset"])
@@ -125,18 +162,8 @@ def point(params: dict, seed: int) -> dict:
     prog = compile_pattern(parse_pattern(text), stream.schema)
     stats = compute_stats(prog, stream, check_positions(n_events, check_every), w_s,
                           int(params.get("n_buckets", 8)), int(params.get("n_samples", 4)))
-    prof = load_profile(None)
-    over = {k: float(params[k]) for k in ("base_cost", "plan_gen", "planner_step",
-                                         "decision_check", "stat_update", "plan_deploy")
-            if k in params}
-    if over:
-        d = prof.to_dict()
-        for k, v in over.items():
-            if k == "base_cost":
-                d["base_cost"] = v
-            else:
-                d["unit_cost"][k] = v
-        prof = profile_from_dict(d)
+    prof, ratio = cost_profile(params)
+    row["adapt_ratio"] = ratio
     unit = prof.unit_vector()
     s0 = warmup_snapshot(stats, n_warmup)
     p0 = make_planner(planner)(planning_groups(prog), stats.rate_w[s0], stats.sel[s0])
@@ -359,7 +386,10 @@ def claim_static_beats_uncond(df, dataset: str = "stocks") -> ClaimResult:
                                                             "unconditional on stocks)")
 
 
-def claim_overhead(df, uncond_max: float = 11.0, other_max: float = 1.0) -> ClaimResult:
+def claim_overhead(df, other_max: float = 1.0, **_) -> ClaimResult:
+    """Invariant and threshold overhead <= ``other_max`` % at every n.  The unconditional
+    method's overhead is printed but not tested: the paper's "up to 11 %" is the target the
+    adaptation / engine cost ratio was calibrated against (calibrate_cost.toml)."""
     out, ok = [], True
     for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
         t = tuned(df, ds, pl)
@@ -368,10 +398,13 @@ def claim_overhead(df, uncond_max: float = 11.0, other_max: float = 1.0) -> Clai
         i = float(np.max([v["inv"]["ovh"] for v in t["per_n"].values()]))
         h = float(np.max([v["thr"]["ovh"] for v in t["per_n"].values()]))
         ok &= i <= other_max and h <= other_max
-        out.append(f"{ds}/{pl}: max overhead uncond {u:.1f}%, inv {i:.2f}%, thr {h:.2f}%")
-    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: unconditional up to "
-                                                            f"{uncond_max}%, invariant and "
-                                                            f"threshold <= {other_max}%)")
+        out.append(f"{ds}/{pl}: max overhead inv {i:.2f}%, thr {h:.2f}% (uncond {u:.1f}%, "
+                   f"calibration target)")
+    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: invariant and threshold "
+                                                            f"<= {other_max}%; unconditional "
+                                                            f"'up to {ADAPT_TARGET_OVH:g}%' is the "
+                                                            f"cost calibration's target, not "
+                                                            f"tested)")
 
 
 def claim_zstream_gain_larger(df) -> ClaimResult:
@@ -469,3 +502,64 @@ def claim_sensitivity_report(df) -> ClaimResult:
                      f" fn {g[best + '_fn'].mean():.2f}; thr fn "
                      f"{np.mean([g[c + '_fn'].mean() for c in _labels(g, 'thr')]) if _labels(g, 'thr') else float('nan'):.2f}")
     return ClaimResult(True, "; ".join(parts))
+
+
+# --- calibration of the adaptation / engine cost ratio (calibrate_cost.toml) ------------------
+def _uncond_max_ovh(df) -> dict[float, tuple[float, str]]:
+    """Per adapt_log2: the unconditional method's overhead (%), mean over seeds per (dataset,
+    planner, pset, n), maximised over those; and where the maximum lies."""
+    d = _ok(df)
+    out = {}
+    for lg, g in d.groupby("adapt_log2"):
+        m = g.groupby(["dataset", "planner", "pset", "n"])["uncond_ovh"].mean()
+        out[float(lg)] = (float(m.max()), "/".join(map(str, m.idxmax())))
+    return out
+
+
+def calibration_choice(df, target: float = ADAPT_TARGET_OVH) -> tuple[float, dict]:
+    """The grid value of adapt_log2 whose maximal unconditional overhead is closest to
+    ``target`` % (distance measured as |log(ovh / target)|; ties -> the smaller ratio)."""
+    curve = _uncond_max_ovh(df)
+    best = min(sorted(curve), key=lambda lg: abs(math.log(max(curve[lg][0], 1e-12) / target)))
+    return best, curve
+
+
+def claim_calibrated_cost(df, target: float = ADAPT_TARGET_OVH, tol: float = 0.25,
+                          **_) -> ClaimResult:
+    """The calibration search (not a paper figure): the adaptation / engine cost ratio is the grid
+    value 2**adapt_log2 at which the unconditional method's overhead, maximised over the
+    calibration runs (n, planner; mean over the tuning seeds), is closest to the paper's "up to
+    11 %".  Passes when that value is the configured ``ADAPT_LOG2`` and its overhead lies within
+    ``tol`` (relative) of the target."""
+    if _ok(df).empty or "adapt_log2" not in df.columns:
+        return ClaimResult(False, "no calibration rows")
+    best, curve = calibration_choice(df, target)
+    ovh = curve[best][0]
+    ok = bool(np.isclose(best, ADAPT_LOG2) and abs(ovh - target) <= tol * target)
+    parts = [f"log2={lg:g} (ratio {2 ** lg:.3g}): {v:.1f}% at {w}" for lg, (v, w) in
+             sorted(curve.items())]
+    return ClaimResult(ok, f"search picks adapt_log2={best:g} (ratio {2 ** best:.3g}, max uncond "
+                           f"overhead {ovh:.1f}%; paper: up to {target:g}%), configured "
+                           f"ADAPT_LOG2={ADAPT_LOG2:g}; " + "; ".join(parts) + f"; {coverage(df)}")
+
+
+def claim_cost_sensitivity_report(df) -> ClaimResult:
+    """Report (always passes when rows exist): per adapt_rel (multiple of the calibrated cost
+    ratio), the measured numbers and verdicts of the Fig 6-7 throughput claims."""
+    d = _ok(df)
+    if d.empty or "adapt_rel" not in d.columns:
+        return ClaimResult(False, "no rows")
+    parts = []
+    for rel, g in d.groupby("adapt_rel"):
+        sub = df[df["adapt_rel"] == rel]
+        items = [("inv best", claim_inv_best(sub)), ("zstream gain", claim_zstream_gain_larger(sub)),
+                 ("overhead", claim_overhead(sub))]
+        if (g["dataset"] == "traffic").any():
+            items.append(("traffic inv/thr", claim_inv_over_thr(sub, "traffic", 3.0, growing=True)))
+        if (g["dataset"] == "stocks").any():
+            items += [("stocks inv/thr", claim_inv_over_thr(sub, "stocks", 1.1, 2.0)),
+                      ("stocks static>uncond", claim_static_beats_uncond(sub, "stocks"))]
+        parts.append(f"[ratio x{rel:g}] " + " | ".join(
+            f"{k}: {'PASS' if r.passed else 'FAIL'} ({r.measured.split(' (paper')[0]})"
+            for k, r in items))
+    return ClaimResult(True, " ".join(parts))

@@ -151,6 +151,8 @@ def engine_program(stream, window: int = 20, pattern: str | None = None):
 
 
 CALIBRATED_PREFIX = "cal_"
+# keys built at run time (CALIBRATED_PREFIX + unit name), for `--set` checking (sim/paramkeys.py)
+PARAM_PREFIXES = ("cal_",)
 
 
 def engine_profile(params: dict):

@@ -59,6 +59,8 @@ CACHE_VERSION = "generic-v1"
 _MEM: "OrderedDict[str, dict]" = OrderedDict()
 _MEM_MAX = 32
 SOURCE_KEYS = ("data", "generator")
+# the generator's own parameters, gen_<name>, for `--set` checking (sim/paramkeys.py)
+PARAM_PREFIXES = ("gen_",)
 
 
 def _err(msg: str) -> CepsimInputError:
