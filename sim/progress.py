@@ -50,6 +50,7 @@ class Progress:
         self.desc = text
         if self._live is not None:
             self._live.update(self._task, description=text)
+            self._live.refresh()      # no refresh thread: redraw now
         elif not self._quiet and self._stream is not None:
             dt = time.perf_counter() - self._t0
             print(f"{text} ({dt:.1f}s)", file=self._stream, flush=True)

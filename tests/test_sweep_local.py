@@ -155,3 +155,23 @@ def test_workers_do_not_outlive_a_killed_sweep(tmp_path, repo_root, sig):
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_pool_context_forks_only_a_single_threaded_linux_parent(monkeypatch):
+    import sys as _sys
+    import threading
+
+    import sim.sweep
+
+    monkeypatch.delenv("CEPSIM_POOL_CONTEXT", raising=False)
+    assert sim.sweep.pool_context("spawn") == "spawn"
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(_sys, "platform", "linux")
+    assert sim.sweep.pool_context() == "fork"
+    monkeypatch.setattr(threading, "active_count", lambda: 2)   # e.g. a notebook kernel
+    assert sim.sweep.pool_context() == "spawn"
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(_sys, "platform", "darwin")
+    assert sim.sweep.pool_context() == "spawn"
+    monkeypatch.setenv("CEPSIM_POOL_CONTEXT", "forkserver")
+    assert sim.sweep.pool_context() == "forkserver"
