@@ -111,3 +111,61 @@ def test_tree_plan_schedules_equal_oracle():
     rate = float(np.mean(had))
     print(f"tree epoch schedules: {rate:.0%} of cases had >= 1 match")
     assert rate >= 0.5
+
+
+def _same_matchset(a, b) -> bool:
+    """Same matches in the same order with the same detection positions (a shared run's Kleene
+    event store may hold more, unreferenced, entries than a short run's)."""
+    return (a.records() == b.records() and np.array_equal(a.detect, b.detect)
+            and np.array_equal(a.pos, b.pos) and np.array_equal(a.kl_len, b.kl_len))
+
+
+@pytest.mark.parametrize("kind", ["order", "tree"])
+def test_prefix_shared_runs_are_bit_identical(kind, monkeypatch):
+    """Schedules drawing plans from a pool of two, evaluated with one shared cache and the
+    horizon of all of them (an epoch reuses a longer run of its plan from the same start, unless
+    the pattern has a negation), give exactly the counters and matches of evaluating each
+    schedule alone; and sharing happens."""
+    import engines.adaptive.epochs as E
+    from engines.adaptive.planners import planning_groups
+    calls = [0]
+    real = E._run_plan
+
+    def counting(*a, **k):
+        calls[0] += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(E, "_run_plan", counting)
+    rng = np.random.default_rng(13)
+    opts = TREE_OPTS if kind == "tree" else OR_AND
+    shared_calls = alone_calls = 0
+    for pattern, stream in small_cases(2020, 15, **opts):
+        prog = compile_pattern(pattern, stream.schema)
+        n = len(stream)
+        if n < 4:
+            continue
+        if kind == "tree":
+            groups = planning_groups(prog)
+            pool = [tuple(_random_tree(rng, list(g)) for g in groups) for _ in range(2)]
+        else:
+            pos = list(prog.positive_vars)
+            pool = [tuple(rng.permutation(pos).tolist()) for _ in range(2)]
+        cuts = sorted(set(rng.integers(1, n, 4).tolist()))
+        scheds = []
+        for _ in range(4):
+            st_ = sorted({0} | set(rng.choice(cuts, rng.integers(0, len(cuts) + 1),
+                                              replace=False).tolist()))
+            scheds.append((st_, [pool[int(rng.integers(0, 2))] for _ in st_]))
+        hor = E.epoch_horizon(prog, stream, [(kind, s, p) for s, p in scheds])
+        cache: dict = {}
+        calls[0] = 0
+        shared = [E.run_schedule(prog, stream, kind, s, p, cache, None, hor) for s, p in scheds]
+        shared_calls += calls[0]
+        calls[0] = 0
+        alone = [E.run_schedule(prog, stream, kind, s, p) for s, p in scheds]
+        alone_calls += calls[0]
+        for (ms1, c1, i1), (ms2, c2, i2) in zip(shared, alone):
+            np.testing.assert_array_equal(c1, c2)
+            assert _same_matchset(ms1, ms2), (pattern, scheds)
+            assert i1 == i2
+    assert shared_calls < alone_calls, (shared_calls, alone_calls)

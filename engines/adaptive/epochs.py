@@ -105,33 +105,65 @@ def plan_to_ztree(program: Program, plan):
     return out
 
 
+def prefix_sharing(program: Program) -> bool:
+    """Whether an epoch may reuse a longer run of its plan from the same start (``run_schedule``).
+    Not with a negation: a trailing NOT's match is confirmed at the end of the slice (the
+    engine's end-of-stream flush), which a longer run does at a different event."""
+    return not bool(np.any(program.var_kind == KIND_NEG))
+
+
+def epoch_horizon(program: Program, stream: EventStream, schedules) -> dict:
+    """``{(kind, plan, lo): largest hi}`` over the epochs of ``schedules`` (an iterable of
+    ``(kind, starts, plans)``): the longest slice any epoch of that plan starting at ``lo`` needs.
+    Passed to ``run_schedule`` so that epochs which differ only in their end share one run."""
+    out: dict = {}
+    if not prefix_sharing(program):
+        return out
+    for kind, starts, plans in schedules:
+        for e, (lo, hi) in enumerate(epoch_slices(program, stream, starts)):
+            key = (kind, plans[e], lo)
+            out[key] = max(out.get(key, 0), hi)
+    return out
+
+
 def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[int],
-                 plans: list, cache: dict | None = None, engine_options: dict | None = None
-                 ) -> tuple[MatchSet, np.ndarray, dict]:
-    """Evaluate the schedule; returns (matches, counters, info).  ``cache`` memoises epoch runs
-    by (kind, plan, start, next start) across schedules of the same stream and program;
-    ``engine_options`` go to the engine (e.g. the ztree capacity caps)."""
+                 plans: list, cache: dict | None = None, engine_options: dict | None = None,
+                 horizon: dict | None = None) -> tuple[MatchSet, np.ndarray, dict]:
+    """Evaluate the schedule; returns (matches, counters, info).  ``cache`` memoises engine runs
+    by (kind, plan, slice start) across schedules of the same stream and program;
+    ``engine_options`` go to the engine (e.g. the ztree capacity caps).
+
+    Prefix sharing (patterns without negation, ``prefix_sharing``): an epoch needing the slice
+    ``[lo, hi)`` reuses a cached run of the same plan over ``[lo, hi')`` with ``hi' >= hi``: its
+    counters' first ``hi - lo`` rows and its matches detected before ``hi`` (with the earliest
+    event in the epoch).  Both engines are causal on such patterns (the work charged to an event
+    and the matches detected at it depend only on the events up to it), so this gives exactly
+    the short run's result; ``tests/test_adaptive_epochs.py`` checks it against unshared runs.  ``horizon`` (``epoch_horizon``) says how far to run a plan the
+    first time it is needed, so that later, longer epochs hit the cache too."""
     if not starts or starts[0] != 0 or any(b <= a for a, b in zip(starts, starts[1:])):
         raise CepsimInputError("adaptive: epoch starts must begin at 0 and increase")
     n = len(stream)
     counters = C.new_counters(n)[:n] if n else C.new_counters(0)[:0]
     parts = []
     overlap = 0
+    share = prefix_sharing(program)
     for e, (lo, hi) in enumerate(epoch_slices(program, stream, starts)):
         p = starts[e]
         nxt = starts[e + 1] if e + 1 < len(starts) else n
-        key = (kind, plans[e], p, nxt)
-        hit = cache.get(key) if cache is not None else None
-        if hit is None:
-            res = _run_plan(program, stream.slice(lo, hi), kind, plans[e], engine_options or {})
-            first = earliest_event(res.matches) + lo
-            keep = (first >= p) & (first < nxt)
-            hit = (_shift(res.matches, lo, keep), np.asarray(res.counters)[:hi - lo], lo, hi)
+        key = (kind, plans[e], lo) if share else (kind, plans[e], lo, hi)
+        run = cache.get(key) if cache is not None else None
+        if run is None or run[3] < hi:
+            end = max(hi, (horizon or {}).get(key, hi)) if share else hi
+            res = _run_plan(program, stream.slice(lo, end), kind, plans[e], engine_options or {})
+            run = (res.matches, earliest_event(res.matches) + lo, np.asarray(res.counters), end)
             if cache is not None:
-                cache[key] = hit
-        ms, cnt, lo, hi = hit
-        counters[lo:hi] += cnt
+                cache[key] = run
+        rms, first, rcnt, end = run
+        keep = (first >= p) & (first < nxt)
+        if end > hi:                 # a longer run of the same plan: what the slice had seen
+            keep &= rms.detect < hi - lo
+        counters[lo:hi] += rcnt[:hi - lo]
         overlap += max(0, hi - nxt)
-        parts.append(ms)
+        parts.append(_shift(rms, lo, keep))
     ms = MatchSet.concat(parts) if parts else None
     return ms, counters, {"overlap_events": overlap, "epochs": len(starts)}

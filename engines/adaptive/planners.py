@@ -38,6 +38,7 @@ Work: ``steps`` counts greedy scores or DP splits evaluated (PLANNER_STEP).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -70,9 +71,10 @@ def planning_groups(program: Program) -> tuple[tuple[int, ...], ...]:
 
 # ----------------------------------------------------------------------------- greedy
 def greedy_score(j: int, prefix, rw: np.ndarray, sel: np.ndarray) -> float:
-    s = float(rw[j]) * float(sel[j, j])
+    # ndarray.item gives the same Python float as float(a[i]), without the numpy scalar
+    s = rw.item(j) * sel.item(j, j)
     for k in prefix:
-        s *= float(sel[k, j])
+        s *= sel.item(k, j)
     return s
 
 
@@ -133,16 +135,24 @@ def greedy_violated(c: GreedyCondition, rw, sel, d: float) -> tuple[bool, float,
 
 # ----------------------------------------------------------------------------- ZStream
 def shape_leaves(s) -> list[int]:
+    return list(_leaves(s))
+
+
+@lru_cache(maxsize=1 << 16)
+def _leaves(s) -> tuple[int, ...]:
+    """Leaves of a tree shape in order (memoised: shapes are small hashable tuples that the
+    planner and the invariant checks revisit at every snapshot)."""
     if isinstance(s, tuple):
-        return shape_leaves(s[0]) + shape_leaves(s[1])
-    return [s]
+        return _leaves(s[0]) + _leaves(s[1])
+    return (s,)
 
 
-def _sel_between(left: list[int], right: list[int], sel: np.ndarray) -> float:
+def _sel_between(left, right, sel: np.ndarray) -> float:
     x = 1.0
+    item = sel.item
     for a in left:
         for b in right:
-            x *= float(sel[a, b])
+            x *= item(a, b)
     return x
 
 
@@ -156,12 +166,12 @@ def shape_card_cost(s, rw, sel, counter: list | None = None,
     if counter is not None:
         counter[0] += 1
     if not isinstance(s, tuple):
-        c = float(rw[s]) * float(sel[s, s])
+        c = rw.item(s) * sel.item(s, s)
         out = (c, c)
     else:
         cl, kl = shape_card_cost(s[0], rw, sel, counter, memo)
         cr, kr = shape_card_cost(s[1], rw, sel, counter, memo)
-        card = cl * cr * _sel_between(shape_leaves(s[0]), shape_leaves(s[1]), sel)
+        card = cl * cr * _sel_between(_leaves(s[0]), _leaves(s[1]), sel)
         out = (card, kl + kr + card)
     if memo is not None:
         memo[s] = out
@@ -186,7 +196,7 @@ class _DP:
             return self.memo[key]
         if a == b:
             v = self.leaves[a]
-            c = float(self.rw[v]) * float(self.sel[v, v])
+            c = self.rw.item(v) * self.sel.item(v, v)
             out = (v, c, c, [])
         else:
             best = None
@@ -234,10 +244,10 @@ def zstream_plan(groups, rw: np.ndarray, sel: np.ndarray) -> PlanResult:
 
         def walk(s, a):
             if isinstance(s, tuple):
-                la = len(shape_leaves(s[0]))
+                la = len(_leaves(s[0]))
                 walk(s[0], a)
                 walk(s[1], a + la)
-                nodes.append((a, a + len(shape_leaves(s)) - 1, s, a + la))
+                nodes.append((a, a + len(_leaves(s)) - 1, s, a + la))
 
         walk(shape, 0)
         nodes.sort(key=lambda t: (t[1] - t[0], t[0]))

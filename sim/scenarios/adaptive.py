@@ -195,9 +195,12 @@ def _run_methods(labels, row, prog, stream, stats, planner, kind, n_events, n_wa
     from engines.adaptive.controller import run_controller
     from engines.adaptive.decision import (InvariantDecision, StaticDecision, ThresholdDecision,
                                            UnconditionalDecision)
-    from engines.adaptive.epochs import run_schedule
+    from engines.adaptive.epochs import epoch_horizon, run_schedule
     ref_matches = None
     consistent = True
+    # every controller first (they never read the evaluation), so that the epoch runs of all
+    # methods know how far each (plan, start) is needed and share one engine run
+    schedules = []
     for lab, mk, par in labels:
         if mk == "static":
             D = StaticDecision()
@@ -209,7 +212,13 @@ def _run_methods(labels, row, prog, stream, stats, planner, kind, n_events, n_wa
             D = InvariantDecision(davg if par is None else par, K)
         sch = run_controller(prog, stats, planner, D, n_events, n_warmup, shadow=True,
                              plan_memo=memo)
-        ms, cnt, info = run_schedule(prog, stream, kind, sch.starts, sch.plans, cache, eopts)
+        sch.charges = _pack(sch.charges, stats.stat_work)     # 17 dense matrices are too big
+        schedules.append(sch)
+    horizon = epoch_horizon(prog, stream, [(kind, s.starts, s.plans) for s in schedules])
+    for (lab, _, _), sch in zip(labels, schedules):
+        ms, cnt, info = run_schedule(prog, stream, kind, sch.starts, sch.plans, cache, eopts,
+                                     horizon)
+        sch.charges = _unpack(sch.charges, stats.stat_work)
         total = cnt + sch.charges[:n_events]
         serv = prof.service_times(total)[n_warmup:]
         adapt = (sch.charges[n_warmup:n_events].astype(float) @ _mask(unit, (
@@ -229,6 +238,30 @@ def _run_methods(labels, row, prog, stream, stats, planner, kind, n_events, n_wa
         row[f"{lab}_matches"] = len(ms)
         row[f"{lab}_overlap"] = info["overlap_events"]
     row["_consistent"] = consistent
+
+
+def _pack(charges: np.ndarray, stat_work: np.ndarray) -> tuple:
+    """A controller's charges without the dense parts: the rows with work other than statistics
+    updates, and whether the STAT_UPDATE column is the statistics pass's work (the only way the
+    controller writes it).  ``_unpack`` rebuilds the identical matrix."""
+    n = len(charges)
+    stat = charges[:, C.STAT_UPDATE]
+    uses = bool(stat.any())
+    if uses and not np.array_equal(stat, stat_work[:n]):     # pragma: no cover - contract
+        raise AssertionError("controller charges: STAT_UPDATE is not the statistics pass's work")
+    rows = np.flatnonzero(np.delete(charges, C.STAT_UPDATE, axis=1).any(axis=1))
+    vals = charges[rows].copy()
+    vals[:, C.STAT_UPDATE] = 0
+    return (n, rows, vals, uses)
+
+
+def _unpack(packed: tuple, stat_work: np.ndarray) -> np.ndarray:
+    n, rows, vals, uses = packed
+    out = C.new_counters(n)[:n]
+    out[rows] = vals
+    if uses:
+        out[:, C.STAT_UPDATE] = stat_work[:n]
+    return out
 
 
 def _canonical(ms) -> np.ndarray:
