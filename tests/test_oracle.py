@@ -671,3 +671,26 @@ def test_max_matches_bound_is_exact_and_info():
     prog2 = compile_pattern(parse_pattern("PATTERN OR(SEQ(A a, B b), SEQ(A a2, C c)) "
                                           "WITHIN 10 s"), s.schema)
     assert run_oracle(prog2, s).info == {"engine": "oracle", "branches": 2}
+
+
+def test_schema_mismatch_in_either_part_and_remote_table_bounds():
+    s = mk(("A", 0), ("B", 1))
+    prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b)"), s.schema)
+    msg = (r": the stream's schema differs from the one the pattern was compiled for; compile "
+           r"the pattern against this stream's schema$")
+    attrs_differ = EventStream.from_arrays([0, 1], [0, 1], np.zeros((2, len(HAND_ATTRS))),
+                                           ["A", "B", "C", "D"], ["q", *HAND_ATTRS[1:]])
+    types_differ = EventStream.from_arrays([0, 1], [0, 1], np.zeros((2, len(HAND_ATTRS))),
+                                           ["A", "B", "C", "E"], HAND_ATTRS)
+    for other in (attrs_differ, types_differ):
+        with pytest.raises(CepsimInputError, match=msg):
+            run_oracle(prog, other)
+    # REMOTE[b.id] with b.id = 2: a table of length 2 does not cover key 2, length 3 does
+    s2 = mk(("A", 0, 1), ("B", 1, 0, 0, 2))
+    prog2 = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b) WHERE a.x < REMOTE[b.id]"),
+                            s2.schema)
+    with pytest.raises(CepsimInputError, match=r"^remote key 2\.0 is not an index of the remote "
+                                               r"table \(length 2\); make the table cover every "
+                                               r"key$"):
+        run_oracle(prog2, s2, remote=[0.0, 0.0])
+    assert len(run_oracle(prog2, s2, remote=[0.0, 0.0, 5.0]).matches) == 1
