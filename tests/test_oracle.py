@@ -694,3 +694,34 @@ def test_schema_mismatch_in_either_part_and_remote_table_bounds():
                                                r"key$"):
         run_oracle(prog2, s2, remote=[0.0, 0.0])
     assert len(run_oracle(prog2, s2, remote=[0.0, 0.0, 5.0]).matches) == 1
+
+
+def test_remote_forms_order_and_one_event_stream():
+    """``REMOTE[y.b] OP c`` and ``x.a OP REMOTE[y.b] * k + c`` against hand-computed values;
+    matches come ordered by detection index; a detection past the end of a one-event stream is
+    counted on its only row."""
+    s = mk(("A", 0, 1, 0, 0), ("B", 1, 0, 0, 1), ("B", 2, 0, 0, 2))
+    table = [10.0, 3.0, 1.0]              # R(0) = 10, R(1) = 3, R(2) = 1
+
+    def bs(text):
+        prog = compile_pattern(parse_pattern(text), s.schema)
+        return [m["b"] for m in run_oracle(prog, s, remote=table).matches.records()]
+
+    assert bs("PATTERN SEQ(A a, B b) WHERE REMOTE[b.id] <= 2") == [2]           # R = 3, 1
+    assert bs("PATTERN SEQ(A a, B b) WHERE REMOTE[b.id] > 2") == [1]
+    # a.x = 1 < R(b.id) * 2 - 4: b1 -> 6 - 4 = 2 (holds), b2 -> 2 - 4 = -2 (fails)
+    assert bs("PATTERN SEQ(A a, B b) WHERE a.x < REMOTE[b.id] * 2 - 4") == [1]
+    # a.x = 1 >= R(b.id) * 0.5 + 0.5: b1 -> 2 (fails), b2 -> 1 (holds)
+    assert bs("PATTERN SEQ(A a, B b) WHERE a.x >= REMOTE[b.id] * 0.5 + 0.5") == [2]
+    # detection order: the OR's second branch detects first (C at 1) though its key sorts later
+    s2 = mk(("A", 0), ("C", 1), ("B", 2))
+    prog = compile_pattern(parse_pattern("PATTERN OR(SEQ(A a, B b), SEQ(A a2, C c)) "
+                                         "WITHIN 5 s"), s2.schema)
+    res = run_oracle(prog, s2)
+    assert list(res.matches.detect) == [1, 2]
+    assert [sorted(m) for m in res.matches.records()] == [["a2", "c"], ["a", "b"]]
+    one = mk(("A", 0))
+    prog1 = compile_pattern(parse_pattern("PATTERN SEQ(A a, NOT(B n)) WITHIN 2 events"),
+                            one.schema)
+    r1 = run_oracle(prog1, one)
+    assert list(r1.matches.detect) == [1] and r1.counters[:, MATCH_EMIT].tolist() == [1]
