@@ -173,6 +173,12 @@ CASES = {
          [r"^worst \|rel err\| 4\.00% \(tol 3%\); det rho=0\.2: 0\.24±0\.0071 vs 0\.25 "
           r"\(-4\.00%\); det rho=0\.5: 1±0\.0071 vs 1 \(\+0\.00%\); det rho=0\.8: 4±0\.0071 vs 4 "
           r"\(\+0\.00%\); exp rho=0\.2: "]),
+        # a relative error exactly at the tolerance passes (1.25 x theory: exact in binary)
+        ({"tolerance": 0.25}, _mg1(lambda rho: 1.25, rhos=(0.2, 0.5)), True,
+         [r"^worst \|rel err\| 25\.00% \(tol 25%\)"]),
+        # one seed per point (theory read from the point's only row)
+        ({}, _mg1(lambda rho: 1.0, rhos=(0.2, 0.5)).drop_duplicates(["service", "rho"]), True,
+         [r"^worst \|rel err\| 0\.00% \(tol 3%\); det rho=0\.2: 0\.25±0\.01 vs 0\.25 "]),
         ({}, _mg1(lambda rho: 1.025 if rho < 0.85 else 2.0, rhos=(0.5, 0.8, 0.9)), True,
          [r"^worst \|rel err\| 2\.50% \(tol 3%\); det rho=0\.5: 1\.025±0\.0071 vs 1 "
           r"\(\+2\.50%\); det rho=0\.8: 4\.1±0\.0071 vs 4 \(\+2\.50%\); exp rho=0\.5: "]),

@@ -382,6 +382,10 @@ CASES += [
     ("convergence-defaults-at-limit", lambda d: S.claim_convergence(d),
      _t([_tvb(1.0, 50, 0, eager=125, cab=100)]), True, [r"^ condition evaluations at f_c=1: "
                                                         r"eager/cab=1\.25 "]),
+    ("convergence-defaults-at-lower-limit", lambda d: S.claim_convergence(d),
+     _t([_tvb(1.0, 50, 0, eager=80, cab=100)]), True, [r"at f_c=1: eager/cab=0\.8 "]),
+    ("convergence-cab-1", lambda d: S.claim_convergence(d),
+     _t([_tvb(1.0, 50, 0, eager=1, cab=1)]), True, [r"at f_c=1: eager/cab=1 "]),
     ("observation2-defaults-at-limits", lambda d: S.claim_observation2(d, regime="paper_regime"),
      OBS_AT_LIMITS, True,       # abc = 3 x eager, bac = 1/3 x, cab = cba = 1/10 x: all at a limit
      [r"^paper_regime operations \(conditions \+ instance work\) at f_c=0\.01, chain/eager: "

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from engines.compile import (KIND_KLEENE, KIND_NEG, POLICY_NEXT, WIN_COUNT, compile_pattern)
 from engines.counters import MATCH_EMIT, N_COUNTERS
 from engines.errors import CapacityError, CepsimInputError
-from engines.oracle import _Pred, run_oracle
+from engines.oracle import _BranchOracle, _Pred, run_oracle
 from engines.pattern import parse_pattern
 from engines.predicates import eval_pred
 from engines.stream import EventStream
@@ -561,7 +561,8 @@ def test_matches_respect_window_and_order(case):
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases(max_events=60, negation=False, policies=("skip-till-any-match",)))
+@given(cases(max_events=60, kleene_max_events=30, negation=False,
+             policies=("skip-till-any-match",)))
 def test_any_match_monotone_in_predicates_window_and_stream(case):
     """Without negation, any-match matches only grow when a predicate is dropped, the window
     widened or events appended; they are unchanged by shifting all timestamps."""
@@ -593,3 +594,135 @@ def test_assert_same_matches_reports_difference():
     msg = str(info.value)
     assert "only in any (1): {a=0, b=2}" in msg and "SEQ(A a, B b)" in msg and "note" in msg
     assert "  ts" in msg or " ts " in msg
+
+
+# ----------------------------------------------------------------------------- is_match, bounds
+def _branch(text: str, stream: EventStream, **kw):
+    """The oracle's search object for the pattern's single branch, and variable name -> index."""
+    prog = compile_pattern(parse_pattern(text), stream.schema)
+    assert len(prog.grouped) == 1
+    return _BranchOracle(prog, prog.grouped[0], stream, **kw), {n: i for i, n in
+                                                               enumerate(prog.var_names)}
+
+
+def test_is_match_checks_the_definition_from_scratch():
+    """The search only proposes valid bindings, so the from-scratch check (rules 1-4) is
+    exercised here on hand-made bindings that break one rule each."""
+    s = mk(*[(t, float(i), x) for i, (t, x) in enumerate(
+        [("A", 0), ("A", 0), ("B", 0), ("B", 0), ("C", 9), ("B", 0), ("C", 0), ("A", 0)])])
+    o, v = _branch("PATTERN SEQ(A a, B+ b, C c) WITHIN 5 events", s)
+    ok = {v["a"]: [1], v["b"]: [2, 3], v["c"]: [4]}
+    assert o.is_match(ok)
+    bad = {
+        "a missing": {v["b"]: [2], v["c"]: [4]},
+        "two events for plain a": {v["a"]: [0, 1], v["b"]: [2], v["c"]: [4]},
+        "a bound to a B event": {v["a"]: [2], v["b"]: [3], v["c"]: [4]},
+        "Kleene events out of order": {v["a"]: [1], v["b"]: [3, 2], v["c"]: [4]},
+        "Kleene event repeated": {v["a"]: [1], v["b"]: [2, 2], v["c"]: [4]},
+        "a after b": {v["a"]: [7], v["b"]: [2], v["c"]: [4]},
+        "count window: span 5 of 5": {v["a"]: [1], v["b"]: [2], v["c"]: [6]},
+    }
+    for why, bind in bad.items():
+        assert not o.is_match(bind), why
+    assert o.is_match({v["a"]: [1], v["b"]: [2], v["c"]: [4]})          # span 3 of 5
+    # one event bound to two variables of the same type
+    o2, v2 = _branch("PATTERN SEQ(A a, A d, C c) WITHIN 5 events", s)
+    assert o2.is_match({v2["a"]: [0], v2["d"]: [1], v2["c"]: [4]})
+    assert not o2.is_match({v2["a"]: [1], v2["d"]: [1], v2["c"]: [4]})
+    # time window (ts = index): span 3 <= 3 holds, 5 does not
+    o3, v3 = _branch("PATTERN SEQ(A a, B b, C c) WITHIN 3 s", s)
+    assert o3.is_match({v3["a"]: [1], v3["b"]: [2], v3["c"]: [4]})
+    assert not o3.is_match({v3["a"]: [1], v3["b"]: [2], v3["c"]: [6]})
+    # a predicate and a negation are checked too
+    o4, v4 = _branch("PATTERN SEQ(A a, B b, C c) WHERE c.x > 5 WITHIN 8 events", s)
+    assert o4.is_match({v4["a"]: [1], v4["b"]: [2], v4["c"]: [4]})
+    assert not o4.is_match({v4["a"]: [1], v4["b"]: [5], v4["c"]: [6]})       # c.x = 0
+    o5, v5 = _branch("PATTERN SEQ(A a, NOT(B n), C c) WITHIN 8 events", s)
+    assert not o5.is_match({v5["a"]: [1], v5["c"]: [4]})                     # B at 2, 3
+    assert _branch("PATTERN SEQ(A a, NOT(B n), C c) WITHIN 8 events",
+                   mk(("A", 0), ("C", 1)))[0].is_match({v5["a"]: [0], v5["c"]: [1]})
+
+
+def test_search_step_bound_is_exact():
+    """SEQ(A a, B b) on A, B: the search tries (0 as a), (1 as b), (1 as a): three steps."""
+    s = mk(("A", 0), ("B", 1))
+    prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b)"), s.schema)
+    assert len(run_oracle(prog, s, max_steps=3).matches) == 1
+    msg = (r"^oracle: more than max_steps=2 search steps \(a Kleene or unwindowed pattern over "
+           r"a long stream\); pass a larger max_steps= or use a shorter stream or window$")
+    with pytest.raises(CapacityError, match=msg):
+        run_oracle(prog, s, max_steps=2)
+    o, _ = _branch("PATTERN SEQ(A a, B b)", s, max_steps=3)
+    assert o.steps == 0 and o.max_steps == 3
+    assert len(list(o.matches())) == 1 and o.steps == 3
+
+
+def test_max_matches_bound_is_exact_and_info():
+    s = mk(("A", 0), ("B", 1), ("B", 2), ("C", 3))
+    prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, B+ b) WITHIN 10 s"), s.schema)
+    res = run_oracle(prog, s, max_matches=3)                # exactly 3 matches: allowed
+    assert len(res.matches) == 3
+    assert res.info == {"engine": "oracle", "branches": 1}
+    with pytest.raises(CapacityError, match=r"^oracle: more than max_matches=2 matches; pass a "
+                                            r"larger max_matches= or use a shorter stream or "
+                                            r"window$"):
+        run_oracle(prog, s, max_matches=2)
+    # detection rows: each match counted once at its detect row
+    assert res.counters[:, MATCH_EMIT].tolist() == [0, 1, 2, 0]
+    prog2 = compile_pattern(parse_pattern("PATTERN OR(SEQ(A a, B b), SEQ(A a2, C c)) "
+                                          "WITHIN 10 s"), s.schema)
+    assert run_oracle(prog2, s).info == {"engine": "oracle", "branches": 2}
+
+
+def test_schema_mismatch_in_either_part_and_remote_table_bounds():
+    s = mk(("A", 0), ("B", 1))
+    prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b)"), s.schema)
+    msg = (r": the stream's schema differs from the one the pattern was compiled for; compile "
+           r"the pattern against this stream's schema$")
+    attrs_differ = EventStream.from_arrays([0, 1], [0, 1], np.zeros((2, len(HAND_ATTRS))),
+                                           ["A", "B", "C", "D"], ["q", *HAND_ATTRS[1:]])
+    types_differ = EventStream.from_arrays([0, 1], [0, 1], np.zeros((2, len(HAND_ATTRS))),
+                                           ["A", "B", "C", "E"], HAND_ATTRS)
+    for other in (attrs_differ, types_differ):
+        with pytest.raises(CepsimInputError, match=msg):
+            run_oracle(prog, other)
+    # REMOTE[b.id] with b.id = 2: a table of length 2 does not cover key 2, length 3 does
+    s2 = mk(("A", 0, 1), ("B", 1, 0, 0, 2))
+    prog2 = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b) WHERE a.x < REMOTE[b.id]"),
+                            s2.schema)
+    with pytest.raises(CepsimInputError, match=r"^remote key 2\.0 is not an index of the remote "
+                                               r"table \(length 2\); make the table cover every "
+                                               r"key$"):
+        run_oracle(prog2, s2, remote=[0.0, 0.0])
+    assert len(run_oracle(prog2, s2, remote=[0.0, 0.0, 5.0]).matches) == 1
+
+
+def test_remote_forms_order_and_one_event_stream():
+    """``REMOTE[y.b] OP c`` and ``x.a OP REMOTE[y.b] * k + c`` against hand-computed values;
+    matches come ordered by detection index; a detection past the end of a one-event stream is
+    counted on its only row."""
+    s = mk(("A", 0, 1, 0, 0), ("B", 1, 0, 0, 1), ("B", 2, 0, 0, 2))
+    table = [10.0, 3.0, 1.0]              # R(0) = 10, R(1) = 3, R(2) = 1
+
+    def bs(text):
+        prog = compile_pattern(parse_pattern(text), s.schema)
+        return [m["b"] for m in run_oracle(prog, s, remote=table).matches.records()]
+
+    assert bs("PATTERN SEQ(A a, B b) WHERE REMOTE[b.id] <= 2") == [2]           # R = 3, 1
+    assert bs("PATTERN SEQ(A a, B b) WHERE REMOTE[b.id] > 2") == [1]
+    # a.x = 1 < R(b.id) * 2 - 4: b1 -> 6 - 4 = 2 (holds), b2 -> 2 - 4 = -2 (fails)
+    assert bs("PATTERN SEQ(A a, B b) WHERE a.x < REMOTE[b.id] * 2 - 4") == [1]
+    # a.x = 1 >= R(b.id) * 0.5 + 0.5: b1 -> 2 (fails), b2 -> 1 (holds)
+    assert bs("PATTERN SEQ(A a, B b) WHERE a.x >= REMOTE[b.id] * 0.5 + 0.5") == [2]
+    # detection order: the OR's second branch detects first (C at 1) though its key sorts later
+    s2 = mk(("A", 0), ("C", 1), ("B", 2))
+    prog = compile_pattern(parse_pattern("PATTERN OR(SEQ(A a, B b), SEQ(A a2, C c)) "
+                                         "WITHIN 5 s"), s2.schema)
+    res = run_oracle(prog, s2)
+    assert list(res.matches.detect) == [1, 2]
+    assert [sorted(m) for m in res.matches.records()] == [["a2", "c"], ["a", "b"]]
+    one = mk(("A", 0))
+    prog1 = compile_pattern(parse_pattern("PATTERN SEQ(A a, NOT(B n)) WITHIN 2 events"),
+                            one.schema)
+    r1 = run_oracle(prog1, one)
+    assert list(r1.matches.detect) == [1] and r1.counters[:, MATCH_EMIT].tolist() == [1]
