@@ -663,9 +663,9 @@ def test_max_matches_bound_is_exact_and_info():
     res = run_oracle(prog, s, max_matches=3)                # exactly 3 matches: allowed
     assert len(res.matches) == 3
     assert res.info == {"engine": "oracle", "branches": 1}
-    with pytest.raises(CapacityError, match=r"^oracle: more than max_matches=2 matches; pass a "
-                                            r"larger max_matches= or use a shorter stream or "
-                                            r"window$"):
+    with pytest.raises(CapacityError, match=r"^oracle: more than max_matches=2 matches; raise "
+                                            r"the cap with --max-matches / max_matches=, or use a "
+                                            r"shorter stream or window$"):
         run_oracle(prog, s, max_matches=2)
     # detection rows: each match counted once at its detect row
     assert res.counters[:, MATCH_EMIT].tolist() == [0, 1, 2, 0]
