@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -26,3 +27,36 @@ def check_claim_case(call: Callable[[pd.DataFrame], ClaimResult], df: pd.DataFra
         assert re.search(pat, res.measured), f"{label}: measured lacks /{pat}/: {res.measured!r}"
     pd.testing.assert_frame_equal(df, before)          # a claim never edits its input
     return res
+
+
+def case_params(cases: dict) -> list:
+    """``pytest.param(name, i)`` for every case of a ``{claim name: [(call, df, want,
+    patterns), ...]}`` table, with an id naming the claim, the case and its expected verdict."""
+    import pytest
+
+    return [pytest.param(name, i, id=f"{name}-{i}-{'PASS' if want else 'FAIL'}")
+            for name, rows in cases.items() for i, (_, _, want, _) in enumerate(rows)]
+
+
+def configured_claims(folder: Path, module: str) -> dict[str, list[dict]]:
+    """Claim functions named by the configs in ``folder`` -> their argument dicts; every claim
+    must live in scenario module ``module``."""
+    from sim.config import load_config
+
+    out: dict[str, list[dict]] = {}
+    for path in sorted(folder.glob("*.toml")):
+        for c in load_config(path, check_functions=False).claims:
+            mod, name = c.fn.split(":")
+            assert mod == module, c.fn
+            out.setdefault(name, []).append(dict(c.args))
+    return out
+
+
+def verdicts_by_claim(cases: list) -> dict[str, set[bool]]:
+    """For ``[(id, call, df, want, patterns), ...]`` cases whose ``call`` is a lambda around one
+    ``claim_*`` function: that function's name -> the verdicts its cases expect."""
+    out: dict[str, set[bool]] = {}
+    for _, call, _, want, _ in cases:
+        name = next(n for n in call.__code__.co_names if n.startswith("claim_"))
+        out.setdefault(name, set()).add(want)
+    return out

@@ -18,9 +18,8 @@ import pandas as pd
 import pytest
 
 import sim.scenarios.adaptive as S
-from claim_cases import check_claim_case
+from claim_cases import case_params, check_claim_case, configured_claims
 from sim.claims import ClaimResult
-from sim.config import load_config
 
 REPO = Path(__file__).resolve().parents[1]
 LABELS = ("static", "uncond", "thr0.1", "thr0.3", "inv0", "inv0.1", "inv0.2", "invdavg")
@@ -338,30 +337,14 @@ CASES = {
 }
 
 
-def _ids():
-    for name, cases in CASES.items():
-        for i, (_, _, want, _) in enumerate(cases):
-            yield pytest.param(name, i, id=f"{name}-{i}-{'PASS' if want else 'FAIL'}")
-
-
-@pytest.mark.parametrize("name, i", list(_ids()))
+@pytest.mark.parametrize("name, i", case_params(CASES))
 def test_claim_case(name, i):
     call, df, want, patterns = CASES[name][i]
     check_claim_case(call, df, want, patterns, name)
 
 
-def _configured() -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
-    for path in sorted((REPO / "experiments/adaptive").glob("*.toml")):
-        for c in load_config(path, check_functions=False).claims:
-            mod, name = c.fn.split(":")
-            assert mod == "adaptive", c.fn
-            out.setdefault(name, []).append(dict(c.args))
-    return out
-
-
 def test_every_adaptive_claim_has_pass_and_fail_cases():
-    conf = _configured()
+    conf = configured_claims(REPO / "experiments/adaptive", "adaptive")
     assert conf, "no adaptive configs found"
     for name in conf:
         assert name in CASES, f"adaptive:{name} has no cases here"
@@ -385,7 +368,7 @@ def test_claim_fails_without_rows(name, kind):
     else:
         table = df.assign(supported=0)
     before = table.copy()
-    for args in _configured().get(name, [{}]):
+    for args in configured_claims(REPO / "experiments/adaptive", "adaptive").get(name, [{}]):
         res = getattr(S, name)(table, **args)
         assert not res.passed, f"{name}({args}) PASSES on a {kind} table: {res.measured}"
     pd.testing.assert_frame_equal(table, before)

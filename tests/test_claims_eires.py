@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import sim.scenarios.eires as S
-from claim_cases import check_claim_case
+from claim_cases import check_claim_case, verdicts_by_claim
 from sim.claims import ClaimResult
 
 
@@ -283,12 +283,7 @@ def test_eires_claim_case(call, df, want, patterns):
 
 
 def test_every_eires_claim_has_both_directions():
-    def name(call):
-        return next(n for n in call.__code__.co_names if n.startswith("claim_"))
-
-    verdicts: dict = {}
-    for _, call, _, want, _ in CASES:
-        verdicts.setdefault(name(call), set()).add(want)
+    verdicts = verdicts_by_claim(CASES)
     claims = {n for n in dir(S) if n.startswith("claim_")}
     assert set(verdicts) == claims
     assert all(v == {True, False} for v in verdicts.values()), verdicts

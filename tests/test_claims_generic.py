@@ -18,9 +18,8 @@ import pandas as pd
 import pytest
 
 import sim.scenarios.generic as S
-from claim_cases import check_claim_case
+from claim_cases import case_params, check_claim_case, configured_claims
 from sim.claims import ClaimResult
-from sim.config import load_config
 
 REPO = Path(__file__).resolve().parents[1]
 EAGER, LAZY = "hybrid plan=a,b,c,d,e/", "hybrid plan=/e,d,c,b,a"
@@ -121,30 +120,14 @@ CASES = {
 }
 
 
-def _ids():
-    for name, cases in CASES.items():
-        for i, (_, _, want, _) in enumerate(cases):
-            yield pytest.param(name, i, id=f"{name}-{i}-{'PASS' if want else 'FAIL'}")
-
-
-@pytest.mark.parametrize("name, i", list(_ids()))
+@pytest.mark.parametrize("name, i", case_params(CASES))
 def test_claim_case(name, i):
     call, df, want, patterns = CASES[name][i]
     check_claim_case(call, df, want, patterns, name)
 
 
-def _configured() -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
-    for path in sorted((REPO / "experiments/examples").glob("*.toml")):
-        for c in load_config(path, check_functions=False).claims:
-            mod, name = c.fn.split(":")
-            assert mod == "generic", c.fn
-            out.setdefault(name, []).append(dict(c.args))
-    return out
-
-
 def test_every_example_claim_has_pass_and_fail_cases():
-    conf = _configured()
+    conf = configured_claims(REPO / "experiments/examples", "generic")
     assert conf, "no example configs found"
     for name in conf:
         assert name in CASES, f"generic:{name} has no cases here"
@@ -158,7 +141,7 @@ def test_claim_fails_without_rows(name, kind):
     _, df, _, _ = next(c for c in CASES[name] if c[2])
     table = df.iloc[:0].copy() if kind == "empty" else df.assign(error="boom")
     before = table.copy()
-    for args in _configured()[name]:
+    for args in configured_claims(REPO / "experiments/examples", "generic")[name]:
         res = getattr(S, name)(table, **args)
         assert not res.passed, f"{name}({args}) PASSES on a {kind} table: {res.measured}"
         assert re.match(r"no successful rows", res.measured), res.measured
