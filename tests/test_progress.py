@@ -29,13 +29,11 @@ def test_silent_when_disabled():
     assert buf.getvalue() == ""
 
 
-def test_bar_under_a_pseudo_terminal(tmp_path, repo_root):
-    """`cepsim run` with stderr on a pty draws a bar (terminal control codes and N/N)."""
+def _run_on_pty(args: list[str], repo_root) -> tuple[int, str]:
+    """Run ``python -m sim.cli ARGS`` with stderr on a pseudo-terminal; (exit code, stderr)."""
     master, slave = pty.openpty()
     env = dict(os.environ, PYTHONPATH=str(repo_root), COLUMNS="100", TERM="xterm")
-    proc = subprocess.Popen([sys.executable, "-m", "sim.cli", "run", "demo/basic", "--scale",
-                             "quick", "--out", str(tmp_path / "res"), "--figures-dir",
-                             str(tmp_path / "figs")], cwd=repo_root, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "sim.cli", *args], cwd=repo_root, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
     os.close(slave)
     chunks = []
@@ -55,7 +53,15 @@ def test_bar_under_a_pseudo_terminal(tmp_path, repo_root):
     proc.wait(timeout=60)
     os.close(master)
     text = b"".join(chunks).decode("utf-8", "replace")
-    assert proc.returncode == 0, text
+    return proc.returncode, text
+
+
+def test_bar_under_a_pseudo_terminal(tmp_path, repo_root):
+    """`cepsim run` with stderr on a pty draws a bar (terminal control codes and N/N)."""
+    code, text = _run_on_pty(["run", "demo/basic", "--scale", "quick", "--out",
+                              str(tmp_path / "res"), "--figures-dir", str(tmp_path / "figs")],
+                             repo_root)
+    assert code == 0, text
     assert "demo/basic" in text and "\x1b[" in text      # drawn with terminal control codes
     assert "━" in text and "points" in text
 
@@ -81,31 +87,9 @@ def test_match_progress_under_a_pseudo_terminal(tmp_path, repo_root):
     holds only the matches."""
     data, schema = _stream_files(tmp_path)
     out = tmp_path / "m.jsonl"
-    master, slave = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=str(repo_root), COLUMNS="100", TERM="xterm")
-    proc = subprocess.Popen([sys.executable, "-m", "sim.cli", "match", _MATCH_PAT, str(data),
-                             "--format", "csv", "--schema", str(schema), "--out", str(out),
-                             "--progress"], cwd=repo_root, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=slave)
-    os.close(slave)
-    chunks = []
-    deadline = time.time() + 300
-    while time.time() < deadline:
-        r, _, _ = select.select([master], [], [], 1.0)
-        if r:
-            try:
-                data_ = os.read(master, 4096)
-            except OSError:
-                break
-            if not data_:
-                break
-            chunks.append(data_)
-        elif proc.poll() is not None:
-            break
-    proc.wait(timeout=60)
-    os.close(master)
-    text = b"".join(chunks).decode("utf-8", "replace")
-    assert proc.returncode == 0, text
+    code, text = _run_on_pty(["match", _MATCH_PAT, str(data), "--format", "csv", "--schema",
+                              str(schema), "--out", str(out), "--progress"], repo_root)
+    assert code == 0, text
     assert "\x1b[" in text and "stages" in text and "match: " in text
     lines = out.read_text().splitlines()
     assert lines and all(ln.startswith("{") and ln.endswith("}") for ln in lines)
