@@ -155,6 +155,21 @@ HIST_BINS = 1 + 12 * HIST_PER_DECADE
 
 
 @njit(cache=True, inline="always")
+def _future_use(k, NR, M, r_kslot, r_chk, ttot, tcnt, avgP):
+    """Expected future uses of key ``k``: over every remote predicate and every class between its
+    key slot and its check, the smoothed number of partial matches in the class (``avgP``) times
+    the share of that class's recorded keys that were ``k`` (``tcnt / ttot``).  The data-driven
+    part of the utilities; shared by cache ranking and every prefetch decision."""
+    fu = 0.0
+    for r in range(NR):
+        for s in range(r_kslot[r], r_chk[r]):
+            row = r * M + s
+            if ttot[row] > 0:
+                fu += avgP[s] * tcnt[row, k] / ttot[row]
+    return fu
+
+
+@njit(cache=True, inline="always")
 def _hbin(x):
     if x <= 1e-9:
         return 0
@@ -394,12 +409,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                 mu = np.inf
                 for q in range(csize):
                     k = members[q]
-                    fu = 0.0
-                    for r in range(NR):
-                        for s in range(r_kslot[r], r_chk[r]):
-                            row = r * M + s
-                            if ttot[row] > 0:
-                                fu += avgP[s] * tcnt[row, k] / ttot[row]
+                    fu = _future_use(k, NR, M, r_kslot, r_chk, ttot, tcnt, avgP)
                     uc = lbar * (fopt[F_WC] * need[k] + (1.0 - fopt[F_WC]) * fu)
                     uf = lbar * (fopt[F_WF] * need[k] + (1.0 - fopt[F_WF]) * fu)
                     _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
@@ -487,12 +497,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                 go = csize < cap
                 if not go:
                     lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
-                    fu = 0.0
-                    for r2 in range(NR):
-                        for s3 in range(r_kslot[r2], r_chk[r2]):
-                            row = r2 * M + s3
-                            if ttot[row] > 0:
-                                fu += avgP[s3] * tcnt[row, kk] / ttot[row]
+                    fu = _future_use(kk, NR, M, r_kslot, r_chk, ttot, tcnt, avgP)
                     uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
                     _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
                     go = uf > min_util
@@ -866,12 +871,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 go = csize < cap
                                 if not go:
                                     lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
-                                    fu = 0.0
-                                    for r2 in range(NR):
-                                        for s3 in range(r_kslot[r2], r_chk[r2]):
-                                            row = r2 * M + s3
-                                            if ttot[row] > 0:
-                                                fu += avgP[s3] * tcnt[row, kk] / ttot[row]
+                                    fu = _future_use(kk, NR, M, r_kslot, r_chk, ttot, tcnt, avgP)
                                     uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
                                     _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
                                     go = uf > min_util
@@ -1006,12 +1006,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             go = csize < cap
                             if not go:
                                 lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
-                                fu = 0.0
-                                for r2 in range(NR):
-                                    for s3 in range(r_kslot[r2], r_chk[r2]):
-                                        row = r2 * M + s3
-                                        if ttot[row] > 0:
-                                            fu += avgP[s3] * tcnt[row, kk] / ttot[row]
+                                fu = _future_use(kk, NR, M, r_kslot, r_chk, ttot, tcnt, avgP)
                                 uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
                                 _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
                                 go = uf > min_util
