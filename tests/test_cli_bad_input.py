@@ -178,6 +178,7 @@ def test_misspelled_claim_argument_is_a_config_error(tmp_path, repo_root):
     "WHERE a.x + REMOTE[b.x] < 3 WITHIN 5 events",        # arithmetic with an attribute
     "WHERE REMOTE[a.x] < REMOTE[b.x] WITHIN 5 events",    # both sides
     "WHERE |REMOTE[a.x] - b.x| < 3 WITHIN 5 events",      # inside |x - y|
+    "WHERE REMOTE[a.x] + a.y > 1 WITHIN 5 events",        # arithmetic on a leading REMOTE
 ])
 def test_remote_outside_a_comparison_names_the_fix(data, where):
     from engines.errors import PatternError
@@ -188,6 +189,13 @@ def test_remote_outside_a_comparison_names_the_fix(data, where):
     r = _match(data, pattern=text)
     assert r.exit_code == 2 and "one side of a comparison" in r.stderr and "line 1" in r.stderr
     _no_traceback(r)
+
+
+def test_remote_in_arithmetic_on_the_left_says_so():
+    from engines.errors import PatternError
+    from engines.pattern import parse_pattern
+    with pytest.raises(PatternError, match="in arithmetic on the left of a comparison"):
+        parse_pattern("PATTERN SEQ(A a, B b) WHERE REMOTE[a.x] + a.y > 1 WITHIN 5 events")
 
 
 def test_remote_as_an_event_names_the_fix():

@@ -311,6 +311,10 @@ class _Parser:
         self.expect_sym("[")
         key = self.ref()
         self.expect_sym("]")
+        if self.is_sym("*") or self.is_sym("+") or self.is_sym("-"):
+            raise self.remote_misuse("is in arithmetic on the left of a comparison (write the "
+                                     "comparison with REMOTE on the right: 'c.v1 < REMOTE[...] "
+                                     "* k + c')")
         if self.tok.kind != "op":
             raise self.remote_misuse("is not compared with anything")
         op = self.op()
