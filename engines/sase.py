@@ -17,7 +17,9 @@ series ("SASE engine").
 Supported: one flat SEQ of plain events (``Program.is_simple_sequence``), skip-till-any-match,
 time and count windows or none; others are refused with ``CepsimInputError``.
 
-Counters: ``INSTANCE_WORK`` runs visited (every active run of every state, per event),
+Counters: ``INSTANCE_WORK`` runs visited (every active run of every state, per event; the
+runs of a state whose next variable cannot take the event's type are charged as visited without
+being walked, since each such visit ends at the type test -- same count, less simulation time),
 ``PRED_EVAL`` predicates evaluated, ``PM_CREATED`` runs created (a new first event or a clone),
 ``PM_REMOVED`` runs deleted (window failure), ``MATCH_EMIT`` matches, gauge ``LIVE_PM`` active
 runs.  Runs are stored per state as structure-of-arrays rows (bound events + first position).
@@ -53,19 +55,23 @@ def _sase_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_ids, wk
     live = 0
     for e in range(n):
         t = types[e]
+        iw = 0          # runs visited and predicates evaluated for e (written once)
+        pe = 0
         # states from the deepest down, so a run extended by e is not visited again for e
         for j in range(L - 2, -1, -1):
             s = j + 1                        # the slot this state's runs wait for
+            if slot_type[s] != t:
+                # SASE visits each of these runs and finds the type does not fit: charged
+                # per run, without walking them (the outcome of every visit is known)
+                iw += rn[j]
+                continue
             r = 0
             while r < rn[j]:
-                cnt[e, _IW] += 1
-                if slot_type[s] != t:
-                    r += 1
-                    continue
+                iw += 1
                 ok = True
                 for q in range(st_ptr[s], st_ptr[s + 1]):
                     p = st_ids[q]
-                    cnt[e, _PE] += 1
+                    pe += 1
                     v1 = pred_i[p, 2]
                     v2 = pred_i[p, 4]
                     e1 = e if v1 == s else runs[j, r, v1]
@@ -125,7 +131,7 @@ def _sase_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_ids, wk
         if slot_type[0] == t:
             ok = True
             for q in range(st_ptr[0], st_ptr[1]):
-                cnt[e, _PE] += 1
+                pe += 1
                 if not eval_pred(pred_i, pred_f, st_ids[q], attrs, e, e):
                     ok = False
                     break
@@ -157,6 +163,8 @@ def _sase_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_ids, wk
                     rn[0] += 1
                     cnt[e, _PMC] += 1
                     live += 1
+        cnt[e, _IW] += iw
+        cnt[e, _PE] += pe
         cnt[e, _LIVE] = live
     return 0, out[:mn], det[:mn]
 
