@@ -408,8 +408,21 @@ def claim_spearman(df, min_plans: int = 3) -> ClaimResult:
         vals.append((r["rate"], len(ks), float(rho) if np.isfinite(rho) else 0.0))
     if not vals:
         return ClaimResult(True, f"REPORT: no point with >= {min_plans} stable candidates")
-    return ClaimResult(True, "REPORT: Spearman per λ: " + ", ".join(
-        f"λ={v[0]:g} ({v[1]} plans): {v[2]:.2f}" for v in sorted(vals)))
+    by_rate: dict = {}
+    for rate, n_k, rho in vals:
+        by_rate.setdefault(rate, []).append((n_k, rho))
+    parts = []
+    for rate in sorted(by_rate):
+        pts = by_rate[rate]
+        rhos = [rho for _, rho in pts]
+        ks = sorted({n_k for n_k, _ in pts})
+        plans = f"{ks[0]}" if len(ks) == 1 else f"{ks[0]}-{ks[-1]}"
+        if len(pts) == 1:
+            parts.append(f"λ={rate:g} ({plans} plans): {rhos[0]:.2f}")
+        else:   # one value per stream seed: their mean and range
+            parts.append(f"λ={rate:g} ({len(pts)} seeds, {plans} plans): mean {np.mean(rhos):.2f} "
+                         f"[{min(rhos):.2f}, {max(rhos):.2f}]")
+    return ClaimResult(True, "REPORT: Spearman per λ: " + ", ".join(parts))
 
 
 def claim_workload(df, tol: float = 0.02) -> ClaimResult:
