@@ -59,8 +59,8 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_CMP,
-                             POLICY_NEXT, Program)
+from engines.compile import (KIND_KLEENE, OP_EQ, OP_GE, OP_GT, OP_LE, OP_LT, OP_NE, PI_C1, PI_C2,
+                             PI_KIND, PI_OP, PI_V2, PK_CMP, POLICY_NEXT, Program)
 from engines.eager_out import (cand_grow, cap_for, kl_len, out_kleene, out_reserve, out_write)
 from engines.eager_preds import neg_killed, neg_span, preds_hold
 from engines.eager_tables import (DEFAULT_MAX_STATES, EDGE_ENTER, EDGE_LOOP, ROLE_SECOND,
@@ -80,6 +80,31 @@ DEFAULT_MAX_MATCHES = 20_000_000
 DEFAULT_TUNE = (256, 1024, 1 << 16, 64)
 # kernel status
 ST_OK, ST_MAX_PM, ST_MAX_MATCHES = 0, 1, 2
+
+
+# the fast path takes edges with at most this many comparison predicates
+FAST_MAX_PREDS = 2
+# op with its operands swapped: x OP y == y FLIP[OP] x (NaN included)
+_FLIP = np.array([OP_GT, OP_GE, OP_LT, OP_LE, OP_EQ, OP_NE], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def fast_operand(kk, e, ep_pred, ep_role, ep_other, pred_i, pred_f, attrs, valid):
+    """Predicate ``ep_pred[kk]`` of a fast edge for arriving event ``e`` as (op, other slot,
+    column, scale, offset, event operand): it holds for an instance row ``i`` iff
+    ``compare(op, attrs[a_bind[i, other], column] * scale + offset, event operand)`` -- exactly
+    ``eval_pred``'s PK_CMP arithmetic, the event's side computed once (a predicate in which the
+    event is the left operand is written with its operator flipped).  ``valid`` False: an edge
+    without that predicate (a placeholder that is never evaluated)."""
+    if not valid:
+        return 0, 0, 0, 1.0, 0.0, 0.0
+    p = ep_pred[kk]
+    op = pred_i[p, PI_OP]
+    if ep_role[kk] == ROLE_SECOND:   # instance.c1 OP e.c2 * k + c
+        return (op, ep_other[kk], pred_i[p, PI_C1], 1.0, 0.0,
+                attrs[e, pred_i[p, PI_C2]] * pred_f[p, 0] + pred_f[p, 1])
+    return (_FLIP[op], ep_other[kk], pred_i[p, PI_C2], pred_f[p, 0], pred_f[p, 1],
+            attrs[e, pred_i[p, PI_C1]])
 
 
 # ----------------------------------------------------------------------------- kernel
@@ -105,9 +130,10 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     event can fill (candidates, event nodes, arena rows, pools, output) is reserved for the
     event's worst case *before* the loop that fills it, so those loops carry no array variable
     that Numba would have to reference-count on every iteration; the per-event counters are
-    accumulated in locals and added to ``counters`` once per event.  A state with one edge whose
-    only predicate is a comparison with a plain slot (skip-till-any-match) takes a branch-free
-    fast path, and writes its matches straight to the output when nothing (negation, Kleene
+    accumulated in locals and added to ``counters`` once per event.  A state with one edge for
+    the event's type whose predicates are at most ``FAST_MAX_PREDS`` comparisons with plain
+    slots (skip-till-any-match) takes a fast path (operands on the event's side computed once,
+    no per-instance dispatch; see ``fast_operand``), and writes its matches straight to the output when nothing (negation, Kleene
     output, trailing NOT, max_matches) could intervene between candidate and emission."""
     cap0 = tune[0]
     n = types.shape[0]
@@ -150,14 +176,16 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     for d in range(n_ed):
         s = ed_slot[d]
         npr = ep_start[d + 1] - ep_start[d]
-        if nextp or ed_kind[d] != EDGE_ENTER or el_kleene[s] or npr > 1:
+        if nextp or ed_kind[d] != EDGE_ENTER or el_kleene[s] or npr > FAST_MAX_PREDS:
             continue
-        if npr == 1:
-            kk = ep_start[d]
+        fast = True
+        for kk in range(ep_start[d], ep_start[d + 1]):
             p = ep_pred[kk]
             if (ep_role[kk] == ROLE_SELF or el_kleene[ep_other[kk]]
                     or pred_i[p, PI_KIND] != PK_CMP or pred_i[p, PI_V2] < 0):
-                continue
+                fast = False
+        if not fast:
+            continue
         ed_fast[d] = True
         dst = ed_dst[d]
         ed_direct[d] = (st_complete[dst] and st_start[dst + 1] == st_start[dst] and n_kl == 0
@@ -348,26 +376,25 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 continue
             d = ty_edge[z]
             if j > 0 and d >= 0 and ed_fast[d]:
-                # Fast path: the only edge of this state for type t, with no predicate or one
-                # comparison with another plain slot (skip-till-any-match).  Same evaluations,
-                # counts and candidate order as the general loop below, but branch-free: the
-                # candidate is written at ``nc`` every time and ``nc`` advances by the outcome,
-                # so a data-dependent predicate costs no mispredicted branch; the event's own
-                # operand is computed once.
+                # Fast path: the only edge of this state for type t, whose predicates (at most
+                # FAST_MAX_PREDS) are all comparisons with other plain slots
+                # (skip-till-any-match).  Same evaluations (stopping at the first predicate
+                # that fails), counts and candidate order as the general loop below, with the
+                # event's operands computed once per state (``fast_operand``: two predicates
+                # as scalars, which stay in registers) and no per-instance dispatch on
+                # predicate kind, role or Kleene slots; the candidate is written at ``nc``
+                # every time and ``nc`` advances by the outcome, so a data-dependent predicate
+                # costs no mispredicted branch on the candidate side.
                 s = ed_slot[d]
                 npr = ep_start[d + 1] - ep_start[d]
                 kk = ep_start[d]
-                p = ep_pred[kk] if npr else 0
-                role = ep_role[kk] if npr else ROLE_SELF
-                o = ep_other[kk] if npr else 0
-                op = pred_i[p, PI_OP] if npr else 0
-                c1 = pred_i[p, PI_C1] if npr else 0
-                c2 = pred_i[p, PI_C2] if npr else 0
-                sc = pred_f[p, 0] if npr else 1.0
-                of = pred_f[p, 1] if npr else 0.0
-                lhs_e = attrs[e, c1]              # role FIRST: e is the left operand
-                rhs_e = attrs[e, c2] * sc + of    # role SECOND: e is the right operand
+                op0, o0, col0, sc0, of0, ev0 = fast_operand(kk, e, ep_pred, ep_role, ep_other,
+                                                             pred_i, pred_f, attrs, npr >= 1)
+                op1, o1, col1, sc1, of1, ev1 = fast_operand(kk + 1, e, ep_pred, ep_role,
+                                                             ep_other, pred_i, pred_f, attrs,
+                                                             npr == 2)
                 n_ev = 0
+                n_pe = 0
                 if ed_direct[d] and nm + n_visit < max_matches:
                     # the candidates would all be emitted in phase 2, in this order and before
                     # any other match of this event, without reaching max_matches: write them
@@ -386,13 +413,12 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             free[nfree] = i
                             nfree += 1
                             continue
-                        if npr == 0:
-                            ok = True
-                        elif role == ROLE_SECOND:
-                            ok = compare(op, attrs[a_bind[i, o], c1], rhs_e)
-                        else:
-                            ok = compare(op, lhs_e, attrs[a_bind[i, o], c2] * sc + of)
+                        ok = npr == 0 or compare(op0, attrs[a_bind[i, o0], col0] * sc0 + of0, ev0)
+                        npe = npr if ok else 1
+                        if ok and npr == 2:
+                            ok = compare(op1, attrs[a_bind[i, o1], col1] * sc1 + of1, ev1)
                         n_ev += 1
+                        n_pe += npe
                         for c in range(n_cols):
                             o_pos[nm, c] = -1
                         for s2 in range(m):
@@ -403,7 +429,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         nm += np.int64(ok)
                     k_emit += nm - nm0
                     k_edge += n_ev
-                    k_pred += n_ev * npr
+                    k_pred += n_pe
                     continue
                 for k in range(n_visit - 1, -1, -1):
                     i = pidx[base + k]
@@ -413,13 +439,12 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         free[nfree] = i
                         nfree += 1
                         continue
-                    if npr == 0:
-                        ok = True
-                    elif role == ROLE_SECOND:
-                        ok = compare(op, attrs[a_bind[i, o], c1], rhs_e)
-                    else:
-                        ok = compare(op, lhs_e, attrs[a_bind[i, o], c2] * sc + of)
+                    ok = npr == 0 or compare(op0, attrs[a_bind[i, o0], col0] * sc0 + of0, ev0)
+                    npe = npr if ok else 1
+                    if ok and npr == 2:
+                        ok = compare(op1, attrs[a_bind[i, o1], col1] * sc1 + of1, ev1)
                     n_ev += 1
+                    n_pe += npe
                     for s2 in range(m):
                         c_row[nc, s2] = a_bind[i, s2]
                     c_row[nc, s] = e
@@ -427,7 +452,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                     c_edge[nc] = d
                     nc += np.int64(ok)
                 k_edge += n_ev
-                k_pred += n_ev * npr
+                k_pred += n_pe
                 continue
             for k in range(n_visit - 1, -1, -1):
                 if j == 0:
