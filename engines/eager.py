@@ -67,8 +67,8 @@ from engines.eager_tables import (DEFAULT_MAX_STATES, EDGE_ENTER, EDGE_LOOP, ROL
                                   ROLE_SELF, branch_tables)
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
-from engines.nfa_buffers import (arena_grow, grow_1d, nodes_compact, pool_remove_at, pools_new,
-                                 pools_reserve, window_lo)
+from engines.nfa_buffers import (arena_grow, grow_1d, nodes_compact, pool_push, pool_remove_at,
+                                 pools_new, pools_reserve, window_lo)
 from engines.predicates import compare, eval_pred
 from engines.registry import EngineResult
 from engines.stream import EventStream
@@ -191,6 +191,25 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         ed_direct[d] = (st_complete[dst] and st_start[dst + 1] == st_start[dst] and n_kl == 0
                         and not has_trailing and not has_emit_neg
                         and en_start[d + 1] == en_start[d])
+
+    # start edges (from the initial state) whose instance can be stored as soon as the event
+    # takes it (no candidate, no phase 2; skip-till-any-match, where phase 1 removes no live
+    # instance, so the max_pm check sees the same count): a plain slot, no predicate, no negation decided on
+    # the edge, a destination that neither completes the match nor takes the same event type
+    # (so nothing else of this event reaches or visits that pool: same pool order as phase 2)
+    ed_start = np.zeros(n_ed, dtype=np.bool_)
+    for d in range(st_start[0], st_start[1]):
+        s = ed_slot[d]
+        dst = ed_dst[d]
+        if (nextp or ed_kind[d] != EDGE_ENTER or el_kleene[s] or ep_start[d + 1] > ep_start[d]
+                or en_start[d + 1] > en_start[d] or st_complete[dst]
+                or st_start[dst + 1] == st_start[dst]):
+            continue
+        ok = True
+        for d2 in range(st_start[dst], st_start[dst + 1]):
+            if el_type[ed_slot[d2]] == el_type[s]:
+                ok = False
+        ed_start[d] = ok
 
     # instance arena + pools
     acap = cap0
@@ -375,6 +394,35 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             if n_visit == 0:
                 continue
             d = ty_edge[z]
+            if j == 0 and d >= 0 and ed_start[d]:
+                # a new instance of the event alone, stored at once (see ed_start)
+                dst = ed_dst[d]
+                k_edge += 1
+                if nfree > 0:
+                    nfree -= 1
+                    i = free[nfree]
+                else:
+                    if a_top == a_first.shape[0]:
+                        a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags, a_bind,
+                                                                    free)
+                    i = a_top
+                    a_top += 1
+                a_first[i] = e
+                for s2 in range(m):
+                    a_bind[i, s2] = -1
+                a_bind[i, ed_slot[d]] = e
+                a_flags[i] = st_full[dst]
+                if pn[dst] == pcap[dst]:
+                    pidx = pool_push(pidx, poff, pcap, pn, dst, i)
+                else:
+                    pidx[poff[dst] + pn[dst]] = i
+                    pn[dst] += 1
+                live += 1
+                cnt_first[e] += 1
+                k_created += 1
+                if live > max_pm:
+                    return ST_MAX_PM, e, o_pos[:nm], o_kl[:nkl], o_kle[:nk], o_det[:nm]
+                continue
             if j > 0 and d >= 0 and ed_fast[d]:
                 # Fast path: the only edge of this state for type t, whose predicates (at most
                 # FAST_MAX_PREDS) are all comparisons with other plain slots
