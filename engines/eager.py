@@ -211,6 +211,29 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 ok = False
         ed_start[d] = ok
 
+    # fast edges into a state that does not complete the match and takes no event of the
+    # edge's type: their instances are stored as the edge is evaluated (no candidate, no phase
+    # 2), when every edge of that type into that state is stored that way (so the pool gets
+    # its new members in candidate order, as phase 2 would append them)
+    n_ty = ty_start.shape[0] - 1
+    ed_store = np.zeros(n_ed, dtype=np.bool_)
+    mixed = np.zeros((S, max(n_ty, 1)), dtype=np.bool_)
+    for d in range(n_ed):
+        s = ed_slot[d]
+        dst = ed_dst[d]
+        ok = (ed_fast[d] and not st_complete[dst] and en_start[d + 1] == en_start[d]
+              and st_start[dst + 1] > st_start[dst])
+        for d2 in range(st_start[dst], st_start[dst + 1]):
+            if el_type[ed_slot[d2]] == el_type[s]:
+                ok = False
+        ed_store[d] = ok
+    for d in range(n_ed):
+        if not (ed_store[d] or ed_start[d]):
+            mixed[ed_dst[d], el_type[ed_slot[d]]] = True
+    for d in range(n_ed):
+        if ed_store[d] and mixed[ed_dst[d], el_type[ed_slot[d]]]:
+            ed_store[d] = False
+
     # instance arena + pools
     acap = cap0
     a_first = np.empty(acap, dtype=np.int64)
@@ -225,6 +248,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     pidx, poff, pcap, pn = pools_new(n_pools, max(1, min(tune[3], (1 << 20) // n_pools)))
     snap = np.zeros(n_pools, dtype=np.int64)
     pneed = np.zeros(n_pools, dtype=np.int64)
+    need1 = np.zeros(n_pools, dtype=np.int64)   # one pool's need (fast-path stores)
     sweep_at = np.empty(n_pools, dtype=np.int64)
     sweep_at[:] = tune[1]
     # Kleene event nodes
@@ -443,6 +467,57 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                                                              npr == 2)
                 n_ev = 0
                 n_pe = 0
+                if ed_store[d]:
+                    # the new instances go straight into their pool (see ed_store); the row
+                    # is written every time and kept by the outcome (branch-free, as below)
+                    dst = ed_dst[d]
+                    while a_top + n_visit - nfree > a_first.shape[0]:
+                        a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags, a_bind,
+                                                                    free)
+                    if pn[dst] + n_visit > pcap[dst]:
+                        need1[dst] = n_visit
+                        pidx = pools_reserve(pidx, poff, pcap, pn, need1)
+                        need1[dst] = 0
+                        base = poff[j]
+                    fl_dst = st_full[dst]
+                    n_new = 0
+                    for k in range(n_visit - 1, -1, -1):
+                        i = pidx[base + k]
+                        first = a_first[i]
+                        if first < lo:  # expired (already counted)
+                            pool_remove_at(pidx, poff, pn, j, k)
+                            free[nfree] = i
+                            nfree += 1
+                            continue
+                        ok = npr == 0 or compare(op0, attrs[a_bind[i, o0], col0] * sc0 + of0,
+                                                 ev0)
+                        npe = npr if ok else 1
+                        if ok and npr == 2:
+                            ok = compare(op1, attrs[a_bind[i, o1], col1] * sc1 + of1, ev1)
+                        n_ev += 1
+                        n_pe += npe
+                        i2 = free[nfree - 1] if nfree > 0 else a_top
+                        a_first[i2] = first
+                        for s2 in range(m):
+                            a_bind[i2, s2] = a_bind[i, s2]
+                        a_bind[i2, s] = e
+                        a_flags[i2] = fl_dst
+                        pidx[poff[dst] + pn[dst]] = i2
+                        okn = np.int64(ok)
+                        pn[dst] += okn
+                        cnt_first[first] += okn
+                        n_new += okn
+                        if nfree > 0:
+                            nfree -= okn
+                        else:
+                            a_top += okn
+                        if live + n_new > max_pm:
+                            return ST_MAX_PM, e, o_pos[:nm], o_kl[:nkl], o_kle[:nk], o_det[:nm]
+                    live += n_new
+                    k_created += n_new
+                    k_edge += n_ev
+                    k_pred += n_pe
+                    continue
                 if ed_direct[d] and nm + n_visit < max_matches:
                     # the candidates would all be emitted in phase 2, in this order and before
                     # any other match of this event, without reaching max_matches: write them
