@@ -107,6 +107,20 @@ def fast_operand(kk, e, ep_pred, ep_role, ep_other, pred_i, pred_f, attrs, valid
             attrs[e, pred_i[p, PI_C1]])
 
 
+@njit(cache=True, inline="always")
+def pool_sweep(pidx, poff, pn, j, a_first, lo, free, nfree):
+    """Remove the expired instances (first event before ``lo``) of pool ``j``, their rows onto
+    the free stack; returns the new ``nfree``."""
+    base = poff[j]
+    for k in range(pn[j] - 1, -1, -1):
+        i = pidx[base + k]
+        if a_first[i] < lo:
+            pool_remove_at(pidx, poff, pn, j, k)
+            free[nfree] = i
+            nfree += 1
+    return nfree
+
+
 # ----------------------------------------------------------------------------- kernel
 @njit(cache=True)
 def eager_kernel(types, ts, attrs, pred_i, pred_f,
@@ -249,6 +263,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     snap = np.zeros(n_pools, dtype=np.int64)
     pneed = np.zeros(n_pools, dtype=np.int64)
     need1 = np.zeros(n_pools, dtype=np.int64)   # one pool's need (fast-path stores)
+    touched = np.empty(n_pools, dtype=np.int64)  # pools with pneed > 0 (phase 2)
+    # pools that received instances since the last maintenance (sweep candidates)
+    dirty = np.zeros(n_pools, dtype=np.bool_)
+    dlist = np.empty(n_pools, dtype=np.int64)
+    ndl = 0
     sweep_at = np.empty(n_pools, dtype=np.int64)
     sweep_at[:] = tune[1]
     # Kleene event nodes
@@ -359,20 +378,25 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 nbuf[ntail] = e
                 ntail += 1
                 counters[e, C.BUF_INSERT] += 1
-        # maintenance between events: drop expired instances, collect unreachable nodes
+        # maintenance between events: drop expired instances, collect unreachable nodes.
+        # A pool is swept when it outgrew sweep_at; only a pool that received instances since
+        # the last check can have (the dirty list), unless a node collection resets them all.
         if nn > ngc_at:
             for j in range(1, S):
                 sweep_at[j] = 0
-        for j in range(1, S):
-            if pn[j] > sweep_at[j]:
-                base = poff[j]
-                for k in range(pn[j] - 1, -1, -1):
-                    i = pidx[base + k]
-                    if a_first[i] < lo:
-                        pool_remove_at(pidx, poff, pn, j, k)
-                        free[nfree] = i
-                        nfree += 1
-                sweep_at[j] = max(2 * pn[j], tune[1])
+            for j in range(1, S):
+                if pn[j] > 0:
+                    nfree = pool_sweep(pidx, poff, pn, j, a_first, lo, free, nfree)
+                    sweep_at[j] = max(2 * pn[j], tune[1])
+        else:
+            for z in range(ndl):
+                j = dlist[z]
+                if pn[j] > sweep_at[j]:
+                    nfree = pool_sweep(pidx, poff, pn, j, a_first, lo, free, nfree)
+                    sweep_at[j] = max(2 * pn[j], tune[1])
+        for z in range(ndl):
+            dirty[dlist[z]] = False
+        ndl = 0
         if nn > ngc_at:
             tot = 0
             for j in range(1, n_pools):
@@ -441,6 +465,10 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 else:
                     pidx[poff[dst] + pn[dst]] = i
                     pn[dst] += 1
+                if not dirty[dst]:
+                    dirty[dst] = True
+                    dlist[ndl] = dst
+                    ndl += 1
                 live += 1
                 cnt_first[e] += 1
                 k_created += 1
@@ -481,6 +509,10 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         base = poff[j]
                     fl_dst = st_full[dst]
                     n_new = 0
+                    if not dirty[dst]:
+                        dirty[dst] = True
+                        dlist[ndl] = dst
+                        ndl += 1
                     for k in range(n_visit - 1, -1, -1):
                         i = pidx[base + k]
                         first = a_first[i]
@@ -670,29 +702,38 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         # (6) phase 2: negation checks, emission, new instances.
         # Room for the worst case first (no candidate killed): arena rows, pool slots, output.
         if nc > 0:
-            for j in range(n_pools):
-                pneed[j] = 0
+            # pneed is all zero here; only the pools the candidates reach are touched
             n_out = 0
             n_kev = 0
+            ntouch = 0
             for ci in range(nc):
                 dst = ed_dst[c_edge[ci]]
                 if st_complete[dst]:
                     if has_trailing:
+                        if pneed[pend_pool] == 0:
+                            touched[ntouch] = pend_pool
+                            ntouch += 1
                         pneed[pend_pool] += 1
                     else:
                         n_out += 1
                         if n_kl > 0:
                             n_kev += kl_len(c_row, ci, el_kleene, npar)
                 if st_start[dst + 1] > st_start[dst]:
+                    if pneed[dst] == 0:
+                        touched[ntouch] = dst
+                        ntouch += 1
                     pneed[dst] += 1
             short = False
             n_rows = 0
-            for j in range(n_pools):
+            for z in range(ntouch):
+                j = touched[z]
                 n_rows += pneed[j]
                 if pn[j] + pneed[j] > pcap[j]:
                     short = True
             if short:
                 pidx = pools_reserve(pidx, poff, pcap, pn, pneed)
+            for z in range(ntouch):
+                pneed[touched[z]] = 0
             while a_top + n_rows - nfree > a_first.shape[0]:
                 a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags, a_bind, free)
             if (nm + n_out > o_det.shape[0] or nkl + n_out * n_kl > o_kl.shape[0]
@@ -783,6 +824,10 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             a_flags[i] = st_full[dst]
             pidx[poff[dst] + pn[dst]] = i
             pn[dst] += 1
+            if not dirty[dst]:
+                dirty[dst] = True
+                dlist[ndl] = dst
+                ndl += 1
             live += 1
             cnt_first[first] += 1
             k_created += 1
