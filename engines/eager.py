@@ -248,6 +248,9 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         if ed_store[d] and mixed[ed_dst[d], el_type[ed_slot[d]]]:
             ed_store[d] = False
 
+    # the branch binds every output column (no OR): a match row needs no -1 fill first
+    all_cols = m == n_cols and n_kl == 0
+
     # instance arena + pools
     acap = cap0
     a_first = np.empty(acap, dtype=np.int64)
@@ -574,11 +577,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             ok = compare(op1, attrs[a_bind[i, o1], col1] * sc1 + of1, ev1)
                         n_ev += 1
                         n_pe += npe
-                        for c in range(n_cols):
-                            o_pos[nm, c] = -1
+                        if not all_cols:
+                            for c in range(n_cols):
+                                o_pos[nm, c] = -1
                         for s2 in range(m):
-                            if s2 != s:
-                                o_pos[nm, col_of_slot[s2]] = a_bind[i, s2]
+                            o_pos[nm, col_of_slot[s2]] = a_bind[i, s2]
                         o_pos[nm, col_e] = e
                         o_det[nm] = e
                         nm += np.int64(ok)
