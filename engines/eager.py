@@ -59,16 +59,16 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_CMP,
-                             POLICY_NEXT, Program)
+from engines.compile import (KIND_KLEENE, OP_EQ, OP_GE, OP_GT, OP_LE, OP_LT, OP_NE, PI_C1, PI_C2,
+                             PI_KIND, PI_OP, PI_V2, PK_CMP, POLICY_NEXT, Program)
 from engines.eager_out import (cand_grow, cap_for, kl_len, out_kleene, out_reserve, out_write)
 from engines.eager_preds import neg_killed, neg_span, preds_hold
 from engines.eager_tables import (DEFAULT_MAX_STATES, EDGE_ENTER, EDGE_LOOP, ROLE_SECOND,
                                   ROLE_SELF, branch_tables)
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
-from engines.nfa_buffers import (arena_grow, grow_1d, nodes_compact, pool_remove_at, pools_new,
-                                 pools_reserve, window_lo)
+from engines.nfa_buffers import (arena_grow, grow_1d, nodes_compact, pool_push, pool_remove_at,
+                                 pools_new, pools_reserve, window_lo)
 from engines.predicates import compare, eval_pred
 from engines.registry import EngineResult
 from engines.stream import EventStream
@@ -80,6 +80,45 @@ DEFAULT_MAX_MATCHES = 20_000_000
 DEFAULT_TUNE = (256, 1024, 1 << 16, 64)
 # kernel status
 ST_OK, ST_MAX_PM, ST_MAX_MATCHES = 0, 1, 2
+
+
+# the fast path takes edges with at most this many comparison predicates
+FAST_MAX_PREDS = 2
+# op with its operands swapped: x OP y == y FLIP[OP] x (NaN included)
+_FLIP = np.array([OP_GT, OP_GE, OP_LT, OP_LE, OP_EQ, OP_NE], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def fast_operand(kk, e, ep_pred, ep_role, ep_other, pred_i, pred_f, attrs, valid):
+    """Predicate ``ep_pred[kk]`` of a fast edge for arriving event ``e`` as (op, other slot,
+    column, scale, offset, event operand): it holds for an instance row ``i`` iff
+    ``compare(op, attrs[a_bind[i, other], column] * scale + offset, event operand)`` -- exactly
+    ``eval_pred``'s PK_CMP arithmetic, the event's side computed once (a predicate in which the
+    event is the left operand is written with its operator flipped).  ``valid`` False: an edge
+    without that predicate (a placeholder that is never evaluated)."""
+    if not valid:
+        return 0, 0, 0, 1.0, 0.0, 0.0
+    p = ep_pred[kk]
+    op = pred_i[p, PI_OP]
+    if ep_role[kk] == ROLE_SECOND:   # instance.c1 OP e.c2 * k + c
+        return (op, ep_other[kk], pred_i[p, PI_C1], 1.0, 0.0,
+                attrs[e, pred_i[p, PI_C2]] * pred_f[p, 0] + pred_f[p, 1])
+    return (_FLIP[op], ep_other[kk], pred_i[p, PI_C2], pred_f[p, 0], pred_f[p, 1],
+            attrs[e, pred_i[p, PI_C1]])
+
+
+@njit(cache=True, inline="always")
+def pool_sweep(pidx, poff, pn, j, a_first, lo, free, nfree):
+    """Remove the expired instances (first event before ``lo``) of pool ``j``, their rows onto
+    the free stack; returns the new ``nfree``."""
+    base = poff[j]
+    for k in range(pn[j] - 1, -1, -1):
+        i = pidx[base + k]
+        if a_first[i] < lo:
+            pool_remove_at(pidx, poff, pn, j, k)
+            free[nfree] = i
+            nfree += 1
+    return nfree
 
 
 # ----------------------------------------------------------------------------- kernel
@@ -105,9 +144,10 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     event can fill (candidates, event nodes, arena rows, pools, output) is reserved for the
     event's worst case *before* the loop that fills it, so those loops carry no array variable
     that Numba would have to reference-count on every iteration; the per-event counters are
-    accumulated in locals and added to ``counters`` once per event.  A state with one edge whose
-    only predicate is a comparison with a plain slot (skip-till-any-match) takes a branch-free
-    fast path, and writes its matches straight to the output when nothing (negation, Kleene
+    accumulated in locals and added to ``counters`` once per event.  A state with one edge for
+    the event's type whose predicates are at most ``FAST_MAX_PREDS`` comparisons with plain
+    slots (skip-till-any-match) takes a fast path (operands on the event's side computed once,
+    no per-instance dispatch; see ``fast_operand``), and writes its matches straight to the output when nothing (negation, Kleene
     output, trailing NOT, max_matches) could intervene between candidate and emission."""
     cap0 = tune[0]
     n = types.shape[0]
@@ -150,19 +190,66 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     for d in range(n_ed):
         s = ed_slot[d]
         npr = ep_start[d + 1] - ep_start[d]
-        if nextp or ed_kind[d] != EDGE_ENTER or el_kleene[s] or npr > 1:
+        if nextp or ed_kind[d] != EDGE_ENTER or el_kleene[s] or npr > FAST_MAX_PREDS:
             continue
-        if npr == 1:
-            kk = ep_start[d]
+        fast = True
+        for kk in range(ep_start[d], ep_start[d + 1]):
             p = ep_pred[kk]
             if (ep_role[kk] == ROLE_SELF or el_kleene[ep_other[kk]]
                     or pred_i[p, PI_KIND] != PK_CMP or pred_i[p, PI_V2] < 0):
-                continue
+                fast = False
+        if not fast:
+            continue
         ed_fast[d] = True
         dst = ed_dst[d]
         ed_direct[d] = (st_complete[dst] and st_start[dst + 1] == st_start[dst] and n_kl == 0
                         and not has_trailing and not has_emit_neg
                         and en_start[d + 1] == en_start[d])
+
+    # start edges (from the initial state) whose instance can be stored as soon as the event
+    # takes it (no candidate, no phase 2; skip-till-any-match, where phase 1 removes no live
+    # instance, so the max_pm check sees the same count): a plain slot, no predicate, no negation decided on
+    # the edge, a destination that neither completes the match nor takes the same event type
+    # (so nothing else of this event reaches or visits that pool: same pool order as phase 2)
+    ed_start = np.zeros(n_ed, dtype=np.bool_)
+    for d in range(st_start[0], st_start[1]):
+        s = ed_slot[d]
+        dst = ed_dst[d]
+        if (nextp or ed_kind[d] != EDGE_ENTER or el_kleene[s] or ep_start[d + 1] > ep_start[d]
+                or en_start[d + 1] > en_start[d] or st_complete[dst]
+                or st_start[dst + 1] == st_start[dst]):
+            continue
+        ok = True
+        for d2 in range(st_start[dst], st_start[dst + 1]):
+            if el_type[ed_slot[d2]] == el_type[s]:
+                ok = False
+        ed_start[d] = ok
+
+    # fast edges into a state that does not complete the match and takes no event of the
+    # edge's type: their instances are stored as the edge is evaluated (no candidate, no phase
+    # 2), when every edge of that type into that state is stored that way (so the pool gets
+    # its new members in candidate order, as phase 2 would append them)
+    n_ty = ty_start.shape[0] - 1
+    ed_store = np.zeros(n_ed, dtype=np.bool_)
+    mixed = np.zeros((S, max(n_ty, 1)), dtype=np.bool_)
+    for d in range(n_ed):
+        s = ed_slot[d]
+        dst = ed_dst[d]
+        ok = (ed_fast[d] and not st_complete[dst] and en_start[d + 1] == en_start[d]
+              and st_start[dst + 1] > st_start[dst])
+        for d2 in range(st_start[dst], st_start[dst + 1]):
+            if el_type[ed_slot[d2]] == el_type[s]:
+                ok = False
+        ed_store[d] = ok
+    for d in range(n_ed):
+        if not (ed_store[d] or ed_start[d]):
+            mixed[ed_dst[d], el_type[ed_slot[d]]] = True
+    for d in range(n_ed):
+        if ed_store[d] and mixed[ed_dst[d], el_type[ed_slot[d]]]:
+            ed_store[d] = False
+
+    # the branch binds every output column (no OR): a match row needs no -1 fill first
+    all_cols = m == n_cols and n_kl == 0
 
     # instance arena + pools
     acap = cap0
@@ -178,6 +265,12 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     pidx, poff, pcap, pn = pools_new(n_pools, max(1, min(tune[3], (1 << 20) // n_pools)))
     snap = np.zeros(n_pools, dtype=np.int64)
     pneed = np.zeros(n_pools, dtype=np.int64)
+    need1 = np.zeros(n_pools, dtype=np.int64)   # one pool's need (fast-path stores)
+    touched = np.empty(n_pools, dtype=np.int64)  # pools with pneed > 0 (phase 2)
+    # pools that received instances since the last maintenance (sweep candidates)
+    dirty = np.zeros(n_pools, dtype=np.bool_)
+    dlist = np.empty(n_pools, dtype=np.int64)
+    ndl = 0
     sweep_at = np.empty(n_pools, dtype=np.int64)
     sweep_at[:] = tune[1]
     # Kleene event nodes
@@ -288,20 +381,25 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                 nbuf[ntail] = e
                 ntail += 1
                 counters[e, C.BUF_INSERT] += 1
-        # maintenance between events: drop expired instances, collect unreachable nodes
+        # maintenance between events: drop expired instances, collect unreachable nodes.
+        # A pool is swept when it outgrew sweep_at; only a pool that received instances since
+        # the last check can have (the dirty list), unless a node collection resets them all.
         if nn > ngc_at:
             for j in range(1, S):
                 sweep_at[j] = 0
-        for j in range(1, S):
-            if pn[j] > sweep_at[j]:
-                base = poff[j]
-                for k in range(pn[j] - 1, -1, -1):
-                    i = pidx[base + k]
-                    if a_first[i] < lo:
-                        pool_remove_at(pidx, poff, pn, j, k)
-                        free[nfree] = i
-                        nfree += 1
-                sweep_at[j] = max(2 * pn[j], tune[1])
+            for j in range(1, S):
+                if pn[j] > 0:
+                    nfree = pool_sweep(pidx, poff, pn, j, a_first, lo, free, nfree)
+                    sweep_at[j] = max(2 * pn[j], tune[1])
+        else:
+            for z in range(ndl):
+                j = dlist[z]
+                if pn[j] > sweep_at[j]:
+                    nfree = pool_sweep(pidx, poff, pn, j, a_first, lo, free, nfree)
+                    sweep_at[j] = max(2 * pn[j], tune[1])
+        for z in range(ndl):
+            dirty[dlist[z]] = False
+        ndl = 0
         if nn > ngc_at:
             tot = 0
             for j in range(1, n_pools):
@@ -347,27 +445,114 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             if n_visit == 0:
                 continue
             d = ty_edge[z]
+            if j == 0 and d >= 0 and ed_start[d]:
+                # a new instance of the event alone, stored at once (see ed_start)
+                dst = ed_dst[d]
+                k_edge += 1
+                if nfree > 0:
+                    nfree -= 1
+                    i = free[nfree]
+                else:
+                    if a_top == a_first.shape[0]:
+                        a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags, a_bind,
+                                                                    free)
+                    i = a_top
+                    a_top += 1
+                a_first[i] = e
+                for s2 in range(m):
+                    a_bind[i, s2] = -1
+                a_bind[i, ed_slot[d]] = e
+                a_flags[i] = st_full[dst]
+                if pn[dst] == pcap[dst]:
+                    pidx = pool_push(pidx, poff, pcap, pn, dst, i)
+                else:
+                    pidx[poff[dst] + pn[dst]] = i
+                    pn[dst] += 1
+                if not dirty[dst]:
+                    dirty[dst] = True
+                    dlist[ndl] = dst
+                    ndl += 1
+                live += 1
+                cnt_first[e] += 1
+                k_created += 1
+                if live > max_pm:
+                    return ST_MAX_PM, e, o_pos[:nm], o_kl[:nkl], o_kle[:nk], o_det[:nm]
+                continue
             if j > 0 and d >= 0 and ed_fast[d]:
-                # Fast path: the only edge of this state for type t, with no predicate or one
-                # comparison with another plain slot (skip-till-any-match).  Same evaluations,
-                # counts and candidate order as the general loop below, but branch-free: the
-                # candidate is written at ``nc`` every time and ``nc`` advances by the outcome,
-                # so a data-dependent predicate costs no mispredicted branch; the event's own
-                # operand is computed once.
+                # Fast path: the only edge of this state for type t, whose predicates (at most
+                # FAST_MAX_PREDS) are all comparisons with other plain slots
+                # (skip-till-any-match).  Same evaluations (stopping at the first predicate
+                # that fails), counts and candidate order as the general loop below, with the
+                # event's operands computed once per state (``fast_operand``: two predicates
+                # as scalars, which stay in registers) and no per-instance dispatch on
+                # predicate kind, role or Kleene slots; the candidate is written at ``nc``
+                # every time and ``nc`` advances by the outcome, so a data-dependent predicate
+                # costs no mispredicted branch on the candidate side.
                 s = ed_slot[d]
                 npr = ep_start[d + 1] - ep_start[d]
                 kk = ep_start[d]
-                p = ep_pred[kk] if npr else 0
-                role = ep_role[kk] if npr else ROLE_SELF
-                o = ep_other[kk] if npr else 0
-                op = pred_i[p, PI_OP] if npr else 0
-                c1 = pred_i[p, PI_C1] if npr else 0
-                c2 = pred_i[p, PI_C2] if npr else 0
-                sc = pred_f[p, 0] if npr else 1.0
-                of = pred_f[p, 1] if npr else 0.0
-                lhs_e = attrs[e, c1]              # role FIRST: e is the left operand
-                rhs_e = attrs[e, c2] * sc + of    # role SECOND: e is the right operand
+                op0, o0, col0, sc0, of0, ev0 = fast_operand(kk, e, ep_pred, ep_role, ep_other,
+                                                             pred_i, pred_f, attrs, npr >= 1)
+                op1, o1, col1, sc1, of1, ev1 = fast_operand(kk + 1, e, ep_pred, ep_role,
+                                                             ep_other, pred_i, pred_f, attrs,
+                                                             npr == 2)
                 n_ev = 0
+                n_pe = 0
+                if ed_store[d]:
+                    # the new instances go straight into their pool (see ed_store); the row
+                    # is written every time and kept by the outcome (branch-free, as below)
+                    dst = ed_dst[d]
+                    while a_top + n_visit - nfree > a_first.shape[0]:
+                        a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags, a_bind,
+                                                                    free)
+                    if pn[dst] + n_visit > pcap[dst]:
+                        need1[dst] = n_visit
+                        pidx = pools_reserve(pidx, poff, pcap, pn, need1)
+                        need1[dst] = 0
+                        base = poff[j]
+                    fl_dst = st_full[dst]
+                    n_new = 0
+                    if not dirty[dst]:
+                        dirty[dst] = True
+                        dlist[ndl] = dst
+                        ndl += 1
+                    for k in range(n_visit - 1, -1, -1):
+                        i = pidx[base + k]
+                        first = a_first[i]
+                        if first < lo:  # expired (already counted)
+                            pool_remove_at(pidx, poff, pn, j, k)
+                            free[nfree] = i
+                            nfree += 1
+                            continue
+                        ok = npr == 0 or compare(op0, attrs[a_bind[i, o0], col0] * sc0 + of0,
+                                                 ev0)
+                        npe = npr if ok else 1
+                        if ok and npr == 2:
+                            ok = compare(op1, attrs[a_bind[i, o1], col1] * sc1 + of1, ev1)
+                        n_ev += 1
+                        n_pe += npe
+                        i2 = free[nfree - 1] if nfree > 0 else a_top
+                        a_first[i2] = first
+                        for s2 in range(m):
+                            a_bind[i2, s2] = a_bind[i, s2]
+                        a_bind[i2, s] = e
+                        a_flags[i2] = fl_dst
+                        pidx[poff[dst] + pn[dst]] = i2
+                        okn = np.int64(ok)
+                        pn[dst] += okn
+                        cnt_first[first] += okn
+                        n_new += okn
+                        if nfree > 0:
+                            nfree -= okn
+                        else:
+                            a_top += okn
+                        if live + n_new > max_pm:
+                            return ST_MAX_PM, e, o_pos[:nm], o_kl[:nkl], o_kle[:nk], o_det[:nm]
+                    live += n_new
+                    k_created += n_new
+                    k_edge += n_ev
+                    k_pred += n_pe
+                    continue
                 if ed_direct[d] and nm + n_visit < max_matches:
                     # the candidates would all be emitted in phase 2, in this order and before
                     # any other match of this event, without reaching max_matches: write them
@@ -386,24 +571,23 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                             free[nfree] = i
                             nfree += 1
                             continue
-                        if npr == 0:
-                            ok = True
-                        elif role == ROLE_SECOND:
-                            ok = compare(op, attrs[a_bind[i, o], c1], rhs_e)
-                        else:
-                            ok = compare(op, lhs_e, attrs[a_bind[i, o], c2] * sc + of)
+                        ok = npr == 0 or compare(op0, attrs[a_bind[i, o0], col0] * sc0 + of0, ev0)
+                        npe = npr if ok else 1
+                        if ok and npr == 2:
+                            ok = compare(op1, attrs[a_bind[i, o1], col1] * sc1 + of1, ev1)
                         n_ev += 1
-                        for c in range(n_cols):
-                            o_pos[nm, c] = -1
+                        n_pe += npe
+                        if not all_cols:
+                            for c in range(n_cols):
+                                o_pos[nm, c] = -1
                         for s2 in range(m):
-                            if s2 != s:
-                                o_pos[nm, col_of_slot[s2]] = a_bind[i, s2]
+                            o_pos[nm, col_of_slot[s2]] = a_bind[i, s2]
                         o_pos[nm, col_e] = e
                         o_det[nm] = e
                         nm += np.int64(ok)
                     k_emit += nm - nm0
                     k_edge += n_ev
-                    k_pred += n_ev * npr
+                    k_pred += n_pe
                     continue
                 for k in range(n_visit - 1, -1, -1):
                     i = pidx[base + k]
@@ -413,13 +597,12 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                         free[nfree] = i
                         nfree += 1
                         continue
-                    if npr == 0:
-                        ok = True
-                    elif role == ROLE_SECOND:
-                        ok = compare(op, attrs[a_bind[i, o], c1], rhs_e)
-                    else:
-                        ok = compare(op, lhs_e, attrs[a_bind[i, o], c2] * sc + of)
+                    ok = npr == 0 or compare(op0, attrs[a_bind[i, o0], col0] * sc0 + of0, ev0)
+                    npe = npr if ok else 1
+                    if ok and npr == 2:
+                        ok = compare(op1, attrs[a_bind[i, o1], col1] * sc1 + of1, ev1)
                     n_ev += 1
+                    n_pe += npe
                     for s2 in range(m):
                         c_row[nc, s2] = a_bind[i, s2]
                     c_row[nc, s] = e
@@ -427,7 +610,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                     c_edge[nc] = d
                     nc += np.int64(ok)
                 k_edge += n_ev
-                k_pred += n_ev * npr
+                k_pred += n_pe
                 continue
             for k in range(n_visit - 1, -1, -1):
                 if j == 0:
@@ -522,29 +705,38 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         # (6) phase 2: negation checks, emission, new instances.
         # Room for the worst case first (no candidate killed): arena rows, pool slots, output.
         if nc > 0:
-            for j in range(n_pools):
-                pneed[j] = 0
+            # pneed is all zero here; only the pools the candidates reach are touched
             n_out = 0
             n_kev = 0
+            ntouch = 0
             for ci in range(nc):
                 dst = ed_dst[c_edge[ci]]
                 if st_complete[dst]:
                     if has_trailing:
+                        if pneed[pend_pool] == 0:
+                            touched[ntouch] = pend_pool
+                            ntouch += 1
                         pneed[pend_pool] += 1
                     else:
                         n_out += 1
                         if n_kl > 0:
                             n_kev += kl_len(c_row, ci, el_kleene, npar)
                 if st_start[dst + 1] > st_start[dst]:
+                    if pneed[dst] == 0:
+                        touched[ntouch] = dst
+                        ntouch += 1
                     pneed[dst] += 1
             short = False
             n_rows = 0
-            for j in range(n_pools):
+            for z in range(ntouch):
+                j = touched[z]
                 n_rows += pneed[j]
                 if pn[j] + pneed[j] > pcap[j]:
                     short = True
             if short:
                 pidx = pools_reserve(pidx, poff, pcap, pn, pneed)
+            for z in range(ntouch):
+                pneed[touched[z]] = 0
             while a_top + n_rows - nfree > a_first.shape[0]:
                 a_first, a_flags, a_bind, free = arena_grow(a_first, a_flags, a_bind, free)
             if (nm + n_out > o_det.shape[0] or nkl + n_out * n_kl > o_kl.shape[0]
@@ -635,6 +827,10 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             a_flags[i] = st_full[dst]
             pidx[poff[dst] + pn[dst]] = i
             pn[dst] += 1
+            if not dirty[dst]:
+                dirty[dst] = True
+                dlist[ndl] = dst
+                ndl += 1
             live += 1
             cnt_first[first] += 1
             k_created += 1

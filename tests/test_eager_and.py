@@ -109,6 +109,47 @@ def _stream(seed: int, n: int, types: str) -> EventStream:
     return EventStream.from_arrays(list(t), ts, attrs, list(types), ("x", "y"))
 
 
+@st.composite
+def two_comparison_patterns(draw) -> str:
+    """AND of 3 plain events (optionally after a SEQ neighbour) with 1-3 comparisons
+    ``u.x OP v.y * k + c`` between different variables: edges whose predicates are one or two
+    such comparisons, with the arriving event on either side, take the kernel's fast path
+    (operator flipped when the event is the left operand; ``k`` and ``c`` on the instance's
+    or the event's side; instances stored or matches written without candidates)."""
+    names = ["g0", "g1", "g2"]
+    group = "AND(" + ", ".join(f"{draw(st.sampled_from(TYPES))} {v}" for v in names) + ")"
+    structure = group
+    if draw(st.booleans()):
+        structure = f"SEQ({draw(st.sampled_from(TYPES))} p, {group})"
+        names = ["p"] + names
+    preds = []
+    for _ in range(draw(st.integers(1, 3))):
+        a, b = draw(st.lists(st.sampled_from(names), min_size=2, max_size=2, unique=True))
+        k = draw(st.sampled_from(("", " * 2", " * -1", " * 0.5")))
+        c = draw(st.sampled_from(("", " + 1", " - 2")))
+        preds.append(f"{a}.x {draw(st.sampled_from(OPS))} {b}.y{k}{c}")
+    window = draw(st.sampled_from(("WITHIN 9 events", "WITHIN 7 s")))
+    return f"PATTERN {structure} WHERE {' AND '.join(preds)} {window}"
+
+
+def test_fast_path_comparisons_equal_oracle(match_rate):
+    rate = match_rate("eager, AND with comparison predicates (fast path)")
+
+    @settings(max_examples=50, **SETTINGS)
+    @given(two_comparison_patterns(), st.integers(0, 10_000), st.booleans())
+    def prop(text, seed, tiny):
+        stream = _stream(seed, 40, "ABC")
+        program = compile_pattern(parse_pattern(text), stream.schema)
+        eager = run_eager(program, stream, _tune=(1, 1, 1, 1) if tiny else None)
+        oracle = run_oracle(program, stream)
+        assert_same_matches(eager, oracle, (program, stream), labels=("eager", "oracle"),
+                            check_detect=True)
+        rate.add(parse_pattern(text), len(oracle.matches))
+
+    prop()
+    rate.check()
+
+
 def test_and_of_eight_equals_oracle():
     """AND of 8 (40320 orders, refused by the expansion's default limit) runs natively."""
     stream = _stream(7, 40, "ABCD")
