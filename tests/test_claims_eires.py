@@ -306,6 +306,10 @@ CASES = [
      _cat(*[_rows({"PFetch": 1.0, "Hybrid": 9.0}, cache=c, policy=p)
             for c in ("cost", "lru") for p in ("greedy", "nongreedy")]), False,
      [r"^0/8 panel-percentiles pass; fails: (?:[^;]+; ){5}[^;]+ \(paper: Hybrid best"]),
+    ("pf-lz-fail-six-listed", lambda df: S.claim_pf_lz_below_baselines(df),
+     _cat(*[_rows({"BL1": 1.0, "PFetch": 9.0, "LzEval": 9.0}, cache=c, policy=p)
+            for c in ("cost", "lru") for p in ("greedy", "nongreedy")]), False,
+     [r"^0/8 pass; fails: (?:[^;]+; ){5}[^;]+$"]),
     ("pf-lz-pass-one-comparable", lambda df: S.claim_pf_lz_below_baselines(df),
      _rows({"BL1": 40.0, "PFetch": 10.0}), True, [r"^1/1 pass$"]),
     ("pf-lz-fail-no-baseline-rows", lambda df: S.claim_pf_lz_below_baselines(df),

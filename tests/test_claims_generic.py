@@ -121,6 +121,8 @@ CASES = {
          _lat(1.0, 2.0, 4.5, 3.0), False, [r"rate=20000: 1\.500 \(limit 1\.0\)$"]),
         (lambda d: S.claim_ratio(d), _lat(1.0, 2.0, 9.0, 3.0), False,
          [r"^engine '' not in results \(hybrid plan=/e,d,c,b,a, hybrid plan=a,b,c,d,e/\)$"]),
+        (lambda d: S.claim_ratio(d, better=EAGER), _lat(1.0, 2.0, 9.0, 3.0), False,
+         [r"^engine '' not in results \("]),
         (lambda d: S.claim_ratio(d, better=EAGER, than=LAZY),
          _lat(1.0, 2.0, 1.0, 3.0).query("rate == 2000").drop(columns="rate"), True,
          [r"^latency_mean hybrid plan=a,b,c,d,e/ / hybrid plan=/e,d,c,b,a: 0\.500 "
