@@ -474,3 +474,73 @@ def test_compile_against_real_stream_schema():
     prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) > 0"),
                            s.schema)
     assert prog.pred_i[0, 6] == 4
+
+
+# ----------------------------------------------------------------------------- added after the
+# mutation run on engines/compile.py (docs/TESTING.md): branch capacity limits taken exactly,
+# the capacity error's text, next-match expansion of nested ANDs, branch array dtypes
+_FIX = ("raise the limit with --max-branches / compile_pattern(max_branches=...), use the eager "
+        "or ztree engine (they evaluate an AND of plain events without expanding it), or "
+        "simplify the pattern")
+NEXT = " POLICY skip-till-next-match"
+
+
+def _branches(text, limit):
+    return compile_pattern(parse_pattern(text), SCHEMA, max_branches=limit).branches
+
+
+@pytest.mark.parametrize("text, n", [
+    ("PATTERN AND(A a, B b, C c) WITHIN 10 s", 6),                       # one group: 3!
+    ("PATTERN SEQ(AND(A a, B b, C c), AND(D d, E e)) WITHIN 10 s", 12),  # two groups: 3! 2!
+    ("PATTERN OR(AND(A a, B b, C c), AND(C c2, D d, E e)) WITHIN 10 s", 12),  # 6 + 6
+    ("PATTERN OR(A a, B b, C c) WITHIN 10 s", 3),
+    ("PATTERN SEQ(OR(A a, B b), OR(C c, D d)) WITHIN 10 s", 4),
+    ("PATTERN AND(A a, B b, C c) WITHIN 10 s" + NEXT, 6),                # interleavings
+    ("PATTERN AND(SEQ(A a, B b), C c) WITHIN 10 s", 3),                  # 3 interleavings
+])
+def test_branch_limit_is_exact_and_the_error_names_it_and_the_fix(text, n):
+    """Exactly ``n`` flat branches: max_branches = n compiles them all, n - 1 is refused with
+    the limit and the ways out in the message."""
+    assert len(_branches(text, n)) == n
+    with pytest.raises(PatternError) as err:   # at compile time, or (grouped ANDs) when the
+        _branches(text, n - 1)                  # branches are expanded on first use
+    assert str(err.value) == (f"pattern expands into more than {n - 1} flat alternatives "
+                              f"(AND/OR); {_FIX}")
+
+
+def test_next_match_expands_a_nested_and_into_ordered_branches():
+    """Under skip-till-next-match an AND nested in a SEQ is compiled into its orders (every
+    grouped branch ordered); under skip-till-any-match it stays one unordered group."""
+    text = "PATTERN SEQ(A a, AND(B b, C c), D d) WITHIN 10 s"
+    nxt = _prog(text + NEXT)
+    assert len(nxt.grouped) == 2 and all(br.is_ordered for br in nxt.grouped)
+    assert sorted(_names(nxt, br.pos_vars) for br in nxt.grouped) == [
+        ["a", "b", "c", "d"], ["a", "c", "b", "d"]]
+    anym = _prog(text)
+    assert len(anym.grouped) == 1 and not anym.grouped[0].is_ordered
+    nested = _prog("PATTERN OR(SEQ(A a, AND(B b, C c)), D d) WITHIN 10 s" + NEXT)
+    assert len(nested.grouped) == 3 and all(br.is_ordered for br in nested.grouped)
+
+
+def test_branch_arrays_are_int32():
+    """The kernels are compiled for int32 index arrays (another dtype would add a Numba
+    specialisation per engine)."""
+    prog = _prog("PATTERN SEQ(A a, NOT(B n), AND(C c, D d), NOT(E m)) WHERE a.x < c.x "
+                 "WITHIN 10 s")
+    for br in prog.grouped + prog.branches:
+        for name in ("pos_vars", "neg_vars", "neg_left", "neg_right", "pred_ids"):
+            assert getattr(br, name).dtype == np.int32, (name, getattr(br, name).dtype)
+
+
+def test_structure_error_messages_name_the_fix():
+    with pytest.raises(PatternError, match=r"is not supported; move it to the outermost SEQ or "
+                                           r"between two events$"):
+        _prog("PATTERN SEQ(A a, OR(B b, SEQ(NOT(C n), D d))) WITHIN 10 s")
+    no_vec = Schema(("A", "B"), ("x", "id"))
+    with pytest.raises(PatternError, match=r"has no vector attribute 'h' \(vector attributes: "
+                                           r"none\)$"):
+        compile_pattern(parse_pattern("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) > 0.5"),
+                        no_vec)
+    with pytest.raises(PatternError, match=r"has no vector attribute 'g' \(vector attributes: "
+                                           r"\['h'\]\)$"):
+        _prog("PATTERN SEQ(A a, B b) WHERE corr(a.g, b.g) > 0.5")
