@@ -544,3 +544,31 @@ def test_structure_error_messages_name_the_fix():
     with pytest.raises(PatternError, match=r"has no vector attribute 'g' \(vector attributes: "
                                            r"\['h'\]\)$"):
         _prog("PATTERN SEQ(A a, B b) WHERE corr(a.g, b.g) > 0.5")
+
+
+def test_used_columns_cover_every_read_column_and_vector_width():
+    """used_columns: the scalar columns and every column of a vector read by corr(...)
+    (schema x, y, id, h[0..3] = columns 0..6)."""
+    assert _prog("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) > 0.5 AND a.x < b.y "
+                 "WITHIN 10 s").used_columns == (0, 1, 3, 4, 5, 6)
+    assert _prog("PATTERN SEQ(A a, B b) WHERE a.id = 3 WITHIN 10 s").used_columns == (2,)
+
+
+@pytest.mark.parametrize("where, fragment", [
+    ("a.zz < b.x", "the stream has no attribute 'zz'"),
+    ("a.x < b.zz", "the stream has no attribute 'zz'"),
+    ("a.h < b.x", "'a.h' is a vector attribute; compare it with corr(...)"),
+    ("corr(a.h, b.g) > 0.5", "has no vector attribute 'g'"),
+    ("corr(a.g, b.h) > 0.5", "has no vector attribute 'g'"),
+])
+def test_compile_errors_start_with_the_source(where, fragment):
+    with pytest.raises(PatternError) as err:
+        compile_pattern(parse_pattern(f"PATTERN SEQ(A a, B b) WHERE {where} WITHIN 10 s"),
+                        SCHEMA, source="q.cep")
+    assert str(err.value).startswith("q.cep: ") and fragment in str(err.value), str(err.value)
+
+
+def test_max_branches_one_is_valid_and_zero_is_not():
+    assert len(_branches("PATTERN SEQ(A a, B b) WITHIN 10 s", 1)) == 1
+    with pytest.raises(CepsimInputError, match=r"max_branches must be >= 1 \(got 0\)"):
+        _branches("PATTERN SEQ(A a, B b) WITHIN 10 s", 0)
