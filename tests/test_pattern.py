@@ -530,6 +530,13 @@ def test_branch_arrays_are_int32():
     for br in prog.grouped + prog.branches:
         for name in ("pos_vars", "neg_vars", "neg_left", "neg_right", "pred_ids"):
             assert getattr(br, name).dtype == np.int32, (name, getattr(br, name).dtype)
+    assert prog.grouped[0].group.dtype == np.int32 and list(prog.grouped[0].group) == [0, 1, 1]
+    assert (prog.var_type.dtype, prog.var_kind.dtype, prog.pred_i.dtype, prog.pred_f.dtype,
+            prog.remote_at.dtype) == (np.int32, np.int8, np.int32, np.float64, np.int32)
+    assert prog.pred_i.shape == (1, 7) and prog.pred_f.shape == (1, 2)
+    assert list(prog.remote_at) == [-1]                    # no REMOTE predicate
+    empty = _prog("PATTERN SEQ(A a, B b) WITHIN 10 s")      # no predicate: (0, 7) and (0, 2)
+    assert empty.pred_i.shape == (0, 7) and empty.pred_f.shape == (0, 2)
 
 
 def test_structure_error_messages_name_the_fix():
