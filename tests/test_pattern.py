@@ -579,3 +579,19 @@ def test_max_branches_one_is_valid_and_zero_is_not():
     assert len(_branches("PATTERN SEQ(A a, B b) WITHIN 10 s", 1)) == 1
     with pytest.raises(CepsimInputError, match=r"max_branches must be >= 1 \(got 0\)"):
         _branches("PATTERN SEQ(A a, B b) WITHIN 10 s", 0)
+
+
+def test_not_outside_a_seq_and_the_never_evaluated_predicate_warning():
+    with pytest.raises(PatternError, match=r"^'NOT\(B n\)' must be an element of a SEQ with a "
+                                           r"positive event before or after it$"):
+        _prog("PATTERN OR(A a, NOT(B n)) WITHIN 10 s")
+    from engines.compile import PatternWarning
+    pat = parse_pattern("PATTERN OR(SEQ(A a, B b), SEQ(C c, D d)) WHERE a.x < c.x WITHIN 10 s")
+    with pytest.warns(PatternWarning) as rec:
+        prog = compile_pattern(pat, SCHEMA)
+    assert str(rec[0].message) == (
+        "predicate 'a.x < c.x' mentions variables that no alternative of the pattern binds "
+        "together (different OR branches), so it is never evaluated; move it into the "
+        "alternative it belongs to")
+    assert rec[0].filename == __file__          # reported at the caller of compile_pattern
+    assert prog.pattern is pat
