@@ -182,6 +182,56 @@ def _cost_sens():
     return df
 
 
+# ----------------------------------------------------------------------------- more tables
+# (added after the mutation run on sim/scenarios/adaptive.py, docs/TESTING.md)
+def _drop(df, *prefixes):
+    """``df`` without the columns of the method labels starting with ``prefixes``."""
+    return df.drop(columns=[c for c in df.columns if c.startswith(prefixes) and "_" in c
+                            and c.rsplit("_", 1)[1] in METRICS])
+
+
+def _two(make, first, second, **kw):
+    """Rows of ``make(first)`` on planner greedy and ``make(second)`` on zstream."""
+    a = make(first, **kw)
+    b = make(second, **kw)
+    a = a.assign(planner="greedy")
+    return pd.concat([a, b], ignore_index=True)
+
+
+def _cover():
+    """``_fp()`` plus: zstream also supports pset 'and' and misses 'kleene'; planner ztree
+    supports nothing (pset seq not run)."""
+    return pd.concat([_fp(), _df(_row(pset="and"), _row(pset="kleene", supported=0),
+                                 _row(pl="ztree", supported=0))], ignore_index=True)
+
+
+def _cost_sens_full():
+    """adapt_rel 1, 4 and 8; traffic and stocks (8: traffic only); static 100, uncond 80,
+    thr 100, every inv<d> = ``I`` /s, so inv/thr = I / 100 and static/uncond = 1.25."""
+    inv = {(1.0, "traffic"): (320.0, 350.0), (1.0, "stocks"): (150.0, 160.0),
+           (4.0, "traffic"): (350.0, 320.0), (4.0, "stocks"): (150.0, 250.0),
+           (8.0, "traffic"): (320.0, 350.0)}
+    rows, rels = [], []
+    for (rel, ds), vals in inv.items():
+        for pl in ("greedy", "zstream"):
+            for n, i in zip((3, 5), vals):
+                rows.append(_row(ds=ds, pl=pl, n=n, static_thr=100.0, uncond_thr=80.0,
+                                 thr0_1_thr=100.0, thr0_3_thr=100.0, inv0_thr=i, inv0_1_thr=i,
+                                 inv0_2_thr=i))
+                rels.append(rel)
+    return _df(*rows).assign(adapt_rel=rels)
+
+
+def _report_item(rel, *items):
+    return r"\[ratio x" + rel + r"\] " + r" \| ".join(items)
+
+
+_TR = lambda a, b: (rf"greedy: inv/thr n=3: {a}, n=5: {b}; zstream: inv/thr n=3: {a}, "
+                    rf"n=5: {b}")
+_STAT = (r"greedy: static/uncond n=3: 1\.25, n=5: 1\.25; zstream: static/uncond n=3: 1\.25, "
+         r"n=5: 1\.25")
+
+
 # name -> list of (call, table, expected verdict, regexes that must occur in `measured`)
 CASES = {
     "claim_no_false_positive": [
@@ -193,6 +243,17 @@ CASES = {
          [r"invariant calls of A: 15, false positives 2 "]),
         (lambda d: S.claim_no_false_positive(d), _fp(calls=0), False,
          [r"invariant calls of A: 0, false positives 0 "]),
+        (lambda d: S.claim_no_false_positive(d), _fp().pipe(lambda t: t[t["error"].isna()]).drop(columns="error"), True,
+         [r"^invariant calls of A: 15, false positives 0 "]),
+        (lambda d: S.claim_no_false_positive(d), _drop(_fp(), "inv", "thr", "uncond"), False,
+         [r"^invariant calls of A: 0, false positives 0 \(paper: 0, Theorem 1\); for "
+          r"comparison threshold FP 0, unconditional FP 0;"]),
+        (lambda d: S.claim_no_false_positive(d), _fp(calls=0).assign(
+            inv0_calls=lambda t: [1] + [0] * (len(t) - 1)), True,
+         [r"^invariant calls of A: 1, false positives 0 "]),
+        (lambda d: S.claim_no_false_positive(d), _cover(), True,
+         [r"; greedy: sets seq; zstream: sets and,seq \(not run: kleene,neg\); ztree: sets - "
+          r"\(not run: seq\)$"]),
     ],
     "claim_theorem2": [
         (lambda d: S.claim_theorem2(d), _theorem2(), True,
@@ -212,6 +273,13 @@ CASES = {
          [r"n=3: 1\.10, n=5: 0\.95 "]),
         (lambda d: S.claim_inv_best(d, factor=0.9), _inv_best(n5_inv=105.0), True,
          [r"n=5: 0\.95 .*check >= 0\.9\)"]),
+        (lambda d: S.claim_inv_best(d, factor=0.98),
+         _two(lambda v: _inv_best(n5_inv=v), 105.0, 120.0), False,
+         [r"^traffic/greedy \(inv0\.1, thr0\.3\): inv / best other n=3: 1\.10, n=5: 0\.95; "
+          r"traffic/zstream \(inv0\.1, thr0\.3\): inv / best other n=3: 1\.10, n=5: 1\.09 "]),
+        (lambda d: S.claim_inv_best(d, factor=1.0), _inv_best(n5_inv=110.0).assign(
+            **{"inv0.1_thr": lambda t: t["inv0.1_thr"].where(t["role"] != "eval", 110.0)}), True,
+         [r"n=3: 1\.00, n=5: 1\.00 \(paper: invariant highest at every n; check >= 1\.0\)"]),
     ],
     "claim_overhead": [
         (lambda d: S.claim_overhead(d), _overhead(), True,
@@ -226,6 +294,13 @@ CASES = {
         # a NaN overhead at the last n is not "<= 1 %" (builtin max() dropped it)
         (lambda d: S.claim_overhead(d), _overhead(thr_ovh_n5=math.nan), False,
          [r"inv 0\.50%, thr nan%"]),
+        (lambda d: S.claim_overhead(d),
+         _two(lambda v: _overhead(thr_ovh_n5=v), 1.5, 0.8), False,
+         [r"^traffic/greedy: max overhead inv 0\.50%, thr 1\.50% \(uncond 9\.0%, "
+          r"calibration target\); traffic/zstream: max overhead inv 0\.50%, thr 0\.80% "]),
+        (lambda d: S.claim_overhead(d), _overhead(thr_ovh_n5=1.0).assign(
+            **{"inv0.1_ovh": lambda t: t["inv0.1_ovh"].where(t["n"] != 3, 1.0)}), True,
+         [r"max overhead inv 1\.00%, thr 1\.00%"]),
     ],
     "claim_zstream_gain_larger": [
         (lambda d: S.claim_zstream_gain_larger(d), _gain(1.2, 1.5), True,
@@ -239,6 +314,17 @@ CASES = {
          [r"greedy 0\.50, zstream 1\.00"]),
         (lambda d: S.claim_zstream_gain_larger(d), _gain(None, 1.5), False,
          [r"traffic: greedy None, zstream 1\.5 \(a planner did not run\)"]),
+        (lambda d: S.claim_zstream_gain_larger(d), _gain(1.2, 1.2), False,
+         [r"^traffic: inv/static greedy 1\.20, zstream 1\.20 \(paper: invariant gain "
+          r"considerably higher with ZStream; check zstream > greedy and > 1\)$"]),
+        (lambda d: S.claim_zstream_gain_larger(d),
+         pd.concat([_gain(1.5, 1.2, ds="stocks"), _gain(1.2, 1.5)], ignore_index=True), False,
+         [r"^stocks: inv/static greedy 1\.50, zstream 1\.20; traffic: inv/static greedy "
+          r"1\.20, zstream 1\.50 \(paper"]),
+        (lambda d: S.claim_zstream_gain_larger(d),
+         pd.concat([_gain(None, 1.2, ds="stocks"), _gain(1.2, 1.5)], ignore_index=True), False,
+         [r"^stocks: greedy None, zstream 1\.2 \(a planner did not run\); traffic: inv/static "
+          r"greedy 1\.20, zstream 1\.50 \(paper"]),
     ],
     "claim_inv_over_thr": [
         (lambda d: S.claim_inv_over_thr(d, dataset="traffic", lo=3.0, growing=True,
@@ -258,6 +344,21 @@ CASES = {
          _inv_thr("stocks", {3: 1.0, 5: 1.5}), False, [r"n=3: 1\.00, n=5: 1\.50"]),
         (lambda d: S.claim_inv_over_thr(d, dataset="stocks", lo=1.1, hi=2.0),
          _inv_thr("traffic", {3: 1.3, 5: 1.5}), False, [r"^ \(paper: ; check in"]),
+        (lambda d: S.claim_inv_over_thr(d, dataset="traffic", lo=3.0, growing=True),
+         _inv_thr("traffic", {3: 3.5, 5: 3.0}), False, [r"n=3: 3\.50, n=5: 3\.00"]),
+        (lambda d: S.claim_inv_over_thr(d, dataset="traffic", lo=3.0),
+         _inv_thr("traffic", {3: 3.5, 5: 3.0}), True, [r"n=3: 3\.50, n=5: 3\.00 \(paper: ; "
+                                                        r"check >= 3\.0\)$"]),
+        (lambda d: S.claim_inv_over_thr(d, dataset="stocks", lo=1.25, hi=2.0),
+         _inv_thr("stocks", {3: 1.25, 5: 2.0}), True, [r"n=3: 1\.25, n=5: 2\.00 .*check in "
+                                                        r"\[1\.25, 2\.0\]\)$"]),
+        (lambda d: S.claim_inv_over_thr(d, dataset="traffic", lo=3.0, growing=True),
+         _inv_thr("traffic", {3: 3.5, 5: 3.25, 7: 4.0}), True,
+         [r"n=3: 3\.50, n=5: 3\.25, n=7: 4\.00"]),
+        (lambda d: S.claim_inv_over_thr(d, dataset="traffic", lo=3.0),
+         _two(lambda r: _inv_thr("traffic", r), {3: 2.0, 5: 2.0}, {3: 3.5, 5: 4.0}), False,
+         [r"^greedy: inv/thr n=3: 2\.00, n=5: 2\.00; zstream: inv/thr n=3: 3\.50, n=5: 4\.00 "
+          r"\(paper"]),
     ],
     "claim_thr_repl_near_uncond": [
         (lambda d: S.claim_thr_repl_near_uncond(d, dataset="traffic", n_min=7, frac=0.5),
@@ -268,6 +369,19 @@ CASES = {
          _repl({3: 0.9, 7: 0.6, 8: 0.4}), False, [r"n=7: 0\.60, n=8: 0\.40"]),
         (lambda d: S.claim_thr_repl_near_uncond(d, dataset="traffic", n_min=7, frac=0.5),
          _repl({3: 0.9, 5: 0.9}), False, [r"^zstream: thr/uncond replacements  \(paper"]),
+        (lambda d: S.claim_thr_repl_near_uncond(d), _repl({3: 0.1, 7: 0.5, 8: 0.8}), True,
+         [r"n=7: 0\.50, n=8: 0\.80 \(paper: threshold approaches unconditional at n >= 7; "
+          r"check >= 0\.5\)$"]),
+        (lambda d: S.claim_thr_repl_near_uncond(d), _repl({7: 0.4, 8: 0.8}), False,
+         [r"n=7: 0\.40, n=8: 0\.80"]),
+        # a mean of 0.5 unconditional replacements (over seeds) is not clamped to 1
+        (lambda d: S.claim_thr_repl_near_uncond(d, frac=0.9),
+         _df(_row(n=7, thr0_1_repl=1, uncond_repl=1), _row(n=7, thr0_1_repl=0, uncond_repl=0)),
+         True, [r"n=7: 1\.00"]),
+        (lambda d: S.claim_thr_repl_near_uncond(d),
+         _two(_repl, {7: 0.25, 8: 0.25}, {7: 0.6, 8: 0.8}), False,
+         [r"^greedy: thr/uncond replacements n=7: 0\.25, n=8: 0\.25; zstream: thr/uncond "
+          r"replacements n=7: 0\.60, n=8: 0\.80 \(paper"]),
     ],
     "claim_static_beats_uncond": [
         (lambda d: S.claim_static_beats_uncond(d, dataset="stocks"),
@@ -277,6 +391,14 @@ CASES = {
          _static({3: 1.25, 5: 1.0}), False, [r"n=3: 1\.25, n=5: 1\.00"]),
         (lambda d: S.claim_static_beats_uncond(d, dataset="stocks"),
          _static({3: 1.25}, ds="traffic"), False, [r"^ \(paper: static"]),
+        (lambda d: S.claim_static_beats_uncond(d), _static({3: 1.25, 5: 1.1}), True,
+         [r"^zstream: static/uncond n=3: 1\.25, n=5: 1\.10 \(paper: static decidedly "
+          r"outperforms unconditional on stocks\)$"]),
+        (lambda d: S.claim_static_beats_uncond(d), _two(_static, {3: 0.5}, {3: 1.5}), False,
+         [r"^greedy: static/uncond n=3: 0\.50; zstream: static/uncond n=3: 1\.50 \(paper"]),
+        # a table without any threshold or invariant method
+        (lambda d: S.claim_static_beats_uncond(d),
+         _drop(_static({3: 1.25, 5: 1.1}), "inv", "thr"), True, [r"n=3: 1\.25, n=5: 1\.10"]),
     ],
     "claim_dopt_vs_d0": [
         (lambda d: S.claim_dopt_vs_d0(d, lo=2.0, hi=25.0), _dscan(30.0), True,
@@ -288,6 +410,17 @@ CASES = {
         (lambda d: S.claim_dopt_vs_d0(d, lo=2.0, hi=25.0),
          _dscan(30.0).assign(**{f"{c}_thr": math.nan for c in ("inv0", "inv0.1", "inv0.2")}),
          False, [r"^traffic/zstream: no measured throughput \(paper"]),
+        (lambda d: S.claim_dopt_vs_d0(d), _dscan(25.0), True,
+         [r"max d_opt/d0 = 2\.50 \(paper: d_opt / d=0 = 2-25x, consistent d_opt\)$"]),
+        (lambda d: S.claim_dopt_vs_d0(d), _dscan(20.0), True, [r"max d_opt/d0 = 2\.00 "]),
+        (lambda d: S.claim_dopt_vs_d0(d), _two(_dscan, 15.0, 30.0), False,
+         [r"^traffic/greedy: d_opt=0\.1 \(best at 100% of n\), max d_opt/d0 = 1\.50; "
+          r"traffic/zstream: d_opt=0\.1 \(best at 100% of n\), max d_opt/d0 = 3\.00 \(paper"]),
+        (lambda d: S.claim_dopt_vs_d0(d),
+         _two(_dscan, 30.0, 30.0).assign(**{f"{c}_thr": lambda t, c=c: t[f"{c}_thr"].where(
+             t["planner"] != "greedy") for c in ("inv0", "inv0.1", "inv0.2")}), False,
+         [r"^traffic/greedy: no measured throughput; traffic/zstream: d_opt=0\.1 \(best at "
+          r"100% of n\), max d_opt/d0 = 3\.00 \(paper"]),
     ],
     "claim_davg_precision": [
         (lambda d: S.claim_davg_precision(d), _davg(0.09, 0.4), True,
@@ -303,6 +436,21 @@ CASES = {
         (lambda d: S.claim_davg_precision(d), _davg_nan_n3(), True,
          [r"traffic/zstream: n=6: d_avg=0\.09 d_opt=0\.1 prec=90% thr=0\.80;",
           r"traffic 90%, stocks 25%"]),
+        (lambda d: S.claim_davg_precision(d), _davg(0.09, 0.4), True,
+         [r"stocks/zstream: n=3: d_avg=0\.50 d_opt=0\.1 prec=20% thr=0\.80, n=6: d_avg=0\.40 "
+          r"d_opt=0\.1 prec=25% thr=0\.80; traffic/zstream: n=3"]),
+        (lambda d: S.claim_davg_precision(d), _davg(0.4, 0.4), False,
+         [r"traffic 25%, stocks 25%"]),
+        # d_opt = 0 (inv0 fastest) and d_avg = 0: precision 1
+        (lambda d: S.claim_davg_precision(d), _davg(0.0, 0.4).assign(
+            inv0_thr=lambda t: t["inv0_thr"].where(t["dataset"] != "traffic", 500.0),
+            d_avg=lambda t: t["d_avg"].where(t["dataset"] != "traffic", 0.0)), True,
+         [r"n=6: d_avg=0\.00 d_opt=0 prec=100% thr=0\.16", r"traffic 100%, stocks 25%"]),
+        # precision pooled over the planners of a dataset (traffic: 90 % and 10 %)
+        (lambda d: S.claim_davg_precision(d), pd.concat(
+            [_davg(0.09, 0.4).assign(planner="greedy"),
+             _davg(0.01, 0.4, datasets=("traffic",))], ignore_index=True), True,
+         [r"traffic 50%, stocks 25%"]),
     ],
     "claim_calibrated_cost": [
         (lambda d: S.claim_calibrated_cost(d), _calib({S.ADAPT_LOG2 - 1: 5.0, S.ADAPT_LOG2: 10.0,
@@ -318,6 +466,18 @@ CASES = {
          False, [r"max uncond overhead 5\.0%"]),
         (lambda d: S.claim_calibrated_cost(d), _calib({0.0: 11.0}, col=False), False,
          [r"^no calibration rows$"]),
+        (lambda d: S.claim_calibrated_cost(d), _calib({S.ADAPT_LOG2: 13.75}), True,
+         [rf"^search picks adapt_log2={S.ADAPT_LOG2:g} \(ratio {2 ** S.ADAPT_LOG2:.3g}, max "
+          r"uncond overhead 13\.8%",
+          rf"; log2={S.ADAPT_LOG2:g} \(ratio {2 ** S.ADAPT_LOG2:.3g}\): 13\.8% at "
+          r"traffic/zstream/seq/5; "]),
+        (lambda d: S.claim_calibrated_cost(d, target=20.0),
+         _calib({S.ADAPT_LOG2: 20.0, S.ADAPT_LOG2 + 1: 11.0}), True,
+         [r"max uncond overhead 20\.0%; paper: up to 20%\)"]),
+        # overheads below 1 %: the search still compares them (0.9 % is closer to 11 %)
+        (lambda d: S.claim_calibrated_cost(d),
+         _calib({S.ADAPT_LOG2 - 1: 0.5, S.ADAPT_LOG2: 0.9}), False,
+         [rf"^search picks adapt_log2={S.ADAPT_LOG2:g} "]),
     ],
     "claim_cost_sensitivity_report": [
         (lambda d: S.claim_cost_sensitivity_report(d), _cost_sens(), True,
@@ -327,12 +487,26 @@ CASES = {
           r"n=3: 0\.24",
           r"traffic inv/thr: PASS \(greedy: inv/thr n=3: 4\.00, n=5: 4\.00"]),
         (lambda d: S.claim_cost_sensitivity_report(d), _df(*_junk()), False, [r"^no rows$"]),
+        (lambda d: S.claim_cost_sensitivity_report(d), _cost_sens_full(), True,
+         [r"^\[ratio x1\] inv best: \w+ \(", r" \| zstream gain: FAIL \(",
+          r" \| overhead: PASS \(",
+          r" \| traffic inv/thr: PASS \(" + _TR(r"3\.20", r"3\.50") + r"\) \| stocks inv/thr: "
+          r"PASS \(" + _TR(r"1\.50", r"1\.60") + r"\) \| stocks static>uncond: PASS \(" + _STAT
+          + r"\) \[ratio x4\] inv best: ",
+          r" \| traffic inv/thr: FAIL \(" + _TR(r"3\.50", r"3\.20") + r"\) \| stocks inv/thr: "
+          r"FAIL \(" + _TR(r"1\.50", r"2\.50") + r"\) \| stocks static>uncond: PASS \(" + _STAT
+          + r"\) \[ratio x8\] inv best: ",
+          r" \| traffic inv/thr: PASS \(" + _TR(r"3\.20", r"3\.50") + r"\)$"]),
     ],
     "claim_sensitivity_report": [
         (lambda d: S.claim_sensitivity_report(d), _sens(), True,
          [r"traffic/zstream/1/100: inv best inv0 130/s fn 0\.50; thr fn 0\.00",
           r"traffic/zstream/all/10: inv best inv0\.1 120/s fn 0\.25; thr fn 0\.30$"]),
         (lambda d: S.claim_sensitivity_report(d), _df(*_junk()), False, [r"^no rows$"]),
+        (lambda d: S.claim_sensitivity_report(d), _sens(), True,
+         [r"thr fn 0\.00; traffic/zstream/all/10: inv best"]),
+        (lambda d: S.claim_sensitivity_report(d), _drop(_sens(), "thr"), True,
+         [r"traffic/zstream/1/100: inv best inv0 130/s fn 0\.50; thr fn nan; "]),
     ],
 }
 

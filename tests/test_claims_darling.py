@@ -218,6 +218,91 @@ CASES = [
      [r"100: 0\.91"]),
     ("vs-ri-fail-not-run", lambda df: S.claim_darling_vs_random_input(df),
      _kept(ri=None), False, [r"^random_input not run$"]),
+
+    # --- cases added after the mutation run on this module (docs/TESTING.md): defaults, exact
+    # boundaries, three-point tables (the last point is not the second), no `error` column
+    ("lmax-pass-no-error-column", lambda df: S.claim_latency_le_lmax(df),
+     _lmax().drop(columns="error"), True, [r"10: 0\.5, 100: 0\.9"]),
+    ("lmax-pass-lmax-2", lambda df: S.claim_latency_le_lmax(df),
+     _lmax(lat=(1.0, 1.8)).assign(lmax_s=2.0), True, [r"10: 0\.5, 100: 0\.9 "]),
+    ("lmax-fail-lmax-half", lambda df: S.claim_latency_le_lmax(df),
+     _lmax(lat=(0.4, 0.6)).assign(lmax_s=0.5), False, [r"10: 0\.8, 100: 1\.2 "]),
+    ("kept-fail-default-tol", lambda df: S.claim_kept_ge_baselines(df),
+     _kept(darling=(40.0, 40.0)), False, [r"10: 40\.0% vs 48\.0% \(random_pm\)",
+                                          r"\(need >= 2\.0; paper \)"]),
+    ("kept-pass-exact-tolerance", lambda df: S.claim_kept_ge_baselines(df, tol=0.5),
+     _kept(darling=(24.0, 40.0)), True, [r"10: 24\.0% vs 48\.0%"]),
+    ("kept-fail-unmatched-baseline-still-counts", lambda df: S.claim_kept_ge_baselines(df),
+     _kept(darling=(45.0, 40.0)).assign(matches_measured=0), False,
+     [r"10: 45\.0% vs 48\.0% \(random_pm\)"]),
+    ("kept-fail-three-points-top", lambda df: S.claim_kept_ge_baselines(df),
+     _kept(darling=(50.0, 40.0, 30.0), ri=None, xs=(10, 50, 100),
+           base={"random_pm": (48.0, 10.0, 20.0), "espice": (1.0, 1.0, 1.0)}), False,
+     [r"ratio at largest window_ms 1\.50"]),
+    ("kept-pass-three-points-top", lambda df: S.claim_kept_ge_baselines(df),
+     _kept(darling=(50.0, 20.0, 40.0), ri=None, xs=(10, 50, 100),
+           base={"random_pm": (48.0, 19.0, 20.0), "espice": (1.0, 1.0, 1.0)}), True,
+     [r"ratio at largest window_ms 2\.00"]),
+    ("kept-pass-baselines-zero-at-top-only", lambda df: S.claim_kept_ge_baselines(df),
+     _kept(darling=(50.0, 40.0, 0.5), ri=None, xs=(10, 50, 100),
+           base={"random_pm": (48.0, 30.0, 0.0), "espice": (1.0, 1.0, 0.0)}), True,
+     [r"100: 0\.5% vs 0\.0%"]),
+    ("kept-pass-zero-in-the-middle", lambda df: S.claim_kept_ge_baselines(df),
+     _kept(darling=(50.0, 0.0, 5.0), ri=None, xs=(10, 50, 100),
+           base={"random_pm": (48.0, 0.0, 0.0), "espice": (1.0, 0.0, 0.0)}), True,
+     [r"50: 0\.0% vs 0\.0%", r"100: 5\.0% vs 0\.0%"]),
+    ("kept-fail-all-zero-at-top", lambda df: S.claim_kept_ge_baselines(df),
+     _kept(darling=(50.0, 0.0), ri=None, base={"random_pm": (48.0, 0.0), "espice": (1.0, 0.0)}),
+     False, [r"100: 0\.0% vs 0\.0%", r"ratio at largest window_ms nan"]),
+    ("lowest-pass-tie-default-paper", lambda df: S.claim_latency_lowest(df),
+     _lowest(darling=(2.0, 2.0)), True,
+     [r"10: 1\.00x \(icde20\)", r"at the largest; paper \)$"]),
+    ("lowest-fail-three-points-top", lambda df: S.claim_latency_lowest(df),
+     _dar("window_ms", (10, 50, 100), {
+         "darling": {"latency_mean": [1.0, 1.0, 2.0], "matches_measured": 5},
+         "random_pm": {"latency_mean": [3.0, 6.0, 4.0], "matches_measured": 5}}), False,
+     [r"50: 6\.00x \(random_pm\), 100: 2\.00x"]),
+    ("aux-pass-one-row-at-limit", lambda df: S.claim_aux_memory(df, limit_pct=0.1),
+     _aux(aux=10).iloc[[0, 2, 3]], True, [r"mean 0\.100 %, max 0\.100 %"]),
+    ("flat-pass-span-at-limit-full-text", lambda df: S.claim_overload_flat(df),
+     _overload(kept=(60.0, 55.0, 50.0)), True,
+     [r"span 10\.0 points, limit 10\.0\); baseline latency highest/lowest overload: "
+      r"random_pm 3\.00x, espice 4\.00x, hspice 1\.10x, icde20 10\.00x; paper: close-to-zero "
+      r"slope for DARLING, baselines' latency rises$"]),
+    ("flat-fail-default-points", lambda df: S.claim_overload_flat(df),
+     _overload(kept=(60.0, 55.0, 49.5)), False, [r"span 10\.5 points, limit 10\.0"]),
+    ("flat-pass-sub-second-latency", lambda df: S.claim_overload_flat(df),
+     _overload().assign(latency_mean=lambda d: d["latency_mean"] / 10.0), True,
+     [r"espice 4\.00x"]),
+    ("flat-fail-baseline-level", lambda df: S.claim_overload_flat(df),
+     _overload(espice=(2.0, 3.0, 2.0)), False, [r"espice 1\.00x"]),
+    ("nodrop-pass-exact-limits", lambda df: S.claim_nodrop_overhead(df),
+     _nodrop(darling=(1.05, 2.0), espice_top=20.0), True,
+     [r"10: 1\.050", r"largest window_ms: 10\.0x \(need >= 10\.0"]),
+    ("nodrop-pass-default-factor", lambda df: S.claim_nodrop_overhead(df),
+     _nodrop(espice_top=21.0), True, [r"largest window_ms: 10\.5x"]),
+    ("nodrop-fail-three-points-top", lambda df: S.claim_nodrop_overhead(df),
+     _dar("window_ms", (10, 50, 100), {
+         "none": {"latency_mean": [1.0, 1.0, 2.0], "shed_events": 0},
+         "darling": {"latency_mean": [1.0, 1.0, 2.0], "shed_events": 0},
+         "espice": {"latency_mean": [5.0, 50.0, 10.0], "shed_events": 0},
+         "hspice": {"latency_mean": [5.0, 60.0, 12.0], "shed_events": 0}}), False,
+     [r"largest window_ms: 5\.0x"]),
+    ("nodrop-pass-three-points-top", lambda df: S.claim_nodrop_overhead(df),
+     _dar("window_ms", (10, 50, 100), {
+         "none": {"latency_mean": [1.0, 10.0, 2.0], "shed_events": 0},
+         "darling": {"latency_mean": [1.0, 10.0, 2.0], "shed_events": 0},
+         "espice": {"latency_mean": [5.0, 5.0, 40.0], "shed_events": 0},
+         "hspice": {"latency_mean": [5.0, 5.0, 50.0], "shed_events": 0}}), True,
+     [r"largest window_ms: 20\.0x"]),
+    ("seeds-pass-exact-limits", lambda df: S.claim_seed_spread(df, kept_pct=2.0, lat_pct=10.0),
+     _seeds(kept=(50, 52, 54, 50, 52, 54), lat=(9, 10, 11, 9, 10, 11), seeds=(1, 2, 3)).query(
+         "method == 'darling'"), True, [r"max 2\.00 \(limit 2\.0\)", r"max 10\.0 % \(limit 10"]),
+    ("seeds-fail-default-latency", lambda df: S.claim_seed_spread(df),
+     _seeds(kept=(50, 52, 54, 50, 52, 54), lat=(7, 8, 9, 7, 8, 9), seeds=(1, 2, 3)).query(
+         "method == 'darling'"), False, [r"latency: max 12\.5 % \(limit 12\.0\); 3 seeds"]),
+    ("vs-ri-pass-exact-tolerance", lambda df: S.claim_darling_vs_random_input(df, tol=0.5),
+     _vs_ri(darling=(20.0, 40.0), ri=(40.0, 40.0)), True, [r"10: 0\.50, 100: 1\.00"]),
 ]
 
 
@@ -239,7 +324,10 @@ def test_darling_claim_fails_on_empty_and_all_error_tables(call, df):
     """Every PASS table, emptied or with every row an error, FAILs without raising."""
     empty = df.iloc[0:0].copy()
     res = call(empty)
-    assert isinstance(res, ClaimResult) and not res.passed, res.measured
+    assert isinstance(res, ClaimResult) and res.passed is False, res.measured
+    name = next(n for n in call.__code__.co_names if n.startswith("claim_"))
+    if name not in ("claim_aux_memory", "claim_seed_spread"):    # the ones without _no_darling
+        assert res.measured == "no valid DARLING rows", res.measured
     errs = df.copy()
     errs["error"] = "boom"
     before = errs.copy()

@@ -57,6 +57,19 @@ def _matches(m_eager, m_tree, seed2_tree=5):
     return pd.concat([df, two], ignore_index=True)
 
 
+def _streams(col, values, counts):
+    """Two engines on streams that differ only in ``col`` (one value per stream); on stream i
+    both report ``counts[i]`` matches (so the engines agree per stream, not across streams)."""
+    return pd.concat([_rows([(e, 2000, {"matches": c}) for e in ("eager", "tree")], junk=False)
+                      .assign(**{col: v}) for v, c in zip(values, counts)], ignore_index=True)
+
+
+def _bare(eager, tree):
+    """Rows without any stream-identity column (only engine and matches): one stream."""
+    return pd.DataFrame({"error": [None, None], "engine": ["eager", "tree"],
+                         "matches": [eager, tree]})
+
+
 def _loads(*rho):
     return _rows([("eager", 1000 * (i + 1), {"offered_load": r}) for i, r in enumerate(rho)])
 
@@ -100,6 +113,26 @@ CASES = {
         (lambda d: S.claim_ratio(d, metric="latency_mean", better=EAGER, than=LAZY, at=[2000]),
          _lat(1.0, 2.0, 1.0, 3.0).drop(columns="rate"), False,
          [r"^no 'rate' column: cannot check at rate = \[2000\]$"]),
+        # cases added after the mutation run (docs/TESTING.md): defaults, no rate column, no
+        # error column, the full "not in results" text
+        (lambda d: S.claim_ratio(d, better=EAGER, than=LAZY, at=[2000]),
+         _lat(1.0, 2.0, 9.0, 3.0), True, [r"^latency_mean .*: rate=2000: 0\.500 \(limit 1\.0\)$"]),
+        (lambda d: S.claim_ratio(d, better=EAGER, than=LAZY, at=[20000]),
+         _lat(1.0, 2.0, 4.5, 3.0), False, [r"rate=20000: 1\.500 \(limit 1\.0\)$"]),
+        (lambda d: S.claim_ratio(d), _lat(1.0, 2.0, 9.0, 3.0), False,
+         [r"^engine '' not in results \(hybrid plan=/e,d,c,b,a, hybrid plan=a,b,c,d,e/\)$"]),
+        (lambda d: S.claim_ratio(d, better=EAGER), _lat(1.0, 2.0, 9.0, 3.0), False,
+         [r"^engine '' not in results \("]),
+        (lambda d: S.claim_ratio(d, better=EAGER, than=LAZY),
+         _lat(1.0, 2.0, 1.0, 3.0).query("rate == 2000").drop(columns="rate"), True,
+         [r"^latency_mean hybrid plan=a,b,c,d,e/ / hybrid plan=/e,d,c,b,a: 0\.500 "
+          r"\(limit 1\.0\)$"]),
+        (lambda d: S.claim_ratio(d, better=EAGER, than=LAZY),
+         _lat(5.0, 2.0, 1.0, 3.0).query("rate == 2000").drop(columns="rate"), False,
+         [r": 2\.500 \(limit 1\.0\)$"]),
+        (lambda d: S.claim_ratio(d, better=EAGER, than=LAZY, at=[2000]),
+         _lat(1.0, 2.0, 9.0, 3.0, ).query("error.isna()").drop(columns="error"), True,
+         [r"rate=2000: 0\.500"]),
     ],
     "claim_same_matches": [
         (lambda d: S.claim_same_matches(d), _matches((7, 7), (7, 7)), True,
@@ -109,6 +142,41 @@ CASES = {
         # the engines agree at the first rate but not at the second one
         (lambda d: S.claim_same_matches(d), _matches((7, 8), (7, 7)), False,
          [r"^1 stream\(s\) where engines disagree; total matches eager: 20, tree: 19$"]),
+        # cases added after the mutation run (docs/TESTING.md): every stream-identity column
+        # separates streams (different counts on different streams are no disagreement)
+        *[(lambda d: S.claim_same_matches(d), _streams(col, vals, (3, 9)), True,
+           [r"^0 stream\(s\) where engines disagree; total matches eager: 12, tree: 12$"])
+          for col, vals in (("generator", ("apam", "uniform")), ("data", ("a.csv", "b.csv")),
+                            ("pattern", ("SEQ(A a, B b)", "SEQ(B b, A a)")),
+                            ("pattern_file", ("p1.cep", "p2.cep")), ("n_events", (100, 200)))],
+        # ... and so do the parameters filling a pattern's {placeholders}
+        (lambda d: S.claim_same_matches(d),
+         _streams("window", (10, 20), (3, 9)).assign(pattern="SEQ(A a, B b) WITHIN {window}"),
+         True, [r"^0 stream\(s\) where engines disagree; total matches eager: 12, tree: 12$"]),
+        (lambda d: S.claim_same_matches(d),
+         _streams("window", (10, 20), (3, 9)).assign(pattern="SEQ(A a, B b) WITHIN 30"),
+         False, [r"^1 stream\(s\) where engines disagree"]),
+        # `by` names one more column that separates streams
+        (lambda d: S.claim_same_matches(d, by="variant"), _streams("variant", (1, 2), (3, 9)),
+         True, [r"^0 stream\(s\)"]),
+        (lambda d: S.claim_same_matches(d), _streams("variant", (1, 2), (3, 9)), False,
+         [r"^1 stream\(s\) where engines disagree; total matches eager: 12, tree: 12$"]),
+        # a stream with a missing identity value (NaN data) is still checked
+        (lambda d: S.claim_same_matches(d),
+         _streams("data", ("a.csv", None), (3, 9)).assign(
+             matches=lambda t: t["matches"].where(t.index != 3, 8)), False,
+         [r"^1 stream\(s\) where engines disagree; total matches eager: 12, tree: 11$"]),
+        # a missing count is a disagreement, not "no opinion"
+        (lambda d: S.claim_same_matches(d), _matches((7, 7), (7, math.nan)), False,
+         [r"^1 stream\(s\) where engines disagree"]),
+        # no identity column at all: the whole table is one stream
+        (lambda d: S.claim_same_matches(d), _bare(4, 4), True,
+         [r"^0 stream\(s\) where engines disagree; total matches eager: 4, tree: 4$"]),
+        (lambda d: S.claim_same_matches(d), _bare(4, 5), False,
+         [r"^1 stream\(s\) where engines disagree; total matches eager: 4, tree: 5$"]),
+        (lambda d: S.claim_same_matches(d), _bare(4, math.nan), False, [r"^1 stream\(s\)"]),
+        (lambda d: S.claim_same_matches(d), _bare(4, 4).drop(columns="error"), True,
+         [r"^0 stream\(s\)"]),
     ],
     "claim_all_stable": [
         (lambda d: S.claim_all_stable(d), _loads(0.2, 0.9, 0.99), True,
@@ -143,6 +211,6 @@ def test_claim_fails_without_rows(name, kind):
     before = table.copy()
     for args in configured_claims(REPO / "experiments/examples", "generic")[name]:
         res = getattr(S, name)(table, **args)
-        assert not res.passed, f"{name}({args}) PASSES on a {kind} table: {res.measured}"
+        assert res.passed is False, f"{name}({args}) PASSES on a {kind} table: {res.measured}"
         assert re.match(r"no successful rows", res.measured), res.measured
     pd.testing.assert_frame_equal(table, before)

@@ -238,3 +238,43 @@ def test_alternatives_cover_or_and_interleavings():
     assert isinstance(pat.structure, Or) and isinstance(pat.structure.children[0], And)
     assert set(ast_matches(pat, s)) == {(("a", 1), ("b", 0)), (("a", 1), ("b", 4)),
                                         (("c", 2), ("d", 3))}
+
+
+# ----------------------------------------------------------------------------- added after the
+# mutation run on engines/oracle_ast.py (docs/TESTING.md)
+def test_nested_seq_is_spliced_so_its_not_sits_between_events():
+    """SEQ(A a, SEQ(NOT(C n), D d)) means SEQ(A a, NOT(C n), D d): the NOT is between a and d
+    once the inner SEQ is spliced (not at a nested edge); both oracles agree."""
+    s = _mk(("A", 0, 0, 0), ("B", 1, 0, 0), ("D", 2, 0, 0), ("C", 3, 0, 0), ("D", 4, 0, 0))
+    flat = parse_pattern("PATTERN SEQ(A a, NOT(C n), D d) WITHIN 10 s")
+    nested = parse_pattern("PATTERN SEQ(A a, SEQ(NOT(C n), D d)) WITHIN 10 s")
+    want = {(("a", 0), ("d", 2)): 2}                  # the C at 3 kills a0 d4
+    assert ast_matches(flat, s) == want
+    assert ast_matches(nested, s) == want
+    assert _compiled(nested, s) == want
+
+
+def test_refuses_not_at_the_edge_of_a_nested_seq_like_the_compiler():
+    """After OR expansion a NOT at the edge of an inner SEQ has no outer neighbour: the AST
+    oracle refuses it (it does not guess a meaning), as the parser/compiler does."""
+    s = _mk(("A", 0, 0, 0), ("C", 1, 0, 0), ("D", 2, 0, 0))
+    for text in ("PATTERN SEQ(A a, OR(B b, SEQ(NOT(C n), D d))) WITHIN 10 s",
+                 "PATTERN SEQ(A a, OR(B b, SEQ(D d, NOT(C n)))) WITHIN 10 s"):
+        pat = parse_pattern(text)
+        with pytest.raises(AstOracleError, match="NOT at the edge of a nested"):
+            ast_matches(pat, s)
+        with pytest.raises(Exception, match="NOT at the start or end of a nested"):
+            compile_pattern(pat, s.schema)
+
+
+def test_run_oracle_ast_orders_by_detection_then_key():
+    """Three OR branches finishing on the same C events: the MatchSet lists matches by detect,
+    then by key (not in the order the branches were searched)."""
+    s = _mk(("A", 0, 0, 0), ("B", 1, 0, 0), ("C", 2, 0, 0), ("B", 3, 0, 0), ("C", 4, 0, 0))
+    pat = parse_pattern("PATTERN OR(SEQ(B b, C c), SEQ(A a, C c2), SEQ(A a2, B+ k, C c3)) "
+                        "WITHIN 10 s")
+    res = run_oracle_ast(pat, s)
+    assert list(res.detect) == [2, 2, 2, 4, 4, 4, 4, 4, 4]
+    assert list(res.keys())[:3] == [(("a", 0), ("c2", 2)), (("a2", 0), ("c3", 2), ("k", (1,))),
+                                    (("b", 1), ("c", 2))]
+    assert list(res.keys())[-2:] == [(("b", 1), ("c", 4)), (("b", 3), ("c", 4))]

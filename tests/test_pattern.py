@@ -474,3 +474,123 @@ def test_compile_against_real_stream_schema():
     prog = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) > 0"),
                            s.schema)
     assert prog.pred_i[0, 6] == 4
+
+
+# ----------------------------------------------------------------------------- added after the
+# mutation run on engines/compile.py (docs/TESTING.md): branch capacity limits taken exactly,
+# the capacity error's text, next-match expansion of nested ANDs, branch array dtypes
+_FIX = ("raise the limit with --max-branches / compile_pattern(max_branches=...), use the eager "
+        "or ztree engine (they evaluate an AND of plain events without expanding it), or "
+        "simplify the pattern")
+NEXT = " POLICY skip-till-next-match"
+
+
+def _branches(text, limit):
+    return compile_pattern(parse_pattern(text), SCHEMA, max_branches=limit).branches
+
+
+@pytest.mark.parametrize("text, n", [
+    ("PATTERN AND(A a, B b, C c) WITHIN 10 s", 6),                       # one group: 3!
+    ("PATTERN SEQ(AND(A a, B b, C c), AND(D d, E e)) WITHIN 10 s", 12),  # two groups: 3! 2!
+    ("PATTERN OR(AND(A a, B b, C c), AND(C c2, D d, E e)) WITHIN 10 s", 12),  # 6 + 6
+    ("PATTERN OR(A a, B b, C c) WITHIN 10 s", 3),
+    ("PATTERN SEQ(OR(A a, B b), OR(C c, D d)) WITHIN 10 s", 4),
+    ("PATTERN AND(A a, B b, C c) WITHIN 10 s" + NEXT, 6),                # interleavings
+    ("PATTERN AND(SEQ(A a, B b), C c) WITHIN 10 s", 3),                  # 3 interleavings
+])
+def test_branch_limit_is_exact_and_the_error_names_it_and_the_fix(text, n):
+    """Exactly ``n`` flat branches: max_branches = n compiles them all, n - 1 is refused with
+    the limit and the ways out in the message."""
+    assert len(_branches(text, n)) == n
+    with pytest.raises(PatternError) as err:   # at compile time, or (grouped ANDs) when the
+        _branches(text, n - 1)                  # branches are expanded on first use
+    assert str(err.value) == (f"pattern expands into more than {n - 1} flat alternatives "
+                              f"(AND/OR); {_FIX}")
+
+
+def test_next_match_expands_a_nested_and_into_ordered_branches():
+    """Under skip-till-next-match an AND nested in a SEQ is compiled into its orders (every
+    grouped branch ordered); under skip-till-any-match it stays one unordered group."""
+    text = "PATTERN SEQ(A a, AND(B b, C c), D d) WITHIN 10 s"
+    nxt = _prog(text + NEXT)
+    assert len(nxt.grouped) == 2 and all(br.is_ordered for br in nxt.grouped)
+    assert sorted(_names(nxt, br.pos_vars) for br in nxt.grouped) == [
+        ["a", "b", "c", "d"], ["a", "c", "b", "d"]]
+    anym = _prog(text)
+    assert len(anym.grouped) == 1 and not anym.grouped[0].is_ordered
+    nested = _prog("PATTERN OR(SEQ(A a, AND(B b, C c)), D d) WITHIN 10 s" + NEXT)
+    assert len(nested.grouped) == 3 and all(br.is_ordered for br in nested.grouped)
+
+
+def test_branch_arrays_are_int32():
+    """The kernels are compiled for int32 index arrays (another dtype would add a Numba
+    specialisation per engine)."""
+    prog = _prog("PATTERN SEQ(A a, NOT(B n), AND(C c, D d), NOT(E m)) WHERE a.x < c.x "
+                 "WITHIN 10 s")
+    for br in prog.grouped + prog.branches:
+        for name in ("pos_vars", "neg_vars", "neg_left", "neg_right", "pred_ids"):
+            assert getattr(br, name).dtype == np.int32, (name, getattr(br, name).dtype)
+    assert prog.grouped[0].group.dtype == np.int32 and list(prog.grouped[0].group) == [0, 1, 1]
+    assert (prog.var_type.dtype, prog.var_kind.dtype, prog.pred_i.dtype, prog.pred_f.dtype,
+            prog.remote_at.dtype) == (np.int32, np.int8, np.int32, np.float64, np.int32)
+    assert prog.pred_i.shape == (1, 7) and prog.pred_f.shape == (1, 2)
+    assert list(prog.remote_at) == [-1]                    # no REMOTE predicate
+    empty = _prog("PATTERN SEQ(A a, B b) WITHIN 10 s")      # no predicate: (0, 7) and (0, 2)
+    assert empty.pred_i.shape == (0, 7) and empty.pred_f.shape == (0, 2)
+
+
+def test_structure_error_messages_name_the_fix():
+    with pytest.raises(PatternError, match=r"is not supported; move it to the outermost SEQ or "
+                                           r"between two events$"):
+        _prog("PATTERN SEQ(A a, OR(B b, SEQ(NOT(C n), D d))) WITHIN 10 s")
+    no_vec = Schema(("A", "B"), ("x", "id"))
+    with pytest.raises(PatternError, match=r"has no vector attribute 'h' \(vector attributes: "
+                                           r"none\)$"):
+        compile_pattern(parse_pattern("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) > 0.5"),
+                        no_vec)
+    with pytest.raises(PatternError, match=r"has no vector attribute 'g' \(vector attributes: "
+                                           r"\['h'\]\)$"):
+        _prog("PATTERN SEQ(A a, B b) WHERE corr(a.g, b.g) > 0.5")
+
+
+def test_used_columns_cover_every_read_column_and_vector_width():
+    """used_columns: the scalar columns and every column of a vector read by corr(...)
+    (schema x, y, id, h[0..3] = columns 0..6)."""
+    assert _prog("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) > 0.5 AND a.x < b.y "
+                 "WITHIN 10 s").used_columns == (0, 1, 3, 4, 5, 6)
+    assert _prog("PATTERN SEQ(A a, B b) WHERE a.id = 3 WITHIN 10 s").used_columns == (2,)
+
+
+@pytest.mark.parametrize("where, fragment", [
+    ("a.zz < b.x", "the stream has no attribute 'zz'"),
+    ("a.x < b.zz", "the stream has no attribute 'zz'"),
+    ("a.h < b.x", "'a.h' is a vector attribute; compare it with corr(...)"),
+    ("corr(a.h, b.g) > 0.5", "has no vector attribute 'g'"),
+    ("corr(a.g, b.h) > 0.5", "has no vector attribute 'g'"),
+])
+def test_compile_errors_start_with_the_source(where, fragment):
+    with pytest.raises(PatternError) as err:
+        compile_pattern(parse_pattern(f"PATTERN SEQ(A a, B b) WHERE {where} WITHIN 10 s"),
+                        SCHEMA, source="q.cep")
+    assert str(err.value).startswith("q.cep: ") and fragment in str(err.value), str(err.value)
+
+
+def test_max_branches_one_is_valid_and_zero_is_not():
+    assert len(_branches("PATTERN SEQ(A a, B b) WITHIN 10 s", 1)) == 1
+    with pytest.raises(CepsimInputError, match=r"max_branches must be >= 1 \(got 0\)"):
+        _branches("PATTERN SEQ(A a, B b) WITHIN 10 s", 0)
+
+
+def test_not_outside_a_seq_and_the_never_evaluated_predicate_warning():
+    with pytest.raises(PatternError, match=r"^'NOT\(B n\)' must be an element of a SEQ with a "
+                                           r"positive event before or after it$"):
+        _prog("PATTERN OR(A a, NOT(B n)) WITHIN 10 s")
+    from engines.compile import PatternWarning
+    pat = parse_pattern("PATTERN OR(SEQ(A a, B b), SEQ(C c, D d)) WHERE a.x < c.x WITHIN 10 s")
+    with pytest.warns(PatternWarning) as rec:
+        prog = compile_pattern(pat, SCHEMA)
+    assert str(rec[0].message) == (
+        "predicate 'a.x < c.x' mentions variables that no alternative of the pattern binds "
+        "together (different OR branches), so it is never evaluated; move it into the "
+        "alternative it belongs to")
+    assert prog.pattern is pat
