@@ -68,7 +68,7 @@ from engines.eager_tables import (DEFAULT_MAX_STATES, EDGE_ENTER, EDGE_LOOP, ROL
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
 from engines.nfa_buffers import (arena_grow, grow_1d, nodes_compact, pool_push, pool_remove_at,
-                                 pools_new, pools_reserve, window_lo)
+                                 pool_sweep, pools_new, pools_reserve, window_lo)
 from engines.predicates import compare, eval_pred
 from engines.registry import EngineResult
 from engines.stream import EventStream
@@ -105,20 +105,6 @@ def fast_operand(kk, e, ep_pred, ep_role, ep_other, pred_i, pred_f, attrs, valid
                 attrs[e, pred_i[p, PI_C2]] * pred_f[p, 0] + pred_f[p, 1])
     return (_FLIP[op], ep_other[kk], pred_i[p, PI_C2], pred_f[p, 0], pred_f[p, 1],
             attrs[e, pred_i[p, PI_C1]])
-
-
-@njit(cache=True, inline="always")
-def pool_sweep(pidx, poff, pn, j, a_first, lo, free, nfree):
-    """Remove the expired instances (first event before ``lo``) of pool ``j``, their rows onto
-    the free stack; returns the new ``nfree``."""
-    base = poff[j]
-    for k in range(pn[j] - 1, -1, -1):
-        i = pidx[base + k]
-        if a_first[i] < lo:
-            pool_remove_at(pidx, poff, pn, j, k)
-            free[nfree] = i
-            nfree += 1
-    return nfree
 
 
 # ----------------------------------------------------------------------------- kernel

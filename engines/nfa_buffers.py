@@ -165,6 +165,20 @@ def pool_remove_at(pidx: np.ndarray, poff: np.ndarray, pn: np.ndarray, j: int, k
     pn[j] = last
 
 
+@njit(cache=True, inline="always")
+def pool_sweep(pidx, poff, pn, j, a_first, lo, free, nfree):
+    """Remove the expired instances (first event before ``lo``) of pool ``j``, their rows onto
+    the free stack; returns the new ``nfree``."""
+    base = poff[j]
+    for k in range(pn[j] - 1, -1, -1):
+        i = pidx[base + k]
+        if a_first[i] < lo:
+            pool_remove_at(pidx, poff, pn, j, k)
+            free[nfree] = i
+            nfree += 1
+    return nfree
+
+
 # ----------------------------------------------------------------------------- event nodes
 @njit(cache=True)
 def nodes_grow(nev: np.ndarray, npar: np.ndarray):

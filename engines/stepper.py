@@ -50,7 +50,8 @@ from engines.compile import (KIND_KLEENE, KIND_NEG, PI_V1, PI_V2, POLICY_ANY, WI
                              Program)
 from engines.errors import CepsimInputError
 from engines.matches import MatchSet
-from engines.nfa_buffers import grow_1d, grow_rows, pool_remove_at, pools_new, pools_reserve
+from engines.nfa_buffers import (grow_1d, grow_rows, pool_remove_at, pool_sweep, pools_new,
+                                 pools_reserve)
 from engines.predicates import eval_pred
 from engines.stream import EventStream
 
@@ -372,13 +373,7 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
     # maintenance: sweep expired members of large pools (not counted: already removed)
     for j in range(1, m):
         if pn[j] > 64 and pn[j] > 2 * (live + 1):
-            base = poff[j]
-            for k in range(pn[j] - 1, -1, -1):
-                i = pidx[base + k]
-                if a_first[i] < lo:
-                    pool_remove_at(pidx, poff, pn, j, k)
-                    free[nfree] = i
-                    nfree += 1
+            nfree = pool_sweep(pidx, poff, pn, j, a_first, lo, free, nfree)
     row[C.EDGE_EVAL] += k_edge
     row[C.PRED_EVAL] += k_pred
     row[C.MATCH_EMIT] += k_emit
