@@ -170,6 +170,33 @@ def _future_use(k, NR, M, r_kslot, r_chk, ttot, tcnt, avgP):
 
 
 @njit(cache=True, inline="always")
+def _decision_key(key, fopt, seed, ndecide, K):
+    """The key a prefetch decision is about: ``key``, or with probability ``F_NOISE`` (Fig 10a's
+    utility noise) a random key from the decision's own stream.  Returns (key, ndecide)."""
+    if fopt[F_NOISE] > 0.0:
+        ndecide += 1
+        if uniform01(seed ^ 0x5EED, ndecide) < fopt[F_NOISE]:
+            key = np.int64(mix64(seed ^ 0xBAD, ndecide) % np.uint64(K))
+    return key, ndecide
+
+
+@njit(cache=True, inline="always")
+def _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M, r_kslot, r_chk,
+                   ttot, tcnt, avgP, min_util, cnt, i, unit, clk):
+    """Whether a prefetch of ``kk`` is issued: always while the cache has room, else when its
+    utility (mean fetch latency x weighted current need and expected future use) beats the
+    cache's lowest; the utility computation is charged (UTILITY_UPDATE).  Shared by every
+    prefetch path (lookahead, estimated-arrival timer)."""
+    if csize < cap:
+        return True
+    lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
+    fu = _future_use(kk, NR, M, r_kslot, r_chk, ttot, tcnt, avgP)
+    uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
+    _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
+    return uf > min_util
+
+
+@njit(cache=True, inline="always")
 def _hbin(x):
     if x <= 1e-9:
         return 0
@@ -486,22 +513,13 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                 r = te_r[tid]
                 if pm_alive[p] == 0 or pm_gen[p] != te_g[tid] or pm_slot[p] != r_chk[r] - 1:
                     continue                        # the partial match moved on or died
-                kk = np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]])
-                if fopt[F_NOISE] > 0.0:
-                    ndecide += 1
-                    if uniform01(seed ^ 0x5EED, ndecide) < fopt[F_NOISE]:
-                        kk = np.int64(mix64(seed ^ 0xBAD, ndecide) % np.uint64(K))
+                kk, ndecide = _decision_key(
+                    np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]]), fopt, seed, ndecide, K)
                 _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                 if incache[kk] == 1 or inflight[kk] >= 0.0:
                     continue
-                go = csize < cap
-                if not go:
-                    lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
-                    fu = _future_use(kk, NR, M, r_kslot, r_chk, ttot, tcnt, avgP)
-                    uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
-                    _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
-                    go = uf > min_util
-                if go:
+                if _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M,
+                                  r_kslot, r_chk, ttot, tcnt, avgP, min_util, cnt, i, unit, clk):
                     _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
                     lat = fetch_latency(seed, nfetch, lunit)
                     done = assign_worker(wfree, clk[0], lat)
@@ -860,22 +878,13 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     continue
                                 if la[r] != sp_ or sp_ >= r_chk[r]:
                                     continue
-                                kk = np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]])
-                                if fopt[F_NOISE] > 0.0:
-                                    ndecide += 1
-                                    if uniform01(seed ^ 0x5EED, ndecide) < fopt[F_NOISE]:
-                                        kk = np.int64(mix64(seed ^ 0xBAD, ndecide) % np.uint64(K))
+                                kk, ndecide = _decision_key(
+                                    np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]]), fopt, seed, ndecide, K)
                                 _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                                 if incache[kk] == 1 or inflight[kk] >= 0.0:
                                     continue
-                                go = csize < cap
-                                if not go:
-                                    lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
-                                    fu = _future_use(kk, NR, M, r_kslot, r_chk, ttot, tcnt, avgP)
-                                    uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
-                                    _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
-                                    go = uf > min_util
-                                if go:
+                                if _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M,
+                                                  r_kslot, r_chk, ttot, tcnt, avgP, min_util, cnt, i, unit, clk):
                                     _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
                                     lat = fetch_latency(seed, nfetch, lunit)
                                     done = assign_worker(wfree, clk[0], lat)
@@ -995,22 +1004,13 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 continue
                             if la[r] != 0 or r_chk[r] == 0:
                                 continue
-                            kk = np.int64(attrs[i, r_kcol[r]])
-                            if fopt[F_NOISE] > 0.0:
-                                ndecide += 1
-                                if uniform01(seed ^ 0x5EED, ndecide) < fopt[F_NOISE]:
-                                    kk = np.int64(mix64(seed ^ 0xBAD, ndecide) % np.uint64(K))
+                            kk, ndecide = _decision_key(
+                                np.int64(attrs[i, r_kcol[r]]), fopt, seed, ndecide, K)
                             _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                             if incache[kk] == 1 or inflight[kk] >= 0.0:
                                 continue
-                            go = csize < cap
-                            if not go:
-                                lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
-                                fu = _future_use(kk, NR, M, r_kslot, r_chk, ttot, tcnt, avgP)
-                                uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
-                                _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
-                                go = uf > min_util
-                            if go:
+                            if _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M,
+                                              r_kslot, r_chk, ttot, tcnt, avgP, min_util, cnt, i, unit, clk):
                                 _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
                                 lat = fetch_latency(seed, nfetch, lunit)
                                 done = assign_worker(wfree, clk[0], lat)
