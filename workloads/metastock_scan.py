@@ -32,6 +32,30 @@ def _days_from_civil(y, m, d):
 
 
 @njit(cache=True)
+def _stamp_minute(buf, j, mdays):
+    """Minutes since the epoch of the 12 stamp digits ``buf[j+1 .. j+12]`` (``YYYYMMDDhhmm``),
+    or -1 when they are not 12 digits or not a valid calendar minute.  The caller checks the
+    commas around them."""
+    v = np.int64(0)
+    for k in range(j + 1, j + 13):
+        c = np.int64(buf[k]) - 48
+        if c < 0 or c > 9:
+            return np.int64(-1)
+        v = v * 10 + c
+    mi = v % 100
+    hh = (v // 100) % 100
+    d = (v // 10000) % 100
+    mo = (v // 1000000) % 100
+    y = v // 100000000
+    if y < 1000 or mo < 1 or mo > 12 or d < 1 or hh > 23 or mi > 59:
+        return np.int64(-1)
+    leap = (y % 4 == 0 and y % 100 != 0) or y % 400 == 0
+    if d > mdays[mo] + (1 if (leap and mo == 2) else 0):
+        return np.int64(-1)
+    return (_days_from_civil(y, mo, d) * 24 + hh) * 60 + mi
+
+
+@njit(cache=True)
 def scan_metastock_minutes(buf, n):
     """(status, minutes[n]) for the ``n`` lines of ``buf`` (uint8, lines ending in ``\\n``)."""
     out = np.empty(n, dtype=np.int64)
@@ -45,23 +69,9 @@ def scan_metastock_minutes(buf, n):
             j += 1
         if j + 13 >= size or buf[j] != 44 or buf[j + 13] != 44:
             return SCAN_BAD, out
-        v = np.int64(0)
-        for k in range(j + 1, j + 13):
-            c = np.int64(buf[k]) - 48
-            if c < 0 or c > 9:
-                return SCAN_BAD, out
-            v = v * 10 + c
-        mi = v % 100
-        h = (v // 100) % 100
-        d = (v // 10000) % 100
-        mo = (v // 1000000) % 100
-        y = v // 100000000
-        if y < 1000 or mo < 1 or mo > 12 or d < 1 or h > 23 or mi > 59:
+        m_ = _stamp_minute(buf, j, mdays)
+        if m_ < 0:
             return SCAN_BAD, out
-        leap = (y % 4 == 0 and y % 100 != 0) or y % 400 == 0
-        if d > mdays[mo] + (1 if (leap and mo == 2) else 0):
-            return SCAN_BAD, out
-        m_ = (_days_from_civil(y, mo, d) * 24 + h) * 60 + mi
         if line > 0 and m_ < out[line - 1]:
             return SCAN_UNSORTED, out
         out[line] = m_
@@ -167,23 +177,9 @@ def scan_metastock(buf, n_attrs, pow10):
         # stamp: exactly 12 digits, a valid calendar minute, non-decreasing
         if j + 13 >= size or buf[j + 13] != 44:
             return SCAN_BAD, codes, minutes, attrs, keys[:0]
-        v = np.int64(0)
-        for k in range(j + 1, j + 13):
-            c = np.int64(buf[k]) - 48
-            if c < 0 or c > 9:
-                return SCAN_BAD, codes, minutes, attrs, keys[:0]
-            v = v * 10 + c
-        mi = v % 100
-        hh = (v // 100) % 100
-        d = (v // 10000) % 100
-        mo = (v // 1000000) % 100
-        y = v // 100000000
-        if y < 1000 or mo < 1 or mo > 12 or d < 1 or hh > 23 or mi > 59:
+        m_ = _stamp_minute(buf, j, mdays)
+        if m_ < 0:
             return SCAN_BAD, codes, minutes, attrs, keys[:0]
-        leap = (y % 4 == 0 and y % 100 != 0) or y % 400 == 0
-        if d > mdays[mo] + (1 if (leap and mo == 2) else 0):
-            return SCAN_BAD, codes, minutes, attrs, keys[:0]
-        m_ = (_days_from_civil(y, mo, d) * 24 + hh) * 60 + mi
         if line > 0 and m_ < minutes[line - 1]:
             return SCAN_UNSORTED, codes, minutes, attrs, keys[:0]
         minutes[line] = m_
