@@ -6,9 +6,10 @@ import json
 import os
 import stat
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
+
+from csv_streams import write_abc_csv
 
 from sim.cli import app
 
@@ -23,15 +24,7 @@ def cli(*args):
 @pytest.fixture()
 def data(tmp_path):
     """A small seeded CSV stream over types A, B, C with a schema file."""
-    rng = np.random.default_rng(5)
-    n = 300
-    lines = ["type,ts,x"] + [f"{'ABC'[t]},{i},{x}" for i, (t, x) in
-                             enumerate(zip(rng.integers(0, 3, n), rng.integers(0, 9, n)))]
-    p = tmp_path / "d.csv"
-    p.write_text("\n".join(lines) + "\n")
-    schema = tmp_path / "schema.toml"
-    schema.write_text('type_column = "type"\nts_column = "ts"\nattributes = ["x"]\n')
-    return p, schema
+    return write_abc_csv(tmp_path, n=300, seed=5)
 
 
 def _match(data, *extra, pattern=SEQ3):

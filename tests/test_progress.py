@@ -67,16 +67,8 @@ def test_bar_under_a_pseudo_terminal(tmp_path, repo_root):
 
 
 def _stream_files(tmp_path):
-    import numpy as np
-    rng = np.random.default_rng(3)
-    n = 400
-    lines = ["type,ts,x"] + [f"{'ABC'[t]},{i},{x}" for i, (t, x) in
-                             enumerate(zip(rng.integers(0, 3, n), rng.integers(0, 9, n)))]
-    data = tmp_path / "d.csv"
-    data.write_text("\n".join(lines) + "\n")
-    schema = tmp_path / "schema.toml"
-    schema.write_text('type_column = "type"\nts_column = "ts"\nattributes = ["x"]\n')
-    return data, schema
+    from csv_streams import write_abc_csv
+    return write_abc_csv(tmp_path, n=400, seed=3)
 
 
 _MATCH_PAT = "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN 20 events"
