@@ -148,7 +148,21 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
     i_min = np.zeros(icap, dtype=np.int64)
     i_max = np.zeros(icap, dtype=np.int64)
     i_alive = np.zeros(icap, dtype=np.bool_)
+    i_next = np.full(icap, -1, dtype=np.int64)  # chain: next instance waiting for the same type
     n_inst = B
+    # Expiry without a pass over the instances: an instance expires with its earliest event, and
+    # the expired events form a prefix of the stream (timestamps are non-decreasing), so it is
+    # dead once i_min < front; min_cnt[e] = live non-root instances whose earliest event is e.
+    min_cnt = np.zeros(max(n, 1), dtype=np.int64)
+    front = 0
+    # Chain routing: an instance waits for one variable (hence one type) for its whole life, and
+    # after its first visit it is "caught up" (coverage = the current position) until an event of
+    # that type arrives.  Offering it other events only moves its coverage frontier, so it sits in
+    # a linked list per input buffer (ascending index = visiting order) and is visited only for
+    # its type; its coverage is brought up to the current position when it is visited.
+    l_head = np.full(max(n_buf, 1), -1, dtype=np.int64)
+    l_tail = np.full(max(n_buf, 1), -1, dtype=np.int64)
+    todo = np.zeros(icap, dtype=np.int64)
     # tree states (lazily instantiated, section 6.1), keyed by (branch, taken-variable set): the
     # routing decision is made once per state and event, all of the state's instances follow it
     scap = max(8, 2 * B)
@@ -191,15 +205,16 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                     continue
                 break
             bhead[q] = h
-        # -- expire instances
-        for k in range(B, n_inst):
-            if i_alive[k]:
-                e = i_min[k]
-                dead = (p - e >= window) if win_kind == 1 else (now - ts[e] > window)
-                if dead:
-                    i_alive[k] = False
-                    live -= 1
-                    cnt[p, _PM_REMOVED] += 1
+        # -- expire instances (those whose earliest event leaves the window)
+        while front < p:
+            dead = (p - front >= window) if win_kind == 1 else (now - ts[front] > window)
+            if not dead:
+                break
+            c0 = min_cnt[front]
+            if c0 > 0:
+                live -= c0
+                cnt[p, _PM_REMOVED] += c0
+            front += 1
         # -- store the event (temporarily when its type is not a buffered one)
         qb = type_to_buf[t] if t < type_to_buf.shape[0] else -1
         if qb >= 0:
@@ -221,25 +236,60 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
             btail[qb] += 1
             if buf_stored[qb]:
                 cnt[p, _BUF_INSERT] += 1
-        # -- run every live instance (children appended during the loop run at this event too)
-        k = 0
-        while k < n_inst:
-            if not i_alive[k]:
-                k += 1
+        # -- run the live instances: the roots, then (tree) every other instance or (chain) the
+        # caught-up instances waiting for this event's type, then the children created while
+        # this event is processed (they run at this event too).  Every live instance is offered
+        # the event (INSTANCE_WORK, charged in bulk below); a chain instance that is not visited
+        # would only have moved its coverage frontier.
+        n_start = n_inst
+        live_start = live
+        n_todo = 0
+        if route == 0 and qb >= 0:
+            prev = -1
+            k = l_head[qb]
+            while k >= 0:
+                nx = i_next[k]
+                if i_alive[k] and i_min[k] >= front:
+                    if n_todo == todo.shape[0]:
+                        todo = grow_1d(todo, 2 * n_todo)
+                    todo[n_todo] = k
+                    n_todo += 1
+                    prev = k
+                else:  # dead: unlink
+                    if prev < 0:
+                        l_head[qb] = nx
+                    else:
+                        i_next[prev] = nx
+                    if l_tail[qb] == k:
+                        l_tail[qb] = prev
+                k = nx
+        seq = 0  # position in the visiting order
+        while True:
+            from_list = False
+            if seq < B or route == 1:
+                k = seq
+            elif seq < B + n_todo:
+                k = todo[seq - B]
+                from_list = True
+            else:
+                k = n_start + (seq - B - n_todo)
+            if k >= n_inst:
+                break
+            seq += 1
+            if not i_alive[k] or (k >= B and i_min[k] < front):
                 continue
-            # the event is offered to this instance: stored, ignored or taken (roots included)
-            cnt[p, _INSTANCE_WORK] += 1
             b = i_br[k]
             m = br_len[b]
             mask = i_mask[k]
             # routing: which missing variable does this instance take next?
             if route == 0:
                 u = br_order[b, i_depth[k]]
+                if from_list and i_cov[k, u] < p:
+                    i_cov[k, u] = p  # caught up through the events it was not offered
                 if var_type[u] != t and i_cov[k, u] >= p:
                     # waiting for a u event and everything before this one is covered
                     if i_cov[k, u] < p + 1:
                         i_cov[k, u] = p + 1
-                    k += 1
                     continue
             else:
                 sk = i_st[k]
@@ -276,7 +326,6 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                     st_best[sk] = best
                 best = st_best[sk]
                 if best < 0:
-                    k += 1
                     continue
                 cur = i_cur[k]
                 if cur != best:
@@ -383,6 +432,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         i_min = grow_1d(i_min, icap)
                         i_max = grow_1d(i_max, icap)
                         i_alive = grow_1d(i_alive, icap)
+                        i_next = grow_1d(i_next, icap)
                     c = n_inst
                     n_inst += 1
                     for v in range(V):
@@ -419,6 +469,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                     i_min[c] = mn
                     i_max[c] = mx
                     i_alive[c] = True
+                    min_cnt[mn] += 1
                     live += 1
                     if live > peak_transient:
                         peak_transient = live
@@ -427,9 +478,21 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                 i_cov[k, u] = p + 1
             if bounded and k >= B:
                 i_alive[k] = False
+                min_cnt[i_min[k]] -= 1
                 live -= 1
                 cnt[p, _PM_REMOVED] += 1
-            k += 1
+        cnt[p, _INSTANCE_WORK] += B + live_start + (n_inst - n_start)
+        # -- chain: the surviving children join the list of the type they wait for
+        if route == 0:
+            for c in range(n_start, n_inst):
+                if i_alive[c]:
+                    q = var_buf[br_order[i_br[c], i_depth[c]]]
+                    i_next[c] = -1
+                    if l_tail[q] < 0:
+                        l_head[q] = c
+                    else:
+                        i_next[l_tail[q]] = c
+                    l_tail[q] = c
         # -- unstored types leave the buffer again (chain: the first variable's events)
         if qb >= 0 and not buf_stored[qb]:
             btail[qb] -= 1
@@ -437,7 +500,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
         if n_inst - B - live > live:  # amortised O(1) per instance created
             w = B
             for r in range(B, n_inst):
-                if i_alive[r]:
+                if i_alive[r] and i_min[r] >= front:
                     if w != r:
                         i_ev[w] = i_ev[r]
                         i_cov[w] = i_cov[r]
@@ -453,6 +516,18 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
             for r in range(w, n_inst):
                 i_alive[r] = False
             n_inst = w
+            if route == 0:  # rows moved: rebuild the lists in index order
+                for q in range(l_head.shape[0]):
+                    l_head[q] = -1
+                    l_tail[q] = -1
+                for c in range(B, n_inst):
+                    q = var_buf[br_order[i_br[c], i_depth[c]]]
+                    i_next[c] = -1
+                    if l_tail[q] < 0:
+                        l_head[q] = c
+                    else:
+                        i_next[l_tail[q]] = c
+                    l_tail[q] = c
         cnt[p, _LIVE_PM] = live
         tot = 0
         for q in range(n_buf):
