@@ -161,36 +161,27 @@ print(json.dumps(out))
 """
 
 
-def against_baseline(data: Path, names: list[str], repeat: int, rev: str, tmp: Path) -> None:
+def against_baseline(data: Path, names: list[str], repeat: int, rev: str) -> None:
     """Evaluation CPU time per pattern: this checkout vs git revision ``rev``, side by side."""
-    wt = tmp / "baseline"
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(wt), rev],
-                   check=True, capture_output=True)
-    try:
-        texts = json.dumps({n: PATTERNS[n] for n in names})
-        best: dict[str, dict[str, list]] = {"old": {}, "new": {}}
-        for _ in range(2):  # alternate old/new processes (the first round also fills the caches)
-            for tag, root, cache in (("old", wt, tmp / "nc_old"), ("new", REPO, tmp / "nc_new")):
-                env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache))
-                res = json.loads(subprocess.run(
-                    [sys.executable, "-c", _EVAL_ONLY, str(data), str(repeat), texts], env=env,
-                    cwd=root, check=True, capture_output=True, text=True).stdout)
-                for n, (t, m) in res.items():
-                    prev = best[tag].get(n)
-                    if prev is None or (t is not None and (prev[0] is None or t < prev[0])):
-                        best[tag][n] = [t, m]
-        print(f"evaluation CPU s, this checkout vs {rev} (best of {2 * repeat}; load average "
-              f"{os.getloadavg()[0]:.2f})")
-        print(f"{'pattern':<10}{rev[:10]:>12}{'now':>10}{'speed-up':>10}{'matches':>22}")
-        for n in names:
-            (to, mo), (tn, mn) = best["old"][n], best["new"][n]
-            old = f"{to:12.3f}" if to is not None else f"{'refused':>12}"
-            ratio = f"{to / tn:9.1f}x" if to is not None and tn else f"{'-':>10}"
-            same = "" if mo == mn or to is None else "  MATCH COUNTS DIFFER"
-            print(f"{n:<10}{old}{tn:10.3f}{ratio}{str(mo) + '/' + str(mn):>22}{same}")
-    finally:
-        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(wt)],
-                       capture_output=True)
+    from baseline import against_revision
+    runs = against_revision(rev, _EVAL_ONLY, [str(data), str(repeat),
+                                              json.dumps({n: PATTERNS[n] for n in names})])
+    best: dict[str, dict[str, list]] = {"old": {}, "new": {}}
+    for tag, rounds in runs.items():
+        for res in rounds:
+            for n, (t, m) in res.items():
+                prev = best[tag].get(n)
+                if prev is None or (t is not None and (prev[0] is None or t < prev[0])):
+                    best[tag][n] = [t, m]
+    print(f"evaluation CPU s, this checkout vs {rev} (best of {2 * repeat}; load average "
+          f"{os.getloadavg()[0]:.2f})")
+    print(f"{'pattern':<10}{rev[:10]:>12}{'now':>10}{'speed-up':>10}{'matches':>22}")
+    for n in names:
+        (to, mo), (tn, mn) = best["old"][n], best["new"][n]
+        old = f"{to:12.3f}" if to is not None else f"{'refused':>12}"
+        ratio = f"{to / tn:9.1f}x" if to is not None and tn else f"{'-':>10}"
+        same = "" if mo == mn or to is None else "  MATCH COUNTS DIFFER"
+        print(f"{n:<10}{old}{tn:10.3f}{ratio}{str(mo) + '/' + str(mn):>22}{same}")
 
 
 def main() -> None:
@@ -211,7 +202,7 @@ def main() -> None:
         print(f"stream: {args.events} Metastock lines, seed {args.seed}; {os.cpu_count()} CPUs, "
               f"load average {os.getloadavg()[0]:.2f}")
         if args.baseline:
-            against_baseline(data, names, args.repeat, args.baseline, tmp)
+            against_baseline(data, names, args.repeat, args.baseline)
             if args.baseline_only:
                 return
         cols = ("import", "load", "compile", "evaluate", "write", "total")
