@@ -19,7 +19,9 @@ seeds); only the order in which points run changes.
 
 Ready points go to the pool longest first, by their ``wall_s`` in stored results of the same
 config under the results root when there are any (a rerun or a ``--fresh`` run), else warm-up
-and shared-work points first (they unblock others), then in config order.  Only a few points are
+and shared-work points first (they unblock others), taking the scenario modules (papers) in
+turn: papers use different engines, so on a cold kernel cache the workers compile different
+kernels side by side instead of one waiting for the other's compile of the same kernel.  Only a few points are
 in the pool's queue at a time, so a newly ready long point is not stuck behind a long queue.
 
 **Compiles.**  Workers are forked once, before any kernel is compiled, so they compile (or load
@@ -55,12 +57,13 @@ class _Task:
     then: list = field(default_factory=list)   # tasks waiting for this one
     unblocks: bool = False      # a warm-up / shared-work first point
     est: float | None = None    # expected seconds (stored wall_s of the same config)
+    spread: tuple = ()          # (experiment's rank within its scenario module, module index)
     seq: int = 0                # config order, the tie-breaker
 
     def priority(self) -> tuple:
         if self.est is not None:
             return (0, -self.est, self.seq)
-        return (1, 0 if self.unblocks else 1, self.seq)
+        return (1, 0 if self.unblocks else 1, self.spread, self.seq)
 
 
 def stored_wall_times(prep: PreparedRun) -> dict:
@@ -91,15 +94,19 @@ def plan_tasks(preps: list[PreparedRun]) -> list[_Task]:
     Dependencies always point to a task planned earlier, so the graph has no cycle."""
     tasks: list[_Task] = []
     work_first: dict = {}
+    modules: dict = {}    # scenario module -> [its index, experiments seen]
     for i, prep in enumerate(preps):
         cfg = prep.cfg
         khook = _scenario_hook(cfg, "warm_key")
         whook = _scenario_hook(cfg, "work_key")
         module = cfg.scenario.split(":")[0]
+        m = modules.setdefault(module, [len(modules), 0])
+        spread = (m[1], m[0])
+        m[1] += 1
         est = stored_wall_times(prep) if prep.pending else {}
         kernel_first: dict = {}
         for p in prep.pending:
-            t = _Task(i, p, est=est.get((p.point_id, p.rep)), seq=len(tasks))
+            t = _Task(i, p, est=est.get((p.point_id, p.rep)), spread=spread, seq=len(tasks))
             k = _hashable(warm_key(cfg, p, khook))
             if k in kernel_first:
                 _depend(t, kernel_first[k])
