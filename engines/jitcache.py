@@ -107,10 +107,12 @@ def _acquire(path: str) -> bool:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError:  # unwritable cache directory: compile unlocked, as Numba does
         return False
-    deadline = time.monotonic() + _COMPILE_LOCK_WAIT_S
+    t0 = time.monotonic()
+    deadline = t0 + _COMPILE_LOCK_WAIT_S
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _log_wait(path, time.monotonic() - t0)
             break
         except BlockingIOError:
             if time.monotonic() > deadline:
@@ -122,6 +124,15 @@ def _acquire(path: str) -> bool:
             return False
     _held[path] = [fd, 1]
     return True
+
+
+def _log_wait(path: str, waited: float) -> None:
+    """With ``$CEPSIM_COMPILE_LOCK_LOG`` set, append ``pid seconds-waited lock`` for every lock
+    taken (how long a process sat idle behind another's compile; benchmarks read it)."""
+    log = os.environ.get("CEPSIM_COMPILE_LOCK_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()} {waited:.3f} {os.path.basename(path)}\n")
 
 
 def _release(path: str) -> None:

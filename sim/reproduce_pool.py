@@ -21,7 +21,8 @@ Ready points go to the pool longest first, by their ``wall_s`` in stored results
 config under the results root when there are any (a rerun or a ``--fresh`` run), else warm-up
 and shared-work points first (they unblock others), taking the scenario modules (papers) in
 turn: papers use different engines, so on a cold kernel cache the workers compile different
-kernels side by side instead of one waiting for the other's compile of the same kernel.  Only a few points are
+kernels side by side instead of one waiting for the other's compile of the same kernel; for
+the same reason only one warm-up point per paper is in flight at a time.  Only a few points are
 in the pool's queue at a time, so a newly ready long point is not stuck behind a long queue.
 
 **Compiles.**  Workers are forked once, before any kernel is compiled, so they compile (or load
@@ -56,6 +57,7 @@ class _Task:
     waiting: int = 0            # dependencies not back yet
     then: list = field(default_factory=list)   # tasks waiting for this one
     unblocks: bool = False      # a warm-up / shared-work first point
+    module: str = ""            # scenario module; set on a kernel warm-up point only
     est: float | None = None    # expected seconds (stored wall_s of the same config)
     spread: tuple = ()          # (experiment's rank within its scenario module, module index)
     seq: int = 0                # config order, the tie-breaker
@@ -113,6 +115,7 @@ def plan_tasks(preps: list[PreparedRun]) -> list[_Task]:
             else:
                 kernel_first[k] = t
                 t.unblocks = True
+                t.module = module
             w = work_key(p, whook)
             if w is not None:
                 w = (module, w)
@@ -182,13 +185,24 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                 inflight: dict = {}
                 started = [False] * len(preps)
 
+                warming: dict = {}   # scenario module -> its warm-up points in flight
+
                 def top_up() -> None:
+                    held = []
                     while ready and len(inflight) < limit:
-                        t = heapq.heappop(ready)[2]
+                        item = heapq.heappop(ready)
+                        t = item[2]
+                        if t.module and warming.get(t.module):
+                            held.append(item)   # its paper is compiling: likely the same kernels
+                            continue
+                        if t.module:
+                            warming[t.module] = warming.get(t.module, 0) + 1
                         if not started[t.exp]:   # the summary line's time: first submit to end
                             started[t.exp] = True
                             preps[t.exp].t0 = time.perf_counter()
                         inflight[pool.submit(run_point, preps[t.exp].cfg, t.point)] = t
+                    for item in held:
+                        heapq.heappush(ready, item)
 
                 top_up()
                 try:
@@ -197,6 +211,8 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                         back = []
                         for fut in done:
                             t = inflight.pop(fut)
+                            if t.module:
+                                warming[t.module] -= 1
                             try:
                                 row = fut.result()
                             except Exception as exc:  # worker lost: record, keep going
