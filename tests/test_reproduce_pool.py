@@ -224,3 +224,29 @@ def test_compile_lock_waits_then_loads_instead_of_compiling(tmp_path, repo_root)
             w.kill()
     assert w.returncode == 0, err
     assert out.split() == ["42", "1", "0"]   # result, cache hits, cache misses (compiles)
+
+
+def test_rerun_orders_points_longest_first_by_stored_wall_times(tmp_path):
+    """A rerun into a results root holding the same config's results takes each point's stored
+    ``wall_s`` as its cost estimate and submits the longest first; a changed config gets none."""
+    import heapq
+
+    from sim.config import load_config
+    from sim.reproduce_pool import plan_tasks
+    from sim.runner import prepare_run, run_experiment
+
+    paths = _registry(tmp_path, generic=False)
+    cfg = load_config(paths[0])
+    first = run_experiment(cfg, out_dir=tmp_path / "res", progress=False)
+    stored = {(r["point_id"], r["rep"]): r["wall_s"] for r in first.df.to_dict("records")}
+    tasks = plan_tasks([prepare_run(cfg, None, tmp_path / "res")])
+    assert {(t.point.point_id, t.point.rep): t.est for t in tasks} == stored
+    heap = [(t.priority(), t.seq, t) for t in tasks]
+    heapq.heapify(heap)
+    order = [heapq.heappop(heap)[2].est for _ in tasks]
+    assert order == sorted(stored.values(), reverse=True)
+    (tmp_path / "alt").mkdir()       # the same experiment (tiny/a), one parameter changed
+    (tmp_path / "alt" / "a.toml").write_text(paths[0].read_text().replace("n = 40", "n = 41"))
+    changed = load_config(tmp_path / "alt" / "a.toml")
+    assert changed.key == cfg.key
+    assert all(t.est is None for t in plan_tasks([prepare_run(changed, None, tmp_path / "res")]))
