@@ -23,7 +23,8 @@ and shared-work points first (they unblock others), taking the scenario modules 
 turn: papers use different engines, so on a cold kernel cache the workers compile different
 kernels side by side instead of one waiting for the other's compile of the same kernel; for
 the same reason only one warm-up point per paper is in flight at a time.  Only a few points are
-in the pool's queue at a time, so a newly ready long point is not stuck behind a long queue.
+in the pool's queue at a time (4 per worker + 4), so a newly ready long point is not stuck
+behind a long queue.
 
 **Compiles.**  Workers are forked once, before any kernel is compiled, so they compile (or load
 from the disk cache) the kernels they meet; ``engines.jitcache.install_compile_lock`` makes each
@@ -174,7 +175,11 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
         n_workers = min(workers, len(tasks))
         ready = [(t.priority(), t.seq, t) for t in tasks if not t.waiting]
         heapq.heapify(ready)
-        limit = n_workers + 2   # a short queue: a long point made ready later is not stuck
+        # queue a few points per worker: enough to keep them busy while this process draws an
+        # experiment's figures (seconds), short enough that a long point made ready later is
+        # not stuck behind many others (a queue of n_workers + 2 left the workers idle 16 % of
+        # a warm rerun whose last experiments have many sub-second points)
+        limit = 4 * n_workers + 4
         if ctx_name == "fork":
             gc.freeze()
         try:
