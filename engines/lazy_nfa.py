@@ -54,6 +54,15 @@ that passes yields a child instance (or a match when nothing is missing).  A bou
   vanish with their last instance.  All events of pattern types are buffered.
 
 Every match is emitted while its last event is processed (``detect = last event``).
+
+Bookkeeping that keeps a long chain fast without changing any count: a chain instance waits for
+one variable all its life, and once visited it is *caught up* (nothing before the current event
+is left to hand it), so offering it an event of another type would only move its coverage
+frontier.  Such instances sit in one list per input buffer and are visited only for events of
+their type (their frontier is brought up to the current position then); instances expire through
+a front over the stream (their earliest event leaves the window) instead of a pass over all of
+them.  INSTANCE_WORK still charges every live instance for every event, in bulk.  The tree
+re-routes instances at every event, so it still visits each one.
 Counters per event (``engines.counters``): PRED_EVAL, EDGE_EVAL, PM_CREATED (instances created,
 completed matches included), PM_REMOVED (expired, completed, fully explored), BUF_INSERT,
 MATCH_EMIT, INSTANCE_WORK (every live instance, roots included, the event is offered to --
