@@ -74,3 +74,118 @@ def skip_numba_blas_probe() -> bool:
     finally:
         del sys.modules["scipy.linalg"]
     return True
+
+
+# --- one compiler per kernel across processes ------------------------------------------------
+#
+# Numba's on-disk cache is not safe for two processes that compile signatures of ONE function at
+# the same time: ``IndexDataCacheFile.save`` reads the index, picks the first free data-file
+# number and writes index and data, so two concurrent saves can both pick ``.1.nbc`` and leave an
+# index entry pointing at the other signature's machine code.  A pool whose workers may meet an
+# uncompiled kernel at the same moment (``cepsim reproduce``: one pool for every experiment)
+# therefore serializes compiles per function with an advisory file lock beside the function's
+# cache index: on a cache miss a process takes the lock, looks in the cache again (another
+# process may have compiled the kernel while it waited: then it loads it instead of compiling
+# it twice), compiles and saves, and releases the lock when ``Dispatcher.compile`` returns or
+# raises.  Cache hits take no lock.  A lock not obtained within ``_COMPILE_LOCK_WAIT_S`` (a
+# process stuck while compiling) is given up: the kernel is then compiled without it.
+
+_COMPILE_LOCK_WAIT_S = 900.0
+_held: dict = {}     # lock path -> [fd, depth]  (re-entrant within this process)
+_frames: list = []   # one list of lock paths per active Dispatcher.compile call
+_installed = False
+
+
+def _acquire(path: str) -> bool:
+    import fcntl
+    import time
+
+    if path in _held:
+        _held[path][1] += 1
+        return True
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:  # unwritable cache directory: compile unlocked, as Numba does
+        return False
+    t0 = time.monotonic()
+    deadline = t0 + _COMPILE_LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _log_wait(path, time.monotonic() - t0)
+            break
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                return False
+            time.sleep(0.02)
+        except OSError:  # a file system without flock
+            os.close(fd)
+            return False
+    _held[path] = [fd, 1]
+    return True
+
+
+def _log_wait(path: str, waited: float) -> None:
+    """With ``$CEPSIM_COMPILE_LOCK_LOG`` set, append ``pid seconds-waited lock`` for every lock
+    taken (how long a process sat idle behind another's compile; benchmarks read it)."""
+    log = os.environ.get("CEPSIM_COMPILE_LOCK_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()} {waited:.3f} {os.path.basename(path)}\n")
+
+
+def _release(path: str) -> None:
+    import fcntl
+
+    ent = _held.get(path)
+    if ent is None:
+        return
+    ent[1] -= 1
+    if ent[1] == 0:
+        del _held[path]
+        try:
+            fcntl.flock(ent[0], fcntl.LOCK_UN)
+        finally:
+            os.close(ent[0])
+
+
+def install_compile_lock() -> bool:
+    """Serialize Numba compiles of each cached function across processes (see above).
+
+    Idempotent; call it before a process pool starts (forked workers inherit it; spawned ones
+    call it from their initializer).  Returns False when this Numba lacks the internals it wraps
+    (then nothing is changed and compiles stay unsynchronized)."""
+    global _installed
+    if _installed:
+        return True
+    try:
+        from numba.core import caching, dispatcher
+        orig_load = caching.Cache.load_overload
+        orig_compile = dispatcher.Dispatcher.compile
+    except (ImportError, AttributeError):  # pragma: no cover - other Numba versions
+        return False
+
+    def load_overload(self, sig, target_context):
+        res = orig_load(self, sig, target_context)
+        if res is not None or not _frames:
+            return res
+        cache_file = getattr(self, "_cache_file", None)
+        index = getattr(cache_file, "_index_path", None)
+        if index is None or not _acquire(index + ".lock"):
+            return res
+        _frames[-1].append(index + ".lock")
+        return orig_load(self, sig, target_context)   # compiled by another process meanwhile?
+
+    def compile(self, sig):
+        _frames.append([])
+        try:
+            return orig_compile(self, sig)
+        finally:
+            for path in _frames.pop():
+                _release(path)
+
+    caching.Cache.load_overload = load_overload
+    dispatcher.Dispatcher.compile = compile
+    _installed = True
+    return True

@@ -173,6 +173,11 @@ def _run_one(config: Path, scale, out: Path, overrides, backend, workers, master
     cfg = load_config(config)
     summary = run_experiment(cfg, scale=scale, out_dir=out, backend=backend, workers=workers,
                              master=master, overrides=list(overrides or []), fresh=fresh)
+    return summary, _after_run(summary, backend, figs_root)
+
+
+def _after_run(summary, backend: str, figs_root: Path) -> list[str]:
+    """The one-line summary of a finished run, its failures, and its figures (error texts)."""
     typer.echo(f"{summary.cfg.key}: {summary.n_points} rows ({summary.n_resumed} resumed, "
                f"{summary.n_run} run, {summary.n_failed} failed) on {backend} in "
                f"{summary.wall_s:.1f}s -> {summary.out_dir}")
@@ -180,9 +185,8 @@ def _run_one(config: Path, scale, out: Path, overrides, backend, workers, master
     if _all_failed(summary):
         typer.echo(f"{summary.cfg.key}: all {summary.n_points} points failed; figures and claims "
                    f"skipped (fix the error above and rerun)", err=True)
-        return summary, []
-    fig_errors = _draw_figures(summary.cfg, summary.df, figs_root)
-    return summary, fig_errors
+        return []
+    return _draw_figures(summary.cfg, summary.df, figs_root)
 
 
 _SCALE_HELP = "quick or full: apply the config's [scale.<name>] overrides"
@@ -427,22 +431,52 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=_SCALE_HELP),
               master: Optional[str] = typer.Option(None, "--master"),
               out: Optional[Path] = typer.Option(None, "--out", help=_OUT_HELP),
               figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=_FIGS_HELP)):
-    """Run every experiment (except demo) in parallel, draw all figures, check all claims."""
+    """Run every experiment (except demo) in parallel, draw all figures, check all claims.
+
+    The local backend runs the points of all experiments in one process pool
+    (``sim.reproduce_pool``); serial and spark run the experiments one after another."""
     from sim.progress import Progress
 
     bad = False
     paths = [p for p in _all_config_paths() if p.parent.name != "demo"]
     if not paths:
         raise CepsimInputError("no experiment configs under experiments/ (besides demo)")
-    with Progress(len(paths), desc="reproduce", unit="experiments") as bar:
-        for p in paths:
-            summary, fig_errors = _run_one(p, scale, _out_root(out), None, backend, workers,
-                                           master, _figures_root(figures_dir, out), False)
-            bad |= bool(summary.n_failed or fig_errors)
-            bar.update(1)
+    figs_root = _figures_root(figures_dir, out)
+    if backend == "local":
+        bad = _reproduce_shared(paths, scale, _out_root(out), workers, figs_root)
+    else:
+        with Progress(len(paths), desc="reproduce", unit="experiments") as bar:
+            for p in paths:
+                summary, fig_errors = _run_one(p, scale, _out_root(out), None, backend, workers,
+                                               master, figs_root, False)
+                bad |= bool(summary.n_failed or fig_errors)
+                bar.update(1)
     ok = _check_all(_out_root(out), [str(p) for p in paths])
     if bad or not ok:
         raise typer.Exit(1)
+
+
+def _reproduce_shared(paths: list[Path], scale, out: Path, workers: Optional[int],
+                      figs_root: Path) -> bool:
+    """Every experiment's points in one local pool; each experiment's summary line and figures
+    as soon as its last point is back.  Returns whether a point or a figure failed."""
+    from sim.config import load_config
+    from sim.reproduce_pool import run_shared
+    from sim.runner import prepare_run
+
+    if workers is not None and workers < 1:
+        raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
+    # every config is checked (inputs, claim arguments, parameter values) before any work
+    preps = [prepare_run(load_config(p), scale, out) for p in paths]
+    bad = False
+
+    def on_done(summary) -> None:
+        nonlocal bad
+        fig_errors = _after_run(summary, "local", figs_root)
+        bad |= bool(summary.n_failed or fig_errors)
+
+    run_shared(preps, on_done, workers=workers)
+    return bad
 
 
 @app.command()

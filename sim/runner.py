@@ -175,6 +175,78 @@ def run_serial(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Po
         on_row(p, run_point(cfg, p))
 
 
+@dataclass
+class PreparedRun:
+    """An experiment ready to run: resolved config, its points, which are already done (shards of
+    an interrupted run) and which are pending.  ``prepare_run`` makes it, ``finish_run`` turns
+    the shards into the results; in between any backend (or ``sim.reproduce_pool``, which
+    runs the points of many experiments in one pool) writes a shard per finished point through
+    ``on_row``."""
+
+    cfg: ExperimentConfig
+    root: Path
+    scale: str | None
+    overrides: list[str] | None
+    points: list[Point]
+    done: set
+    pending: list[Point]
+    t0: float
+    failures: list = field(default_factory=list)
+
+    def on_row(self, p: Point, row: dict) -> None:
+        """Store one finished point (atomic shard write)."""
+        results.write_shard(self.root, self.cfg, p, row)
+        if row.get("error") is not None:
+            self.failures.append((p.point_id, p.rep, row["error"]))
+
+
+def prepare_run(cfg: ExperimentConfig, scale: str | None = None, out_dir: Path | str = "results",
+                overrides: list[str] | None = None, fresh: bool = False) -> PreparedRun:
+    """Resolve scale + overrides, check everything that can be checked before any work (input
+    files, claim arguments, parameter values) and find the pending points."""
+    t0 = time.perf_counter()
+    cfg = apply_overrides(apply_scale(cfg, scale), overrides)
+    cfg = _as_variant(cfg, overrides)
+    check_input_files(cfg)  # once, before any point: a missing profile/data file is one error
+    from sim.claims import check_claim_args
+    check_claim_args(cfg)      # a misspelled claim argument is a config error, before any work
+    root = Path(out_dir)
+    points = expand_points(cfg)
+    check_point_params(cfg, points)   # impossible values: one error, before any point runs
+    results.prepare_shards(root, cfg, fresh=fresh)
+    done = results.done_points(root, cfg, points)
+    pending = [p for p in points if (p.point_id, p.rep) not in done]
+    return PreparedRun(cfg, root, scale, overrides, points, done, pending, t0)
+
+
+def finish_run(prep: PreparedRun, backend: str) -> RunSummary:
+    """Consolidate the shards of ``prep`` into ``points.parquet`` + ``meta.json``."""
+    cfg, root, points, failures = prep.cfg, prep.root, prep.points, prep.failures
+    rows = results.collect_rows(root, cfg, points)
+    have = {(r["point_id"], r["rep"]) for r in rows}
+    for p in points:  # a point whose row never arrived (should not happen): record it
+        if (p.point_id, p.rep) not in have:
+            row = dict(p.params)
+            row.update(seed=p.seed, rep=p.rep, point_id=p.point_id,
+                       error="no result row was produced (worker lost)", wall_s=None)
+            rows.append(row)
+            failures.append((p.point_id, p.rep, row["error"]))
+    df = results.rows_to_frame(cfg, rows)
+    results.write_points(root, cfg, df)
+    n_failed = int(df["error"].notna().sum())
+    results.write_meta(root, cfg, scale=prep.scale, backend=backend, n_rows=len(df),
+                       n_failed=n_failed, cost_profile=_cost_profile_info(cfg),
+                       extra={"overrides": list(prep.overrides or []),
+                              "resumed_rows": len(prep.done)})
+    results.finish_shards(root, cfg, df)
+    failed = [(r["point_id"], r["rep"], r["error"]) for r in df.to_dict("records")
+              if r["error"] is not None]
+    return RunSummary(cfg=cfg, backend=backend, scale=prep.scale,
+                      out_dir=results.experiment_dir(root, cfg), n_points=len(points),
+                      n_resumed=len(prep.done), n_run=len(prep.pending), n_failed=n_failed,
+                      failures=failed, wall_s=time.perf_counter() - prep.t0, df=df)
+
+
 def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Path | str = "results",
                    backend: str = "serial", workers: int | None = None, master: str | None = None,
                    progress: bool | None = None, overrides: list[str] | None = None,
@@ -188,53 +260,18 @@ def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Pat
     if workers is not None and workers < 1:
         raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
     backends.preflight(backend)  # fail fast, before any work (Spark: Java missing or too old)
-    t0 = time.perf_counter()
-    cfg = apply_overrides(apply_scale(cfg, scale), overrides)
-    cfg = _as_variant(cfg, overrides)
-    check_input_files(cfg)  # once, before any point: a missing profile/data file is one error
-    from sim.claims import check_claim_args
-    check_claim_args(cfg)      # a misspelled claim argument is a config error, before any work
-    root = Path(out_dir)
-    points = expand_points(cfg)
-    check_point_params(cfg, points)   # impossible values: one error, before any point runs
-    results.prepare_shards(root, cfg, fresh=fresh)
-    done = results.done_points(root, cfg, points)
-    pending = [p for p in points if (p.point_id, p.rep) not in done]
-    failures: list = []
+    prep = prepare_run(cfg, scale, out_dir, overrides, fresh)
 
-    with Progress(len(points), desc=cfg.key, enabled=progress) as bar:
-        bar.update(len(done))
+    with Progress(len(prep.points), desc=prep.cfg.key, enabled=progress) as bar:
+        bar.update(len(prep.done))
 
         def on_row(p: Point, row: dict) -> None:
-            results.write_shard(root, cfg, p, row)
-            if row.get("error") is not None:
-                failures.append((p.point_id, p.rep, row["error"]))
+            prep.on_row(p, row)
             bar.update(1)
 
-        if pending:
-            run_backend(cfg, pending, on_row, workers=workers, master=master)
-
-    rows = results.collect_rows(root, cfg, points)
-    have = {(r["point_id"], r["rep"]) for r in rows}
-    for p in points:  # a point whose row never arrived (should not happen): record it
-        if (p.point_id, p.rep) not in have:
-            row = dict(p.params)
-            row.update(seed=p.seed, rep=p.rep, point_id=p.point_id,
-                       error="no result row was produced (worker lost)", wall_s=None)
-            rows.append(row)
-            failures.append((p.point_id, p.rep, row["error"]))
-    df = results.rows_to_frame(cfg, rows)
-    results.write_points(root, cfg, df)
-    n_failed = int(df["error"].notna().sum())
-    results.write_meta(root, cfg, scale=scale, backend=backend, n_rows=len(df), n_failed=n_failed,
-                       cost_profile=_cost_profile_info(cfg),
-                       extra={"overrides": list(overrides or []), "resumed_rows": len(done)})
-    results.finish_shards(root, cfg, df)
-    failed = [(r["point_id"], r["rep"], r["error"]) for r in df.to_dict("records")
-              if r["error"] is not None]
-    return RunSummary(cfg=cfg, backend=backend, scale=scale, out_dir=results.experiment_dir(root, cfg),
-                      n_points=len(points), n_resumed=len(done), n_run=len(pending),
-                      n_failed=n_failed, failures=failed, wall_s=time.perf_counter() - t0, df=df)
+        if prep.pending:
+            run_backend(prep.cfg, prep.pending, on_row, workers=workers, master=master)
+    return finish_run(prep, backend)
 
 
 def default_workers() -> int:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable
 
 from sim.config import ExperimentConfig, Point
-from engines.jitcache import ensure_numba_cache_dir  # noqa: F401  (one cache for every command)
+from engines.jitcache import ensure_numba_cache_dir, install_compile_lock  # noqa: F401
 from sim.runner import default_workers, run_point
 from sim.warmup import plan_sweep
 
@@ -65,6 +65,7 @@ def _worker_init(repo_root: str, scenario: str | None = None,
                          name="cepsim-parent-watch").start()
     if repo_root not in sys.path:
         sys.path.insert(0, repo_root)
+    install_compile_lock()   # spawned workers (forked ones inherit it)
     if scenario:
         prime_imports(scenario)
 
@@ -113,6 +114,7 @@ def run_local(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Poi
     if not pending:
         return
     ensure_numba_cache_dir()
+    install_compile_lock()   # a kernel the warm-up missed is still compiled by one worker only
     workers = workers or default_workers()
     plan = plan_sweep(cfg, pending)
     if not plan.parallel_count():

@@ -181,6 +181,17 @@ def _check_point(params: dict) -> None:
         raise CepsimInputError(f"scenario apam: rate must be > 0 events/s, got {rate}")
 
 
+def work_key(params: dict) -> tuple:
+    """Shared-work key for parallel runs (``sim.warmup``, ``sim.reproduce_pool``): points of one
+    stream (experiment, length, stream seed, reading) and counter cache read the same engine
+    counters (``_counters_mem``), whatever the rate or unit costs; the first such point computes
+    and stores them, the others wait for it and load them (e.g. the sensitivity studies load
+    exp 1 and exp 3's counters)."""
+    return (params.get("experiment"), params.get("n_events", 100_000),
+            params.get("stream_seed", 1), str(params.get("reading", "shift")),
+            str(params.get("cache_dir", "results/.cache/apam")))
+
+
 def point(params: dict, seed: int) -> dict:
     """One (experiment, λ, stream_seed) point -> metrics of every candidate plan."""
     from engines.apam_planner import estimate_statistics, evaluate_candidates
