@@ -491,21 +491,11 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                 live -= 1
                 cnt[p, _PM_REMOVED] += 1
         cnt[p, _INSTANCE_WORK] += B + live_start + (n_inst - n_start)
-        # -- chain: the surviving children join the list of the type they wait for
-        if route == 0:
-            for c in range(n_start, n_inst):
-                if i_alive[c]:
-                    q = var_buf[br_order[i_br[c], i_depth[c]]]
-                    i_next[c] = -1
-                    if l_tail[q] < 0:
-                        l_head[q] = c
-                    else:
-                        i_next[l_tail[q]] = c
-                    l_tail[q] = c
         # -- unstored types leave the buffer again (chain: the first variable's events)
         if qb >= 0 and not buf_stored[qb]:
             btail[qb] -= 1
         # -- compaction of dead instances
+        enlist_from = n_start  # chain: the surviving children join their type's list
         if n_inst - B - live > live:  # amortised O(1) per instance created
             w = B
             for r in range(B, n_inst):
@@ -529,7 +519,10 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                 for q in range(l_head.shape[0]):
                     l_head[q] = -1
                     l_tail[q] = -1
-                for c in range(B, n_inst):
+                enlist_from = B
+        if route == 0:
+            for c in range(enlist_from, n_inst):
+                if i_alive[c]:
                     q = var_buf[br_order[i_br[c], i_depth[c]]]
                     i_next[c] = -1
                     if l_tail[q] < 0:
