@@ -22,6 +22,10 @@ def against_revision(rev: str, snippet: str, args: list[str], rounds: int = 2
                      ) -> dict[str, list[dict]]:
     """``{"old": [json per round], "new": [...]}`` of ``snippet`` run with ``args``."""
     out: dict[str, list[dict]] = {"old": [], "new": []}
+    if subprocess.run(["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet",
+                       f"{rev}^{{commit}}"], capture_output=True).returncode != 0:
+        raise SystemExit(f"--baseline {rev!r}: not a commit of this repository ({REPO}); give a "
+                         f"commit id or branch name, e.g. --baseline 908e87c")
     with tempfile.TemporaryDirectory() as tmp:
         wt = Path(tmp) / "baseline"
         subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(wt), rev],
