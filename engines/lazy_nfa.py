@@ -63,6 +63,16 @@ their type (their frontier is brought up to the current position then); instance
 a front over the stream (their earliest event leaves the window) instead of a pass over all of
 them.  INSTANCE_WORK still charges every live instance for every event, in bulk.  The tree
 re-routes instances at every event, so it still visits each one.
+
+Speed: no array is rebound inside the visit loop.  Numba turns an array variable that a loop
+rebinds (``a = grow(a)``) into a loop-carried copy and pays an atomic reference-count increment
+and decrement for it at every iteration, even when the growth never runs; with the eleven
+instance arrays that was two thirds of the run time (``perf``: NRT_incref/NRT_decref).  So a
+visit first checks that its candidates (each makes at most one instance, match or tree state) fit;
+when they do not it leaves the visit loop, the growth loop around it enlarges the arrays, and the
+visit runs again from its start (what it did before the check -- coverage catch-up, the state's
+routing decision -- is idempotent).  ``docs/ENGINEERING.md`` ("Numba hot loops") has the rule.
+
 Counters per event (``engines.counters``): PRED_EVAL, EDGE_EVAL, PM_CREATED (instances created,
 completed matches included), PM_REMOVED (expired, completed, fully explored), BUF_INSERT,
 MATCH_EMIT, INSTANCE_WORK (every live instance, roots included, the event is offered to --
@@ -254,13 +264,13 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
         live_start = live
         n_todo = 0
         if route == 0 and qb >= 0:
+            if todo.shape[0] < n_inst:  # a list holds at most every instance
+                todo = np.empty(2 * n_inst, dtype=np.int64)
             prev = -1
             k = l_head[qb]
             while k >= 0:
                 nx = i_next[k]
                 if i_alive[k] and i_min[k] >= front:
-                    if n_todo == todo.shape[0]:
-                        todo = grow_1d(todo, 2 * n_todo)
                     todo[n_todo] = k
                     n_todo += 1
                     prev = k
@@ -273,223 +283,231 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         l_tail[qb] = prev
                 k = nx
         seq = 0  # position in the visiting order
-        while True:
-            from_list = False
-            if seq < B or route == 1:
-                k = seq
-            elif seq < B + n_todo:
-                k = todo[seq - B]
-                from_list = True
-            else:
-                k = n_start + (seq - B - n_todo)
-            if k >= n_inst:
-                break
-            seq += 1
-            if not i_alive[k] or (k >= B and i_min[k] < front):
-                continue
-            b = i_br[k]
-            m = br_len[b]
-            mask = i_mask[k]
-            # routing: which missing variable does this instance take next?
-            if route == 0:
-                u = br_order[b, i_depth[k]]
-                if from_list and i_cov[k, u] < p:
-                    i_cov[k, u] = p  # caught up through the events it was not offered
-                if var_type[u] != t and i_cov[k, u] >= p:
-                    # waiting for a u event and everything before this one is covered
-                    if i_cov[k, u] < p + 1:
-                        i_cov[k, u] = p + 1
-                    continue
-            else:
-                sk = i_st[k]
-                if st_at[sk] != p:
-                    # the state's routing check for this event: p_ne and p_se are conditions
-                    # on the tree's store and take edges (section 6), one condition evaluation
-                    st_at[sk] = p
-                    cnt[p, _EDGE_EVAL] += 1
-                    n_route += 1
-                    ok = True
-                    best = -1
-                    bestc = 0
-                    for j in range(m):
-                        v = br_vars[b, j]
-                        if (mask >> v) & 1:
-                            continue
-                        qv = var_buf[v]
-                        c = btail[qv] - bhead[qv]
-                        if c <= 0:
-                            ok = False
-                            break
-                        if best < 0 or c < bestc:
-                            best = v
-                            bestc = c
-                    if ok:
-                        cur = st_cur[sk]
-                        if cur >= 0:
-                            qv = var_buf[cur]
-                            if btail[qv] - bhead[qv] == bestc:
-                                best = cur
-                        st_cur[sk] = best
-                    else:
-                        best = -1
-                    st_best[sk] = best
-                best = st_best[sk]
-                if best < 0:
-                    continue
-                cur = i_cur[k]
-                if cur != best:
-                    if cur >= 0:
-                        cnt[p, _PLAN_GEN] += 1
-                    i_cur[k] = best
-                u = best
-            # scope of take(u): positions (lo, hi]; hi = p means "finish" (stream too)
-            su = br_slot[b, u]
-            lo = -1
-            hi = p
-            bounded = False
-            for j in range(m):
-                v = br_vars[b, j]
-                if (mask >> v) & 1:
-                    if j < su:
-                        if i_ev[k, v] > lo:
-                            lo = i_ev[k, v]
-                    elif j > su:
-                        if i_ev[k, v] - 1 < hi:
-                            hi = i_ev[k, v] - 1
-                            bounded = True
-            start = lo + 1
-            if i_cov[k, u] > start:
-                start = i_cov[k, u]
-            qu = var_buf[u]
-            if start <= hi:
-                if start >= p:
-                    # only the current event can be new: skip the search when its type differs
-                    if t == var_type[u]:
-                        a = btail[qu] - 1
-                        z = btail[qu]
-                    else:
-                        a = 0
-                        z = 0
+        while True:  # growth loop: the only place where the instance, match and state arrays rebind
+            grow = False
+            need = 0
+            while True:  # visit loop: rebinds no array (module docstring, "Speed")
+                from_list = False
+                if seq < B or route == 1:
+                    k = seq
+                elif seq < B + n_todo:
+                    k = todo[seq - B]
+                    from_list = True
                 else:
-                    a = _lower_bound(buf[qu], bhead[qu], btail[qu], start)
-                    z = _lower_bound(buf[qu], a, btail[qu], hi + 1)
-                for bi in range(a, z):
-                    x = buf[qu, bi]
-                    cnt[p, _EDGE_EVAL] += 1
-                    # window over the instance plus x
-                    mn = x if (k < B or x < i_min[k]) else i_min[k]
-                    mx = x if (k < B or x > i_max[k]) else i_max[k]
-                    if win_kind == 1:
-                        if mx - mn >= window:
-                            continue
-                    elif ts[mx] - ts[mn] > window:
+                    k = n_start + (seq - B - n_todo)
+                if k >= n_inst:
+                    break
+                seq += 1
+                if not i_alive[k] or (k >= B and i_min[k] < front):
+                    continue
+                b = i_br[k]
+                m = br_len[b]
+                mask = i_mask[k]
+                # routing: which missing variable does this instance take next?
+                if route == 0:
+                    u = br_order[b, i_depth[k]]
+                    if from_list and i_cov[k, u] < p:
+                        i_cov[k, u] = p  # caught up through the events it was not offered
+                    if var_type[u] != t and i_cov[k, u] >= p:
+                        # waiting for a u event and everything before this one is covered
+                        if i_cov[k, u] < p + 1:
+                            i_cov[k, u] = p + 1
                         continue
-                    good = True
-                    for jp in range(br_npred[b]):
-                        pr = br_preds[b, jp]
-                        v1 = pred_i[pr, 2]
-                        v2 = pred_i[pr, 4]
-                        if v2 < 0:
-                            v2 = v1
-                        if v1 != u and v2 != u:
-                            continue
-                        if v1 != u and not ((mask >> v1) & 1):
-                            continue
-                        if v2 != u and not ((mask >> v2) & 1):
-                            continue
-                        e1 = x if v1 == u else i_ev[k, v1]
-                        e2 = x if v2 == u else i_ev[k, v2]
-                        cnt[p, _PRED_EVAL] += 1
-                        if not eval_pred(pred_i, pred_f, pr, attrs, e1, e2):
-                            good = False
-                            break
-                    if not good:
-                        continue
-                    cnt[p, _PM_CREATED] += 1
-                    if i_depth[k] + 1 == m:
-                        if n_m >= max_matches:
-                            return cnt, m_ev[:0].copy(), m_det[:0].copy(), peak_transient, \
-                                n_route, ST_MAX_MATCHES, p
-                        if n_m == m_ev.shape[0]:
-                            m2 = np.full((mcap * 2, V), -1, dtype=np.int64)
-                            m2[:n_m] = m_ev[:n_m]
-                            d2 = np.zeros(mcap * 2, dtype=np.int64)
-                            d2[:n_m] = m_det[:n_m]
-                            mcap *= 2
-                            m_ev = m2
-                            m_det = d2
-                        for v in range(V):
-                            m_ev[n_m, v] = i_ev[k, v]
-                        m_ev[n_m, u] = x
-                        m_det[n_m] = p
-                        n_m += 1
-                        cnt[p, _MATCH_EMIT] += 1
-                        cnt[p, _PM_REMOVED] += 1
-                        continue
-                    if live >= max_pm:
-                        return cnt, m_ev[:0].copy(), m_det[:0].copy(), peak_transient, \
-                            n_route, ST_MAX_PM, p
-                    if n_inst == icap:  # every row of the new instance is written below
-                        icap *= 2
-                        i_ev = grow_rows(i_ev, icap)
-                        i_cov = grow_rows(i_cov, icap)
-                        i_mask = grow_1d(i_mask, icap)
-                        i_br = grow_1d(i_br, icap)
-                        i_depth = grow_1d(i_depth, icap)
-                        i_cur = grow_1d(i_cur, icap)
-                        i_st = grow_1d(i_st, icap)
-                        i_min = grow_1d(i_min, icap)
-                        i_max = grow_1d(i_max, icap)
-                        i_alive = grow_1d(i_alive, icap)
-                        i_next = grow_1d(i_next, icap)
-                    c = n_inst
-                    n_inst += 1
-                    for v in range(V):
-                        i_ev[c, v] = i_ev[k, v]
-                        i_cov[c, v] = i_cov[k, v]
-                    i_ev[c, u] = x
-                    i_mask[c] = mask | (np.int64(1) << u)
-                    i_br[c] = b
-                    i_depth[c] = i_depth[k] + 1
-                    i_cur[c] = -1
-                    if route == 1:
-                        # the child's state: (b, taken set), instantiated on first use
-                        cm = i_mask[c]
-                        sc = -1
-                        for r in range(n_st):
-                            if st_mask[r] == cm and st_b[r] == b:
-                                sc = r
+                else:
+                    sk = i_st[k]
+                    if st_at[sk] != p:
+                        # the state's routing check for this event: p_ne and p_se are conditions
+                        # on the tree's store and take edges (section 6), one condition evaluation
+                        st_at[sk] = p
+                        cnt[p, _EDGE_EVAL] += 1
+                        n_route += 1
+                        ok = True
+                        best = -1
+                        bestc = 0
+                        for j in range(m):
+                            v = br_vars[b, j]
+                            if (mask >> v) & 1:
+                                continue
+                            qv = var_buf[v]
+                            c = btail[qv] - bhead[qv]
+                            if c <= 0:
+                                ok = False
                                 break
-                        if sc < 0:
-                            if n_st == scap:
-                                scap *= 2
-                                st_b = grow_1d(st_b, scap)
-                                st_mask = grow_1d(st_mask, scap)
-                                st_cur = grow_1d(st_cur, scap)
-                                st_at = grow_1d(st_at, scap)
-                                st_best = grow_1d(st_best, scap)
-                            sc = n_st
-                            n_st += 1
-                            st_b[sc] = b
-                            st_mask[sc] = cm
-                            st_cur[sc] = -1
-                            st_at[sc] = -1
-                        i_st[c] = sc
-                    i_min[c] = mn
-                    i_max[c] = mx
-                    i_alive[c] = True
-                    min_cnt[mn] += 1
-                    live += 1
-                    if live > peak_transient:
-                        peak_transient = live
-            # coverage: everything up to the current event has been handed out
-            if i_cov[k, u] < p + 1:
-                i_cov[k, u] = p + 1
-            if bounded and k >= B:
-                i_alive[k] = False
-                min_cnt[i_min[k]] -= 1
-                live -= 1
-                cnt[p, _PM_REMOVED] += 1
+                            if best < 0 or c < bestc:
+                                best = v
+                                bestc = c
+                        if ok:
+                            cur = st_cur[sk]
+                            if cur >= 0:
+                                qv = var_buf[cur]
+                                if btail[qv] - bhead[qv] == bestc:
+                                    best = cur
+                            st_cur[sk] = best
+                        else:
+                            best = -1
+                        st_best[sk] = best
+                    best = st_best[sk]
+                    if best < 0:
+                        continue
+                    cur = i_cur[k]
+                    if cur != best:
+                        if cur >= 0:
+                            cnt[p, _PLAN_GEN] += 1
+                        i_cur[k] = best
+                    u = best
+                # scope of take(u): positions (lo, hi]; hi = p means "finish" (stream too)
+                su = br_slot[b, u]
+                lo = -1
+                hi = p
+                bounded = False
+                for j in range(m):
+                    v = br_vars[b, j]
+                    if (mask >> v) & 1:
+                        if j < su:
+                            if i_ev[k, v] > lo:
+                                lo = i_ev[k, v]
+                        elif j > su:
+                            if i_ev[k, v] - 1 < hi:
+                                hi = i_ev[k, v] - 1
+                                bounded = True
+                start = lo + 1
+                if i_cov[k, u] > start:
+                    start = i_cov[k, u]
+                qu = var_buf[u]
+                if start <= hi:
+                    if start >= p:
+                        # only the current event can be new: skip the search when its type differs
+                        if t == var_type[u]:
+                            a = btail[qu] - 1
+                            z = btail[qu]
+                        else:
+                            a = 0
+                            z = 0
+                    else:
+                        a = _lower_bound(buf[qu], bhead[qu], btail[qu], start)
+                        z = _lower_bound(buf[qu], a, btail[qu], hi + 1)
+                    need = z - a  # each candidate makes at most one child or match (or state)
+                    if need > 0 and (n_inst + need > icap or n_m + need > mcap
+                                     or (route == 1 and n_st + need > scap)):
+                        seq -= 1  # visit k again after the growth: what ran so far is idempotent
+                        grow = True
+                        break
+                    for bi in range(a, z):
+                        x = buf[qu, bi]
+                        cnt[p, _EDGE_EVAL] += 1
+                        # window over the instance plus x
+                        mn = x if (k < B or x < i_min[k]) else i_min[k]
+                        mx = x if (k < B or x > i_max[k]) else i_max[k]
+                        if win_kind == 1:
+                            if mx - mn >= window:
+                                continue
+                        elif ts[mx] - ts[mn] > window:
+                            continue
+                        good = True
+                        for jp in range(br_npred[b]):
+                            pr = br_preds[b, jp]
+                            v1 = pred_i[pr, 2]
+                            v2 = pred_i[pr, 4]
+                            if v2 < 0:
+                                v2 = v1
+                            if v1 != u and v2 != u:
+                                continue
+                            if v1 != u and not ((mask >> v1) & 1):
+                                continue
+                            if v2 != u and not ((mask >> v2) & 1):
+                                continue
+                            e1 = x if v1 == u else i_ev[k, v1]
+                            e2 = x if v2 == u else i_ev[k, v2]
+                            cnt[p, _PRED_EVAL] += 1
+                            if not eval_pred(pred_i, pred_f, pr, attrs, e1, e2):
+                                good = False
+                                break
+                        if not good:
+                            continue
+                        cnt[p, _PM_CREATED] += 1
+                        if i_depth[k] + 1 == m:
+                            if n_m >= max_matches:
+                                return cnt, m_ev[:0].copy(), m_det[:0].copy(), peak_transient, \
+                                    n_route, ST_MAX_MATCHES, p
+                            for v in range(V):
+                                m_ev[n_m, v] = i_ev[k, v]
+                            m_ev[n_m, u] = x
+                            m_det[n_m] = p
+                            n_m += 1
+                            cnt[p, _MATCH_EMIT] += 1
+                            cnt[p, _PM_REMOVED] += 1
+                            continue
+                        if live >= max_pm:
+                            return cnt, m_ev[:0].copy(), m_det[:0].copy(), peak_transient, \
+                                n_route, ST_MAX_PM, p
+                        c = n_inst
+                        n_inst += 1
+                        for v in range(V):
+                            i_ev[c, v] = i_ev[k, v]
+                            i_cov[c, v] = i_cov[k, v]
+                        i_ev[c, u] = x
+                        i_mask[c] = mask | (np.int64(1) << u)
+                        i_br[c] = b
+                        i_depth[c] = i_depth[k] + 1
+                        i_cur[c] = -1
+                        if route == 1:
+                            # the child's state: (b, taken set), instantiated on first use
+                            cm = i_mask[c]
+                            sc = -1
+                            for r in range(n_st):
+                                if st_mask[r] == cm and st_b[r] == b:
+                                    sc = r
+                                    break
+                            if sc < 0:
+                                sc = n_st
+                                n_st += 1
+                                st_b[sc] = b
+                                st_mask[sc] = cm
+                                st_cur[sc] = -1
+                                st_at[sc] = -1
+                            i_st[c] = sc
+                        i_min[c] = mn
+                        i_max[c] = mx
+                        i_alive[c] = True
+                        min_cnt[mn] += 1
+                        live += 1
+                        if live > peak_transient:
+                            peak_transient = live
+                # coverage: everything up to the current event has been handed out
+                if i_cov[k, u] < p + 1:
+                    i_cov[k, u] = p + 1
+                if bounded and k >= B:
+                    i_alive[k] = False
+                    min_cnt[i_min[k]] -= 1
+                    live -= 1
+                    cnt[p, _PM_REMOVED] += 1
+            if not grow:
+                break
+            # room for ``need`` more instances, matches and tree states; every row written later
+            if n_inst + need > icap:
+                icap = max(2 * icap, n_inst + need)
+                i_ev = grow_rows(i_ev, icap)
+                i_cov = grow_rows(i_cov, icap)
+                i_mask = grow_1d(i_mask, icap)
+                i_br = grow_1d(i_br, icap)
+                i_depth = grow_1d(i_depth, icap)
+                i_cur = grow_1d(i_cur, icap)
+                i_st = grow_1d(i_st, icap)
+                i_min = grow_1d(i_min, icap)
+                i_max = grow_1d(i_max, icap)
+                i_alive = grow_1d(i_alive, icap)
+                i_next = grow_1d(i_next, icap)
+            if n_m + need > mcap:
+                mcap = max(2 * mcap, n_m + need)
+                m_ev = grow_rows(m_ev, mcap)
+                m_det = grow_1d(m_det, mcap)
+            if route == 1 and n_st + need > scap:
+                scap = max(2 * scap, n_st + need)
+                st_b = grow_1d(st_b, scap)
+                st_mask = grow_1d(st_mask, scap)
+                st_cur = grow_1d(st_cur, scap)
+                st_at = grow_1d(st_at, scap)
+                st_best = grow_1d(st_best, scap)
         cnt[p, _INSTANCE_WORK] += B + live_start + (n_inst - n_start)
         # -- unstored types leave the buffer again (chain: the first variable's events)
         if qb >= 0 and not buf_stored[qb]:
