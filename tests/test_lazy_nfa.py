@@ -330,3 +330,23 @@ def test_calibration_claim_picks_largest_passing_threshold():
     df = pd.DataFrame(rows)
     df.loc[(df["threshold"] == want) & (df["f_c"] == 1.0), "evals_abc"] = 1
     assert not claim_calibrated_regime(df).passed
+
+
+def test_match_keys_compare_match_sets_not_orders():
+    """The scenario's match-set comparison: same rows in any order are equal, one changed row
+    is not, and positions too wide for one int64 key fall back to sorted rows."""
+    from sim.scenarios.lazy_nfa import _match_keys, _same_keys
+    rng = np.random.default_rng(3)
+    pos = rng.integers(0, 5000, size=(400, 3))
+    shuffled = pos[rng.permutation(len(pos))]
+    assert _same_keys(_match_keys(pos), _match_keys(shuffled))
+    changed = shuffled.copy()
+    changed[7, 2] += 1
+    assert not _same_keys(_match_keys(pos), _match_keys(changed))
+    swapped = pos[:, [1, 0, 2]]            # the same numbers bound to other variables
+    assert not _same_keys(_match_keys(pos), _match_keys(swapped))
+    wide = pos.copy()
+    wide[0, 0] = 1 << 40                   # 3 columns x 41 bits > 62: lexsorted rows
+    assert _match_keys(wide).ndim == 2
+    assert _same_keys(_match_keys(wide), _match_keys(wide[::-1]))
+    assert not _same_keys(_match_keys(wide), _match_keys(np.vstack([wide[1:], wide[:1] + 1])))
