@@ -91,13 +91,12 @@ def _assemble(rates: np.ndarray, prices: np.ndarray, n_fin: int, n_tech: int, h:
         r = rates[t]
         # Finance/HiTech: Bernoulli; GOOG: floor(r) copies + Bernoulli(frac)
         cnt = (rng.random(n_t) < (r - np.floor(r))).astype(np.int64) + np.floor(r).astype(np.int64)
-        ks = np.repeat(np.arange(n_t), cnt)
-        if len(ks) == 0:
+        uniq = np.flatnonzero(cnt)          # tickers reporting this minute, ascending
+        if len(uniq) == 0:
             continue
         # random order within the minute, GOOG duplicates stay adjacent
-        uniq = np.unique(ks)
-        order = rng.permutation(len(uniq))
-        ks = np.concatenate([ks[ks == uniq[o]] for o in order])
+        shown = uniq[rng.permutation(len(uniq))]
+        ks = np.repeat(shown, cnt[shown])
         rows_t.append(np.full(len(ks), t, dtype=np.int64))
         rows_k.append(ks)
         total += len(ks)
