@@ -24,6 +24,8 @@ expands AND into n! branches (we run AND up to ``and_max_n`` = 5); ZStream trees
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from functools import lru_cache
 
@@ -119,7 +121,122 @@ def methods(params: dict) -> list[tuple[str, str, float | None]]:
     return out
 
 
+#: Parameters that only price the work (``cost_profile``): points that differ in these alone
+#: share one evaluation (``work_key``, ``_point_work``).
+COST_KEYS = ("adapt_log2", "adapt_rel", "base_cost", "plan_gen", "planner_step",
+             "decision_check", "stat_update", "plan_deploy")
+WORK_VERSION = 1
+_WORK_MEM: dict = {}
+
+
+def _work_cache_key(params: dict, stream_seed: int) -> str:
+    """Everything that determines a point's evaluation: the parameters except ``COST_KEYS``, the
+    stream seed, and the source of the engines, workloads and this scenario (an edited engine or
+    scenario never reads a stale entry)."""
+    from pathlib import Path
+
+    from sim.cache import code_fingerprint
+    work = {k: v for k, v in params.items() if k not in COST_KEYS}
+    blob = json.dumps({"v": WORK_VERSION, "code": code_fingerprint(),
+                       "scenario": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16],
+                       "params": work, "stream_seed": int(stream_seed)},
+                      sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def work_key(params: dict):
+    """Shared-work key (``sim.warmup``, ``sim.reproduce_pool``): points that differ only in
+    ``COST_KEYS`` (the calibration's ``adapt_log2``, the sensitivity study's ``adapt_rel``) share
+    one evaluation, which the first of them computes and stores; None when the stream seed
+    comes from the point seed (then no two points share it)."""
+    if "stream_seed" not in params:
+        return None
+    return _work_cache_key(params, int(params["stream_seed"]))
+
+
 def point(params: dict, seed: int) -> dict:
+    """One (dataset, planner, pattern set, n, stream_seed) point: the evaluation of every
+    decision method (``_point_work``, cost-free and shared between points that differ only in
+    ``COST_KEYS``), priced with the point's cost profile."""
+    window = float(params.get("window", 3.0))
+    pset = str(params["pset"])
+    window *= float(params.get(f"{pset}_window", 1.0)) if pset in ("and", "kleene") else 1.0
+    K = params.get("K", 1)
+    stream_seed = int(params.get("stream_seed", seed))
+    tune = [int(x) for x in params.get("tune_seeds", [])]
+    row: dict = {"window_s": window, "stats_window_s": float(params.get("w_s", 10.0 * window)),
+                 "K_used": "all" if K in ("all", None) else str(int(K)),
+                 "role": "tune" if stream_seed in tune else "eval"}
+    labels = methods(params)
+    work = _point_work(params, stream_seed)
+    if work["status"] == "unsupported":
+        row.update(supported=0, why=work["why"])
+        for lab, _, _ in labels:
+            for m in ("thr", "repl", "calls", "ovh", "fn", "fp", "matches"):
+                row[f"{lab}_{m}"] = math.nan
+        return row
+    prof, ratio = cost_profile(params)
+    row["adapt_ratio"] = ratio
+    if work["status"] == "capacity":
+        row.update(supported=0, why=work["why"])
+        for lab, _, _ in labels:
+            for m in ("thr", "repl", "calls", "ovh", "fn", "fp", "matches", "overlap"):
+                row[f"{lab}_{m}"] = math.nan
+        return row
+    unit = [float(x) for x in prof.unit_vector()]
+    adapt_cols = (C.DECISION_CHECK, C.PLAN_GEN, C.PLANNER_STEP)
+    base = float(prof.base_cost)
+    for lab, _, _ in labels:
+        m = work["methods"][lab]
+        # sums over the events after the warm-up of integer counters: exact, so the price is
+        # the same whichever point computed the evaluation
+        serv_sum = sum(n * u for n, u in zip(m["total_sums"], unit)) + m["n_serv"] * base
+        adapt_sum = sum(n * unit[c] for n, c in zip(m["adapt_sums"], adapt_cols))
+        row[f"{lab}_thr"] = m["n_serv"] / serv_sum
+        row[f"{lab}_repl"] = m["repl"]
+        row[f"{lab}_calls"] = m["calls"]
+        row[f"{lab}_ovh"] = 100.0 * adapt_sum / serv_sum
+        row[f"{lab}_fn"] = m["fn"]
+        row[f"{lab}_fp"] = m["fp"]
+        row[f"{lab}_matches"] = m["matches"]
+        row[f"{lab}_overlap"] = m["overlap"]
+    row.update(supported=1, why="", d_avg=work["d_avg"],
+               matches_consistent=work["matches_consistent"], n_checks=work["n_checks"],
+               pattern=work["pattern"])
+    return row
+
+
+def _point_work(params: dict, stream_seed: int) -> dict:
+    """The cost-free evaluation of a point (JSON-able), from memory, from the counter cache
+    (``sim.cache.counter_cache_dir``, ``adaptive/<key>.json``, written atomically) or computed."""
+    from sim.cache import counter_cache_dir
+    key = _work_cache_key(params, stream_seed)
+    if key in _WORK_MEM:
+        return _WORK_MEM[key]
+    d = counter_cache_dir()
+    path = None if d is None else d / "adaptive" / f"{key}.json"
+    work = None
+    if path is not None and path.exists():
+        try:
+            work = json.loads(path.read_text())
+        except (OSError, ValueError):  # unreadable entry (e.g. interrupted copy): recompute
+            work = None
+    if work is None:
+        work = _compute_work(params, stream_seed)
+        if path is not None:
+            from sim.atomic import atomic_write_text
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(path, json.dumps(work))
+            except OSError:   # a read-only cache only costs the sharing
+                pass
+    if len(_WORK_MEM) >= 8:
+        _WORK_MEM.pop(next(iter(_WORK_MEM)))
+    _WORK_MEM[key] = work
+    return work
+
+
+def _compute_work(params: dict, stream_seed: int) -> dict:
     from engines.adaptive.controller import warmup_snapshot
     from engines.adaptive.decision import d_avg
     from engines.adaptive.planners import make_planner, planning_groups
@@ -142,19 +259,10 @@ def point(params: dict, seed: int) -> dict:
     w_s = float(params.get("w_s", 10.0 * window))
     K = params.get("K", 1)
     K = None if K in ("all", None) else int(K)
-    stream_seed = int(params.get("stream_seed", seed))
-    tune = [int(x) for x in params.get("tune_seeds", [])]
-    row: dict = {"window_s": window, "stats_window_s": w_s,
-                 "K_used": "all" if K is None else str(K),
-                 "role": "tune" if stream_seed in tune else "eval"}
     why = support(planner, pset, n, int(params.get("and_max_n", 5)))
-    labels = methods(params)
     if why:
-        row.update(supported=0, why=why)
-        for lab, _, _ in labels:
-            for m in ("thr", "repl", "calls", "ovh", "fn", "fp", "matches"):
-                row[f"{lab}_{m}"] = math.nan
-        return row
+        return {"status": "unsupported", "why": why}
+    labels = methods(params)
     stream = _stream(dataset, n_events, stream_seed, int(params.get("n_types", 40)),
                      float(params.get("total_rate", 100.0)))
     text = pattern_text(dataset, pset, n, stream.schema.type_names, window,
@@ -162,42 +270,38 @@ def point(params: dict, seed: int) -> dict:
     prog = compile_pattern(parse_pattern(text), stream.schema)
     stats = compute_stats(prog, stream, check_positions(n_events, check_every), w_s,
                           int(params.get("n_buckets", 8)), int(params.get("n_samples", 4)))
-    prof, ratio = cost_profile(params)
-    row["adapt_ratio"] = ratio
-    unit = prof.unit_vector()
     s0 = warmup_snapshot(stats, n_warmup)
     p0 = make_planner(planner)(planning_groups(prog), stats.rate_w[s0], stats.sel[s0])
     davg = d_avg(p0)
-    memo: dict = {}
-    cache: dict = {}
     kind = "order" if planner == "greedy" else "tree"
     eopts = {}
     if kind == "tree":
         cap = int(params.get("engine_cap", 2_000_000))
         eopts = {"max_partial_matches": cap, "max_matches": cap, "max_kleene_nodes": cap}
     try:
-        _run_methods(labels, row, prog, stream, stats, planner, kind, n_events, n_warmup, K,
-                     davg, memo, cache, eopts, prof, unit)
+        per_method, consistent = _run_methods(labels, prog, stream, stats, planner, kind,
+                                              n_events, n_warmup, K, davg, eopts)
     except CapacityError as exc:
-        row.update(supported=0, why=f"capacity: {exc}"[:200])
-        for lab, _, _ in labels:
-            for m in ("thr", "repl", "calls", "ovh", "fn", "fp", "matches", "overlap"):
-                row[f"{lab}_{m}"] = math.nan
-        return row
-    consistent = row.pop("_consistent")
-    row.update(supported=1, why="", d_avg=davg, matches_consistent=int(consistent),
-               n_checks=int(len(stats) - s0 - 1), pattern=text.replace("\n", " "))
-    return row
+        return {"status": "capacity", "why": f"capacity: {exc}"[:200]}
+    return {"status": "ok", "methods": per_method, "d_avg": davg,
+            "matches_consistent": int(consistent), "n_checks": int(len(stats) - s0 - 1),
+            "pattern": text.replace("\n", " ")}
 
 
-def _run_methods(labels, row, prog, stream, stats, planner, kind, n_events, n_warmup, K, davg,
-                 memo, cache, eopts, prof, unit) -> None:
+def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K, davg,
+                 eopts) -> tuple[dict, bool]:
+    """Every method's schedule and evaluation: ``({label: work}, matches consistent)``, where
+    work holds the integer sums the cost profile prices (``total_sums``: every counter column,
+    engine plus adaptation charges, over the events after the warm-up; ``adapt_sums``:
+    DECISION_CHECK, PLAN_GEN, PLANNER_STEP over the same events) and the method's counts."""
     from engines.adaptive.controller import run_controller
     from engines.adaptive.decision import (InvariantDecision, StaticDecision, ThresholdDecision,
                                            UnconditionalDecision)
     from engines.adaptive.epochs import epoch_horizon, run_schedule
     ref_matches = None
     consistent = True
+    memo: dict = {}
+    cache: dict = {}
     # every controller first (they never read the evaluation), so that the epoch runs of all
     # methods know how far each (plan, start) is needed and share one engine run
     schedules = []
@@ -215,29 +319,29 @@ def _run_methods(labels, row, prog, stream, stats, planner, kind, n_events, n_wa
         sch.charges = _pack(sch.charges, stats.stat_work)     # 17 dense matrices are too big
         schedules.append(sch)
     horizon = epoch_horizon(prog, stream, [(kind, s.starts, s.plans) for s in schedules])
+    out: dict = {}
     for (lab, _, _), sch in zip(labels, schedules):
         ms, cnt, info = run_schedule(prog, stream, kind, sch.starts, sch.plans, cache, eopts,
                                      horizon)
-        sch.charges = _unpack(sch.charges, stats.stat_work)
-        total = cnt + sch.charges[:n_events]
-        serv = prof.service_times(total)[n_warmup:]
-        adapt = (sch.charges[n_warmup:n_events].astype(float) @ _mask(unit, (
-            C.DECISION_CHECK, C.PLAN_GEN, C.PLANNER_STEP)))
+        charges = _unpack(sch.charges, stats.stat_work)
+        total = cnt + charges[:n_events]
         keyset = _canonical(ms)
         if ref_matches is None:
             ref_matches = keyset
         elif not np.array_equal(keyset, ref_matches):
             consistent = False
-        row[f"{lab}_thr"] = 1.0 / float(np.mean(serv))
-        row[f"{lab}_repl"] = sch.n_replacements
-        row[f"{lab}_calls"] = sch.n_planner_calls
-        row[f"{lab}_ovh"] = 100.0 * float(adapt.sum()) / float(serv.sum())
-        row[f"{lab}_fn"] = (sch.false_neg / sch.n_better_available
-                            if sch.n_better_available else 0.0)
-        row[f"{lab}_fp"] = sch.false_pos
-        row[f"{lab}_matches"] = len(ms)
-        row[f"{lab}_overlap"] = info["overlap_events"]
-    row["_consistent"] = consistent
+        after = slice(n_warmup, n_events)
+        out[lab] = {
+            "n_serv": int(n_events - n_warmup),
+            "total_sums": [int(x) for x in total[after].sum(axis=0)],
+            "adapt_sums": [int(charges[after, c].sum())
+                           for c in (C.DECISION_CHECK, C.PLAN_GEN, C.PLANNER_STEP)],
+            "repl": int(sch.n_replacements), "calls": int(sch.n_planner_calls),
+            "fn": (sch.false_neg / sch.n_better_available if sch.n_better_available else 0.0),
+            "fp": int(sch.false_pos), "matches": int(len(ms)),
+            "overlap": int(info["overlap_events"])}
+        del total, charges
+    return out, consistent
 
 
 def _pack(charges: np.ndarray, stat_work: np.ndarray) -> tuple:
@@ -271,13 +375,6 @@ def _canonical(ms) -> np.ndarray:
     cols = [ms.pos, ms.kl_len, earliest_event(ms)[:, None]]
     a = np.concatenate(cols, axis=1) if len(ms) else np.zeros((0, 1), np.int64)
     return a[np.lexsort(a.T[::-1])] if len(a) else a
-
-
-def _mask(unit: np.ndarray, cols) -> np.ndarray:
-    m = np.zeros_like(unit)
-    for c in cols:
-        m[c] = unit[c]
-    return m
 
 
 # ----------------------------------------------------------------------------- analysis

@@ -1,0 +1,75 @@
+"""Points of the adaptive scenario that differ only in cost parameters share one evaluation.
+
+The calibration (adapt_log2) and the cost-ratio sensitivity study (adapt_rel) price the same
+schedules and engine counters at several unit costs; ``sim.scenarios.adaptive`` evaluates once
+per ``work_key`` and prices per point.  These tests check that the sharing changes nothing but
+the price: a served point equals a freshly computed one, and the key ignores exactly the cost
+parameters."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from sim.scenarios import adaptive as A
+
+PARAMS = {"dataset": "traffic", "planner": "greedy", "pset": "seq", "n": 3, "window": 1.0,
+          "w_s": 3.0, "n_events": 1500, "n_types": 8, "total_rate": 500.0, "check_every": 25,
+          "n_samples": 2, "K": 1, "t_values": [0.3], "d_values": [0.1], "davg": False,
+          "stream_seed": 1}
+
+
+@pytest.fixture
+def counted(monkeypatch, tmp_path):
+    """The scenario with an empty disk cache and a count of real evaluations."""
+    monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(A, "_WORK_MEM", {})
+    calls = []
+    real = A._compute_work
+
+    def spy(params, stream_seed):
+        calls.append(dict(params))
+        return real(params, stream_seed)
+
+    monkeypatch.setattr(A, "_compute_work", spy)
+    return calls
+
+
+def test_cost_only_points_share_one_evaluation_and_price_it_apart(counted, monkeypatch):
+    cheap = A.point(dict(PARAMS, adapt_log2=-3.0), seed=0)
+    dear = A.point(dict(PARAMS, adapt_log2=1.0), seed=0)
+    assert len(counted) == 1                                   # one evaluation for both
+    assert cheap["supported"] == 1 and dear["supported"] == 1
+    assert cheap["uncond_ovh"] < dear["uncond_ovh"]            # a dearer planner costs more
+    assert cheap["uncond_thr"] > dear["uncond_thr"]
+    for col in ("static_matches", "uncond_repl", "uncond_calls", "thr0.3_fp", "n_checks"):
+        assert cheap[col] == dear[col]
+    # served from the disk entry by a process that has nothing in memory: the same row
+    monkeypatch.setattr(A, "_WORK_MEM", {})
+    again = A.point(dict(PARAMS, adapt_log2=1.0), seed=0)
+    assert len(counted) == 1
+    assert again == dear
+
+
+def test_a_served_point_equals_a_fresh_one(counted, monkeypatch):
+    A.point(dict(PARAMS, adapt_log2=-1.0), seed=0)             # fills the cache
+    served = A.point(dict(PARAMS, adapt_log2=-2.0), seed=0)
+    monkeypatch.setenv("CEPSIM_COUNTER_CACHE", "")             # no disk cache
+    monkeypatch.setattr(A, "_WORK_MEM", {})
+    fresh = A.point(dict(PARAMS, adapt_log2=-2.0), seed=0)
+    assert len(counted) == 2
+    assert fresh.keys() == served.keys()
+    for k in fresh:
+        same = fresh[k] == served[k] or (isinstance(fresh[k], float) and math.isnan(fresh[k])
+                                         and math.isnan(served[k]))
+        assert same, k
+
+
+def test_work_key_ignores_cost_keys_only():
+    k = A.work_key(PARAMS)
+    for key, val in (("adapt_log2", 0.5), ("adapt_rel", 4.0), ("base_cost", 2e-6),
+                     ("plan_gen", 1e-5)):
+        assert A.work_key(dict(PARAMS, **{key: val})) == k
+    for key, val in (("n", 4), ("planner", "zstream"), ("stream_seed", 2), ("d_values", [0.2])):
+        assert A.work_key(dict(PARAMS, **{key: val})) != k
+    assert A.work_key({k2: v for k2, v in PARAMS.items() if k2 != "stream_seed"}) is None
