@@ -123,3 +123,25 @@ class MatchSet:
             return self
         return MatchSet(self.var_names, self.kleene, self.pos[idx], self.kl_start[idx],
                         self.kl_len[idx], self.kl_events, self.detect[idx])
+
+
+def canonical_rows(rows: np.ndarray) -> np.ndarray:
+    """A canonical sorted form of a set of non-negative int rows (e.g. match positions, one
+    column per variable): one int64 key per row when the columns fit into 62 bits, else the rows
+    sorted lexicographically.  Two row multisets are equal exactly when their canonical forms are
+    (``np.array_equal``).  Sorting one key column is several times cheaper than ``np.lexsort``
+    over the columns, which dominated comparing millions of matches."""
+    rows = np.asarray(rows)
+    if rows.ndim != 2:
+        raise ValueError(f"canonical_rows: expected a 2-D array, got shape {rows.shape}")
+    if len(rows) == 0:
+        return rows.astype(np.int64)
+    bits = max(1, int(rows.max()).bit_length())
+    if rows.min() >= 0 and bits * rows.shape[1] <= 62:
+        key = np.zeros(len(rows), dtype=np.int64)
+        for j in range(rows.shape[1]):
+            key = (key << bits) | rows[:, j].astype(np.int64)
+        key.sort()
+        return key
+    return rows[np.lexsort(rows.T[::-1])]
+

@@ -369,12 +369,13 @@ def _unpack(packed: tuple, stat_work: np.ndarray) -> np.ndarray:
 
 
 def _canonical(ms) -> np.ndarray:
-    """Matches as rows sorted lexicographically (plain variables; Kleene lists summarised by
-    their first event and length): equal arrays <=> equal match sets for these patterns."""
+    """Matches in canonical sorted form (plain variables; Kleene lists summarised by their first
+    event and length): equal arrays <=> equal match sets for these patterns."""
     from engines.adaptive.epochs import earliest_event
     cols = [ms.pos, ms.kl_len, earliest_event(ms)[:, None]]
+    from engines.matches import canonical_rows
     a = np.concatenate(cols, axis=1) if len(ms) else np.zeros((0, 1), np.int64)
-    return a[np.lexsort(a.T[::-1])] if len(a) else a
+    return canonical_rows(a)
 
 
 # ----------------------------------------------------------------------------- analysis

@@ -116,21 +116,10 @@ def _program(params: dict, schema, types=None):
 
 
 def _match_keys(pos: np.ndarray) -> np.ndarray:
-    """The match rows (stream positions, one column per variable) in a canonical sorted form:
-    one int64 per row when the positions fit (``bits`` per column), else the rows sorted
-    lexicographically.  Two match sets are equal exactly when their keys are equal; a Python
-    set of millions of tuples, or a lexsort per comparison, would dominate the paper regime."""
-    if len(pos) == 0:
-        return pos.reshape(0, pos.shape[1] if pos.ndim == 2 else 0)
-    hi = int(pos.max())
-    bits = max(1, hi.bit_length())
-    if pos.min() >= 0 and bits * pos.shape[1] <= 62:
-        key = np.zeros(len(pos), dtype=np.int64)
-        for j in range(pos.shape[1]):
-            key = (key << bits) | pos[:, j].astype(np.int64)
-        key.sort()
-        return key
-    return pos[np.lexsort(pos.T[::-1])]
+    """The match rows in canonical sorted form (``engines.matches.canonical_rows``); a Python set
+    of millions of tuples, or a lexsort per comparison, would dominate the paper regime."""
+    from engines.matches import canonical_rows
+    return canonical_rows(pos)
 
 
 def _same_keys(a: np.ndarray, b: np.ndarray) -> bool:
