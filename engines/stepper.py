@@ -46,13 +46,13 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, KIND_NEG, PI_V1, PI_V2, POLICY_ANY, WIN_TIME,
-                             Program)
+from engines.compile import (KIND_KLEENE, KIND_NEG, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V1, PI_V2,
+                             PK_ABS, PK_CMP, PK_CORR, POLICY_ANY, WIN_TIME, Program)
 from engines.errors import CepsimInputError
 from engines.matches import MatchSet
 from engines.nfa_buffers import (grow_1d, grow_rows, pool_remove_at, pool_sweep, pools_new,
                                  pools_reserve)
-from engines.predicates import eval_pred
+from engines.predicates import compare, eval_pred
 from engines.stream import EventStream
 
 ROLE_SELF, ROLE_FIRST, ROLE_SECOND = 0, 1, 2
@@ -62,27 +62,58 @@ ADM_NONE, ADM_STATE, ADM_TYPE, ADM_COUNT = 0, 1, 2, 3
 S_LO, S_TOP, S_NFREE, S_LIVE, S_BOUND, S_NHEAD, S_NTAIL, S_NM, S_LAST, S_NC = range(10)
 N_S = 10
 ST_OK, ST_GROW = 0, 1
+_A_ADM = 38     # position of adm_mode in step_kernel's argument list (then util, thr, bins)
 
 
 # ----------------------------------------------------------------------------- helpers
+# Speed: a call from one compiled function to another that takes arrays pays an atomic
+# reference-count increment and decrement per array argument (Numba increfs its arguments on
+# entry).  On the per-(event, partial match) path that cost more than the predicates themselves
+# (~185 ns per edge on soccer Q1 at W = 300 ms, 10 array arguments per call), so the predicate
+# list is evaluated inline (``_preds_hold`` is inlined into its callers) on attribute values the
+# caller loads, by the scalar ``_pred_holds`` -- ``engines.predicates.eval_pred``'s arithmetic
+# for comparison and distance predicates; correlation predicates (rare, their cost is the
+# correlation) still call ``eval_pred``.
+@njit(cache=True, inline="always")
+def _pred_holds(kind, op, has2, x1, x2, f0, f1):
+    """``eval_pred`` for PK_CMP / PK_ABS on loaded values: ``x1`` = first variable's attribute,
+    ``x2`` = second's (ignored when ``has2`` is False: comparison with a constant)."""
+    if kind == PK_CMP:
+        if not has2:
+            return compare(op, x1, f1)
+        return compare(op, x1, x2 * f0 + f1)
+    if kind == PK_ABS:
+        return compare(op, abs(x1 - x2), f1)
+    return False
+
+
 @njit(cache=True)
 def _preds_hold(lst_start, lst_pred, lst_role, lst_other, q, e, a_bind, r, pred_i, pred_f,
                 attrs):
     """All predicates of CSR list ``q`` hold for event ``e`` against row ``r``; (ok, evals)."""
     n = 0
+    ok = True
     for k in range(lst_start[q], lst_start[q + 1]):
         p = lst_pred[k]
         role = lst_role[k]
         n += 1
-        if role == ROLE_SELF:
-            ok = eval_pred(pred_i, pred_f, p, attrs, e, e)
-        elif role == ROLE_FIRST:
-            ok = eval_pred(pred_i, pred_f, p, attrs, e, np.int64(a_bind[r, lst_other[k]]))
+        e1 = e
+        e2 = e
+        if role == ROLE_FIRST:
+            e2 = np.int64(a_bind[r, lst_other[k]])
+        elif role == ROLE_SECOND:
+            e1 = np.int64(a_bind[r, lst_other[k]])
+        kind = pred_i[p, PI_KIND]
+        if kind == PK_CORR:
+            ok = eval_pred(pred_i, pred_f, p, attrs, e1, e2)
         else:
-            ok = eval_pred(pred_i, pred_f, p, attrs, np.int64(a_bind[r, lst_other[k]]), e)
+            has2 = pred_i[p, PI_V2] >= 0
+            x2 = attrs[e2, pred_i[p, PI_C2]] if has2 else 0.0
+            ok = _pred_holds(kind, pred_i[p, PI_OP], has2, attrs[e1, pred_i[p, PI_C1]], x2,
+                             pred_f[p, 0], pred_f[p, 1])
         if not ok:
-            return False, n
-    return True, n
+            break
+    return ok, n
 
 
 @njit(cache=True)
@@ -280,9 +311,28 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
                     if adm_util[st, t, b] < adm_thr:
                         continue
             k_edge += 1
-            ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, j, e, a_bind, i, pred_i,
-                                 pred_f, attrs)
-            k_pred += ne
+            # the slot's predicates (``_preds_hold``'s loop, written out here: this is the
+            # per-edge path, and a helper taking the arrays would pay their reference counts)
+            ok = True
+            for kq in range(sp_start[j], sp_start[j + 1]):
+                p = sp_pred[kq]
+                k_pred += 1
+                e1 = e
+                e2 = e
+                if sp_role[kq] == ROLE_FIRST:
+                    e2 = np.int64(a_bind[i, sp_other[kq]])
+                elif sp_role[kq] == ROLE_SECOND:
+                    e1 = np.int64(a_bind[i, sp_other[kq]])
+                kind = pred_i[p, PI_KIND]
+                if kind == PK_CORR:
+                    ok = eval_pred(pred_i, pred_f, p, attrs, e1, e2)
+                else:
+                    has2 = pred_i[p, PI_V2] >= 0
+                    x2 = attrs[e2, pred_i[p, PI_C2]] if has2 else 0.0
+                    ok = _pred_holds(kind, pred_i[p, PI_OP], has2, attrs[e1, pred_i[p, PI_C1]],
+                                     x2, pred_f[p, 0], pred_f[p, 1])
+                if not ok:
+                    break
             if not ok:
                 continue
             for s2 in range(m):
@@ -594,7 +644,11 @@ class Stepper:
             self.adm_util = u
         self.adm_thr = float(threshold)
         self.adm_bins = int(n_bins)
-        self._args = None
+        if self._args is not None:
+            # same kernel types (int, float64[:, :, ::1], float, int): update the argument list
+            # in place instead of rebuilding it (eSPICE/hSPICE switch every 64 events)
+            self._args[_A_ADM:_A_ADM + 4] = [self.adm_mode, self.adm_util, self.adm_thr,
+                                             self.adm_bins]
 
     # -- growth
     def _grow(self) -> None:
@@ -630,6 +684,7 @@ class Stepper:
                 self.pn, self.cnt_first, self.bnd_first, self.nbuf, self.c_row, self.c_first,
                 self.c_slot, self.o_pos, self.o_det, self.o_last, self.adm_mode, self.adm_util,
                 self.adm_thr, self.adm_bins, self.row]
+        assert len(args) == _A_ADM + 5
         sig = tuple(step_kernel.typeof_pyval(a) for a in args)
         ov = step_kernel.overloads.get(sig)
         if ov is None:
