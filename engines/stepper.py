@@ -162,8 +162,10 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
                 ng_type, ng_left, ng_right, ng_chk, np_start, np_pred, np_role, np_other,
                 window, S, a_first, a_bind, free, pidx, poff, pcap, pn, cnt_first, bnd_first,
                 nbuf, c_row, c_first, c_slot, o_pos, o_det, o_last,
-                adm_mode, adm_util, adm_thr, adm_bins, row):
-    """Process event ``e``; writes its counter row into ``row`` (zeroed first).
+                adm_mode, adm_util, adm_thr, adm_bins, row, row_f, total):
+    """Process event ``e``; writes its counter row into ``row`` (zeroed first), the same row as
+    float64 into ``row_f`` (for pricing: ``row_f.dot(unit)`` is ``np.dot(row, unit)`` without
+    the cast) and adds it to the running sum ``total``.
 
     Returns ``ST_GROW`` without touching any state when a buffer could overflow on this event
     (the caller grows the buffers and calls again), else ``ST_OK``."""
@@ -443,6 +445,9 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
     S[S_NTAIL] = ntail
     S[S_NM] = nm
     S[S_LAST] = e
+    for k in range(row.shape[0]):
+        row_f[k] = row[k]
+        total[k] += row[k]
     return ST_OK
 
 
@@ -622,6 +627,8 @@ class Stepper:
         self.adm_thr = 0.0
         self.adm_bins = 1
         self.row = np.zeros(C.N_COUNTERS, dtype=np.int64)
+        self.row_f = np.zeros(C.N_COUNTERS, dtype=np.float64)   # last row as float64
+        self.total = np.zeros(C.N_COUNTERS, dtype=np.int64)     # sum of every step's row
         self._mark = np.zeros(cap, dtype=np.bool_)
         self.finished = False
         self._args = None
@@ -683,8 +690,8 @@ class Stepper:
                 self.S, self.a_first, self.a_bind, self.free, self.pidx, self.poff, self.pcap,
                 self.pn, self.cnt_first, self.bnd_first, self.nbuf, self.c_row, self.c_first,
                 self.c_slot, self.o_pos, self.o_det, self.o_last, self.adm_mode, self.adm_util,
-                self.adm_thr, self.adm_bins, self.row]
-        assert len(args) == _A_ADM + 5
+                self.adm_thr, self.adm_bins, self.row, self.row_f, self.total]
+        assert len(args) == _A_ADM + 7
         sig = tuple(step_kernel.typeof_pyval(a) for a in args)
         ov = step_kernel.overloads.get(sig)
         if ov is None:
@@ -701,7 +708,8 @@ class Stepper:
 
     def step(self, e: int) -> np.ndarray:
         """Process event ``e`` (> every event stepped before); returns its counter row (a view
-        overwritten by the next call; copy it to keep it)."""
+        overwritten by the next call; copy it to keep it).  ``row_f`` holds the same row as
+        float64, ``total`` the sum of every row returned so far."""
         if e <= self.S[S_LAST] or e >= self.n_events or self.finished:
             raise CepsimInputError(f"step({e}): events must be stepped in increasing index order "
                                    f"within 0..{self.n_events - 1}, before finish()")

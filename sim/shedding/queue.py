@@ -33,7 +33,7 @@ import simpy
 
 from engines import counters as C
 from engines.errors import CepsimInputError
-from engines.stepper import Stepper
+from engines.stepper import S_BOUND, S_LIVE, S_NM, Stepper
 
 
 class ShedQueue:
@@ -41,6 +41,7 @@ class ShedQueue:
 
     def __init__(self, types: np.ndarray, n_types: int) -> None:
         self.types = types
+        self._tl = np.asarray(types).tolist()       # Python ints: cheaper to index per event
         self.n = len(types)
         self.state = np.zeros(self.n, dtype=np.int8)   # 0 not arrived, 1 queued, 2 served, 3 dropped
         self.head = 0          # every event below head has left the queue (served or dropped)
@@ -54,7 +55,7 @@ class ShedQueue:
         self.state[i] = 1
         self.tail = i + 1
         self.length += 1
-        self.by_type[self.types[i]] += 1
+        self.by_type[self._tl[i]] += 1
         if self.length > self.peak:
             self.peak = self.length
 
@@ -64,7 +65,7 @@ class ShedQueue:
             return False
         self.state[i] = 3
         self.length -= 1
-        self.by_type[self.types[i]] -= 1
+        self.by_type[self._tl[i]] -= 1
         self.dropped += 1
         return True
 
@@ -83,7 +84,7 @@ class ShedQueue:
         st[h] = 2
         self.head = h + 1
         self.length -= 1
-        self.by_type[self.types[h]] -= 1
+        self.by_type[self._tl[h]] -= 1
         return h
 
 
@@ -191,35 +192,54 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     served = np.zeros(n, dtype=bool)
     lat_chunks: list[np.ndarray] = []
     key_chunks: list[np.ndarray] = []
-    totals = np.zeros(C.N_COUNTERS, dtype=np.int64)        # engine work
     shed_tot = np.zeros(C.N_COUNTERS, dtype=np.int64)      # shedder work (server + ingest)
-    stats = {"ingest_busy": 0.0, "ingest_free_at": -np.inf, "peak_mem": 0, "peak_bound": 0,
-             "peak_live": 0, "vetoed": 0, "matches": 0, "warm_matches": 0, "server_shed_s": 0.0,
-             "replication_s": 0.0}
+    # per-event state in Python scalars (numpy scalar reads and dict updates cost more than the
+    # arithmetic); the engine's work is summed by the stepper (``Stepper.total``)
+    ingest_busy = 0.0
+    ingest_free_at = -np.inf
+    peak_mem = peak_bound = peak_live = vetoed = warm_matches = 0
+    server_shed_s = 0.0
+    replication_s = 0.0
     m = stp.m
     cols = stp.tb["col_of_slot"]
+    S = stp.S
+    row_f = stp.row_f
+    arr_l = arr.tolist()
     env = simpy.Environment(initial_time=min(0.0, float(arr[0])) if n else 0.0)
+    # hooks the shedder leaves at the no-op default are not called (same outcome)
+    cls = type(shedder)
+    has_arrival, has_before, has_after, has_served, has_extra = (
+        getattr(cls, h) is not getattr(Shedder, h)
+        for h in ("on_arrival", "before_step", "after_step", "on_served", "take_extra_seconds"))
+    price = ctx.price
+    step = stp.step
+    pop = q.pop
+    push = q.push
 
     def ingest(i: int) -> float:
         """Offer arrival ``i``; returns the seconds to charge to the server."""
+        nonlocal ingest_busy, ingest_free_at
         if i == n_warm and ctx.in_warmup:
             ctx.in_warmup = False
-            shedder.end_warmup(arr[i])
-        q.push(i)
-        r = shedder.on_arrival(i, arr[i])
+            shedder.end_warmup(arr_l[i])
+        push(i)
+        if not has_arrival:
+            return 0.0
+        r = shedder.on_arrival(i, arr_l[i])
         if r is None:
             return 0.0
         shed_tot[:] += r
-        c = ctx.price(r)
+        c = price(r)
         if ingest_on_server:
             return c
-        s0 = max(arr[i], stats["ingest_free_at"])
-        stats["ingest_free_at"] = s0 + c
-        stats["ingest_busy"] += c
+        s0 = max(arr_l[i], ingest_free_at)
+        ingest_free_at = s0 + c
+        ingest_busy += c
         return 0.0
 
     def collect(i_det: int, t_det: float) -> None:
-        k = stp.n_matches
+        nonlocal warm_matches
+        k = int(S[S_NM])
         if k == 0:
             return
         lasts = stp.o_last[:k]
@@ -237,69 +257,79 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
                 rows = stp.o_pos[:k][:, cols] if ok is None else stp.o_pos[:k][ok][:, cols]
                 key_chunks.append(rows.copy())
         else:
-            stats["warm_matches"] += k
+            warm_matches += k
             ctx.warm_matches.append(stp.o_pos[:k][:, cols].copy())
         stp.clear_output()
 
     def server():
+        nonlocal peak_mem, peak_bound, peak_live, vetoed, server_shed_s, replication_s
         nxt = 0
         carry = 0.0       # ingest work charged to the server (ingest_on_server)
+        warm_service = ctx.warm_service
         while True:
             now = env.now
-            while nxt < n and arr[nxt] <= now:
+            while nxt < n and arr_l[nxt] <= now:
                 carry += ingest(nxt)
                 nxt += 1
-            i = q.pop()
+            i = pop()
             if i < 0:
                 if nxt >= n:
                     break
-                yield env.timeout(arr[nxt] - now)
+                yield env.timeout(arr_l[nxt] - now)
                 # ingest the awaited arrival even if the clock's rounding left it a hair short
                 carry += ingest(nxt)
                 nxt += 1
                 continue
-            veto, r = shedder.before_step(i, now)
             extra = carry
             carry = 0.0
-            if r is not None:
-                shed_tot[:] += r
-                extra += ctx.price(r)
-            if veto:
-                stats["vetoed"] += 1
-                carry = extra
-                continue
-            row = stp.step(i)
-            totals[:] += row
-            svc = float(np.dot(row, unit)) + base
-            r2 = shedder.after_step(i, row, now)
-            if r2 is not None:
-                shed_tot[:] += r2
-                extra += ctx.price(r2)
-            xs = shedder.take_extra_seconds()
-            stats["replication_s"] += xs
-            extra += xs
-            stats["server_shed_s"] += extra
+            if has_before:
+                veto, r = shedder.before_step(i, now)
+                if r is not None:
+                    shed_tot[:] += r
+                    extra += price(r)
+                if veto:
+                    vetoed += 1
+                    carry = extra
+                    continue
+            row = step(i)
+            svc = float(row_f.dot(unit)) + base     # = np.dot(row, unit): row_f is row as float
+            if has_after:
+                r2 = shedder.after_step(i, row, now)
+                if r2 is not None:
+                    shed_tot[:] += r2
+                    extra += price(r2)
+            if has_extra:
+                xs = shedder.take_extra_seconds()
+                replication_s += xs
+                extra += xs
+            server_shed_s += extra
             svc += extra
             start[i] = now
             served[i] = True
-            live_bound = stp.live_bound
+            live_bound = int(S[S_BOUND])
             mem = q.length + live_bound
-            if mem > stats["peak_mem"]:
-                stats["peak_mem"] = mem
-            if live_bound > stats["peak_bound"]:
-                stats["peak_bound"] = live_bound
-            if stp.live > stats["peak_live"]:
-                stats["peak_live"] = stp.live
+            if mem > peak_mem:
+                peak_mem = mem
+            if live_bound > peak_bound:
+                peak_bound = live_bound
+            live = int(S[S_LIVE])
+            if live > peak_live:
+                peak_live = live
             yield env.timeout(svc)
-            depart[i] = env.now
+            t = env.now
+            depart[i] = t
             if ctx.in_warmup or i < n_warm:
-                ctx.warm_service.append((i, svc))
-            collect(i, env.now)
-            shedder.on_served(i, svc, row, env.now)
+                warm_service.append((i, svc))
+            if S[S_NM]:
+                collect(i, t)
+            if has_served:
+                shedder.on_served(i, svc, row, t)
         fin = stp.finish()
-        totals[C.MATCH_EMIT] += fin[C.MATCH_EMIT]
         collect(n, env.now)
+        totals[:] = stp.total
+        totals[C.MATCH_EMIT] += fin[C.MATCH_EMIT]
 
+    totals = np.zeros(C.N_COUNTERS, dtype=np.int64)        # engine work
     env.process(server())
     env.run()
     lat = np.concatenate(lat_chunks) if lat_chunks else np.zeros(0)
@@ -310,14 +340,14 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     met = {
         "n_events": n, "n_warm": int(n_warm), "served": int(served.sum()),
         "shed_events": int(n - served.sum()), "dropped_in_queue": int(q.dropped),
-        "vetoed": int(stats["vetoed"]), "peak_queue": int(q.peak),
-        "peak_live_pm": int(stats["peak_live"]), "peak_live_bound": int(stats["peak_bound"]),
-        "peak_memory_events": int(stats["peak_mem"]),
-        "matches_measured": int(lat.size), "warm_matches": int(stats["warm_matches"]),
-        "ingest_busy_s": float(stats["ingest_busy"]),
-        "ingest_utilisation": float(stats["ingest_busy"] / max(end - t0, 1e-300)),
-        "server_shed_s": float(stats["server_shed_s"]),
-        "replication_s": float(stats["replication_s"]),
+        "vetoed": int(vetoed), "peak_queue": int(q.peak),
+        "peak_live_pm": int(peak_live), "peak_live_bound": int(peak_bound),
+        "peak_memory_events": int(peak_mem),
+        "matches_measured": int(lat.size), "warm_matches": int(warm_matches),
+        "ingest_busy_s": float(ingest_busy),
+        "ingest_utilisation": float(ingest_busy / max(end - t0, 1e-300)),
+        "server_shed_s": float(server_shed_s),
+        "replication_s": float(replication_s),
         "makespan_s": end - t0,
         "pm_removed_by_shedder": int(shed_tot[C.PM_REMOVED]),
         "shed_ops": int(shed_tot[C.SHED_OP]), "utility_ops": int(shed_tot[C.UTILITY_UPDATE]),
