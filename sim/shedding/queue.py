@@ -25,6 +25,7 @@ the start/departure times equal the Lindley recursion over the engine's service 
 """
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -43,48 +44,53 @@ class ShedQueue:
         self.types = types
         self._tl = np.asarray(types).tolist()       # Python ints: cheaper to index per event
         self.n = len(types)
-        self.state = np.zeros(self.n, dtype=np.int8)   # 0 not arrived, 1 queued, 2 served, 3 dropped
+        # per-event updates go to a bytearray / array.array (cheap scalar access); ``state`` and
+        # ``by_type`` are numpy views of the same memory for vectorised reads
+        self._st = bytearray(self.n)
+        self.state = np.frombuffer(self._st, dtype=np.int8)  # 0 not arrived, 1 queued, 2 served, 3 dropped
         self.head = 0          # every event below head has left the queue (served or dropped)
         self.tail = 0          # events [0, tail) have arrived
         self.length = 0
-        self.by_type = np.zeros(n_types, dtype=np.int64)
+        self._bt = array("q", bytes(8 * n_types))
+        self.by_type = np.frombuffer(self._bt, dtype=np.int64)
         self.peak = 0
         self.dropped = 0
 
     def push(self, i: int) -> None:
-        self.state[i] = 1
+        self._st[i] = 1
         self.tail = i + 1
         self.length += 1
-        self.by_type[self._tl[i]] += 1
+        self._bt[self._tl[i]] += 1
         if self.length > self.peak:
             self.peak = self.length
 
     def drop(self, i: int) -> bool:
         """Drop queued event ``i``; False when it is not queued."""
-        if self.state[i] != 1:
+        if self._st[i] != 1:
             return False
-        self.state[i] = 3
+        self._st[i] = 3
         self.length -= 1
-        self.by_type[self._tl[i]] -= 1
+        self._bt[self._tl[i]] -= 1
         self.dropped += 1
         return True
 
     def is_queued(self, i: int) -> bool:
-        return self.state[i] == 1
+        return self._st[i] == 1
 
     def pop(self) -> int:
         """The next queued event (FIFO), removed from the queue; -1 when empty."""
-        st = self.state
+        st = self._st
         h = self.head
-        while h < self.tail and st[h] != 1:
+        tail = self.tail
+        while h < tail and st[h] != 1:
             h += 1
         self.head = h
-        if h >= self.tail:
+        if h >= tail:
             return -1
         st[h] = 2
         self.head = h + 1
         self.length -= 1
-        self.by_type[self._tl[h]] -= 1
+        self._bt[self._tl[h]] -= 1
         return h
 
 
