@@ -148,6 +148,7 @@ class ShedContext:
     warm_matches: list = field(default_factory=list)     # int64[m] rows (slot order)
     in_warmup: bool = True
     recent: object = None     # deque of (latency sum, count) of the last steps with matches
+    _prices: dict = field(default_factory=dict)          # price() memo
 
     def recent_mean_latency(self) -> float:
         """Mean latency of the matches of the last (up to 32) steps that emitted matches."""
@@ -158,7 +159,18 @@ class ShedContext:
         return s / c if c else 0.0
 
     def price(self, row) -> float:
-        return float(np.dot(row, self.unit)) if row is not None else 0.0
+        """Seconds of a counter row (``np.dot(row, unit)``; memoised by the row's bytes:
+        shedders return few distinct rows, and the dot product with its cast costs ~2 us)."""
+        if row is None:
+            return 0.0
+        key = row.tobytes()
+        c = self._prices.get(key)
+        if c is None:
+            c = float(np.dot(row, self.unit))
+            if len(self._prices) >= 4096:
+                self._prices.clear()
+            self._prices[key] = c
+        return c
 
 
 @dataclass
@@ -193,9 +205,9 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     ctx = ShedContext(stream, program, stp, q, unit, base, arr, int(n_warm))
     ctx.recent = deque(maxlen=32)
     shedder.attach(ctx)
-    start = np.full(n, np.nan)
-    depart = np.full(n, np.nan)
-    served = np.zeros(n, dtype=bool)
+    start_l = [np.nan] * n        # per-event writes to Python containers, arrays at the end
+    depart_l = [np.nan] * n
+    served_b = bytearray(n)
     lat_chunks: list[np.ndarray] = []
     key_chunks: list[np.ndarray] = []
     shed_tot = np.zeros(C.N_COUNTERS, dtype=np.int64)      # shedder work (server + ingest)
@@ -310,8 +322,8 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
                 extra += xs
             server_shed_s += extra
             svc += extra
-            start[i] = now
-            served[i] = True
+            start_l[i] = now
+            served_b[i] = 1
             live_bound = int(S[S_BOUND])
             mem = q.length + live_bound
             if mem > peak_mem:
@@ -323,7 +335,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
                 peak_live = live
             yield env.timeout(svc)
             t = env.now
-            depart[i] = t
+            depart_l[i] = t
             if ctx.in_warmup or i < n_warm:
                 warm_service.append((i, svc))
             if S[S_NM]:
@@ -341,6 +353,9 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     lat = np.concatenate(lat_chunks) if lat_chunks else np.zeros(0)
     keys = (np.concatenate(key_chunks) if key_chunks else np.zeros((0, m), np.int64)) \
         if keep_keys else None
+    start = np.array(start_l, dtype=np.float64)
+    depart = np.array(depart_l, dtype=np.float64)
+    served = np.frombuffer(bytes(served_b), dtype=np.uint8).astype(bool)
     end = float(np.nanmax(depart)) if served.any() else 0.0
     t0 = float(arr[0]) if n else 0.0
     met = {
