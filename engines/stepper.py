@@ -62,7 +62,7 @@ ADM_NONE, ADM_STATE, ADM_TYPE, ADM_COUNT = 0, 1, 2, 3
 S_LO, S_TOP, S_NFREE, S_LIVE, S_BOUND, S_NHEAD, S_NTAIL, S_NM, S_LAST, S_NC = range(10)
 N_S = 10
 ST_OK, ST_GROW = 0, 1
-_A_ADM = 38     # position of adm_mode in step_kernel's argument list (then util, thr, bins)
+_A_ADM = 25     # position of adm_mode in step_kernel's argument list (then util, thr, bins)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -157,18 +157,31 @@ def _window_lo(ts, e, lo, w):
 
 # ----------------------------------------------------------------------------- kernel
 @njit(cache=True)
-def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
-                sp_start, sp_pred, sp_role, sp_other,
-                ng_type, ng_left, ng_right, ng_chk, np_start, np_pred, np_role, np_other,
+def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                 window, S, a_first, a_bind, free, pidx, poff, pcap, pn, cnt_first, bnd_first,
                 nbuf, c_row, c_first, c_slot, o_pos, o_det, o_last,
                 adm_mode, adm_util, adm_thr, adm_bins, row, row_f, total):
     """Process event ``e``; writes its counter row into ``row`` (zeroed first), the same row as
     float64 into ``row_f`` (for pricing: ``row_f.dot(unit)`` is ``np.dot(row, unit)`` without
-    the cast) and adds it to the running sum ``total``.
+    the cast) and adds it to the running sum ``total``.  ``tabs`` is ``pack_tables``' single
+    array of the branch tables (fewer arguments to convert at every call from Python).
 
     Returns ``ST_GROW`` without touching any state when a buffer could overflow on this event
     (the caller grows the buffers and calls again), else ``ST_OK``."""
+    el_type = tabs[tabs[0]:tabs[1]]
+    col_of_slot = tabs[tabs[1]:tabs[2]]
+    sp_start = tabs[tabs[2]:tabs[3]]
+    sp_pred = tabs[tabs[3]:tabs[4]]
+    sp_role = tabs[tabs[4]:tabs[5]]
+    sp_other = tabs[tabs[5]:tabs[6]]
+    ng_type = tabs[tabs[6]:tabs[7]]
+    ng_left = tabs[tabs[7]:tabs[8]]
+    ng_right = tabs[tabs[8]:tabs[9]]
+    ng_chk = tabs[tabs[9]:tabs[10]]
+    np_start = tabs[tabs[10]:tabs[11]]
+    np_pred = tabs[tabs[11]:tabs[12]]
+    np_role = tabs[tabs[12]:tabs[13]]
+    np_other = tabs[tabs[13]:tabs[14]]
     m = el_type.shape[0]
     n_neg = ng_type.shape[0]
     pend = m
@@ -579,6 +592,18 @@ def stepper_tables(program: Program) -> dict:
     )
 
 
+TABLE_KEYS = ("el_type", "col_of_slot", "sp_start", "sp_pred", "sp_role", "sp_other", "ng_type",
+              "ng_left", "ng_right", "ng_chk", "np_start", "np_pred", "np_role", "np_other")
+
+
+def pack_tables(tb: dict) -> np.ndarray:
+    """``stepper_tables`` as one int64 array: ``len(TABLE_KEYS) + 1`` offsets, then the tables
+    in ``TABLE_KEYS`` order (table ``k`` is ``tabs[tabs[k]:tabs[k + 1]]``)."""
+    parts = [np.asarray(tb[k], dtype=np.int64) for k in TABLE_KEYS]
+    off = len(parts) + 1 + np.concatenate([[0], np.cumsum([len(p) for p in parts])])
+    return np.ascontiguousarray(np.concatenate([off] + parts), dtype=np.int64)
+
+
 # ----------------------------------------------------------------------------- facade
 class Stepper:
     """The steppable eager NFA over ``stream`` (see the module docstring)."""
@@ -601,6 +626,7 @@ class Stepper:
         self.window = float(program.window) if math.isfinite(program.window) else np.inf
         tb = stepper_tables(program)
         self.tb = tb
+        self.tabs = pack_tables(tb)
         m = len(tb["el_type"])
         self.m = m
         self.n_cols = len(program.positive_vars)
@@ -681,16 +707,12 @@ class Stepper:
     def _build_args(self) -> list:
         """The kernel's argument list (arrays are mutated in place, so it stays valid until a
         buffer grows) and the compiled entry point for its types: calling the entry point
-        directly skips Numba's per-call type dispatch over ~40 arguments (~30 % of a step)."""
-        tb = self.tb
-        args = [0, self.types, self.ts, self.attrs, self.pred_i, self.pred_f,
-                tb["el_type"], tb["col_of_slot"], tb["sp_start"], tb["sp_pred"], tb["sp_role"],
-                tb["sp_other"], tb["ng_type"], tb["ng_left"], tb["ng_right"], tb["ng_chk"],
-                tb["np_start"], tb["np_pred"], tb["np_role"], tb["np_other"], self.window,
-                self.S, self.a_first, self.a_bind, self.free, self.pidx, self.poff, self.pcap,
-                self.pn, self.cnt_first, self.bnd_first, self.nbuf, self.c_row, self.c_first,
-                self.c_slot, self.o_pos, self.o_det, self.o_last, self.adm_mode, self.adm_util,
-                self.adm_thr, self.adm_bins, self.row, self.row_f, self.total]
+        directly skips Numba's per-call type dispatch over ~30 arguments (~30 % of a step)."""
+        args = [0, self.types, self.ts, self.attrs, self.pred_i, self.pred_f, self.tabs,
+                self.window, self.S, self.a_first, self.a_bind, self.free, self.pidx, self.poff,
+                self.pcap, self.pn, self.cnt_first, self.bnd_first, self.nbuf, self.c_row,
+                self.c_first, self.c_slot, self.o_pos, self.o_det, self.o_last, self.adm_mode,
+                self.adm_util, self.adm_thr, self.adm_bins, self.row, self.row_f, self.total]
         assert len(args) == _A_ADM + 7
         sig = tuple(step_kernel.typeof_pyval(a) for a in args)
         ov = step_kernel.overloads.get(sig)

@@ -47,7 +47,8 @@ class ShedQueue:
         # per-event updates go to a bytearray / array.array (cheap scalar access); ``state`` and
         # ``by_type`` are numpy views of the same memory for vectorised reads
         self._st = bytearray(self.n)
-        self.state = np.frombuffer(self._st, dtype=np.int8)  # 0 not arrived, 1 queued, 2 served, 3 dropped
+        # 0 not arrived, 1 queued, 2 served, 3 dropped
+        self.state = np.frombuffer(self._st, dtype=np.int8)
         self.head = 0          # every event below head has left the queue (served or dropped)
         self.tail = 0          # events [0, tail) have arrived
         self.length = 0
