@@ -18,7 +18,8 @@ warm-up, wall clock.
 
 ``--baseline REV [--experiment fig678_window]`` instead runs every quick-scale point of one
 DARLING experiment (``experiments/darling/<name>.toml``, default the window panel: 4 windows x
-6 methods, 10k soccer events) under git revision ``REV`` and under this checkout, in
+6 methods, 10k soccer events; ``all``: every DARLING experiment in one process, 143 points)
+under git revision ``REV`` and under this checkout, in
 alternating fresh processes (``benchmarks/baseline.py``), and prints the CPU seconds per
 method side by side (best of the rounds; each window's no-shedding reference run is charged to
 the first method of that window, DARLING), the ratio, and whether every result row (all
@@ -115,18 +116,22 @@ _POINTS = r"""
 import hashlib, json, sys, time
 from sim.config import apply_scale, expand_points, load_config
 from sim.runner import run_point
-cfg = apply_scale(load_config(f"experiments/darling/{sys.argv[1]}.toml"), "quick")
+from pathlib import Path
+names = ([p.stem for p in sorted(Path("experiments/darling").glob("*.toml"))]
+         if sys.argv[1] == "all" else [sys.argv[1]])
 cpu = {}
 dig = hashlib.sha256()
 errors = 0
-for p in expand_points(cfg):
-    c0 = time.process_time()
-    row = run_point(cfg, p)
-    m = str(p.params.get("method"))
-    cpu[m] = cpu.get(m, 0.0) + time.process_time() - c0
-    row.pop("wall_s")
-    errors += row.get("error") is not None
-    dig.update(repr(sorted(row.items())).encode())
+for name in names:
+    cfg = apply_scale(load_config(f"experiments/darling/{name}.toml"), "quick")
+    for p in expand_points(cfg):
+        c0 = time.process_time()
+        row = run_point(cfg, p)
+        m = str(p.params.get("method"))
+        cpu[m] = cpu.get(m, 0.0) + time.process_time() - c0
+        row.pop("wall_s")
+        errors += row.get("error") is not None
+        dig.update(repr(sorted(row.items())).encode())
 print(json.dumps({"cpu": cpu, "digest": dig.hexdigest(), "errors": errors}))
 """
 
