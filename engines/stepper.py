@@ -634,6 +634,7 @@ class Stepper:
         self.S = np.zeros(N_S, dtype=np.int64)
         self.S[S_TOP] = 1
         self.S[S_LAST] = -1
+        self._Sv = memoryview(self.S)     # scalar reads as Python ints (S is never replaced)
         self.a_first = np.zeros(cap, dtype=np.int64)
         self.a_bind = np.full((cap, m), -1, dtype=np.int32)
         self.free = np.zeros(cap, dtype=np.int64)
@@ -732,7 +733,7 @@ class Stepper:
         """Process event ``e`` (> every event stepped before); returns its counter row (a view
         overwritten by the next call; copy it to keep it).  ``row_f`` holds the same row as
         float64, ``total`` the sum of every row returned so far."""
-        if e <= self.S[S_LAST] or e >= self.n_events or self.finished:
+        if e <= self._Sv[S_LAST] or e >= self.n_events or self.finished:
             raise CepsimInputError(f"step({e}): events must be stepped in increasing index order "
                                    f"within 0..{self.n_events - 1}, before finish()")
         args = self._args
@@ -775,17 +776,17 @@ class Stepper:
     # -- state views for shedders
     @property
     def n_matches(self) -> int:
-        return int(self.S[S_NM])
+        return self._Sv[S_NM]
 
     @property
     def live(self) -> int:
         """Live partial matches (exact: expired ones are excluded)."""
-        return int(self.S[S_LIVE])
+        return self._Sv[S_LIVE]
 
     @property
     def live_bound(self) -> int:
         """Events bound by live partial matches (memory gauge)."""
-        return int(self.S[S_BOUND])
+        return self._Sv[S_BOUND]
 
     def match_last(self, start: int, stop: int) -> np.ndarray:
         """Last event index of matches ``start..stop-1`` (emission order)."""

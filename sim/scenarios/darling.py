@@ -147,12 +147,12 @@ def reference(params: dict, n_warm: int, profile, window_ms=None, threshold="par
     has_neg = len(prog.branches[0].neg_vars) > 0
     keys = []
     row_f = stp.row_f      # the step's row as float64: row_f.dot(unit) == np.dot(row, unit)
-    S = stp.S
+    S = memoryview(stp.S)
     base = profile.base_cost
     for e in range(n):
         stp.step(e)
         svc[e] = float(row_f.dot(unit)) + base
-        k = int(S[S_NM])
+        k = S[S_NM]
         if k:
             det[e] = k
             if has_neg and e >= n_warm:

@@ -221,7 +221,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     replication_s = 0.0
     m = stp.m
     cols = stp.tb["col_of_slot"]
-    S = stp.S
+    S = memoryview(stp.S)      # scalar reads as Python ints (S is never replaced)
     row_f = stp.row_f
     arr_l = arr.tolist()
     env = simpy.Environment(initial_time=min(0.0, float(arr[0])) if n else 0.0)
@@ -258,7 +258,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
 
     def collect(i_det: int, t_det: float) -> None:
         nonlocal warm_matches
-        k = int(S[S_NM])
+        k = S[S_NM]
         if k == 0:
             return
         lasts = stp.o_last[:k]
@@ -325,13 +325,13 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
             svc += extra
             start_l[i] = now
             served_b[i] = 1
-            live_bound = int(S[S_BOUND])
+            live_bound = S[S_BOUND]
             mem = q.length + live_bound
             if mem > peak_mem:
                 peak_mem = mem
             if live_bound > peak_bound:
                 peak_bound = live_bound
-            live = int(S[S_LIVE])
+            live = S[S_LIVE]
             if live > peak_live:
                 peak_live = live
             yield env.timeout(svc)
