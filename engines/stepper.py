@@ -69,12 +69,14 @@ _A_ADM = 25     # position of adm_mode in step_kernel's argument list (then util
 # Speed: a call from one compiled function to another that takes arrays pays an atomic
 # reference-count increment and decrement per array argument (Numba increfs its arguments on
 # entry).  On the per-(event, partial match) path that cost more than the predicates themselves
-# (~185 ns per edge on soccer Q1 at W = 300 ms, 10 array arguments per call), so the predicate
-# list is evaluated inline (``_preds_hold`` is inlined into its callers) on attribute values the
-# caller loads, by the scalar ``_pred_holds`` -- ``engines.predicates.eval_pred``'s arithmetic
-# for comparison and distance predicates; correlation predicates (rare, their cost is the
-# correlation) still call ``eval_pred``.
-@njit(cache=True, inline="always")
+# (~185 ns per edge on soccer Q1 at W = 300 ms, 10 array arguments per call; Numba IR inlining
+# of such a helper keeps the counts), so phase 1 of ``step_kernel`` writes the predicate loop
+# out and evaluates each predicate on attribute values it loads, with the scalar-only
+# ``_pred_holds`` -- ``engines.predicates.eval_pred``'s arithmetic for comparison and distance
+# predicates; correlation predicates (rare, their cost is the correlation) still call
+# ``eval_pred``.  ``_preds_hold`` (trailing-NOT kills, negation checks) is the same loop as a
+# function.
+@njit(cache=True)
 def _pred_holds(kind, op, has2, x1, x2, f0, f1):
     """``eval_pred`` for PK_CMP / PK_ABS on loaded values: ``x1`` = first variable's attribute,
     ``x2`` = second's (ignored when ``has2`` is False: comparison with a constant)."""
