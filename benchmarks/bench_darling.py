@@ -15,6 +15,17 @@ Also printed: the events the engine processed, and DARLING's auxiliary memory (b
 warm-up, wall clock.
 
     python benchmarks/bench_darling.py [--n 50000] [--repeats 2] [--window 50]
+
+``--baseline REV [--experiment fig678_window]`` instead runs every quick-scale point of one
+DARLING experiment (``experiments/darling/<name>.toml``, default the window panel: 4 windows x
+6 methods, 10k soccer events; ``all``: every DARLING experiment in one process, 143 points)
+under git revision ``REV`` and under this checkout, in
+alternating fresh processes (``benchmarks/baseline.py``), and prints the CPU seconds per
+method side by side (best of the rounds; each window's no-shedding reference run is charged to
+the first method of that window, DARLING), the ratio, and whether every result row (all
+columns but ``wall_s``) is identical.
+
+    python benchmarks/bench_darling.py --baseline ef82a14
 """
 from __future__ import annotations
 
@@ -100,5 +111,59 @@ def main() -> None:
           f"{'met' if n / t_d >= target else 'NOT met'} ({n / t_d:.0f} events/s)")
 
 
+# CPU seconds per method over one experiment's quick points, and a digest of the result rows
+_POINTS = r"""
+import hashlib, json, sys, time
+from sim.config import apply_scale, expand_points, load_config
+from sim.runner import run_point
+from pathlib import Path
+names = ([p.stem for p in sorted(Path("experiments/darling").glob("*.toml"))]
+         if sys.argv[1] == "all" else [sys.argv[1]])
+cpu = {}
+dig = hashlib.sha256()
+errors = 0
+for name in names:
+    cfg = apply_scale(load_config(f"experiments/darling/{name}.toml"), "quick")
+    for p in expand_points(cfg):
+        c0 = time.process_time()
+        row = run_point(cfg, p)
+        m = str(p.params.get("method"))
+        cpu[m] = cpu.get(m, 0.0) + time.process_time() - c0
+        row.pop("wall_s")
+        errors += row.get("error") is not None
+        dig.update(repr(sorted(row.items())).encode())
+print(json.dumps({"cpu": cpu, "digest": dig.hexdigest(), "errors": errors}))
+"""
+
+
+def against_baseline(rev: str, experiment: str, rounds: int) -> None:
+    from baseline import against_revision
+    runs = against_revision(rev, _POINTS, [experiment], rounds=rounds)
+    old = {m: min(r["cpu"][m] for r in runs["old"]) for m in runs["old"][0]["cpu"]}
+    new = {m: min(r["cpu"][m] for r in runs["new"]) for m in runs["new"][0]["cpu"]}
+    print(f"DARLING {experiment} quick points: CPU seconds per method, {rev} vs this checkout "
+          f"(best of {rounds} alternating fresh processes; the first round compiles)")
+    print(f"{'method':<14}{rev[:10]:>12}{'now':>10}{'speed-up':>10}")
+    for m in new:
+        print(f"{m:<14}{old.get(m, float('nan')):12.2f}{new[m]:10.2f}"
+              f"{old.get(m, float('nan')) / max(new[m], 1e-9):9.2f}x")
+    to, tn = sum(old.values()), sum(new.values())
+    print(f"{'total':<14}{to:12.2f}{tn:10.2f}{to / max(tn, 1e-9):9.2f}x")
+    digests = {r["digest"] for r in runs["old"] + runs["new"]}
+    errs = sum(r["errors"] for r in runs["old"] + runs["new"])
+    print(f"result rows (all columns but wall_s): "
+          f"{'identical' if len(digests) == 1 else 'DIFFER'} across revisions and rounds; "
+          f"{errs} failed points")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if "--baseline" in sys.argv:
+        ap = argparse.ArgumentParser(description="DARLING quick points vs a git revision")
+        ap.add_argument("--baseline", metavar="REV", required=True)
+        ap.add_argument("--experiment", default="fig678_window")
+        ap.add_argument("--rounds", type=int, default=2)
+        a = ap.parse_args()
+        against_baseline(a.baseline, a.experiment, a.rounds)
+    else:
+        main()

@@ -46,13 +46,13 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, KIND_NEG, PI_V1, PI_V2, POLICY_ANY, WIN_TIME,
-                             Program)
+from engines.compile import (KIND_KLEENE, KIND_NEG, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V1, PI_V2,
+                             PK_ABS, PK_CMP, PK_CORR, POLICY_ANY, WIN_TIME, Program)
 from engines.errors import CepsimInputError
 from engines.matches import MatchSet
 from engines.nfa_buffers import (grow_1d, grow_rows, pool_remove_at, pool_sweep, pools_new,
                                  pools_reserve)
-from engines.predicates import eval_pred
+from engines.predicates import compare, eval_pred
 from engines.stream import EventStream
 
 ROLE_SELF, ROLE_FIRST, ROLE_SECOND = 0, 1, 2
@@ -62,27 +62,60 @@ ADM_NONE, ADM_STATE, ADM_TYPE, ADM_COUNT = 0, 1, 2, 3
 S_LO, S_TOP, S_NFREE, S_LIVE, S_BOUND, S_NHEAD, S_NTAIL, S_NM, S_LAST, S_NC = range(10)
 N_S = 10
 ST_OK, ST_GROW = 0, 1
+_A_ADM = 25     # position of adm_mode in step_kernel's argument list (then util, thr, bins)
 
 
 # ----------------------------------------------------------------------------- helpers
+# Speed: a call from one compiled function to another that takes arrays pays an atomic
+# reference-count increment and decrement per array argument (Numba increfs its arguments on
+# entry).  On the per-(event, partial match) path that cost more than the predicates themselves
+# (~185 ns per edge on soccer Q1 at W = 300 ms, 10 array arguments per call; Numba IR inlining
+# of such a helper keeps the counts), so phase 1 of ``step_kernel`` writes the predicate loop
+# out and evaluates each predicate on attribute values it loads, with the scalar-only
+# ``_pred_holds`` -- ``engines.predicates.eval_pred``'s arithmetic for comparison and distance
+# predicates; correlation predicates (rare, their cost is the correlation) still call
+# ``eval_pred``.  ``_preds_hold`` (trailing-NOT kills, negation checks) is the same loop as a
+# function.
+@njit(cache=True)
+def _pred_holds(kind, op, has2, x1, x2, f0, f1):
+    """``eval_pred`` for PK_CMP / PK_ABS on loaded values: ``x1`` = first variable's attribute,
+    ``x2`` = second's (ignored when ``has2`` is False: comparison with a constant)."""
+    if kind == PK_CMP:
+        if not has2:
+            return compare(op, x1, f1)
+        return compare(op, x1, x2 * f0 + f1)
+    if kind == PK_ABS:
+        return compare(op, abs(x1 - x2), f1)
+    return False
+
+
 @njit(cache=True)
 def _preds_hold(lst_start, lst_pred, lst_role, lst_other, q, e, a_bind, r, pred_i, pred_f,
                 attrs):
     """All predicates of CSR list ``q`` hold for event ``e`` against row ``r``; (ok, evals)."""
     n = 0
+    ok = True
     for k in range(lst_start[q], lst_start[q + 1]):
         p = lst_pred[k]
         role = lst_role[k]
         n += 1
-        if role == ROLE_SELF:
-            ok = eval_pred(pred_i, pred_f, p, attrs, e, e)
-        elif role == ROLE_FIRST:
-            ok = eval_pred(pred_i, pred_f, p, attrs, e, np.int64(a_bind[r, lst_other[k]]))
+        e1 = e
+        e2 = e
+        if role == ROLE_FIRST:
+            e2 = np.int64(a_bind[r, lst_other[k]])
+        elif role == ROLE_SECOND:
+            e1 = np.int64(a_bind[r, lst_other[k]])
+        kind = pred_i[p, PI_KIND]
+        if kind == PK_CORR:
+            ok = eval_pred(pred_i, pred_f, p, attrs, e1, e2)
         else:
-            ok = eval_pred(pred_i, pred_f, p, attrs, np.int64(a_bind[r, lst_other[k]]), e)
+            has2 = pred_i[p, PI_V2] >= 0
+            x2 = attrs[e2, pred_i[p, PI_C2]] if has2 else 0.0
+            ok = _pred_holds(kind, pred_i[p, PI_OP], has2, attrs[e1, pred_i[p, PI_C1]], x2,
+                             pred_f[p, 0], pred_f[p, 1])
         if not ok:
-            return False, n
-    return True, n
+            break
+    return ok, n
 
 
 @njit(cache=True)
@@ -126,16 +159,31 @@ def _window_lo(ts, e, lo, w):
 
 # ----------------------------------------------------------------------------- kernel
 @njit(cache=True)
-def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
-                sp_start, sp_pred, sp_role, sp_other,
-                ng_type, ng_left, ng_right, ng_chk, np_start, np_pred, np_role, np_other,
+def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                 window, S, a_first, a_bind, free, pidx, poff, pcap, pn, cnt_first, bnd_first,
                 nbuf, c_row, c_first, c_slot, o_pos, o_det, o_last,
-                adm_mode, adm_util, adm_thr, adm_bins, row):
-    """Process event ``e``; writes its counter row into ``row`` (zeroed first).
+                adm_mode, adm_util, adm_thr, adm_bins, row, row_f, total):
+    """Process event ``e``; writes its counter row into ``row`` (zeroed first), the same row as
+    float64 into ``row_f`` (for pricing: ``row_f.dot(unit)`` is ``np.dot(row, unit)`` without
+    the cast) and adds it to the running sum ``total``.  ``tabs`` is ``pack_tables``' single
+    array of the branch tables (fewer arguments to convert at every call from Python).
 
     Returns ``ST_GROW`` without touching any state when a buffer could overflow on this event
     (the caller grows the buffers and calls again), else ``ST_OK``."""
+    el_type = tabs[tabs[0]:tabs[1]]
+    col_of_slot = tabs[tabs[1]:tabs[2]]
+    sp_start = tabs[tabs[2]:tabs[3]]
+    sp_pred = tabs[tabs[3]:tabs[4]]
+    sp_role = tabs[tabs[4]:tabs[5]]
+    sp_other = tabs[tabs[5]:tabs[6]]
+    ng_type = tabs[tabs[6]:tabs[7]]
+    ng_left = tabs[tabs[7]:tabs[8]]
+    ng_right = tabs[tabs[8]:tabs[9]]
+    ng_chk = tabs[tabs[9]:tabs[10]]
+    np_start = tabs[tabs[10]:tabs[11]]
+    np_pred = tabs[tabs[11]:tabs[12]]
+    np_role = tabs[tabs[12]:tabs[13]]
+    np_other = tabs[tabs[13]:tabs[14]]
     m = el_type.shape[0]
     n_neg = ng_type.shape[0]
     pend = m
@@ -280,9 +328,28 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
                     if adm_util[st, t, b] < adm_thr:
                         continue
             k_edge += 1
-            ok, ne = _preds_hold(sp_start, sp_pred, sp_role, sp_other, j, e, a_bind, i, pred_i,
-                                 pred_f, attrs)
-            k_pred += ne
+            # the slot's predicates (``_preds_hold``'s loop, written out here: this is the
+            # per-edge path, and a helper taking the arrays would pay their reference counts)
+            ok = True
+            for kq in range(sp_start[j], sp_start[j + 1]):
+                p = sp_pred[kq]
+                k_pred += 1
+                e1 = e
+                e2 = e
+                if sp_role[kq] == ROLE_FIRST:
+                    e2 = np.int64(a_bind[i, sp_other[kq]])
+                elif sp_role[kq] == ROLE_SECOND:
+                    e1 = np.int64(a_bind[i, sp_other[kq]])
+                kind = pred_i[p, PI_KIND]
+                if kind == PK_CORR:
+                    ok = eval_pred(pred_i, pred_f, p, attrs, e1, e2)
+                else:
+                    has2 = pred_i[p, PI_V2] >= 0
+                    x2 = attrs[e2, pred_i[p, PI_C2]] if has2 else 0.0
+                    ok = _pred_holds(kind, pred_i[p, PI_OP], has2, attrs[e1, pred_i[p, PI_C1]],
+                                     x2, pred_f[p, 0], pred_f[p, 1])
+                if not ok:
+                    break
             if not ok:
                 continue
             for s2 in range(m):
@@ -393,6 +460,9 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, el_type, col_of_slot,
     S[S_NTAIL] = ntail
     S[S_NM] = nm
     S[S_LAST] = e
+    for k in range(row.shape[0]):
+        row_f[k] = row[k]
+        total[k] += row[k]
     return ST_OK
 
 
@@ -524,6 +594,18 @@ def stepper_tables(program: Program) -> dict:
     )
 
 
+TABLE_KEYS = ("el_type", "col_of_slot", "sp_start", "sp_pred", "sp_role", "sp_other", "ng_type",
+              "ng_left", "ng_right", "ng_chk", "np_start", "np_pred", "np_role", "np_other")
+
+
+def pack_tables(tb: dict) -> np.ndarray:
+    """``stepper_tables`` as one int64 array: ``len(TABLE_KEYS) + 1`` offsets, then the tables
+    in ``TABLE_KEYS`` order (table ``k`` is ``tabs[tabs[k]:tabs[k + 1]]``)."""
+    parts = [np.asarray(tb[k], dtype=np.int64) for k in TABLE_KEYS]
+    off = len(parts) + 1 + np.concatenate([[0], np.cumsum([len(p) for p in parts])])
+    return np.ascontiguousarray(np.concatenate([off] + parts), dtype=np.int64)
+
+
 # ----------------------------------------------------------------------------- facade
 class Stepper:
     """The steppable eager NFA over ``stream`` (see the module docstring)."""
@@ -546,6 +628,7 @@ class Stepper:
         self.window = float(program.window) if math.isfinite(program.window) else np.inf
         tb = stepper_tables(program)
         self.tb = tb
+        self.tabs = pack_tables(tb)
         m = len(tb["el_type"])
         self.m = m
         self.n_cols = len(program.positive_vars)
@@ -553,6 +636,7 @@ class Stepper:
         self.S = np.zeros(N_S, dtype=np.int64)
         self.S[S_TOP] = 1
         self.S[S_LAST] = -1
+        self._Sv = memoryview(self.S)     # scalar reads as Python ints (S is never replaced)
         self.a_first = np.zeros(cap, dtype=np.int64)
         self.a_bind = np.full((cap, m), -1, dtype=np.int32)
         self.free = np.zeros(cap, dtype=np.int64)
@@ -572,6 +656,8 @@ class Stepper:
         self.adm_thr = 0.0
         self.adm_bins = 1
         self.row = np.zeros(C.N_COUNTERS, dtype=np.int64)
+        self.row_f = np.zeros(C.N_COUNTERS, dtype=np.float64)   # last row as float64
+        self.total = np.zeros(C.N_COUNTERS, dtype=np.int64)     # sum of every step's row
         self._mark = np.zeros(cap, dtype=np.bool_)
         self.finished = False
         self._args = None
@@ -594,7 +680,11 @@ class Stepper:
             self.adm_util = u
         self.adm_thr = float(threshold)
         self.adm_bins = int(n_bins)
-        self._args = None
+        if self._args is not None:
+            # same kernel types (int, float64[:, :, ::1], float, int): update the argument list
+            # in place instead of rebuilding it (eSPICE/hSPICE switch every 64 events)
+            self._args[_A_ADM:_A_ADM + 4] = [self.adm_mode, self.adm_util, self.adm_thr,
+                                             self.adm_bins]
 
     # -- growth
     def _grow(self) -> None:
@@ -620,16 +710,13 @@ class Stepper:
     def _build_args(self) -> list:
         """The kernel's argument list (arrays are mutated in place, so it stays valid until a
         buffer grows) and the compiled entry point for its types: calling the entry point
-        directly skips Numba's per-call type dispatch over ~40 arguments (~30 % of a step)."""
-        tb = self.tb
-        args = [0, self.types, self.ts, self.attrs, self.pred_i, self.pred_f,
-                tb["el_type"], tb["col_of_slot"], tb["sp_start"], tb["sp_pred"], tb["sp_role"],
-                tb["sp_other"], tb["ng_type"], tb["ng_left"], tb["ng_right"], tb["ng_chk"],
-                tb["np_start"], tb["np_pred"], tb["np_role"], tb["np_other"], self.window,
-                self.S, self.a_first, self.a_bind, self.free, self.pidx, self.poff, self.pcap,
-                self.pn, self.cnt_first, self.bnd_first, self.nbuf, self.c_row, self.c_first,
-                self.c_slot, self.o_pos, self.o_det, self.o_last, self.adm_mode, self.adm_util,
-                self.adm_thr, self.adm_bins, self.row]
+        directly skips Numba's per-call type dispatch over ~30 arguments (~30 % of a step)."""
+        args = [0, self.types, self.ts, self.attrs, self.pred_i, self.pred_f, self.tabs,
+                self.window, self.S, self.a_first, self.a_bind, self.free, self.pidx, self.poff,
+                self.pcap, self.pn, self.cnt_first, self.bnd_first, self.nbuf, self.c_row,
+                self.c_first, self.c_slot, self.o_pos, self.o_det, self.o_last, self.adm_mode,
+                self.adm_util, self.adm_thr, self.adm_bins, self.row, self.row_f, self.total]
+        assert len(args) == _A_ADM + 7
         sig = tuple(step_kernel.typeof_pyval(a) for a in args)
         ov = step_kernel.overloads.get(sig)
         if ov is None:
@@ -646,8 +733,9 @@ class Stepper:
 
     def step(self, e: int) -> np.ndarray:
         """Process event ``e`` (> every event stepped before); returns its counter row (a view
-        overwritten by the next call; copy it to keep it)."""
-        if e <= self.S[S_LAST] or e >= self.n_events or self.finished:
+        overwritten by the next call; copy it to keep it).  ``row_f`` holds the same row as
+        float64, ``total`` the sum of every row returned so far."""
+        if e <= self._Sv[S_LAST] or e >= self.n_events or self.finished:
             raise CepsimInputError(f"step({e}): events must be stepped in increasing index order "
                                    f"within 0..{self.n_events - 1}, before finish()")
         args = self._args
@@ -690,17 +778,17 @@ class Stepper:
     # -- state views for shedders
     @property
     def n_matches(self) -> int:
-        return int(self.S[S_NM])
+        return self._Sv[S_NM]
 
     @property
     def live(self) -> int:
         """Live partial matches (exact: expired ones are excluded)."""
-        return int(self.S[S_LIVE])
+        return self._Sv[S_LIVE]
 
     @property
     def live_bound(self) -> int:
         """Events bound by live partial matches (memory gauge)."""
-        return int(self.S[S_BOUND])
+        return self._Sv[S_BOUND]
 
     def match_last(self, start: int, stop: int) -> np.ndarray:
         """Last event index of matches ``start..stop-1`` (emission order)."""

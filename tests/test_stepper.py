@@ -159,6 +159,42 @@ def test_admission_that_drops_removes_pairs():
     assert len(ms0) > 0 and stp.n_matches == 0
 
 
+def test_row_f_total_and_admission_switch_mid_stream():
+    """``row_f`` is the returned row as float64 and ``total`` the sum of the rows; an admission
+    check switched on after stepping began (kernel arguments updated in place) acts from the
+    next step exactly as with a rebuilt argument list."""
+    stream = _soccerish()
+    program = compile_pattern(parse_pattern(
+        "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x WITHIN 6 seconds"), stream.schema)
+    n = len(stream)
+    util = np.ones((3, 3, 4))
+    util[2, 2, :] = 0.0
+
+    def run(switch: bool, rebuild: bool):
+        stp = Stepper(program, stream)
+        rows = []
+        for e in range(n):
+            if switch and e == n // 2:
+                stp.set_admission(ADM_STATE, util, threshold=0.5, n_bins=4)
+                if rebuild:
+                    stp._args = None
+            r = stp.step(e)
+            assert np.array_equal(stp.row_f, r.astype(np.float64))
+            rows.append(r.copy())
+        return stp, np.array(rows)
+
+    a, ra = run(True, False)
+    b, rb = run(True, True)
+    c, rc = run(False, False)
+    assert np.array_equal(ra, rb)
+    assert_same_matches(a.matches(), b.matches(), labels=("in place", "rebuilt"),
+                        check_detect=True)
+    assert np.array_equal(a.total, ra.sum(axis=0)) and np.array_equal(c.total, rc.sum(axis=0))
+    # the switch took effect at n // 2 and not before
+    assert np.array_equal(ra[:n // 2], rc[:n // 2])
+    assert ra[n // 2:, C.DECISION_CHECK].sum() > 0 and a.n_matches < c.n_matches
+
+
 def test_drop_pms_and_live_bound():
     stream = _soccerish()
     program = compile_pattern(parse_pattern(

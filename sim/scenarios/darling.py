@@ -38,7 +38,7 @@ import numpy as np
 from engines.compile import compile_pattern
 from engines.errors import CepsimInputError
 from engines.pattern import parse_pattern
-from engines.stepper import Stepper
+from engines.stepper import S_NM, Stepper
 from sim.arrivals import piecewise_poisson_arrivals
 from sim.claims import ClaimResult
 from sim.costmodel import load_profile
@@ -146,10 +146,13 @@ def reference(params: dict, n_warm: int, profile, window_ms=None, threshold="par
     cols = stp.tb["col_of_slot"]
     has_neg = len(prog.branches[0].neg_vars) > 0
     keys = []
+    row_f = stp.row_f      # the step's row as float64: row_f.dot(unit) == np.dot(row, unit)
+    S = memoryview(stp.S)
+    base = profile.base_cost
     for e in range(n):
-        row = stp.step(e)
-        svc[e] = float(np.dot(row, unit)) + profile.base_cost
-        k = stp.n_matches
+        stp.step(e)
+        svc[e] = float(row_f.dot(unit)) + base
+        k = S[S_NM]
         if k:
             det[e] = k
             if has_neg and e >= n_warm:

@@ -129,8 +129,8 @@ class Darling(Shedder):
         self.N_T_l = [float(x) for x in self.N_T]
         self.gamma_l = [float(x) for x in self.gamma]
         self._row = np.zeros(C.N_COUNTERS, dtype=np.int64)
-        self.in_bucket = np.zeros(len(types), dtype=bool)
-        self.on = np.zeros(nt, dtype=bool)
+        self.in_bucket = [False] * len(types)     # lists: cheap per-event scalar access
+        self.on = [False] * nt
         self.entries = 0
         self.peak_entries = 0
         self.types = types

@@ -100,14 +100,19 @@ class Tree:
         return me
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        out = np.empty(len(x), dtype=np.int64)
-        for r in range(len(x)):
-            k = 0
-            while self.nodes[k][0] >= 0:
-                f, thr, li, ri, _ = self.nodes[k]
-                k = li if x[r, f] <= thr else ri
-            out[r] = self.nodes[k][4]
-        return out
+        """Class of every row of ``x`` (all rows descend one level per pass)."""
+        feat = np.array([nd[0] for nd in self.nodes], dtype=np.int64)
+        thr = np.array([nd[1] for nd in self.nodes], dtype=np.float64)
+        li = np.array([nd[2] for nd in self.nodes], dtype=np.int64)
+        ri = np.array([nd[3] for nd in self.nodes], dtype=np.int64)
+        label = np.array([nd[4] for nd in self.nodes], dtype=np.int64)
+        k = np.zeros(len(x), dtype=np.int64)
+        rows = np.arange(len(x))
+        while len(rows):
+            rows = rows[feat[k[rows]] >= 0]         # rows still at an inner node
+            kr = k[rows]
+            k[rows] = np.where(x[rows, feat[kr]] <= thr[kr], li[kr], ri[kr])
+        return label[k]
 
 
 def _gini(y, n_cls) -> float:
@@ -175,6 +180,7 @@ class Icde20(Shedder):
             self.value = np.ones(1)
             self.cons = np.ones(1)
             self.shed_set = np.zeros(1, dtype=bool)
+            self._classify_events()
             return
         state = np.concatenate([s for s, _, _, _ in self.samples])
         first = np.concatenate([f for _, f, _, _ in self.samples])
@@ -220,6 +226,15 @@ class Icde20(Shedder):
         self.cons = np.array([cons[lab == c].sum() for c in range(self.n_cls)])
         self.tree = Tree().fit(self._features(state, first), lab, self.n_cls)
         self.shed_set = np.zeros(self.n_cls, dtype=bool)
+        self._classify_events()
+
+    def _classify_events(self) -> None:
+        """Class of every event as the single-event partial match it would start (state 1,
+        itself as first event), computed once: ``on_arrival`` looks it up (and still charges
+        the tree's DEPTH decisions per arrival)."""
+        n = len(self.types)
+        self.ev_class = self._classify(np.ones(n, dtype=np.int64),
+                                       np.arange(n, dtype=np.int64)).tolist()
 
     def _choose(self, frac: float) -> np.ndarray:
         if self.artifact:
@@ -244,7 +259,7 @@ class Icde20(Shedder):
             return None
         row = np.zeros(C.N_COUNTERS, dtype=np.int64)
         row[C.DECISION_CHECK] += DEPTH
-        c = self._classify(np.array([1]), np.array([i]))[0]
+        c = self.ev_class[i]
         if self.shed_set[c]:
             self.ctx.queue.drop(i)
             self.ev_dropped += 1

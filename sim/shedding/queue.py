@@ -25,6 +25,7 @@ the start/departure times equal the Lindley recursion over the engine's service 
 """
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -33,7 +34,7 @@ import simpy
 
 from engines import counters as C
 from engines.errors import CepsimInputError
-from engines.stepper import Stepper
+from engines.stepper import S_BOUND, S_LIVE, S_NM, Stepper
 
 
 class ShedQueue:
@@ -41,49 +42,56 @@ class ShedQueue:
 
     def __init__(self, types: np.ndarray, n_types: int) -> None:
         self.types = types
+        self._tl = np.asarray(types).tolist()       # Python ints: cheaper to index per event
         self.n = len(types)
-        self.state = np.zeros(self.n, dtype=np.int8)   # 0 not arrived, 1 queued, 2 served, 3 dropped
+        # per-event updates go to a bytearray / array.array (cheap scalar access); ``state`` and
+        # ``by_type`` are numpy views of the same memory for vectorised reads
+        self._st = bytearray(self.n)
+        # 0 not arrived, 1 queued, 2 served, 3 dropped
+        self.state = np.frombuffer(self._st, dtype=np.int8)
         self.head = 0          # every event below head has left the queue (served or dropped)
         self.tail = 0          # events [0, tail) have arrived
         self.length = 0
-        self.by_type = np.zeros(n_types, dtype=np.int64)
+        self._bt = array("q", bytes(8 * n_types))
+        self.by_type = np.frombuffer(self._bt, dtype=np.int64)
         self.peak = 0
         self.dropped = 0
 
     def push(self, i: int) -> None:
-        self.state[i] = 1
+        self._st[i] = 1
         self.tail = i + 1
         self.length += 1
-        self.by_type[self.types[i]] += 1
+        self._bt[self._tl[i]] += 1
         if self.length > self.peak:
             self.peak = self.length
 
     def drop(self, i: int) -> bool:
         """Drop queued event ``i``; False when it is not queued."""
-        if self.state[i] != 1:
+        if self._st[i] != 1:
             return False
-        self.state[i] = 3
+        self._st[i] = 3
         self.length -= 1
-        self.by_type[self.types[i]] -= 1
+        self._bt[self._tl[i]] -= 1
         self.dropped += 1
         return True
 
     def is_queued(self, i: int) -> bool:
-        return self.state[i] == 1
+        return self._st[i] == 1
 
     def pop(self) -> int:
         """The next queued event (FIFO), removed from the queue; -1 when empty."""
-        st = self.state
+        st = self._st
         h = self.head
-        while h < self.tail and st[h] != 1:
+        tail = self.tail
+        while h < tail and st[h] != 1:
             h += 1
         self.head = h
-        if h >= self.tail:
+        if h >= tail:
             return -1
         st[h] = 2
         self.head = h + 1
         self.length -= 1
-        self.by_type[self.types[h]] -= 1
+        self._bt[self._tl[h]] -= 1
         return h
 
 
@@ -141,6 +149,7 @@ class ShedContext:
     warm_matches: list = field(default_factory=list)     # int64[m] rows (slot order)
     in_warmup: bool = True
     recent: object = None     # deque of (latency sum, count) of the last steps with matches
+    _prices: dict = field(default_factory=dict)          # price() memo
 
     def recent_mean_latency(self) -> float:
         """Mean latency of the matches of the last (up to 32) steps that emitted matches."""
@@ -151,7 +160,18 @@ class ShedContext:
         return s / c if c else 0.0
 
     def price(self, row) -> float:
-        return float(np.dot(row, self.unit)) if row is not None else 0.0
+        """Seconds of a counter row (``np.dot(row, unit)``; memoised by the row's bytes:
+        shedders return few distinct rows, and the dot product with its cast costs ~2 us)."""
+        if row is None:
+            return 0.0
+        key = row.tobytes()
+        c = self._prices.get(key)
+        if c is None:
+            c = float(np.dot(row, self.unit))
+            if len(self._prices) >= 4096:
+                self._prices.clear()
+            self._prices[key] = c
+        return c
 
 
 @dataclass
@@ -186,40 +206,59 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     ctx = ShedContext(stream, program, stp, q, unit, base, arr, int(n_warm))
     ctx.recent = deque(maxlen=32)
     shedder.attach(ctx)
-    start = np.full(n, np.nan)
-    depart = np.full(n, np.nan)
-    served = np.zeros(n, dtype=bool)
+    start_l = [np.nan] * n        # per-event writes to Python containers, arrays at the end
+    depart_l = [np.nan] * n
+    served_b = bytearray(n)
     lat_chunks: list[np.ndarray] = []
     key_chunks: list[np.ndarray] = []
-    totals = np.zeros(C.N_COUNTERS, dtype=np.int64)        # engine work
     shed_tot = np.zeros(C.N_COUNTERS, dtype=np.int64)      # shedder work (server + ingest)
-    stats = {"ingest_busy": 0.0, "ingest_free_at": -np.inf, "peak_mem": 0, "peak_bound": 0,
-             "peak_live": 0, "vetoed": 0, "matches": 0, "warm_matches": 0, "server_shed_s": 0.0,
-             "replication_s": 0.0}
+    # per-event state in Python scalars (numpy scalar reads and dict updates cost more than the
+    # arithmetic); the engine's work is summed by the stepper (``Stepper.total``)
+    ingest_busy = 0.0
+    ingest_free_at = -np.inf
+    peak_mem = peak_bound = peak_live = vetoed = warm_matches = 0
+    server_shed_s = 0.0
+    replication_s = 0.0
     m = stp.m
     cols = stp.tb["col_of_slot"]
+    S = memoryview(stp.S)      # scalar reads as Python ints (S is never replaced)
+    row_f = stp.row_f
+    arr_l = arr.tolist()
     env = simpy.Environment(initial_time=min(0.0, float(arr[0])) if n else 0.0)
+    # hooks the shedder leaves at the no-op default are not called (same outcome)
+    cls = type(shedder)
+    has_arrival, has_before, has_after, has_served, has_extra = (
+        getattr(cls, h) is not getattr(Shedder, h)
+        for h in ("on_arrival", "before_step", "after_step", "on_served", "take_extra_seconds"))
+    price = ctx.price
+    step = stp.step
+    pop = q.pop
+    push = q.push
 
     def ingest(i: int) -> float:
         """Offer arrival ``i``; returns the seconds to charge to the server."""
+        nonlocal ingest_busy, ingest_free_at
         if i == n_warm and ctx.in_warmup:
             ctx.in_warmup = False
-            shedder.end_warmup(arr[i])
-        q.push(i)
-        r = shedder.on_arrival(i, arr[i])
+            shedder.end_warmup(arr_l[i])
+        push(i)
+        if not has_arrival:
+            return 0.0
+        r = shedder.on_arrival(i, arr_l[i])
         if r is None:
             return 0.0
         shed_tot[:] += r
-        c = ctx.price(r)
+        c = price(r)
         if ingest_on_server:
             return c
-        s0 = max(arr[i], stats["ingest_free_at"])
-        stats["ingest_free_at"] = s0 + c
-        stats["ingest_busy"] += c
+        s0 = max(arr_l[i], ingest_free_at)
+        ingest_free_at = s0 + c
+        ingest_busy += c
         return 0.0
 
     def collect(i_det: int, t_det: float) -> None:
-        k = stp.n_matches
+        nonlocal warm_matches
+        k = S[S_NM]
         if k == 0:
             return
         lasts = stp.o_last[:k]
@@ -237,87 +276,100 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
                 rows = stp.o_pos[:k][:, cols] if ok is None else stp.o_pos[:k][ok][:, cols]
                 key_chunks.append(rows.copy())
         else:
-            stats["warm_matches"] += k
+            warm_matches += k
             ctx.warm_matches.append(stp.o_pos[:k][:, cols].copy())
         stp.clear_output()
 
     def server():
+        nonlocal peak_mem, peak_bound, peak_live, vetoed, server_shed_s, replication_s
         nxt = 0
         carry = 0.0       # ingest work charged to the server (ingest_on_server)
+        warm_service = ctx.warm_service
         while True:
             now = env.now
-            while nxt < n and arr[nxt] <= now:
+            while nxt < n and arr_l[nxt] <= now:
                 carry += ingest(nxt)
                 nxt += 1
-            i = q.pop()
+            i = pop()
             if i < 0:
                 if nxt >= n:
                     break
-                yield env.timeout(arr[nxt] - now)
+                yield env.timeout(arr_l[nxt] - now)
                 # ingest the awaited arrival even if the clock's rounding left it a hair short
                 carry += ingest(nxt)
                 nxt += 1
                 continue
-            veto, r = shedder.before_step(i, now)
             extra = carry
             carry = 0.0
-            if r is not None:
-                shed_tot[:] += r
-                extra += ctx.price(r)
-            if veto:
-                stats["vetoed"] += 1
-                carry = extra
-                continue
-            row = stp.step(i)
-            totals[:] += row
-            svc = float(np.dot(row, unit)) + base
-            r2 = shedder.after_step(i, row, now)
-            if r2 is not None:
-                shed_tot[:] += r2
-                extra += ctx.price(r2)
-            xs = shedder.take_extra_seconds()
-            stats["replication_s"] += xs
-            extra += xs
-            stats["server_shed_s"] += extra
+            if has_before:
+                veto, r = shedder.before_step(i, now)
+                if r is not None:
+                    shed_tot[:] += r
+                    extra += price(r)
+                if veto:
+                    vetoed += 1
+                    carry = extra
+                    continue
+            row = step(i)
+            svc = float(row_f.dot(unit)) + base     # = np.dot(row, unit): row_f is row as float
+            if has_after:
+                r2 = shedder.after_step(i, row, now)
+                if r2 is not None:
+                    shed_tot[:] += r2
+                    extra += price(r2)
+            if has_extra:
+                xs = shedder.take_extra_seconds()
+                replication_s += xs
+                extra += xs
+            server_shed_s += extra
             svc += extra
-            start[i] = now
-            served[i] = True
-            live_bound = stp.live_bound
+            start_l[i] = now
+            served_b[i] = 1
+            live_bound = S[S_BOUND]
             mem = q.length + live_bound
-            if mem > stats["peak_mem"]:
-                stats["peak_mem"] = mem
-            if live_bound > stats["peak_bound"]:
-                stats["peak_bound"] = live_bound
-            if stp.live > stats["peak_live"]:
-                stats["peak_live"] = stp.live
+            if mem > peak_mem:
+                peak_mem = mem
+            if live_bound > peak_bound:
+                peak_bound = live_bound
+            live = S[S_LIVE]
+            if live > peak_live:
+                peak_live = live
             yield env.timeout(svc)
-            depart[i] = env.now
+            t = env.now
+            depart_l[i] = t
             if ctx.in_warmup or i < n_warm:
-                ctx.warm_service.append((i, svc))
-            collect(i, env.now)
-            shedder.on_served(i, svc, row, env.now)
+                warm_service.append((i, svc))
+            if S[S_NM]:
+                collect(i, t)
+            if has_served:
+                shedder.on_served(i, svc, row, t)
         fin = stp.finish()
-        totals[C.MATCH_EMIT] += fin[C.MATCH_EMIT]
         collect(n, env.now)
+        totals[:] = stp.total
+        totals[C.MATCH_EMIT] += fin[C.MATCH_EMIT]
 
+    totals = np.zeros(C.N_COUNTERS, dtype=np.int64)        # engine work
     env.process(server())
     env.run()
     lat = np.concatenate(lat_chunks) if lat_chunks else np.zeros(0)
     keys = (np.concatenate(key_chunks) if key_chunks else np.zeros((0, m), np.int64)) \
         if keep_keys else None
+    start = np.array(start_l, dtype=np.float64)
+    depart = np.array(depart_l, dtype=np.float64)
+    served = np.frombuffer(bytes(served_b), dtype=np.uint8).astype(bool)
     end = float(np.nanmax(depart)) if served.any() else 0.0
     t0 = float(arr[0]) if n else 0.0
     met = {
         "n_events": n, "n_warm": int(n_warm), "served": int(served.sum()),
         "shed_events": int(n - served.sum()), "dropped_in_queue": int(q.dropped),
-        "vetoed": int(stats["vetoed"]), "peak_queue": int(q.peak),
-        "peak_live_pm": int(stats["peak_live"]), "peak_live_bound": int(stats["peak_bound"]),
-        "peak_memory_events": int(stats["peak_mem"]),
-        "matches_measured": int(lat.size), "warm_matches": int(stats["warm_matches"]),
-        "ingest_busy_s": float(stats["ingest_busy"]),
-        "ingest_utilisation": float(stats["ingest_busy"] / max(end - t0, 1e-300)),
-        "server_shed_s": float(stats["server_shed_s"]),
-        "replication_s": float(stats["replication_s"]),
+        "vetoed": int(vetoed), "peak_queue": int(q.peak),
+        "peak_live_pm": int(peak_live), "peak_live_bound": int(peak_bound),
+        "peak_memory_events": int(peak_mem),
+        "matches_measured": int(lat.size), "warm_matches": int(warm_matches),
+        "ingest_busy_s": float(ingest_busy),
+        "ingest_utilisation": float(ingest_busy / max(end - t0, 1e-300)),
+        "server_shed_s": float(server_shed_s),
+        "replication_s": float(replication_s),
         "makespan_s": end - t0,
         "pm_removed_by_shedder": int(shed_tot[C.PM_REMOVED]),
         "shed_ops": int(shed_tot[C.SHED_OP]), "utility_ops": int(shed_tot[C.UTILITY_UPDATE]),

@@ -71,6 +71,8 @@ class Spice(Shedder):
         stp.set_admission(ADM_COUNT, self.counts, 0.0, self.n_bins)
         self.ts = np.asarray(ctx.stream.ts)
         self.types = np.asarray(ctx.stream.types)
+        self._ts_l = self.ts.tolist()          # per-event scalar reads (before_step)
+        self._types_l = self.types.tolist()
         self.t0 = int(stp.tb["el_type"][0])
         self.window = stp.window
 
@@ -127,13 +129,13 @@ class Spice(Shedder):
 
     def before_step(self, i: int, now: float):
         w = self.window
-        t = self.ts[i]
+        t = self._ts_l[i]
         op = self.open
         while op and t - op[0] > w:
             op.popleft()
         if self.replicate and len(op) > 1:
             self.extra += (len(op) - 1) * self.ctx.base_cost
-        if self.types[i] == self.t0:
+        if self._types_l[i] == self.t0:
             op.append(t)
         if not self.active:
             return False, None
