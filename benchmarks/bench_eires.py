@@ -5,10 +5,18 @@ compiles) for every strategy with the cost-based cache, and, on a small stream, 
 reference replay (``sim.remote_queue``) beside the kernel, as a ratio.  Not asserted anywhere.
 
     PYTHONPATH=$PWD python benchmarks/bench_eires.py [--events 100000] [--policy nongreedy]
+
+``--baseline REV`` instead times the kernel as the experiments call it (``sim.scenarios.eires.point``:
+two runs per point, all queued and Poisson arrivals, latency histograms) on the quick-scale
+``overall_q2`` points (Q2 over DS1, 5,000 events, cost cache, both policies, every strategy) and
+two Q1 Hybrid points, under git revision REV and under this checkout in fresh processes
+(``benchmarks/baseline.py``), and checks that every output column agrees.  ``--baseline f750a0d~1``
+is the kernel before its growable stores were packed and grown outside the partial-match loop.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import time
 
 import numpy as np
@@ -22,13 +30,63 @@ from sim.remote_queue import simulate_remote_simpy
 from workloads.eires import generate, queries
 
 
+_POINTS = r"""
+import json, sys, time
+from sim.scenarios.eires import point
+n = int(sys.argv[1])
+cases = []
+for pol in ("nongreedy", "greedy"):
+    for st in ("BL1", "BL2", "BL3", "PFetch", "LzEval", "Hybrid"):
+        cases.append((f"Q2 DS1 {pol[:3]} cost {st}",
+                      dict(query="Q2", dataset="DS1", policy=pol, strategy=st, cache="cost")))
+    cases.append((f"Q1 DS1 {pol[:3]} lru Hybrid",
+                  dict(query="Q1", dataset="DS1", policy=pol, strategy="Hybrid", cache="lru",
+                       v1_max=1000)))
+base = dict(n_events=n, v1_max=10000, cache_size=2000, latency_unit_us=10.0, workers=5,
+            rate=20000.0, bl3_greedy_events=3000)
+point(dict(base, **cases[0][1], n_events=200), 1)                 # compile / load the cache
+out = {}
+for name, p in cases:
+    c0 = time.process_time()
+    row = point(dict(base, **p), 20210621)
+    out[name] = [time.process_time() - c0, row]
+print(json.dumps(out))
+"""
+
+
+def against_baseline(rev: str, n_events: int) -> None:
+    from baseline import against_revision
+    runs = against_revision(rev, _POINTS, [str(n_events)])
+    print(f"EIRES kernel CPU s per experiment point ({n_events} events, two runs each), {rev} vs "
+          f"this checkout, best of 2 alternating runs")
+    print(f"{'point':<26}{rev[:10]:>12}{'now':>10}{'speed-up':>10}{'matches':>10}  outputs")
+    tot_old = tot_new = 0.0
+    for case in runs["new"][0]:
+        old = min(r[case][0] for r in runs["old"])
+        new = min(r[case][0] for r in runs["new"])
+        tot_old += old
+        tot_new += new
+        ref = json.dumps(runs["new"][0][case][1], sort_keys=True)     # NaN-safe comparison
+        same = all(json.dumps(r[case][1], sort_keys=True) == ref for r in runs["old"] + runs["new"])
+        print(f"{case:<26}{old:12.3f}{new:10.3f}{old / max(new, 1e-9):9.1f}x"
+              f"{runs['new'][0][case][1]['n_matches']:10d}  {'identical' if same else 'DIFFER'}")
+    print(f"{'total':<26}{tot_old:12.3f}{tot_new:10.3f}{tot_old / max(tot_new, 1e-9):9.1f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--small", type=int, default=3000)
     ap.add_argument("--policy", default="nongreedy", choices=["greedy", "nongreedy"])
     ap.add_argument("--v1-max", type=int, default=10_000)
+    ap.add_argument("--baseline", metavar="REV", default=None,
+                    help="time the experiments' kernel calls against git revision REV instead")
+    ap.add_argument("--points-events", type=int, default=5000,
+                    help="events per point for --baseline (overall_q2 quick: 5000)")
     a = ap.parse_args()
+    if a.baseline:
+        against_baseline(a.baseline, a.points_events)
+        return
     prof = load_profile(None)
     unit, base = prof.unit_vector(), prof.base_cost
     s = generate("DS1", a.events, 1, v1_max=a.v1_max)

@@ -234,3 +234,33 @@ def test_lzeval_without_a_cost_profile_runs():
     for strategy in ("LzEval", "Hybrid"):
         r = run_remote(prog, s, strategy=strategy, utility_period=4)
         assert r.matches.key_set() == expected
+
+
+def test_store_growth_leaves_every_output_unchanged():
+    """The pool, match and timer stores grow once per event, before the partial-match loop
+    (module docstring of the packed layout): a pool started at one row (compacted and doubled
+    many times) must give the same matches in the same order, emission times, counters and
+    trace as one started large, with estimated-arrival timers in use (70 overlapping ones
+    outgrow the initial 64-timer store) and on a greedy Hybrid run."""
+    cases = [(_ea_stream(), "PATTERN SEQ(A a, B b) WHERE REMOTE[a.v1] <= 150 AT b WITHIN 200 "
+              "events POLICY skip-till-any-match", dict(strategy="PFetch", cache="lru",
+                                                        cache_size=400, utility_period=8)),
+             (_stream(500, 5), "PATTERN SEQ(A a, B b, C c) WHERE SAME[id] AND REMOTE[a.v1] <= 18 "
+              "AT c WITHIN 50 events POLICY skip-till-any-match",
+              dict(strategy="Hybrid", cache="cost", cache_size=6, utility_period=4))]
+    for s, text, kw in cases:
+        prog = _q(text, s)
+        kw = dict(kw, base_cost=1e-5, unit_cost=np.full(C.N_COUNTERS, 2e-7), trace_cap=200_000)
+        small = run_remote(prog, s, initial_capacity=1, **kw)
+        large = run_remote(prog, s, initial_capacity=4096, **kw)
+        assert len(small.matches) > 20
+        assert np.array_equal(small.matches.pos, large.matches.pos)
+        assert np.array_equal(small.matches.detect, large.matches.detect)
+        assert np.array_equal(small.counters, large.counters)
+        for k in ("emit_time", "start", "depart"):
+            assert np.array_equal(small.info[k], large.info[k])
+        for a, b in zip(small.info["trace"], large.info["trace"]):
+            assert np.array_equal(a, b)
+        assert small.info["ea_prefetches"] == large.info["ea_prefetches"]
+        if kw["strategy"] == "PFetch":
+            assert small.info["ea_prefetches"] > 0

@@ -74,6 +74,27 @@ TR_START, TR_COMPUTE, TR_ISSUE, TR_WAIT, TR_OBSERVE, TR_EMIT, TR_END, TR_EVICT =
 S_BL1, S_BL2, S_BL3, S_PFETCH, S_LZEVAL, S_HYBRID = range(6)
 C_LRU, C_COST = range(2)
 
+# Growable stores, packed.  Numba turns an array variable that is rebound inside a loop (a pool
+# replaced by a bigger copy) into a loop-carried value and pays an atomic NRT incref + decref for
+# it on every back edge of every loop it is carried around, whether or not the growth runs; with
+# 15 such arrays in the partial-match loop that was about 3/4 of the kernel's run time.  So the
+# arrays that grow together are columns of one array, and every growth happens once per event,
+# before the partial-match loop, sized for the most that event can add; nothing is rebound in the
+# inner loops.
+# Partial-match pool ``pm``: int64[cap, PM_EV + M], one row per partial match (bump allocated,
+# compacted by ``_compact``): kernel slot reached, bitmask of postponed remote predicates, next
+# row of its partition's list (-1 = last), alive flag, generation (bumped when the row is reused;
+# timers check it), then the event index bound at each slot.
+PM_SLOT, PM_PEND, PM_NEXT, PM_ALIVE, PM_GEN, PM_EV = range(6)
+# Estimated-arrival timer store ``tmr``: int64[TM_ROWS, cap] (rows, so ``tmr[TM_HEAP]`` is a
+# contiguous heap key array beside the heap's float times ``tht``): heap keys (timer ids),
+# partial-match row, its generation, remote predicate, and the stack of free ids.
+TM_HEAP, TM_PM, TM_GEN, TM_PRED, TM_FREE = range(5)
+TM_ROWS = 5
+TIMER_CAP0 = 64
+# Matches ``m_id``: int64[cap, 1 (+ M when recorded)]: detecting event, then the event per slot;
+# their emission times in ``m_t``.
+
 
 @njit(cache=True, inline="always")
 def _tick(cnt, i, k, c, unit, clk):
@@ -134,17 +155,25 @@ def _timing(la, ea, mc, r, chk, kslot, thr):
 
 
 @njit(cache=True)
-def _grow_timers(tht, thk, te_p, te_g, te_r):
-    """Double the estimated-arrival timer store (all ids in use); returns the new arrays."""
-    old = tht.shape[0]
-    tht = np.concatenate((tht, np.zeros(old)))
-    thk = np.concatenate((thk, np.zeros(old, dtype=np.int64)))
-    te_p = np.concatenate((te_p, np.zeros(old, dtype=np.int64)))
-    te_g = np.concatenate((te_g, np.zeros(old, dtype=np.int64)))
-    te_r = np.concatenate((te_r, np.zeros(old, dtype=np.int64)))
-    te_free = np.concatenate((np.arange(2 * old - 1, old - 1, -1).astype(np.int64),
-                              np.zeros(old, dtype=np.int64)))
-    return tht, thk, te_p, te_g, te_r, te_free, old
+def _grow_timers(tht, tmr, te_nfree, need):
+    """Double the estimated-arrival timer store until ``need`` ids are free; returns
+    ``(tht, tmr, te_nfree)``.  The new ids go to the BOTTOM of the free stack, in the order a
+    store that only grew once empty would hand them out (lowest new id first), so the ids
+    taken, and with them the heap's tie-breaks, are the same whenever the growth happens."""
+    while te_nfree < need:
+        old = tht.shape[0]
+        n_tht = np.zeros(2 * old)
+        n_tmr = np.zeros((TM_ROWS, 2 * old), dtype=np.int64)
+        n_tht[:old] = tht
+        n_tmr[:, :old] = tmr
+        for j in range(old):                    # ids old..2*old-1, the lowest one on top
+            n_tmr[TM_FREE, j] = 2 * old - 1 - j
+        for j in range(te_nfree):
+            n_tmr[TM_FREE, old + j] = tmr[TM_FREE, j]
+        te_nfree += old
+        tht = n_tht
+        tmr = n_tmr
+    return tht, tmr, te_nfree
 
 
 # Latency histograms (``latency_hist=True``): log10 bins of 1/HIST_PER_DECADE decade from
@@ -228,51 +257,43 @@ def hist_percentiles(h: np.ndarray, pcts) -> np.ndarray:
 
 
 @njit(cache=True)
-def _compact(pm_ev, pm_slot, pm_pend, pm_next, pm_alive, pm_gen, head, tail, newcap,
-             te_p, te_g, thk, thn):
-    """Copy the live partial matches into a pool of ``newcap`` slots, partition by partition in
+def _compact(pm, head, tail, newcap, tmr, thn):
+    """Copy the live partial matches into a pool of ``newcap`` rows, partition by partition in
     list order, so a partition's scan walks memory forward (the free-list pool it replaces
     scattered greedy runs' partial matches and made every scan step a cache miss).  Relinks
     ``head`` / ``tail`` in place, moves the pending estimated-arrival timers with their partial
-    matches (timers of dead ones are voided) and returns the new arrays and the bump index."""
-    old = pm_ev.shape[0]
-    M = pm_ev.shape[1]
+    matches (timers of dead ones are voided) and returns the new pool and the bump index."""
+    old = pm.shape[0]
     remap = np.full(old, -1, dtype=np.int64)
-    n_ev = np.zeros((newcap, M), dtype=np.int64)
-    n_slot = np.zeros(newcap, dtype=np.int64)
-    n_pend = np.zeros(newcap, dtype=np.int64)
-    n_next = np.full(newcap, -1, dtype=np.int64)
-    n_alive = np.zeros(newcap, dtype=np.int8)
-    n_gen = np.zeros(newcap, dtype=np.int64)
+    npm = np.zeros((newcap, pm.shape[1]), dtype=np.int64)
+    for k in range(newcap):
+        npm[k, PM_NEXT] = -1
     k = 0
     for g in range(head.shape[0]):
         q = head[g]
         prev = -1
         while q != -1:
-            for s in range(M):
-                n_ev[k, s] = pm_ev[q, s]
-            n_slot[k] = pm_slot[q]
-            n_pend[k] = pm_pend[q]
-            n_alive[k] = 1
-            n_gen[k] = pm_gen[q]
+            for c in range(pm.shape[1]):
+                npm[k, c] = pm[q, c]
+            npm[k, PM_NEXT] = -1
             remap[q] = k
             if prev >= 0:
-                n_next[prev] = k
+                npm[prev, PM_NEXT] = k
             else:
                 head[g] = k
             prev = k
             k += 1
-            q = pm_next[q]
+            q = pm[q, PM_NEXT]
         tail[g] = prev
     for h in range(thn):
-        tid = thk[h]
-        p = te_p[tid]
+        tid = tmr[TM_HEAP, h]
+        p = tmr[TM_PM, tid]
         if remap[p] >= 0:
-            te_p[tid] = remap[p]
+            tmr[TM_PM, tid] = remap[p]
         else:
-            te_p[tid] = 0
-            te_g[tid] = -1                      # its partial match is gone
-    return n_ev, n_slot, n_pend, n_next, n_alive, n_gen, k
+            tmr[TM_PM, tid] = 0
+            tmr[TM_GEN, tid] = -1               # its partial match is gone
+    return npm, k
 
 
 @njit(cache=True)
@@ -316,17 +337,14 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     tst = np.zeros(2, dtype=np.int64)
     # matches
     mcap = 4
-    m_ev = np.zeros((mcap if record else 1, M), dtype=np.int64)
+    m_id = np.zeros((mcap, 1 + (M if record else 0)), dtype=np.int64)
     m_t = np.zeros(mcap)
-    m_det = np.zeros(mcap, dtype=np.int64)
     nm = 0
     # partial-match pool
     pcap = iopt[I_PCAP]
-    pm_ev = np.zeros((pcap, M), dtype=np.int64)
-    pm_slot = np.zeros(pcap, dtype=np.int64)
-    pm_pend = np.zeros(pcap, dtype=np.int64)
-    pm_next = np.full(pcap, -1, dtype=np.int64)
-    pm_alive = np.zeros(pcap, dtype=np.int8)
+    pm = np.zeros((pcap, PM_EV + M), dtype=np.int64)
+    for k in range(pcap):
+        pm[k, PM_NEXT] = -1
     bump = 0                                    # next free pool index (bump allocation)
     psize = np.zeros(iopt[I_NPART], dtype=np.int64)    # live partial matches per partition
     NP = iopt[I_NPART]
@@ -387,16 +405,18 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     ea_ext = np.zeros(max(NR, 1))
     t_expo = 0.0
     # estimated-arrival timers: heap of (due time, timer id), records (pm, generation, predicate)
-    tcap0 = 64
-    tht = np.zeros(tcap0)
-    thk = np.zeros(tcap0, dtype=np.int64)
+    tht = np.zeros(TIMER_CAP0)
+    tmr = np.zeros((TM_ROWS, TIMER_CAP0), dtype=np.int64)
     thn = 0
-    te_p = np.zeros(tcap0, dtype=np.int64)
-    te_g = np.zeros(tcap0, dtype=np.int64)
-    te_r = np.zeros(tcap0, dtype=np.int64)
-    te_free = np.arange(tcap0 - 1, -1, -1).astype(np.int64)
-    te_nfree = tcap0
-    pm_gen = np.zeros(pcap, dtype=np.int64)
+    for j in range(TIMER_CAP0):
+        tmr[TM_FREE, j] = TIMER_CAP0 - 1 - j
+    te_nfree = TIMER_CAP0
+    # remote predicates whose check class can take estimated-arrival timers (Alg. 3 may switch
+    # them on mid-event): each new or extended partial match sets at most one timer per each
+    n_ea_pred = 0
+    for r in range(NR):
+        if r_kslot[r] <= r_chk[r] - 1:
+            n_ea_pred += 1
     n_ea = 0
     span = np.zeros(max(NR, 1), dtype=np.int64)
     for r in range(NR):
@@ -505,16 +525,16 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     ea_expo[r] += slot_count[r_chk[r] - 1] * (now - t_expo)
             t_expo = now
             while thn > 0 and tht[0] <= clk[0]:
-                tid = thk[0]
-                thn = heap_pop(tht, thk, thn)
-                te_free[te_nfree] = tid
+                tid = tmr[TM_HEAP, 0]
+                thn = heap_pop(tht, tmr[TM_HEAP], thn)
+                tmr[TM_FREE, te_nfree] = tid
                 te_nfree += 1
-                p = te_p[tid]
-                r = te_r[tid]
-                if pm_alive[p] == 0 or pm_gen[p] != te_g[tid] or pm_slot[p] != r_chk[r] - 1:
+                p = tmr[TM_PM, tid]
+                r = tmr[TM_PRED, tid]
+                if pm[p, PM_ALIVE] == 0 or pm[p, PM_GEN] != tmr[TM_GEN, tid] or pm[p, PM_SLOT] != r_chk[r] - 1:
                     continue                        # the partial match moved on or died
                 kk, ndecide = _decision_key(
-                    np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]]), fopt, seed, ndecide, K)
+                    np.int64(attrs[pm[p, PM_EV + r_kslot[r]], r_kcol[r]]), fopt, seed, ndecide, K)
                 _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                 if incache[kk] == 1 or inflight[kk] >= 0.0:
                     continue
@@ -533,16 +553,28 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     hn = heap_push(ht, hk, hn, done, kk)
         # ---------------------------------------------------------------- partial matches
         g = part[i]
-        if pm_ev.shape[0] - bump < psize[g] + 1:
-            # the event may add one partial match per live one of its partition, plus a new
-            # run: compact the pool (each partition's list contiguous, in list order, so scans
-            # walk memory forward) and double it when compaction alone leaves too little room
-            newcap = pm_ev.shape[0]
+        # every store grows here, never inside the loops below (see PM_SLOT): the event can
+        # add one partial match, one match and n_ea_pred timers per live partial match of its
+        # partition, plus a new run
+        if pm.shape[0] - bump < psize[g] + 1:
+            # compact the pool (each partition's list contiguous, in list order, so scans walk
+            # memory forward) and double it when compaction alone leaves too little room
+            newcap = pm.shape[0]
             while newcap - live < psize[g] + 1 or newcap < 2 * live:
                 newcap *= 2
-            pm_ev, pm_slot, pm_pend, pm_next, pm_alive, pm_gen, bump = _compact(
-                pm_ev, pm_slot, pm_pend, pm_next, pm_alive, pm_gen, head, tail, newcap,
-                te_p, te_g, thk, thn)
+            pm, bump = _compact(pm, head, tail, newcap, tmr, thn)
+        if not hist and m_t.shape[0] < nm + psize[g] + 1:
+            newcap = m_t.shape[0]
+            while newcap < nm + psize[g] + 1:
+                newcap *= 2
+            n_id = np.zeros((newcap, m_id.shape[1]), dtype=np.int64)
+            n_id[:nm] = m_id[:nm]
+            n_t = np.zeros(newcap)
+            n_t[:nm] = m_t[:nm]
+            m_id = n_id
+            m_t = n_t
+        if use_pf and te_nfree < (psize[g] + 1) * n_ea_pred:
+            tht, tmr, te_nfree = _grow_timers(tht, tmr, te_nfree, (psize[g] + 1) * n_ea_pred)
         q = head[g]
         prev = -1
         old_tail = tail[g]
@@ -550,22 +582,22 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
         while q != -1 and not stop:
             if q == old_tail:
                 stop = True
-            qn = pm_next[q]
+            qn = pm[q, PM_NEXT]
             _tick(cnt, i, C.INSTANCE_WORK, 1, unit, clk)
-            first = pm_ev[q, 0]
+            first = pm[q, PM_EV]
             expired = (i - first >= win) if count_win else (ts[i] - ts[first] > win)
             remove = expired
-            s = pm_slot[q]
+            s = pm[q, PM_SLOT]
             ns = s + 1
             if not expired and ti == vtype[ns]:
                 ok = True
                 for t in range(NL):
                     if lp_chk[t] != ns:
                         continue
-                    e1 = i if lp_s1[t] == ns else pm_ev[q, lp_s1[t]]
+                    e1 = i if lp_s1[t] == ns else pm[q, PM_EV + lp_s1[t]]
                     e2 = e1
                     if lp_s2[t] >= 0:
-                        e2 = i if lp_s2[t] == ns else pm_ev[q, lp_s2[t]]
+                        e2 = i if lp_s2[t] == ns else pm[q, PM_EV + lp_s2[t]]
                     _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
                     if not eval_pred(pred_i, pred_f, lp_pid[t], attrs, e1, e2):
                         ok = False
@@ -577,9 +609,9 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 ea_ext[r] += 1         # an arrival that extends class chk-1
                                 _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
                     for s2 in range(ns):
-                        tmp[s2] = pm_ev[q, s2]
+                        tmp[s2] = pm[q, PM_EV + s2]
                     tmp[ns] = i
-                    pend = pm_pend[q]
+                    pend = pm[q, PM_PEND]
                     alive = True
                     complete = ns == M - 1
                     # remote predicates: postponed ones first, then those checked at ns
@@ -769,31 +801,24 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             if hist:
                                 _hist_add(hst, clk[0] - now, clk[0] - arr[i])
                             else:
-                                if nm >= m_t.shape[0]:
-                                    m_t = np.concatenate((m_t, np.zeros(m_t.shape[0])))
-                                    m_det = np.concatenate((m_det, np.zeros(m_det.shape[0],
-                                                                            dtype=np.int64)))
-                                    if record:
-                                        m_ev = np.concatenate((m_ev, np.zeros(m_ev.shape,
-                                                                              dtype=np.int64)))
                                 m_t[nm] = clk[0]
-                                m_det[nm] = i
+                                m_id[nm, 0] = i
                                 if record:
                                     for s2 in range(M):
-                                        m_ev[nm, s2] = tmp[s2]
+                                        m_id[nm, 1 + s2] = tmp[s2]
                             nm += 1
                         elif policy_next:
                             # extend in place
                             if use_util:
                                 for r in range(NR):
                                     bit = np.int64(1) << r
-                                    if s == r_chk[r] - 1 or (pm_pend[q] & bit) != 0:
-                                        need[np.int64(attrs[pm_ev[q, r_kslot[r]], r_kcol[r]])] -= 1
+                                    if s == r_chk[r] - 1 or (pm[q, PM_PEND] & bit) != 0:
+                                        need[np.int64(attrs[pm[q, PM_EV + r_kslot[r]], r_kcol[r]])] -= 1
                             slot_count[s] -= 1
                             slot_count[ns] += 1
-                            pm_ev[q, ns] = i
-                            pm_slot[q] = ns
-                            pm_pend[q] = pend
+                            pm[q, PM_EV + ns] = i
+                            pm[q, PM_SLOT] = ns
+                            pm[q, PM_PEND] = pend
                             remove = False
                             _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
                             _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
@@ -801,10 +826,10 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 for r in range(NR):
                                     bit = np.int64(1) << r
                                     if ns == r_chk[r] - 1 or (pend & bit) != 0:
-                                        need[np.int64(attrs[pm_ev[q, r_kslot[r]], r_kcol[r]])] += 1
+                                        need[np.int64(attrs[pm[q, PM_EV + r_kslot[r]], r_kcol[r]])] += 1
                                     if r_kslot[r] <= ns < r_chk[r]:
                                         # Pr(j, d) statistics: a transition into class ns
-                                        kk = np.int64(attrs[pm_ev[q, r_kslot[r]], r_kcol[r]])
+                                        kk = np.int64(attrs[pm[q, PM_EV + r_kslot[r]], r_kcol[r]])
                                         row = r * M + ns
                                         if ring_fill == swin:
                                             tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
@@ -823,14 +848,14 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             p = bump                # room reserved at the event's start
                             bump += 1
                             for s2 in range(ns + 1):
-                                pm_ev[p, s2] = tmp[s2]
-                            pm_slot[p] = ns
-                            pm_pend[p] = pend
-                            pm_alive[p] = 1
-                            pm_gen[p] += 1
-                            pm_next[p] = -1
+                                pm[p, PM_EV + s2] = tmp[s2]
+                            pm[p, PM_SLOT] = ns
+                            pm[p, PM_PEND] = pend
+                            pm[p, PM_ALIVE] = 1
+                            pm[p, PM_GEN] += 1
+                            pm[p, PM_NEXT] = -1
                             if tail[g] >= 0:
-                                pm_next[tail[g]] = p
+                                pm[tail[g], PM_NEXT] = p
                             else:
                                 head[g] = p
                             tail[g] = p
@@ -842,9 +867,9 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 for r in range(NR):
                                     bit = np.int64(1) << r
                                     if ns == r_chk[r] - 1 or (pend & bit) != 0:
-                                        need[np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]])] += 1
+                                        need[np.int64(attrs[pm[p, PM_EV + r_kslot[r]], r_kcol[r]])] += 1
                                     if r_kslot[r] <= ns < r_chk[r]:
-                                        kk = np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]])
+                                        kk = np.int64(attrs[pm[p, PM_EV + r_kslot[r]], r_kcol[r]])
                                         row = r * M + ns
                                         if ring_fill == swin:
                                             tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
@@ -861,25 +886,22 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         # ------------------------------------------ PFetch: lookahead hook
                         if use_pf and tmp[0] < 0:
                             p = -1 - tmp[0]
-                            sp_ = pm_slot[p]
+                            sp_ = pm[p, PM_SLOT]
                             for r in range(NR):
                                 if ea[r] == 1 and sp_ == r_chk[r] - 1:
                                     # estimated-arrival timing: prefetch ea_off after this class-m match is created
-                                    if te_nfree == 0:
-                                        tht, thk, te_p, te_g, te_r, te_free, te_nfree = _grow_timers(tht, thk, te_p,
-                                                                                                     te_g, te_r)
                                     te_nfree -= 1
-                                    tid = te_free[te_nfree]
-                                    te_p[tid] = p
-                                    te_g[tid] = pm_gen[p]
-                                    te_r[tid] = r
-                                    thn = heap_push(tht, thk, thn, clk[0] + ea_off[r], tid)
+                                    tid = tmr[TM_FREE, te_nfree]
+                                    tmr[TM_PM, tid] = p
+                                    tmr[TM_GEN, tid] = pm[p, PM_GEN]
+                                    tmr[TM_PRED, tid] = r
+                                    thn = heap_push(tht, tmr[TM_HEAP], thn, clk[0] + ea_off[r], tid)
                                     _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
                                     continue
                                 if la[r] != sp_ or sp_ >= r_chk[r]:
                                     continue
                                 kk, ndecide = _decision_key(
-                                    np.int64(attrs[pm_ev[p, r_kslot[r]], r_kcol[r]]), fopt, seed, ndecide, K)
+                                    np.int64(attrs[pm[p, PM_EV + r_kslot[r]], r_kcol[r]]), fopt, seed, ndecide, K)
                                 _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                                 if incache[kk] == 1 or inflight[kk] >= 0.0:
                                     continue
@@ -904,15 +926,15 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                 if use_util:
                     for r in range(NR):
                         bit = np.int64(1) << r
-                        if s == r_chk[r] - 1 or (pm_pend[q] & bit) != 0:
-                            need[np.int64(attrs[pm_ev[q, r_kslot[r]], r_kcol[r]])] -= 1
+                        if s == r_chk[r] - 1 or (pm[q, PM_PEND] & bit) != 0:
+                            need[np.int64(attrs[pm[q, PM_EV + r_kslot[r]], r_kcol[r]])] -= 1
                 _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
                 slot_count[s] -= 1
                 live -= 1
                 psize[g] -= 1
-                pm_alive[q] = 0
+                pm[q, PM_ALIVE] = 0
                 if prev >= 0:
-                    pm_next[prev] = qn
+                    pm[prev, PM_NEXT] = qn
                 else:
                     head[g] = qn
                 if tail[g] == q:
@@ -939,29 +961,22 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     if hist:
                         _hist_add(hst, clk[0] - now, clk[0] - arr[i])
                     else:
-                        if nm >= m_t.shape[0]:
-                            m_t = np.concatenate((m_t, np.zeros(m_t.shape[0])))
-                            m_det = np.concatenate((m_det, np.zeros(m_det.shape[0],
-                                                                    dtype=np.int64)))
-                            if record:
-                                m_ev = np.concatenate((m_ev, np.zeros(m_ev.shape,
-                                                                      dtype=np.int64)))
                         m_t[nm] = clk[0]
-                        m_det[nm] = i
+                        m_id[nm, 0] = i
                         if record:
-                            m_ev[nm, 0] = i
+                            m_id[nm, 1] = i
                     nm += 1
                 else:
                     p = bump
                     bump += 1
-                    pm_ev[p, 0] = i
-                    pm_slot[p] = 0
-                    pm_pend[p] = 0
-                    pm_alive[p] = 1
-                    pm_gen[p] += 1
-                    pm_next[p] = -1
+                    pm[p, PM_EV] = i
+                    pm[p, PM_SLOT] = 0
+                    pm[p, PM_PEND] = 0
+                    pm[p, PM_ALIVE] = 1
+                    pm[p, PM_GEN] += 1
+                    pm[p, PM_NEXT] = -1
                     if tail[g] >= 0:
-                        pm_next[tail[g]] = p
+                        pm[tail[g], PM_NEXT] = p
                     else:
                         head[g] = p
                     tail[g] = p
@@ -991,15 +1006,12 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         for r in range(NR):
                             if ea[r] == 1 and 0 == r_chk[r] - 1:
                                 # estimated-arrival timing: prefetch ea_off after this class-m match is created
-                                if te_nfree == 0:
-                                    tht, thk, te_p, te_g, te_r, te_free, te_nfree = _grow_timers(tht, thk, te_p,
-                                                                                                 te_g, te_r)
                                 te_nfree -= 1
-                                tid = te_free[te_nfree]
-                                te_p[tid] = p
-                                te_g[tid] = pm_gen[p]
-                                te_r[tid] = r
-                                thn = heap_push(tht, thk, thn, clk[0] + ea_off[r], tid)
+                                tid = tmr[TM_FREE, te_nfree]
+                                tmr[TM_PM, tid] = p
+                                tmr[TM_GEN, tid] = pm[p, PM_GEN]
+                                tmr[TM_PRED, tid] = r
+                                thn = heap_push(tht, tmr[TM_HEAP], thn, clk[0] + ea_off[r], tid)
                                 _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
                                 continue
                             if la[r] != 0 or r_chk[r] == 0:
@@ -1031,7 +1043,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     stats = np.array([float(nfetch), blocked, float(hits), float(misses), float(nm),
                       float(n_ea)])
     nst = 0 if hist else nm
-    return (cnt, start, depart, m_ev[:nst] if record else m_ev[:0], m_t[:nst], m_det[:nst], stats,
+    m_ev = np.ascontiguousarray(m_id[:nst, 1:]) if record else np.zeros((0, M), dtype=np.int64)
+    return (cnt, start, depart, m_ev, m_t[:nst], np.ascontiguousarray(m_id[:nst, 0]), stats,
             hst,
             tr_k[:tst[0]], tr_a[:tst[0]], tr_b[:tst[0]], tr_x[:tst[0]], tst[1])
 
