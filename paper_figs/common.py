@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import matplotlib
@@ -14,9 +15,35 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.mathtext as mmathtext  # noqa: E402
 import matplotlib.scale as mscale  # noqa: E402
-from matplotlib.ticker import LogLocator  # noqa: E402
+from matplotlib.ticker import LogFormatterSciNotation, LogLocator  # noqa: E402
 
 from sim.atomic import atomic_write  # noqa: E402
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077"
+                                            "\u2078\u2079\u207b")
+_MATH_LABEL = re.compile(r"^\$\\mathdefault\{(-?)([0-9.]+)(?:\\times([0-9]+))?(?:\^\{(-?[0-9]+)\})?\}\$$")
+
+
+class _PlainLogFormatter(LogFormatterSciNotation):
+    """matplotlib's log tick labels (``10^{3}``, ``2\\times10^{-1}``, ``0.5``) as plain text with
+    Unicode superscripts (10³, 2×10⁻¹, 0.5) instead of math text.  Same labels at the same
+    ticks; math text costs a pyparsing parse per (label, dpi) and glyph-by-glyph layout, plain
+    text one FreeType call.  Anything it does not recognise is left as matplotlib wrote it."""
+
+    def __call__(self, x, pos=None) -> str:
+        label = super().__call__(x, pos)
+        m = _MATH_LABEL.match(label)
+        if m is None:
+            return label
+        sign, coeff, base, exp = m.groups()
+        minus = "\u2212" if matplotlib.rcParams["axes.unicode_minus"] else "-"
+        sign = minus if sign else ""
+        if exp is None:                       # a plain number (|exponent| < min_exponent)
+            return sign + coeff if base is None else label
+        if base is None:                      # base^exp: coeff holds the base
+            return sign + coeff + exp.translate(_SUPERSCRIPT)
+        return sign + coeff + "\u00d7" + base + exp.translate(_SUPERSCRIPT)
 
 
 class _LogScale(mscale.LogScale):
@@ -31,6 +58,8 @@ class _LogScale(mscale.LogScale):
     def set_default_locators_and_formatters(self, axis) -> None:
         super().set_default_locators_and_formatters(axis)
         axis.set_minor_locator(LogLocator(self.base, subs=(2.0, 5.0)))
+        axis.set_major_formatter(_PlainLogFormatter(self.base))
+        axis.set_minor_formatter(_PlainLogFormatter(self.base, labelOnlyBase=(self.subs is not None)))
 
 
 mscale.register_scale(_LogScale)   # figures are drawn only through this module's imports
