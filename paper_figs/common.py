@@ -55,6 +55,11 @@ class _LogScale(mscale.LogScale):
 
     name = "log"
 
+    if hasattr(mscale, "_scale_has_axis_parameter"):
+        # matplotlib >= 3.11 registers scales without the (pending-deprecated) axis argument
+        def __init__(self, *, base=10, subs=None, nonpositive="clip") -> None:
+            super().__init__(None, base=base, subs=subs, nonpositive=nonpositive)
+
     def set_default_locators_and_formatters(self, axis) -> None:
         super().set_default_locators_and_formatters(axis)
         axis.set_minor_locator(LogLocator(self.base, subs=(2.0, 5.0)))
