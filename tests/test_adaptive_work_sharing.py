@@ -73,3 +73,14 @@ def test_work_key_ignores_cost_keys_only():
     for key, val in (("n", 4), ("planner", "zstream"), ("stream_seed", 2), ("d_values", [0.2])):
         assert A.work_key(dict(PARAMS, **{key: val})) != k
     assert A.work_key({k2: v for k2, v in PARAMS.items() if k2 != "stream_seed"}) is None
+
+
+@pytest.mark.parametrize("key,val,needle", [("adapt_rel", -1.0, "adapt_rel"),
+                                            ("adapt_rel", 0.0, "adapt_rel"),
+                                            ("adapt_log2", "x", "adapt_log2"),
+                                            ("base_cost", -1e-6, "base_cost")])
+def test_impossible_prices_are_refused_before_running(key, val, needle):
+    from engines.errors import CepsimInputError
+    with pytest.raises(CepsimInputError, match=needle):
+        A.point.check_params(dict(PARAMS, **{key: val}))
+    A.point.check_params(dict(PARAMS, adapt_rel=4.0, adapt_log2=-3.0))   # fine values pass

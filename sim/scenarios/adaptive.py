@@ -206,6 +206,27 @@ def point(params: dict, seed: int) -> dict:
     return row
 
 
+def _check_point(params: dict) -> None:
+    """The point's prices (``cost_profile``: adapt_log2, adapt_rel, base_cost, unit costs), run by
+    ``sim.runner`` for every point before any runs: an impossible value is one error naming the
+    key (exit 2), not a failure of every point."""
+    for key in ("adapt_log2", "adapt_rel"):
+        if key in params:
+            try:
+                v = float(params[key])
+            except (TypeError, ValueError):
+                raise CepsimInputError(f"scenario adaptive: {key} must be a number, got "
+                                       f"{params[key]!r}") from None
+            if not math.isfinite(v) or (key == "adapt_rel" and v <= 0):
+                raise CepsimInputError(f"scenario adaptive: {key} = {params[key]!r} is not "
+                                       f"{'a positive' if key == 'adapt_rel' else 'a finite'} "
+                                       f"number (it scales the adaptation unit costs)")
+    cost_profile(params)
+
+
+point.check_params = _check_point   # sim.runner runs it for every point first
+
+
 def _point_work(params: dict, stream_seed: int) -> dict:
     """The cost-free evaluation of a point (JSON-able), from memory, from the counter cache
     (``sim.cache.counter_cache_dir``, ``adaptive/<key>.json``, written atomically) or computed."""
