@@ -45,3 +45,9 @@ def against_revision(rev: str, snippet: str, args: list[str], rounds: int = 2
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(wt)],
                            capture_output=True)
     return out
+
+
+def best_of(runs: dict[str, list[dict]], case: str) -> tuple[float, float]:
+    """Best (smallest) CPU seconds of ``case`` under the revision and under this checkout, for
+    snippets whose JSON maps each case to ``[cpu_s, ...]``."""
+    return (min(r[case][0] for r in runs["old"]), min(r[case][0] for r in runs["new"]))

@@ -55,15 +55,14 @@ print(json.dumps(out))
 
 
 def against_baseline(rev: str, n_events: int) -> None:
-    from baseline import against_revision
+    from baseline import against_revision, best_of
     runs = against_revision(rev, _POINTS, [str(n_events)])
     print(f"EIRES kernel CPU s per experiment point ({n_events} events, two runs each), {rev} vs "
           f"this checkout, best of 2 alternating runs")
     print(f"{'point':<26}{rev[:10]:>12}{'now':>10}{'speed-up':>10}{'matches':>10}  outputs")
     tot_old = tot_new = 0.0
     for case in runs["new"][0]:
-        old = min(r[case][0] for r in runs["old"])
-        new = min(r[case][0] for r in runs["new"])
+        old, new = best_of(runs, case)
         tot_old += old
         tot_new += new
         ref = json.dumps(runs["new"][0][case][1], sort_keys=True)     # NaN-safe comparison

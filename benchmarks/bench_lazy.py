@@ -73,14 +73,13 @@ print(json.dumps(out))
 
 
 def against_baseline(rev: str, n_events: int) -> None:
-    from baseline import against_revision
+    from baseline import against_revision, best_of
     runs = against_revision(rev, _CHAIN_CASES, [str(n_events)])
     print(f"lazy chain NFA CPU s on {n_events} events (PVLDB'18 streams, query order), {rev} vs "
           f"this checkout, best of 2 alternating runs")
     print(f"{'case':<20}{rev[:10]:>12}{'now':>10}{'speed-up':>10}{'matches':>10}  counters")
     for case in runs["new"][0]:
-        old = min(r[case][0] for r in runs["old"])
-        new = min(r[case][0] for r in runs["new"])
+        old, new = best_of(runs, case)
         same = (runs["old"][0][case][1:] == runs["new"][0][case][1:])
         print(f"{case:<20}{old:12.3f}{new:10.3f}{old / max(new, 1e-9):9.1f}x"
               f"{runs['new'][0][case][1]:10d}  {'identical' if same else 'DIFFER'}")
