@@ -129,16 +129,21 @@ WORK_VERSION = 1
 _WORK_MEM: dict = {}
 
 
+@lru_cache(maxsize=1)
+def _scenario_fingerprint() -> str:
+    """SHA-256 (16 hex) of this scenario's source, read once per process."""
+    from pathlib import Path
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
 def _work_cache_key(params: dict, stream_seed: int) -> str:
     """Everything that determines a point's evaluation: the parameters except ``COST_KEYS``, the
     stream seed, and the source of the engines, workloads and this scenario (an edited engine or
     scenario never reads a stale entry)."""
-    from pathlib import Path
-
     from sim.cache import code_fingerprint
     work = {k: v for k, v in params.items() if k not in COST_KEYS}
     blob = json.dumps({"v": WORK_VERSION, "code": code_fingerprint(),
-                       "scenario": hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16],
+                       "scenario": _scenario_fingerprint(),
                        "params": work, "stream_seed": int(stream_seed)},
                       sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
