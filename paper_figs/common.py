@@ -5,7 +5,6 @@
 """
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
@@ -13,7 +12,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.mathtext as mmathtext  # noqa: E402
 import matplotlib.scale as mscale  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator  # noqa: E402
 
@@ -76,24 +74,6 @@ SAVE_DPI = 150
 # again for the PNG.  Sizes are in inches and points, so the output does not depend on it.
 matplotlib.rcParams["figure.dpi"] = SAVE_DPI
 
-
-def _widen_mathtext_cache(size: int = 4096) -> None:
-    """Keep up to ``size`` parsed math strings instead of matplotlib's 50.
-
-    Log-axis tick labels are math text (``10^{3}``), parsed with pyparsing at ~20 ms each, and
-    each is parsed per dpi (PNG 150, PDF 72) for measuring and again for drawing.  One multi-panel
-    log-log figure holds more than 50 distinct (label, dpi) pairs, so the LRU of 50 evicts every
-    entry before it is reused: ~650 parses for the 46 quick-scale figures, ~13 % of their CPU.
-    The parse result is the same object matplotlib would cache anyway, so output bytes do not
-    change.  Skipped silently if a matplotlib version no longer has this private cache."""
-    cached = getattr(mmathtext.MathTextParser, "_parse_cached", None)
-    inner = getattr(cached, "__wrapped__", None)
-    if inner is not None and getattr(cached, "cache_info", None) is not None \
-            and cached.cache_parameters().get("maxsize", 0) < size:
-        mmathtext.MathTextParser._parse_cached = functools.lru_cache(size)(inner)
-
-
-_widen_mathtext_cache()
 
 PNG_METADATA = {"Software": None}
 PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None, "ModDate": None}
