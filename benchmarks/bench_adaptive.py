@@ -13,11 +13,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from engines.adaptive.controller import run_controller
-from engines.adaptive.decision import InvariantDecision
-from engines.adaptive.stats import check_positions, compute_stats
+from engines.planners.adaptive.controller import run_controller
+from engines.planners.adaptive.decision import InvariantDecision
+from engines.planners.adaptive.stats import check_positions, compute_stats
 from engines.compile import compile_pattern
-from engines.lazy_nfa import run_chain
+from engines.evaluators.lazy_nfa import run_chain
 from engines.pattern import parse_pattern
 from workloads.adaptive import make_stream, pattern_text
 

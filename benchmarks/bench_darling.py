@@ -34,7 +34,7 @@ import time
 
 import numpy as np
 
-from engines.eager import run_eager
+from engines.evaluators.eager import run_eager
 from sim.arrivals import piecewise_poisson_arrivals
 from sim.costmodel import load_profile
 from sim.fastpath import lindley

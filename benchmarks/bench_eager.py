@@ -15,7 +15,7 @@ both do the same work.  Speed is printed, never asserted.
     python benchmarks/bench_eager.py --c-share 0.05 --window 120   # rare C: few matches
 
 A second table (``--and-only``: only it) compares the native unordered AND (one automaton with a
-state per subset of the bound variables, ``engines/eager_tables.py``) with the same kernel run
+state per subset of the bound variables, ``engines/evaluators/eager_tables.py``) with the same kernel run
 over every order of the AND (``run_eager(..., flat=True)``: n! ordered branches, how AND was
 evaluated before) for ``AND(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x`` and its variants on
 the same stream: wall and CPU seconds (best of ``--repeat``), their ratios, and the counted work
@@ -34,7 +34,7 @@ import numpy as np
 
 from engines import counters as C
 from engines.compile import compile_pattern
-from engines.eager import run_eager
+from engines.evaluators.eager import run_eager
 from engines.pattern import parse_pattern
 from engines.stream import EventStream
 

@@ -1,9 +1,9 @@
-"""Benchmark: the APAM hybrid kernel (working tree) vs a baseline revision of ``engines/hybrid.py``.
+"""Benchmark: the APAM hybrid kernel (working tree) vs a baseline revision of ``engines/evaluators/hybrid.py``.
 
 Workload: the APAM section 6.1 stream (``workloads.apam_synthetic``) of ``--events`` events
 for experiment ``--exp`` and the candidate plans of the optimizer (the all-lazy plans of
 experiments 2 and 3 dominate the full-scale experiment time).  The baseline is the file
-``engines/hybrid.py`` at git revision ``--baseline`` (default ``44e693e``), loaded as a separate
+``engines/evaluators/hybrid.py`` at git revision ``--baseline`` (default ``44e693e``), loaded as a separate
 module (``git show``), so both versions run in the same process on the same stream.  Both must
 return the same matches; their counter totals are printed (the counter *accounting* may differ
 between revisions, the match set may not).  Each timing is the best of ``--repeat`` runs after
@@ -29,14 +29,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines import counters as C  # noqa: E402
-from engines.apam_planner import _plan_text, candidate_plans, estimate_statistics  # noqa: E402
-from engines.hybrid import run_hybrid  # noqa: E402
+from engines.planners.apam import _plan_text, candidate_plans, estimate_statistics  # noqa: E402
+from engines.evaluators.hybrid import run_hybrid  # noqa: E402
 from workloads import apam_synthetic as W  # noqa: E402
 
 
 def load_baseline(rev: str):
-    """``engines/hybrid.py`` at ``rev`` as a module (its own Numba cache next to the file)."""
-    src = subprocess.run(["git", "show", f"{rev}:engines/hybrid.py"], cwd=ROOT, check=True,
+    """``engines/evaluators/hybrid.py`` at ``rev`` as a module (its own Numba cache next to the file)."""
+    src = subprocess.run(["git", "show", f"{rev}:engines/evaluators/hybrid.py"], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout
     d = Path(tempfile.mkdtemp(prefix="bench_hybrid_"))
     path = d / "hybrid_baseline.py"
@@ -62,7 +62,7 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plans", default="0,1,2", help="candidate indices k (eager variables)")
-    ap.add_argument("--baseline", default="44e693e", help="git revision of engines/hybrid.py")
+    ap.add_argument("--baseline", default="44e693e", help="git revision of engines/evaluators/hybrid.py")
     ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args()
     stream = W.generate(a.exp, a.events, a.seed)

@@ -52,7 +52,7 @@ def main(n_events: int = 100_000, f_c: float = 0.003, seed: int = 20150629) -> N
 _CHAIN_CASES = r"""
 import json, sys, time
 from engines.compile import compile_pattern
-from engines.lazy_nfa import run_chain
+from engines.evaluators.lazy_nfa import run_chain
 from engines.pattern import parse_pattern
 from workloads.adaptive import make_stream, pattern_text
 n_events = int(sys.argv[1])

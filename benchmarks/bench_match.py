@@ -94,7 +94,7 @@ def run_match(pattern: str, data: Path, out_dir: Path) -> dict:
 def in_process(data: Path, names: list[str], repeat: int) -> None:
     """Load + evaluate inside this process with warm kernels (no start-up, no cache load)."""
     from engines.compile import compile_pattern
-    from engines.eager import run_eager
+    from engines.evaluators.eager import run_eager
     from engines.pattern import parse_pattern
     from workloads.loaders import load_metastock
     print(f"\nin-process, warm kernels (best of {repeat}; CPU = this process's CPU time, less "
@@ -139,7 +139,7 @@ def in_process(data: Path, names: list[str], repeat: int) -> None:
 _EVAL_ONLY = r"""
 import json, sys, time
 from engines.compile import compile_pattern
-from engines.eager import run_eager
+from engines.evaluators.eager import run_eager
 from engines.pattern import parse_pattern
 from workloads.loaders import load_metastock
 data, repeat, texts = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])

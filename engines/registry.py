@@ -18,14 +18,14 @@ from engines.matches import MatchSet
 # name -> "module:function"
 _ENGINES: dict[str, str] = {
     "oracle": "engines.oracle:run_oracle",
-    "eager": "engines.eager:run_eager",
-    "hybrid": "engines.hybrid:run_hybrid",
-    "chain": "engines.lazy_nfa:run_chain",
-    "tree": "engines.lazy_nfa:run_tree",
-    "stepper": "engines.stepper:run_stepper",
+    "eager": "engines.evaluators.eager:run_eager",
+    "hybrid": "engines.evaluators.hybrid:run_hybrid",
+    "chain": "engines.evaluators.lazy_nfa:run_chain",
+    "tree": "engines.evaluators.lazy_nfa:run_tree",
+    "stepper": "engines.evaluators.stepper:run_stepper",
     "remote": "engines.remote.kernel:run_remote",
-    "ztree": "engines.ztree:run_ztree",
-    "sase": "engines.sase:run_sase",
+    "ztree": "engines.evaluators.ztree:run_ztree",
+    "sase": "engines.evaluators.sase:run_sase",
 }
 # Engines that need every order of an AND (``program.branches``: chain, tree, hybrid, remote,
 # stepper) raise compile.TooManyBranches (a PatternError) naming the capacity option when that

@@ -1,4 +1,4 @@
-"""Epoch-based plan replacement (engines/adaptive/epochs.py): random plan schedules over random
+"""Epoch-based plan replacement (engines/planners/adaptive/epochs.py): random plan schedules over random
 patterns emit exactly the oracle's matches, each exactly once."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import assert_same_matches, cases, small_cases
 
-from engines.adaptive.epochs import earliest_event, run_schedule
+from engines.planners.adaptive.epochs import earliest_event, run_schedule
 from engines.compile import compile_pattern
-from engines.lazy_nfa import run_chain
+from engines.evaluators.lazy_nfa import run_chain
 from engines.oracle import run_oracle
 
 ANY = ("skip-till-any-match",)
@@ -92,8 +92,8 @@ TREE_OPTS = dict(max_events=50, policies=ANY, windows=("time", "count"), n_types
 
 
 def test_tree_plan_schedules_equal_oracle():
-    """Epochs of ZStream tree plans (engines/ztree.py) on SEQ / NOT / Kleene / AND / OR patterns."""
-    from engines.adaptive.planners import planning_groups
+    """Epochs of ZStream tree plans (engines/evaluators/ztree.py) on SEQ / NOT / Kleene / AND / OR patterns."""
+    from engines.planners.adaptive.planners import planning_groups
     rng = np.random.default_rng(12)
     had = []
     for pattern, stream in small_cases(2019, 30, **TREE_OPTS):
@@ -126,8 +126,8 @@ def test_prefix_shared_runs_are_bit_identical(kind, monkeypatch):
     horizon of all of them (an epoch reuses a longer run of its plan from the same start, unless
     the pattern has a negation), give exactly the counters and matches of evaluating each
     schedule alone; and sharing happens."""
-    import engines.adaptive.epochs as E
-    from engines.adaptive.planners import planning_groups
+    import engines.planners.adaptive.epochs as E
+    from engines.planners.adaptive.planners import planning_groups
     calls = [0]
     real = E._run_plan
 

@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engines.adaptive.decision import InvariantDecision, ThresholdDecision, d_avg
-from engines.adaptive.planners import (greedy_plan, greedy_score, shape_card_cost, shape_leaves,
+from engines.planners.adaptive.decision import InvariantDecision, ThresholdDecision, d_avg
+from engines.planners.adaptive.planners import (greedy_plan, greedy_score, shape_card_cost, shape_leaves,
                                        zstream_plan)
 
 
@@ -147,7 +147,7 @@ def test_paper_example_threshold_misses_what_invariants_catch():
 def test_planning_groups_of_an_and_of_8_without_expanding_it():
     """AND of 8 exceeds the flat-branch capacity (8! orders): ``Program.branches`` raises, and
     the planner's groups come from the unexpanded alternatives (one group of all 8 variables)."""
-    from engines.adaptive.planners import planning_groups
+    from engines.planners.adaptive.planners import planning_groups
     from engines.compile import compile_pattern
     from engines.pattern import parse_pattern
     from workloads.adaptive import make_stream, pattern_text

@@ -1,4 +1,4 @@
-"""Adaptive statistics (engines/adaptive/stats.py) against a from-scratch brute force."""
+"""Adaptive statistics (engines/planners/adaptive/stats.py) against a from-scratch brute force."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import streams
 
-from engines.adaptive.stats import check_positions, compute_stats, predicate_structure
+from engines.planners.adaptive.stats import check_positions, compute_stats, predicate_structure
 from engines.compile import compile_pattern
 from engines.pattern import parse_pattern
 from engines.predicates import eval_pred

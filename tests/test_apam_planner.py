@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from engines.apam_planner import (Stats, candidate_plans, estimate_statistics, optimal_order,
+from engines.planners.apam import (Stats, candidate_plans, estimate_statistics, optimal_order,
                                   predict, select)
 from workloads import apam_synthetic as W
 

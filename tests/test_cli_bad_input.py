@@ -139,7 +139,7 @@ def test_output_mode_follows_umask(data, tmp_path):
 def test_streamed_output_equals_records(data, tmp_path):
     """The chunked writer gives exactly the records of the MatchSet (plain and OR/Kleene rows)."""
     from engines.compile import compile_pattern
-    from engines.eager import run_eager
+    from engines.evaluators.eager import run_eager
     from engines.pattern import parse_pattern
     from sim.match_io import write_matches_jsonl
     from workloads.loaders import load_csv
@@ -231,7 +231,7 @@ def test_lazy_caps_stop_inside_the_kernel(data):
     """chain/tree stop at the cap (bounded memory) rather than after the run."""
     from engines.compile import compile_pattern
     from engines.errors import CapacityError
-    from engines.lazy_nfa import run_chain, run_tree
+    from engines.evaluators.lazy_nfa import run_chain, run_tree
     from engines.pattern import parse_pattern
     from workloads.loaders import load_csv
     stream = load_csv(*data)

@@ -9,7 +9,7 @@ import pytest
 
 from engines import counters as C
 from engines.compile import compile_pattern
-from engines.eager import run_eager
+from engines.evaluators.eager import run_eager
 from engines.errors import CapacityError
 from engines.oracle import run_oracle
 from engines.pattern import parse_pattern

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engines.compile import compile_pattern
-from engines.eager import run_eager
+from engines.evaluators.eager import run_eager
 from engines.errors import CapacityError
 from engines.oracle import run_oracle
 from engines.pattern import parse_pattern

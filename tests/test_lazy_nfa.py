@@ -1,4 +1,4 @@
-"""Lazy chain NFA and tree NFA (engines/lazy_nfa.py): exact match sets against the oracle,
+"""Lazy chain NFA and tree NFA (engines/evaluators/lazy_nfa.py): exact match sets against the oracle,
 the paper's small examples and counters, refusals."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from strategies import assert_same_matches, cases, small_cases
 from engines.compile import compile_pattern
 from engines.counters import BUFFERED, DECISION_CHECK, EDGE_EVAL, INSTANCE_WORK, LIVE_PM, PM_CREATED
 from engines.errors import CepsimInputError
-from engines.lazy_nfa import run_chain, run_tree
+from engines.evaluators.lazy_nfa import run_chain, run_tree
 from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
 from engines.registry import run_engine

@@ -1,4 +1,4 @@
-"""The SASE-like run loop (``engines/sase.py``): oracle's matches on simple sequences; stale runs
+"""The SASE-like run loop (``engines/evaluators/sase.py``): oracle's matches on simple sequences; stale runs
 are visited by every event until a qualifying event deletes them (its defining behaviour)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from engines import counters as C
 from engines.compile import compile_pattern
 from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
-from engines.sase import run_sase
+from engines.evaluators.sase import run_sase
 from engines.stream import EventStream
 from strategies import assert_same_matches, cases
 

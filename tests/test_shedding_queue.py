@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.compile import compile_pattern
-from engines.eager import run_eager
+from engines.evaluators.eager import run_eager
 from engines.pattern import parse_pattern
 from engines.stream import EventStream
 from sim.arrivals import piecewise_poisson_arrivals, poisson_arrivals

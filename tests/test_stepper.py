@@ -1,4 +1,4 @@
-"""The steppable eager NFA (engines/stepper.py).
+"""The steppable eager NFA (engines/evaluators/stepper.py).
 
 * stepping every event gives exactly ``run_eager``'s matches, detection indices and per-event
   counters on the columns whose semantics coincide (PRED_EVAL, EDGE_EVAL, PM_CREATED,
@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from engines import counters as C
 from engines.compile import compile_pattern
-from engines.eager import run_eager
+from engines.evaluators.eager import run_eager
 from engines.errors import CepsimInputError
 from engines.matches import MatchSet
 from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
-from engines.stepper import ADM_STATE, ADM_TYPE, Stepper, run_stepped
+from engines.evaluators.stepper import ADM_STATE, ADM_TYPE, Stepper, run_stepped
 from engines.stream import EventStream
 from strategies import assert_same_matches, cases, small_cases
 

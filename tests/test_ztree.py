@@ -1,4 +1,4 @@
-"""The tree-plan evaluator (``engines/ztree.py``) must report exactly the oracle's matches.
+"""The tree-plan evaluator (``engines/evaluators/ztree.py``) must report exactly the oracle's matches.
 
 Property tests draw random patterns and streams from ``tests/strategies.py`` (every operator,
 Kleene, negation at start / middle / end, random predicates, time and count windows, sometimes no
@@ -25,8 +25,8 @@ from engines.errors import CapacityError, CepsimInputError
 from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
 from engines.stream import EventStream
-from engines.ztree import run_ztree
-from engines.ztree_plan import make_plan, parse_plan_text
+from engines.evaluators.ztree import run_ztree
+from engines.evaluators.ztree_plan import make_plan, parse_plan_text
 from strategies import assert_same_matches, cases
 
 # derandomized: the same examples every run, so the measured match rate is stable

@@ -3,8 +3,8 @@
 One point = (dataset, planner, pattern set, n, stream_seed).  The scenario generates the
 stream (``workloads.adaptive``), runs the plan-independent statistics pass once (snapshot every
 ``check_every`` events), and then, for every decision method on the *same* statistics, the
-controller pass (Algorithm 1, ``engines.adaptive.controller``) and the epoch evaluation of the
-resulting plan schedule (``engines.adaptive.epochs``; epoch runs are shared between methods
+controller pass (Algorithm 1, ``engines.planners.adaptive.controller``) and the epoch evaluation of the
+resulting plan schedule (``engines.planners.adaptive.epochs``; epoch runs are shared between methods
 whose schedules share an epoch).  Service time of an event = the default cost profile applied to
 the engine's counters plus the adaptation charges (statistics, decisions, planner calls,
 deployments); ``base_cost`` can be overridden.  Throughput = 1 / mean service time over the
@@ -20,7 +20,7 @@ existed), ``_fp`` (calls of A that returned the current plan), ``_matches``.  ``
 when the planner's evaluator cannot run the pattern set (then the metrics are NaN and ``why``
 says why): greedy orders run on the lazy chain NFA, which has no negation or Kleene closure and
 expands AND into n! branches (we run AND up to ``and_max_n`` = 5); ZStream trees need
-``engines/ztree.py`` (it runs every set natively, AND of 8 included).
+``engines/evaluators/ztree.py`` (it runs every set natively, AND of 8 included).
 """
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def _stream(dataset: str, n_events: int, stream_seed: int, n_types: int, total_r
 
 def _ztree_available() -> bool:
     try:
-        import engines.ztree  # noqa: F401
+        import engines.evaluators.ztree  # noqa: F401
         return True
     except ImportError:
         return False
@@ -104,7 +104,7 @@ def support(planner: str, pset: str, n: int, and_max_n: int = 5) -> str:
             return f"lazy chain NFA expands AND into n! branches (run up to n={and_max_n})"
         return ""
     if planner == "zstream":
-        return "" if _ztree_available() else "engines/ztree.py (tree-plan evaluator) not merged yet"
+        return "" if _ztree_available() else "engines/evaluators/ztree.py (tree-plan evaluator) not merged yet"
     raise CepsimInputError(f"scenario adaptive: planner must be 'greedy' or 'zstream', got "
                            f"{planner!r}")
 
@@ -263,10 +263,10 @@ def _point_work(params: dict, stream_seed: int) -> dict:
 
 
 def _compute_work(params: dict, stream_seed: int) -> dict:
-    from engines.adaptive.controller import warmup_snapshot
-    from engines.adaptive.decision import d_avg
-    from engines.adaptive.planners import make_planner, planning_groups
-    from engines.adaptive.stats import check_positions, compute_stats
+    from engines.planners.adaptive.controller import warmup_snapshot
+    from engines.planners.adaptive.decision import d_avg
+    from engines.planners.adaptive.planners import make_planner, planning_groups
+    from engines.planners.adaptive.stats import check_positions, compute_stats
     from engines.compile import compile_pattern
     from engines.pattern import parse_pattern
     from workloads.adaptive import pattern_text
@@ -320,10 +320,10 @@ def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup,
     work holds the integer sums the cost profile prices (``total_sums``: every counter column,
     engine plus adaptation charges, over the events after the warm-up; ``adapt_sums``:
     DECISION_CHECK, PLAN_GEN, PLANNER_STEP over the same events) and the method's counts."""
-    from engines.adaptive.controller import run_controller
-    from engines.adaptive.decision import (InvariantDecision, StaticDecision, ThresholdDecision,
+    from engines.planners.adaptive.controller import run_controller
+    from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision, ThresholdDecision,
                                            UnconditionalDecision)
-    from engines.adaptive.epochs import epoch_horizon, run_schedule
+    from engines.planners.adaptive.epochs import epoch_horizon, run_schedule
     ref_matches = None
     consistent = True
     memo: dict = {}
@@ -397,7 +397,7 @@ def _unpack(packed: tuple, stat_work: np.ndarray) -> np.ndarray:
 def _canonical(ms) -> np.ndarray:
     """Matches in canonical sorted form (plain variables; Kleene lists summarised by their first
     event and length): equal arrays <=> equal match sets for these patterns."""
-    from engines.adaptive.epochs import earliest_event
+    from engines.planners.adaptive.epochs import earliest_event
     cols = [ms.pos, ms.kl_len, earliest_event(ms)[:, None]]
     from engines.matches import canonical_rows
     a = np.concatenate(cols, axis=1) if len(ms) else np.zeros((0, 1), np.int64)

@@ -11,8 +11,8 @@ warm-up), i.e. QWT + ST including the merge (docs/ARCHITECTURE.md, "The simulato
 
 Unit costs.  The service time of an event is
 ``base + T_PE·pred_eval + T_SEQ·search_cmp + T_RC·(pm_created + match_emit) + T_BI·buf_insert``
-(``join_probe``, ``edge_eval`` and ``pm_removed`` free).  The engine (``engines.hybrid`` on
-``engines.ztree``) counts executed work: ``pred_eval`` the parameterized predicates evaluated on
+(``join_probe``, ``edge_eval`` and ``pm_removed`` free).  The engine (``engines.evaluators.hybrid`` on
+``engines.evaluators.ztree``) counts executed work: ``pred_eval`` the parameterized predicates evaluated on
 the in-scope pairs its joins examine (eager extensions and merge pairs alike; an in-scope pair
 costs its predicates, as Eq. 6 charges eager extensions), ``search_cmp`` the comparisons of the
 binary searches that find those pairs in the position-sorted buffers (the sequence predicates
@@ -92,8 +92,8 @@ def _counters_mem(experiment: int, n_events: int, stream_seed: int, plan: str,
     if path is not None and path.exists():
         with np.load(path) as z:
             return z["counters"], z["finals"]
-    from engines.hybrid import run_hybrid
-    from engines.sase import run_sase
+    from engines.evaluators.hybrid import run_hybrid
+    from engines.evaluators.sase import run_sase
 
     st, prog = _stream(experiment, n_events, stream_seed, reading)
     res = run_sase(prog, st) if plan == "sase" else run_hybrid(prog, st, plan=plan)
@@ -194,7 +194,7 @@ def work_key(params: dict) -> tuple:
 
 def point(params: dict, seed: int) -> dict:
     """One (experiment, λ, stream_seed) point -> metrics of every candidate plan."""
-    from engines.apam_planner import estimate_statistics, evaluate_candidates
+    from engines.planners.apam import estimate_statistics, evaluate_candidates
     from sim.arrivals import poisson_arrivals
     from sim.fastpath import lindley
 

@@ -38,7 +38,7 @@ import numpy as np
 from engines.compile import compile_pattern
 from engines.errors import CepsimInputError
 from engines.pattern import parse_pattern
-from engines.stepper import S_NM, Stepper
+from engines.evaluators.stepper import S_NM, Stepper
 from sim.arrivals import piecewise_poisson_arrivals
 from sim.claims import ClaimResult
 from sim.costmodel import load_profile

@@ -1,7 +1,7 @@
 """The shedding queue: a SimPy single server stepping the engine one event at a time.
 
 Which events are processed depends on the queue in virtual time, so the engine is stepped
-(``engines.stepper.Stepper``) from the server process.  Per event, in virtual time:
+(``engines.evaluators.stepper.Stepper``) from the server process.  Per event, in virtual time:
 
 * **arrival** (time ``a_i``): the event joins the FIFO queue and is offered to the shedder
   (``shedder.on_arrival``), which may drop it or queued events (``ShedQueue.drop``).  The
@@ -34,7 +34,7 @@ import simpy
 
 from engines import counters as C
 from engines.errors import CepsimInputError
-from engines.stepper import S_BOUND, S_LIVE, S_NM, Stepper
+from engines.evaluators.stepper import S_BOUND, S_LIVE, S_NM, Stepper
 
 
 class ShedQueue:

@@ -1,6 +1,6 @@
 """eSPICE (Slo et al., Middleware'19) and hSPICE (Slo et al., 2020) as the DARLING paper uses
 them: utility-based dropping of events *inside windows* (eSPICE) or of (event, partial match)
-pairs (hSPICE), checked by the engine per pair (``engines.stepper`` admission check).  When the
+pairs (hSPICE), checked by the engine per pair (``engines.evaluators.stepper`` admission check).  When the
 pattern's slots have distinct types (Q1, the length panel) the state is implied by the type, so
 the two drop the same pairs; they differ in cost: hSPICE checks every (event, partial match)
 pair (DECISION_CHECK in the engine), eSPICE once per (event, open window).
@@ -40,7 +40,7 @@ import numpy as np
 
 from engines import counters as C
 from engines.errors import CepsimInputError
-from engines.stepper import ADM_COUNT, ADM_NONE, ADM_STATE, ADM_TYPE
+from engines.evaluators.stepper import ADM_COUNT, ADM_NONE, ADM_STATE, ADM_TYPE
 from sim.shedding.queue import Shedder
 from sim.shedding.rates import recent_rate
 

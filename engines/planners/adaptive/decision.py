@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.adaptive.planners import (PlanResult, _DP, greedy_violated, tree_violated)
+from engines.planners.adaptive.planners import (PlanResult, _DP, greedy_violated, tree_violated)
 
 
 class Decision:

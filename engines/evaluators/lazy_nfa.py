@@ -95,7 +95,7 @@ from engines import counters as C
 from engines.compile import KIND_KLEENE, KIND_NEG, PK_REMOTE, POLICY_ANY, Program
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
-from engines.nfa_buffers import grow_1d, grow_rows
+from engines.evaluators.nfa_buffers import grow_1d, grow_rows
 from engines.predicates import eval_pred
 from engines.stream import EventStream
 

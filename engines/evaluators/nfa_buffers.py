@@ -5,7 +5,7 @@ keep its whole state in local variables (ENGINEERING.md: structure of arrays, do
 no per-event Python objects).  A helper that may reallocate returns the new array(s); the caller
 rebinds its locals, e.g. ``a = grow_1d(a, 2 * len(a))``.
 
-The pieces and how ``engines/eager.py`` combines them:
+The pieces and how ``engines/evaluators/eager.py`` combines them:
 
 *Instance arena* — one row per NFA instance (partial match), structure of arrays:
 ``a_first[i]`` (int64, stream position of the instance's first event; the window is checked from

@@ -1,4 +1,4 @@
-"""Output buffers of the eager NFA (``engines.eager``): matches as structure-of-arrays rows.
+"""Output buffers of the eager NFA (``engines.evaluators.eager``): matches as structure-of-arrays rows.
 
 ``o_pos[m, col]`` event of a plain column (-1 unbound, -2 Kleene), ``o_det[m]`` detection index,
 ``o_kl`` rows (match, column, start, length) into the Kleene event list ``o_kle``.  Buffers grow
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from engines.nfa_buffers import grow_1d, grow_rows, node_collect, node_count
+from engines.evaluators.nfa_buffers import grow_1d, grow_rows, node_collect, node_count
 
 # Output buffers (matches, Kleene rows/events) grow by this factor, not 2: every growth copies
 # the old content into freshly mapped memory, and on a match-heavy stream those page faults

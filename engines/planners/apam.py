@@ -19,7 +19,7 @@ order, the LEG joined in the optimal order.
 ``E[ST] = Σ λ_E/λ E[ST_E]``; σ_ST by Eq. (5) exactly as printed (a sum of square roots; pass
 ``sigma="exact"`` for the usual standard deviation); eager service by Eq. (6), lazy by Eq. (7),
 the final event by Eq. (8) with the merge ``T_M`` as the sum of Eq. (9) over the left-deep
-joins.  Two readings are ours, both matching what ``engines.hybrid`` does: at a merge the final
+joins.  Two readings are ours, both matching what ``engines.evaluators.hybrid`` does: at a merge the final
 variable contributes only the current final event (cardinality 1, all other events precede it),
 and a join evaluates the sequence predicates with the nearest bound neighbours only (1 or 2).
 Eq. (9) prices the two kinds of join condition apart, with the same two unit costs the

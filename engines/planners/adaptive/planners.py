@@ -1,5 +1,5 @@
 """Plan generators A with invariant recording: greedy order (Algorithm 2) and ZStream DP
-(Algorithm 3) over the statistics of ``engines.adaptive.stats``.
+(Algorithm 3) over the statistics of ``engines.planners.adaptive.stats``.
 
 Statistics inputs: ``rw[v]`` = ``r_v * W`` (expected events of ``v`` per pattern window) and the
 symmetric selectivity matrix ``sel`` (``sel[v, v]`` = single-variable pass rate).
@@ -52,7 +52,7 @@ def planning_groups(program: Program) -> tuple[tuple[int, ...], ...]:
     unexpanded pattern's OR alternatives when the compiled branches were not expanded, e.g. an
     AND of 8: ``branch_error`` says so; reading ``branches`` would raise TooManyBranches)."""
     if program.branch_error or not program.branches:
-        from engines.ztree_plan import alternatives
+        from engines.evaluators.ztree_plan import alternatives
         return tuple(tuple(program.var_id(v) for v in alt.vars) for alt in alternatives(program))
     groups: list[list[int]] = []
     for br in program.branches:

@@ -5,7 +5,7 @@ EngineResult`` runs one Numba kernel per grouped branch (``Program.grouped``; th
 kernel for every pattern shape: arrays describe the branch) and returns the union of the
 branches' matches with the counters summed.
 
-The automaton of a branch (``engines/eager_tables.py``): a branch is a sequence of groups, each a
+The automaton of a branch (``engines/evaluators/eager_tables.py``): a branch is a sequence of groups, each a
 plain slot, a Kleene slot or an *unordered* set of plain slots (an AND of plain events, run
 natively: one instance per partial binding whatever the order its events arrived in, instead of
 one branch per order).  State ``W(g, mask)`` waits for the unbound slots of group ``g``; the
@@ -49,9 +49,9 @@ INSTANCE_WORK = live instances (after expiry) + 1 for the initial state, per eve
 the paper's eager NFA applies every event to every instance (section 3.2.2).
 Pending trailing-NOT matches are not partial matches and are not counted as live.
 
-Parts: engines/eager_tables.py (the automaton as arrays), engines/eager_preds.py (predicate and
-negation checks on instance rows), engines/eager_out.py (match output buffers),
-engines/nfa_buffers.py (instance arena, pools, shared Kleene event-node chains).
+Parts: engines/evaluators/eager_tables.py (the automaton as arrays), engines/evaluators/eager_preds.py (predicate and
+negation checks on instance rows), engines/evaluators/eager_out.py (match output buffers),
+engines/evaluators/nfa_buffers.py (instance arena, pools, shared Kleene event-node chains).
 """
 from __future__ import annotations
 
@@ -61,13 +61,13 @@ from numba import njit
 from engines import counters as C
 from engines.compile import (KIND_KLEENE, OP_EQ, OP_GE, OP_GT, OP_LE, OP_LT, OP_NE, PI_C1, PI_C2,
                              PI_KIND, PI_OP, PI_V2, PK_CMP, POLICY_NEXT, Program)
-from engines.eager_out import (cand_grow, cap_for, kl_len, out_kleene, out_reserve, out_write)
-from engines.eager_preds import neg_killed, neg_span, preds_hold
-from engines.eager_tables import (DEFAULT_MAX_STATES, EDGE_ENTER, EDGE_LOOP, ROLE_SECOND,
+from engines.evaluators.eager_out import (cand_grow, cap_for, kl_len, out_kleene, out_reserve, out_write)
+from engines.evaluators.eager_preds import neg_killed, neg_span, preds_hold
+from engines.evaluators.eager_tables import (DEFAULT_MAX_STATES, EDGE_ENTER, EDGE_LOOP, ROLE_SECOND,
                                   ROLE_SELF, branch_tables)
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
-from engines.nfa_buffers import (arena_grow, grow_1d, nodes_compact, pool_push, pool_remove_at,
+from engines.evaluators.nfa_buffers import (arena_grow, grow_1d, nodes_compact, pool_push, pool_remove_at,
                                  pool_sweep, pools_new, pools_reserve, window_lo)
 from engines.predicates import compare, eval_pred
 from engines.registry import EngineResult
@@ -117,7 +117,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                  ng_type, ng_left, ng_right, ng_emit, ng_trailing,
                  np_start, np_pred, np_role, np_other,
                  window_kind, window, policy, max_pm, max_matches, tune, counters):
-    """Run the eager NFA of one branch (automaton: ``engines.eager_tables``) over the stream;
+    """Run the eager NFA of one branch (automaton: ``engines.evaluators.eager_tables``) over the stream;
     adds into ``counters``.
 
     ``tune`` (int64[4]): initial capacity of every buffer, minimum pool size before an expiry

@@ -15,8 +15,8 @@ not build.  This is an *upper bound* of the overlap cost (the paper's strategy k
 matches with an old event in the old plan); ``overlap_events`` reports its size.  Counters of a
 slice are added to the rows of the slice's events; matches' ``detect`` are shifted back.
 
-Engines: ``kind = "order"`` runs the lazy chain NFA (``engines.lazy_nfa.run_chain``) with the
-epoch's order; ``kind = "tree"`` runs the tree-plan evaluator (``engines.ztree.run_ztree``).
+Engines: ``kind = "order"`` runs the lazy chain NFA (``engines.evaluators.lazy_nfa.run_chain``) with the
+epoch's order; ``kind = "tree"`` runs the tree-plan evaluator (``engines.evaluators.ztree.run_ztree``).
 """
 from __future__ import annotations
 
@@ -80,13 +80,13 @@ def epoch_slices(program: Program, stream: EventStream, starts: list[int]) -> li
 
 def _run_plan(program: Program, sub: EventStream, kind: str, plan, opts: dict):
     if kind == "order":
-        from engines.lazy_nfa import run_chain
+        from engines.evaluators.lazy_nfa import run_chain
         return run_chain(program, sub, order=[program.var_names[v] for v in plan], **opts)
     if kind == "tree":
         try:
-            from engines.ztree import run_ztree
+            from engines.evaluators.ztree import run_ztree
         except ImportError:  # pragma: no cover - depends on the tree-plan evaluator issue
-            raise CepsimInputError("adaptive: ZStream tree plans need engines/ztree.py (the "
+            raise CepsimInputError("adaptive: ZStream tree plans need engines/evaluators/ztree.py (the "
                                    "tree-plan evaluator), which this checkout does not have")
         return run_ztree(program, sub, plan=plan_to_ztree(program, plan), **opts)
     raise CepsimInputError(f"adaptive: unknown plan kind {kind!r}")

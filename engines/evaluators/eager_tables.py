@@ -1,4 +1,4 @@
-"""The eager NFA's automaton for one branch, as flat arrays for the kernel (``engines.eager``).
+"""The eager NFA's automaton for one branch, as flat arrays for the kernel (``engines.evaluators.eager``).
 
 A branch (``Program.grouped``) is a sequence of *groups* of slots: a plain slot, a Kleene slot,
 or an unordered set of plain slots (an AND of plain events, evaluated natively instead of as its

@@ -1,17 +1,17 @@
-"""Predicate and negation checks of the eager NFA (``engines.eager``), on instance rows.
+"""Predicate and negation checks of the eager NFA (``engines.evaluators.eager``), on instance rows.
 
 A *row* ``r`` of a binding table ``tab`` (the instance arena or the candidate buffer) holds, per
 slot, an event index (plain slot), the tail node of an event list (Kleene slot, see
-``engines.nfa_buffers``) or -1 (unbound).  Predicate lists are CSR rows of
-(predicate, role, other slot); see ``engines.eager_tables``.
+``engines.evaluators.nfa_buffers``) or -1 (unbound).  Predicate lists are CSR rows of
+(predicate, role, other slot); see ``engines.evaluators.eager_tables``.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from engines.eager_tables import ROLE_FIRST, ROLE_SELF
-from engines.nfa_buffers import node_first
+from engines.evaluators.eager_tables import ROLE_FIRST, ROLE_SELF
+from engines.evaluators.nfa_buffers import node_first
 from engines.predicates import eval_pred
 
 

@@ -1,11 +1,11 @@
 """The detection-adaptation loop (Algorithm 1) as a controller pass producing a plan schedule.
 
-Statistics never depend on the running plan (``engines.adaptive.stats``), so the loop can be run
+Statistics never depend on the running plan (``engines.planners.adaptive.stats``), so the loop can be run
 before the evaluation: at every snapshot after the warm-up (one every ``check_every`` events) D
 is evaluated; if it says so A is called; if A returns a plan different from the current one, the
 new plan is deployed for the events *after* the snapshot position.  The initial plan P0 is A on
 the warm-up snapshot (the same P0 for every method; not charged).  The evaluation of the schedule
-(``engines.adaptive.epochs``) is separate.
+(``engines.planners.adaptive.epochs``) is separate.
 
 Charged work, added to the row of the event at which it happens: DECISION_CHECK (D's work),
 PLAN_GEN (one per call of A), PLANNER_STEP (A's scores / splits), PLAN_DEPLOY (one per
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from engines import counters as C
-from engines.adaptive.decision import Decision, d_avg
-from engines.adaptive.planners import make_planner, planning_groups
-from engines.adaptive.stats import StatsSnapshots
+from engines.planners.adaptive.decision import Decision, d_avg
+from engines.planners.adaptive.planners import make_planner, planning_groups
+from engines.planners.adaptive.stats import StatsSnapshots
 from engines.compile import Program
 from engines.errors import CepsimInputError
 

@@ -5,7 +5,7 @@ processed at all and which partial matches survive, so the engine cannot run ove
 stream in one call.  ``Stepper(program, stream)`` keeps the eager NFA's state in plain numpy
 arrays (no jitclass) and ``step(e)`` processes stream event ``e`` (events must be stepped in
 increasing index order; events never stepped simply do not exist for the engine, i.e. count as
-shed).  The kernel is the eager NFA of ``engines/eager.py`` restricted to what the DARLING
+shed).  The kernel is the eager NFA of ``engines/evaluators/eager.py`` restricted to what the DARLING
 queries need:
 
 * one flat branch: ``SEQ`` of plain events, with predicates, and ``NOT`` at the start, in the
@@ -50,7 +50,7 @@ from engines.compile import (KIND_KLEENE, KIND_NEG, PI_C1, PI_C2, PI_KIND, PI_OP
                              PK_ABS, PK_CMP, PK_CORR, POLICY_ANY, WIN_TIME, Program)
 from engines.errors import CepsimInputError
 from engines.matches import MatchSet
-from engines.nfa_buffers import (grow_1d, grow_rows, pool_remove_at, pool_sweep, pools_new,
+from engines.evaluators.nfa_buffers import (grow_1d, grow_rows, pool_remove_at, pool_sweep, pools_new,
                                  pools_reserve)
 from engines.predicates import compare, eval_pred
 from engines.stream import EventStream

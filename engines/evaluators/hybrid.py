@@ -1,5 +1,5 @@
 """APAM hybrid eager-lazy evaluator (Yi, Lee, Whang, CIKM'16, sections 3 and 5), on the tree
-evaluator ``engines.ztree``.
+evaluator ``engines.evaluators.ztree``.
 
 A *plan* splits the variables of a simple sequence ``SEQ(x_1, ..., x_l)`` into
 
@@ -28,7 +28,7 @@ pair), so only *in-scope* pairs (order and window satisfied) are examined.
 Plan notation: ``"b,c/a,d"`` = EEG {b, c} (evaluated in query order whatever the order written)
 / LEG joined in the order a, d.  ``"/a,b,c"`` is all-lazy, ``"a,b,c/"`` all-eager.  Single-letter
 variable names may be written without commas (``"bc/ad"``).  With ``plan=None`` the plan
-optimizer (``engines.apam_planner``, Eqs. 2-9 as printed) chooses among the l+1 candidate
+optimizer (``engines.planners.apam``, Eqs. 2-9 as printed) chooses among the l+1 candidate
 plans from statistics of the first ``warmup`` events; the choice and the predicted ``E[QWT]``,
 ``E[ST_FE]``, ``E[L]`` of every candidate are returned in ``EngineResult.info``.
 
@@ -51,9 +51,9 @@ import numpy as np
 
 from engines.compile import KIND_KLEENE, PK_REMOTE, POLICY_ANY, Program
 from engines.errors import CepsimInputError
-from engines.ztree import run_ztree
-from engines.ztree_plan import format_plan as format_tree
-from engines.ztree_plan import left_deep
+from engines.evaluators.ztree import run_ztree
+from engines.evaluators.ztree_plan import format_plan as format_tree
+from engines.evaluators.ztree_plan import left_deep
 
 DEFAULT_MAX_ROWS = 50_000_000
 
@@ -146,7 +146,7 @@ def run_hybrid(program: Program, stream, plan: str | None = None, warmup: int | 
     check_supported(program)
     info: dict = {}
     if plan is None:
-        from engines.apam_planner import choose_plan
+        from engines.planners.apam import choose_plan
 
         choice = choose_plan(program, stream, warmup=warmup, arrival_rate=arrival_rate,
                              unit_costs=unit_costs)

@@ -2,7 +2,7 @@
 
 What it does
 ------------
-A plan (``engines.ztree_plan``) is a binary tree over the pattern's positive variables, left-deep
+A plan (``engines.evaluators.ztree_plan``) is a binary tree over the pattern's positive variables, left-deep
 or bushy, e.g. ``"((a,b),(c,d))"``; the default is the left-deep tree in query (text) order.  OR
 is evaluated as one tree per alternative; AND is native (no n! expansion: an AND of 8 is one
 tree).  Every node keeps its results in structure-of-arrays buffers that persist across events:
@@ -61,10 +61,10 @@ Python API
 ----------
 ``run_ztree(program, stream, plan=None, trigger="push", eager_vars=(), max_partial_matches=...,
 max_matches=..., max_kleene_nodes=...) -> EngineResult`` where ``plan`` is text, a nested tuple of
-variable names, an ``engines.ztree_plan.Plan`` or None; ``make_plan(spec, program)`` validates a
+variable names, an ``engines.evaluators.ztree_plan.Plan`` or None; ``make_plan(spec, program)`` validates a
 plan.  With ``trigger="batch"``, ``eager_vars`` names variables whose subtrees still join on
 arrival (a node joins on arrival when all its variables are eager): APAM's eager group, used by
-``engines.hybrid`` (an eager subtree under a lazy parent hands its results to the batch replay).  Caps
+``engines.evaluators.hybrid`` (an eager subtree under a lazy parent hands its results to the batch replay).  Caps
 raise ``CapacityError`` naming the option.  ``EngineResult.info`` holds the plan text, the
 trigger and peak buffer sizes.
 """
@@ -81,7 +81,7 @@ from engines.matches import KLEENE, UNBOUND, MatchSet
 from engines.pattern.ast import Same
 from engines.predicates import eval_pred
 from engines.registry import EngineResult
-from engines.ztree_plan import Plan, alternatives, format_plan, make_plan, restrict
+from engines.evaluators.ztree_plan import Plan, alternatives, format_plan, make_plan, restrict
 
 __all__ = ["run_ztree", "make_plan", "Plan", "build_tables"]
 
