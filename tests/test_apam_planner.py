@@ -99,3 +99,28 @@ def test_warmup_statistics_and_table2_orders(exp):
     # ties between the two variables of the first pair are kept in query order (the paper
     # calls DECBA "another optimal matching order" for experiment 1)
     assert order == paper or order == paper[1] + paper[0] + paper[2:]
+
+
+def test_literal_merge_prices_the_final_event_first_by_hand():
+    """Section 5, Example 1: the final event's DEB joins the EERB first.  SEQ(a, b, c), chain
+    predicates a-b (0.3) and b-c (0.1), plan b/a,c: merge EERB_b ⋈ c (final, one event, no ISP
+    factor) then ⋈ a; the issue-9 reading ("plan") joins a first.  Eq. (9) per join:
+    |PI_X| |PI_y| (NP + NP_seq) T_PE + |PI_X| |PI_y| SP ISP T_RC."""
+    st = _chain_stats([0.3, 0.1], nw=10.0, rate=100.0)
+    t_pe, t_rc = COSTS["t_pe"], COSTS["t_rc"]
+    # final first: EERB_b (10) ⋈ c (1): 10 pairs, 1 param + 1 seq; 10 x 0.1 results
+    j1 = 10 * 1 * (1 + 1) * t_pe + 10 * 0.1 * t_rc
+    # ⋈ a (10 events): 1 x 10 pairs, 1 param (a-b) + 1 seq (a before b); 10 x 0.3 x 0.5 results
+    j2 = 1.0 * 10 * (1 + 1) * t_pe + 1.0 * 10 * 0.3 * 0.5 * t_rc
+    ff = predict(st, [1], [0, 2], COSTS)
+    assert ff["t_m"] == pytest.approx(j1 + j2)
+    # plan order: EERB_b ⋈ a: 10 x 10 pairs, 10 x 10 x 0.3 x 0.5 = 15 results; ⋈ c (final):
+    # 15 pairs, 1 param (b-c) + 1 seq (b before c; the final precedes nothing)
+    k1 = 100 * 2 * t_pe + 15 * t_rc
+    k2 = 15 * 2 * t_pe + 15 * 0.1 * t_rc
+    assert predict(st, [1], [0, 2], COSTS, merge_order="plan")["t_m"] == pytest.approx(k1 + k2)
+    # the all-lazy plan has no EERB: both readings price its LEG order
+    assert predict(st, [], [1, 2, 0], COSTS)["t_m"] == pytest.approx(
+        predict(st, [], [1, 2, 0], COSTS, merge_order="plan")["t_m"])
+    with pytest.raises(Exception, match="merge_order"):
+        predict(st, [1], [0, 2], COSTS, merge_order="nope")

@@ -28,7 +28,8 @@ pair), so only *in-scope* pairs (order and window satisfied) are examined.
 Plan notation: ``"b,c/a,d"`` = EEG {b, c} (evaluated in query order whatever the order written)
 / LEG joined in the order a, d.  ``"/a,b,c"`` is all-lazy, ``"a,b,c/"`` all-eager.  Single-letter
 variable names may be written without commas (``"bc/ad"``).  With ``plan=None`` the plan
-optimizer (``engines.planners.apam``, Eqs. 2-9 as printed) chooses among the l+1 candidate
+optimizer (option ``optimizer``: ``"apam"``, Eqs. 2-9 as printed, ``engines.planners.apam``; or
+``"apam-x"``, the executed work, ``engines.planners.apam_x``) chooses among the l+1 candidate
 plans from statistics of the first ``warmup`` events; the choice and the predicted ``E[QWT]``,
 ``E[ST_FE]``, ``E[L]`` of every candidate are returned in ``EngineResult.info``.
 
@@ -130,7 +131,8 @@ def run_hybrid(program: Program, stream, plan: str | None = None, warmup: int | 
                **opts):
     """Run APAM with ``plan`` (``"eeg/leg"``) or, when ``plan`` is None, the optimizer's plan.
 
-    ``warmup`` (events, default half the stream), ``arrival_rate`` (events/s used by the
+    ``optimizer`` (``"apam"``: Eqs. 2-9 as printed; ``"apam-x"``: ``engines.planners.apam_x``,
+    the executed work), ``warmup`` (events, default half the stream), ``arrival_rate`` (events/s used by the
     M/G/1 model; default estimated from the warm-up timestamps) and ``unit_costs`` (dict with
     ``t_pe``, ``t_rc``, ``t_bi``, ``base`` and optionally ``t_seq`` in seconds) feed the optimizer
     only.
@@ -138,18 +140,22 @@ def run_hybrid(program: Program, stream, plan: str | None = None, warmup: int | 
     """
     from engines.registry import EngineResult
 
+    optimizer = opts.pop("optimizer", "apam")
     unknown = set(opts) - {"remote_ok"}
     if unknown:
         raise CepsimInputError(f"hybrid engine: unknown option(s) {sorted(unknown)}; options are "
-                               "plan, warmup, arrival_rate, unit_costs, max_partial_matches, "
-                               "max_matches")
+                               "plan, optimizer, warmup, arrival_rate, unit_costs, "
+                               "max_partial_matches, max_matches")
+    if optimizer not in ("apam", "apam-x"):
+        raise CepsimInputError(f"hybrid engine: optimizer must be 'apam' (Eqs. 2-9 as printed) "
+                               f"or 'apam-x' (executed work), got {optimizer!r}")
     check_supported(program)
     info: dict = {}
     if plan is None:
         from engines.planners.apam import choose_plan
 
         choice = choose_plan(program, stream, warmup=warmup, arrival_rate=arrival_rate,
-                             unit_costs=unit_costs)
+                             unit_costs=unit_costs, optimizer=optimizer)
         plan = choice["plan"]
         info.update(choice)
     eeg, leg = parse_plan(plan, program)

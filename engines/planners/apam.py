@@ -70,6 +70,7 @@ class Stats:
     isp: np.ndarray       # float[L, L] P(event of u before event of v) for u < v, in a window
     rate: float           # arrival rate λ (events/s) used by the queueing model
     n_warmup: int
+    win_events: float = math.nan   # events inside one window (W for a count window); apam-x
 
 
 @njit(cache=True)
@@ -189,7 +190,7 @@ def estimate_statistics(program: Program, stream, warmup: int | None = None,
         arrival_rate = (w - 1) / span
     return Stats(names=[program.var_names[v] for v in slots], frac=frac, nw=nw, np_=np_,
                  n_unary=np.array([len(x) for x in unary]), sp=sp, isp=isp,
-                 rate=float(arrival_rate), n_warmup=w)
+                 rate=float(arrival_rate), n_warmup=w, win_events=float(win_events))
 
 
 # ----------------------------------------------------------------------------- plans
@@ -239,8 +240,33 @@ def _card(st: Stats, S, final: int | None) -> float:
     return c
 
 
-def predict(st: Stats, eeg, leg, costs: dict, sigma: str = "paper") -> dict:
-    """Predicted μ, ρ, E[ST], E[QWT], E[ST_FE], E[L] of plan (EEG, LEG) (module docstring)."""
+MERGE_ORDERS = ("final-first", "plan")
+
+
+def merge_sequence(leg, final: int, merge_order: str = "final-first") -> list[int]:
+    """The order the literal optimizer joins the LEG onto the EERB.
+
+    ``"final-first"`` (default): the final event's deferred buffer joins the EERB first, then
+    the rest of the LEG in the plan's order -- the paper's section 5, Example 1 (plan BC/AD of
+    A;B;C;D, join order ``((EERB_BC ⋈ DEB_D) ⋈ DEB_A)``, "the most selective join operation is
+    performed first"; apam_cikm16.md line 178).  ``"plan"``: the LEG in the plan's (matching)
+    order, the issue-9 reading, kept as a named variant."""
+    if merge_order not in MERGE_ORDERS:
+        raise CepsimInputError(f"apam planner: merge_order must be one of {MERGE_ORDERS}, got "
+                               f"{merge_order!r}")
+    rest = list(leg)
+    if merge_order == "final-first" and final in rest:
+        rest.remove(final)
+        rest.insert(0, final)
+    return rest
+
+
+def predict(st: Stats, eeg, leg, costs: dict, sigma: str = "paper",
+            merge_order: str = "final-first") -> dict:
+    """Predicted μ, ρ, E[ST], E[QWT], E[ST_FE], E[L] of plan (EEG, LEG) (module docstring).
+
+    With an EERB the merge is priced in ``merge_order`` (``merge_sequence``); the all-lazy plan
+    has no EERB and is priced in its LEG order."""
     t_pe, t_rc, t_bi, base = (float(costs[k]) for k in ("t_pe", "t_rc", "t_bi", "base"))
     t_seq = seq_unit_cost(costs)
     L = len(st.names)
@@ -259,7 +285,7 @@ def predict(st: Stats, eeg, leg, costs: dict, sigma: str = "paper") -> dict:
     if leg:
         if eeg:
             X = list(eeg)
-            rest = list(leg)
+            rest = merge_sequence(leg, final, merge_order)
         else:
             X = [leg[0]]
             rest = list(leg[1:])
@@ -277,8 +303,18 @@ def predict(st: Stats, eeg, leg, costs: dict, sigma: str = "paper") -> dict:
             X.append(y)
     st_fe = st_v[final] + t_m                          # Eq. (8)
     st_v[final] = st_fe
+    q = queue_metrics(st, st_v + base, base, sigma)
+    return {"plan": _plan_text(st, eeg, leg), "k": len(eeg), **q, "e_st_fe": st_fe + base,
+            "e_l": q["e_qwt"] + st_fe + base, "t_m": t_m}
+
+
+def queue_metrics(st: Stats, svc: np.ndarray, base: float, sigma: str = "paper") -> dict:
+    """μ, ρ, E[ST], σ_ST and E[QWT] (Eqs. 3-5) from the per-variable service times ``svc``
+    (events of no variable cost ``base``).  ``sigma="paper"``: Eq. (5) as printed (a sum of
+    square roots); ``"exact"``: the usual standard deviation."""
+    if sigma not in ("paper", "exact"):
+        raise CepsimInputError(f"apam planner: sigma must be 'paper' or 'exact', got {sigma!r}")
     p = st.frac
-    svc = st_v + base
     other = max(0.0, 1.0 - float(p.sum()))
     e_st = float(np.dot(p, svc) + other * base)        # Eq. (4)
     if sigma == "paper":                               # Eq. (5) as printed
@@ -292,9 +328,7 @@ def predict(st: Stats, eeg, leg, costs: dict, sigma: str = "paper") -> dict:
         qwt = rho / (2 * mu * (1 - rho)) * (1 + c2)    # Eq. (3)
     else:
         qwt = math.inf
-    return {"plan": _plan_text(st, eeg, leg), "k": len(eeg), "mu": mu, "rho": rho, "e_st": e_st,
-            "sigma_st": sd, "e_qwt": qwt, "e_st_fe": st_fe + base, "e_l": qwt + st_fe + base,
-            "t_m": t_m}
+    return {"mu": mu, "rho": rho, "e_st": e_st, "sigma_st": sd, "e_qwt": qwt}
 
 
 def select(preds: list[dict]) -> int:
@@ -305,8 +339,19 @@ def select(preds: list[dict]) -> int:
     return max(range(len(preds)), key=lambda i: (preds[i]["mu"], preds[i]["k"]))
 
 
-def evaluate_candidates(st: Stats, costs: dict | None = None, sigma: str = "paper") -> dict:
-    """Predictions of every candidate and the selected one (JSON-friendly dict)."""
+OPTIMIZERS = ("apam", "apam-x")
+
+
+def evaluate_candidates(st: Stats, costs: dict | None = None, sigma: str = "paper",
+                        optimizer: str = "apam", merge_order: str = "final-first") -> dict:
+    """Predictions of every candidate and the selected one (JSON-friendly dict).
+
+    ``optimizer="apam"``: Eqs. (2)-(9) as printed (``predict``; ``merge_order`` as
+    ``merge_sequence``); ``"apam-x"``: the executed work of the tree evaluator
+    (``engines.planners.apam_x.predict_x``)."""
+    if optimizer not in OPTIMIZERS:
+        raise CepsimInputError(f"apam planner: optimizer must be one of {OPTIMIZERS}, got "
+                               f"{optimizer!r}")
     costs = {**DEFAULT_UNIT_COSTS, **(costs or {})}
     unknown = set(costs) - set(DEFAULT_UNIT_COSTS)
     if unknown:
@@ -317,17 +362,22 @@ def evaluate_candidates(st: Stats, costs: dict | None = None, sigma: str = "pape
         raise CepsimInputError(f"apam planner: t_seq (sequence-check unit cost) must be >= 0 "
                                f"seconds, got {costs['t_seq']}")
     cands = candidate_plans(st)
-    preds = [predict(st, e, l, costs, sigma) for e, l in cands]
+    if optimizer == "apam":
+        preds = [predict(st, e, l, costs, sigma, merge_order) for e, l in cands]
+    else:
+        from engines.planners.apam_x import predict_x
+
+        preds = [predict_x(st, e, l, costs, sigma) for e, l in cands]
     sel = select(preds)
     return {"plan": preds[sel]["plan"], "selected_k": preds[sel]["k"],
             "optimal_order": [st.names[s] for s in optimal_order(st)],
             "candidates": preds, "predicted": preds[sel], "arrival_rate": st.rate,
-            "unit_costs": costs}
+            "unit_costs": costs, "optimizer": optimizer}
 
 
 def choose_plan(program: Program, stream, warmup: int | None = None,
                 arrival_rate: float | None = None, unit_costs: dict | None = None,
-                sigma: str = "paper") -> dict:
+                sigma: str = "paper", optimizer: str = "apam") -> dict:
     """Estimate statistics from the warm-up and pick the plan (see ``evaluate_candidates``)."""
     st = estimate_statistics(program, stream, warmup=warmup, arrival_rate=arrival_rate)
-    return evaluate_candidates(st, unit_costs, sigma)
+    return evaluate_candidates(st, unit_costs, sigma, optimizer)

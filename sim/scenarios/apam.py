@@ -53,6 +53,8 @@ from engines.errors import CepsimInputError
 from sim.claims import ClaimResult
 
 DEFAULT_COSTS = {"t_pe": 7.0e-7, "t_rc": 3.5e-6, "t_bi": 3.5e-7, "base_cost": 2.0e-5}
+OPTIMIZERS = ("apam", "apam-x")
+OPT_SUFFIX = {"apam": "_lit", "apam-x": "_x"}   # row columns of each optimizer's choice
 CACHE_VERSION = "apam-v3"   # v3: hybrid on the ztree evaluator (executed work, in-scope pairs)
 
 
@@ -179,6 +181,14 @@ def _check_point(params: dict) -> None:
     rate = _p(params, "rate", None)
     if rate <= 0:
         raise CepsimInputError(f"scenario apam: rate must be > 0 events/s, got {rate}")
+    opt = params.get("optimizer", "apam")
+    if opt not in OPTIMIZERS:
+        raise CepsimInputError(f"scenario apam: optimizer must be one of {list(OPTIMIZERS)} "
+                               f"(set params.optimizer), got {opt!r}")
+    mo = params.get("merge_order", "final-first")
+    if mo not in ("final-first", "plan"):
+        raise CepsimInputError(f"scenario apam: merge_order must be 'final-first' or 'plan' "
+                               f"(set params.merge_order), got {mo!r}")
 
 
 def work_key(params: dict) -> tuple:
@@ -214,10 +224,17 @@ def point(params: dict, seed: int) -> dict:
     st, prog = _stream(exp, n, sseed, reading)
     arr = poisson_arrivals(n, rate, _arrival_seed(params, exp, rate, sseed, seed))
     rate_hat = (n_warm - 1) / float(arr[n_warm - 1] - arr[0])
+    optimizer = str(params.get("optimizer", "apam"))
+    merge_order = str(params.get("merge_order", "final-first"))
+    if optimizer not in OPTIMIZERS:
+        raise CepsimInputError(f"scenario apam: optimizer must be one of {list(OPTIMIZERS)}, got "
+                               f"{optimizer!r}")
     stats = estimate_statistics(prog, st, warmup=n_warm, arrival_rate=rate_hat, seed=sseed)
-    ev = evaluate_candidates(stats, {"t_pe": costs["t_pe"], "t_rc": costs["t_rc"],
-                                     "t_bi": costs["t_bi"], "base": costs["base_cost"],
-                                     "t_seq": costs["t_seq"]}, sigma)
+    ucost = {"t_pe": costs["t_pe"], "t_rc": costs["t_rc"], "t_bi": costs["t_bi"],
+             "base": costs["base_cost"], "t_seq": costs["t_seq"]}
+    evs = {"apam": evaluate_candidates(stats, ucost, sigma, "apam", merge_order),
+           "apam-x": evaluate_candidates(stats, ucost, sigma, "apam-x")}
+    ev = evs[optimizer]
     profile = profile_for(costs)
     cdir = _cache_dir(params)
     row: dict = {"rate_hat": rate_hat, "t_seq_s": costs["t_seq"],
@@ -239,32 +256,43 @@ def point(params: dict, seed: int) -> dict:
         row[f"k{k}_qwt"] = float((start[f] - arr[f]).mean()) if lat.size else math.nan
         row[f"k{k}_st"] = float((depart[f] - start[f]).mean()) if lat.size else math.nan
         row[f"k{k}_rho_sim"] = float(rate * service.mean())
-        row[f"k{k}_pred_l"] = float(c["e_l"])
-        row[f"k{k}_pred_qwt"] = float(c["e_qwt"])
-        row[f"k{k}_pred_st_fe"] = float(c["e_st_fe"])
-        row[f"k{k}_pred_rho"] = float(c["rho"])
-        row[f"k{k}_pred_mu"] = float(c["mu"])
         row[f"k{k}_finals"] = int(f.size)
         lats[k] = row[f"k{k}_lat"]
+    # predictions of both optimizers: k{k}_pred_* (apam, literal), k{k}_xpred_* (apam-x)
+    for name, pre in (("apam", "pred"), ("apam-x", "xpred")):
+        for c in evs[name]["candidates"]:
+            k = c["k"]
+            for key, col in (("e_l", "l"), ("e_qwt", "qwt"), ("e_st_fe", "st_fe"),
+                             ("rho", "rho"), ("mu", "mu")):
+                row[f"k{k}_{pre}_{col}"] = float(c[key])
+            row[f"k{k}_{pre}_t_m"] = float(c["t_m"])
     L = len(ev["candidates"]) - 1
-    sel = int(ev["selected_k"])
-    row["selected_k"] = sel
-    row["selected_plan"] = ev["plan"]
-    eeg, leg = ev["plan"].split("/")
-    row["selected_order"] = "".join(sorted(eeg.split(",")) if eeg else []).upper() + \
-        "".join(leg.split(",") if leg else []).upper()
-    row["apam_lat"] = lats[sel]
+    row["optimizer"] = optimizer
     row["eager_lat"] = lats[L]
     row["lazy_lat"] = lats[0]
     row["best_k_sim"] = int(min(lats, key=lambda k: (lats[k], -k)))
     row["best_lat"] = lats[row["best_k_sim"]]
-    # the SASE engine series (its own engine; not an APAM candidate)
+    for name, e in evs.items():
+        sel = int(e["selected_k"])
+        eeg, leg = e["plan"].split("/")
+        sfx = OPT_SUFFIX[name]
+        row[f"selected_k{sfx}"] = sel
+        row[f"selected_plan{sfx}"] = e["plan"]
+        row[f"selected_order{sfx}"] = "".join(sorted(eeg.split(",")) if eeg else []).upper() + \
+            "".join(leg.split(",") if leg else []).upper()
+        row[f"apam_lat{sfx}"] = lats[sel]
+    for col in ("selected_k", "selected_plan", "selected_order", "apam_lat"):
+        row[col] = row[col + OPT_SUFFIX[optimizer]]
+    # "SASE" as the paper ran it: APAM's all-eager plan (section 6.1, apam_cikm16.md line 209:
+    # "SASE acts as APAM that uses an eager evaluation plan does")
+    row["sase_lat"] = lats[L]
+    # the run loop of SASE's open-source code (engines.evaluators.sase), its own series
     counters, finals = _counters_mem(exp, n, sseed, "sase", str(cdir) if cdir else "", reading)
     service = profile.service_times(counters)
     start, depart = lindley(arr, service)
     f = finals[finals >= n_warm]
-    row["sase_lat"] = float((depart[f] - arr[f]).mean()) if f.size else math.nan
-    row["sase_rho_sim"] = float(rate * service.mean())
+    row["saserun_lat"] = float((depart[f] - arr[f]).mean()) if f.size else math.nan
+    row["saserun_rho_sim"] = float(rate * service.mean())
     # workload readings: achieved selectivities, true final events, matches per true final
     from workloads import apam_synthetic as W
 

@@ -1,0 +1,183 @@
+"""APAM-X: the APAM plan optimizer priced on the work the tree evaluator executes (issue 24).
+
+The literal optimizer (``engines.planners.apam.predict``) keeps Eqs. (2)-(9) as printed.  This
+model keeps the paper's queueing part (Eqs. 2-5, ``queue_metrics``) and replaces the service
+times of Eqs. (6)-(9) by the expected counts of what ``engines.evaluators.hybrid`` (the
+left-deep ``ztree`` plan ``EEG (query order) + LEG``, batch trigger) does, per stream position:
+
+* **in-order pairs with the exact ordering probability.**  A join node binds the slots
+  ``X ∪ {y}`` (m = |X|).  The tree evaluator finds partners by binary search in the
+  position-sorted buffers, so it only forms combinations whose events are in query order; the
+  number of such (m+1)-event combinations whose newest event sits at a given position and whose
+  span fits a count window of W events is ``Π_s f_s × C(W-1-d, m)`` (choose the other m
+  positions among the W-1-d before it; their query order fixes which event binds which slot),
+  times the selectivity of X's own predicates.  Per window this is ``Π nw_s / (m+1)!`` -- the
+  exact ordering probability 1/(m+1)!, where Table 1's ``ISP = 0.5`` per pair gives
+  ``0.5^C(m+1,2)`` (1/1024 instead of 1/120 for five events).
+* **the merge measured from the final event.**  Lazy nodes join when a final event arrives
+  (the trigger), replaying the waiting events in stream order with the window measured to the
+  trigger (``ztree`` docstring, "Trigger modes"): a combination whose newest event is not of the
+  final type waits ``d >= 1`` positions for the next final event (geometric in the final type's
+  share ``f_F``), and its window shrinks to ``W-1-d``; ``d = 0`` on eager nodes and when the
+  newest event is the final one.
+* **materialized joins priced once per result.**  Results of internal nodes are kept across
+  final events (ZStream), so every count above is a rate per stream position, not a cross
+  product per final event; a lazy node's work is charged to the final events (the trigger pays
+  for its batch), an eager node's to its newest variable's events.
+* **completing vs non-completing final events.**  Latency is measured on true final events
+  (Eq. 1); a true final event pays the result constructions of its own matches, ``E[M | M >= 1]
+  = E[M] / P(M >= 1)`` with ``P(M >= 1) = 1 - exp(-E[M])`` (Poisson; the shift reading's
+  unmatchable events make the real count over-dispersed, so this is a lower bound there).
+
+Prices (the unit costs the simulator applies to the counters, ``sim.scenarios.apam.profile_for``):
+``T_PE`` per parameterized predicate evaluated on an in-window pair (``pred_eval``; short-
+circuit over the pairs of variables, in slot order), ``T_SEQ`` per binary-search comparison
+(``search_cmp``; ``log2(1 + buffer)`` per search, one search per new result when the new side
+is the later one, two when it has a neighbour on each side), ``T_RC`` per stored result or
+match (``pm_created``, ``match_emit``), ``T_BI`` per event stored in its leaf (every qualifying
+event, eager ones too), ``base`` per event.
+
+Join probes (``join_probe``, unpriced): where the stored side precedes the new one the binary
+search bounds the stored results by their *last* event, so results whose first event already
+left the window are probed and then fail the window check until compaction drops them; the
+executed probes lie between the in-window pairs (``pairs``) and ``probes_hi``, which counts
+every stored result whose last event is inside the window.  Elsewhere probes = in-window pairs.
+
+Approximations (stated): independent predicates (the section 6.1 query compares a different
+attribute per pair); a pair of variables with several predicates is charged all of them when
+reached; the steady state (the first window of the stream is not special-cased); a time window
+is treated as a count window of ``Stats.win_events`` events.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import gammaln
+
+from engines.planners.apam import Stats, _plan_text, queue_metrics, seq_unit_cost
+
+
+def _comb(n: np.ndarray | float, k: int) -> np.ndarray:
+    """C(n, k) for real n >= 0 (0 where n < k)."""
+    n = np.asarray(n, dtype=float)
+    out = np.zeros_like(n)
+    ok = n >= k
+    out[ok] = np.exp(gammaln(n[ok] + 1) - gammaln(k + 1) - gammaln(n[ok] - k + 1))
+    return out
+
+
+def _window_comb(W: float, m: int, f_final: float, lazy_wait: bool) -> float:
+    """E[C(W-1-d, m)]: d = 0, or (``lazy_wait``) geometric on {1, 2, ...} with success
+    probability ``f_final`` (positions until the next final event triggers the replay)."""
+    if not lazy_wait:
+        return float(_comb(W - 1.0, m))
+    if f_final <= 0:
+        return 0.0
+    d = np.arange(1, int(max(W, 1)) + 1, dtype=float)
+    pd = f_final * (1.0 - f_final) ** (d - 1)
+    return float(np.dot(pd, _comb(W - 1.0 - d, m)))
+
+
+def _sel(st: Stats, S) -> float:
+    S = sorted(S)
+    return float(np.prod([st.sp[u, v] for i, u in enumerate(S) for v in S[i + 1:]])) if S else 1.0
+
+
+def _pred_evals(st: Stats, X, y) -> tuple[float, float]:
+    """(expected predicates evaluated per in-window pair, joint selectivity) of joining y to X:
+    pairs of variables in slot order, stopping at the first that fails."""
+    ev, reach = 0.0, 1.0
+    for u in sorted(X):
+        npq = int(st.np_[u, y])
+        if npq == 0:
+            continue
+        ev += reach * npq
+        reach *= float(st.sp[u, y])
+    return ev, reach
+
+
+def node_rates(st: Stats, eeg, leg) -> list[dict]:
+    """Expected executed work per stream position at every join node of plan (EEG, LEG).
+
+    One dict per left-deep join (X ⋈ y): ``lazy``, ``charged_to`` (the slot whose events pay),
+    ``pairs`` (in-window in-order pairs), ``probes_hi`` (upper bound of ``join_probe``),
+    ``pred_eval``, ``results`` (stored results, or matches at the root), ``search_cmp``,
+    ``root``."""
+    L = len(st.names)
+    final = L - 1
+    order = list(eeg) + list(leg)
+    W = float(st.win_events)
+    f = np.asarray(st.frac, dtype=float)
+    fF = float(f[final])
+    eager = set(eeg)
+    out = []
+    for j in range(1, L):
+        X, y = order[:j], order[j]
+        m = len(X)
+        lazy = not (set(X) <= eager and y in eager)
+        newest = max(max(X), y)
+        wait = lazy and newest != final
+        pf = float(np.prod(f[X])) * f[y]
+        sel_x = _sel(st, X)
+        pairs = pf * sel_x * _window_comb(W, m, fF, wait)
+        pe_per, sel_y = _pred_evals(st, X, y)
+        root = j == L - 1
+        if y > max(X):       # the new side is y; the stored X results are bounded by their last
+            stored = float(np.prod(f[X])) * sel_x * float(_comb(W - 1.0, m - 1))
+            # stored X results with last in the window: (W-1-d) positions; E over d
+            if wait and fF > 0:
+                d = np.arange(1, int(max(W, 1)) + 1, dtype=float)
+                span = float(np.dot(fF * (1.0 - fF) ** (d - 1), np.maximum(W - 1.0 - d, 0.0)))
+            else:
+                span = W - 1.0
+            probes_hi = f[y] * span * stored
+            searches, buf, n_search = f[y], span * stored, 1
+        else:                # the new side is an X result; the stored y events are bounded exactly
+            probes_hi = pairs
+            new_x = float(np.prod(f[X])) * sel_x * _window_comb(W, m - 1, fF, wait)
+            searches, buf = new_x, f[y] * (W - 1.0)
+            n_search = 1 if y < min(X) else 2
+        search = searches * n_search * math.log2(1.0 + buf) if buf > 0 else 0.0
+        out.append({"X": list(X), "y": y, "lazy": lazy, "root": root,
+                    "charged_to": final if lazy else newest, "pairs": pairs,
+                    "probes_hi": probes_hi, "pred_eval": pairs * pe_per,
+                    "results": pairs * sel_y, "search_cmp": search})
+    return out
+
+
+def predict_x(st: Stats, eeg, leg, costs: dict, sigma: str = "paper") -> dict:
+    """Predicted μ, ρ, E[ST], E[QWT], E[ST_TFE], E[L] of plan (EEG, LEG) from executed work.
+
+    Same keys as ``engines.planners.apam.predict`` (``e_st_fe`` is the service time of a
+    *true* final event), plus ``merge_pairs`` / ``merge_probes_hi`` / ``merge_pred_eval`` /
+    ``merge_results`` (lazy nodes, per final event), ``e_matches`` (per final event) and
+    ``p_true_final``."""
+    t_pe, t_rc, t_bi, base = (float(costs[k]) for k in ("t_pe", "t_rc", "t_bi", "base"))
+    t_seq = seq_unit_cost(costs)
+    L = len(st.names)
+    final = L - 1
+    f = np.asarray(st.frac, dtype=float)
+    work = np.zeros(L)                       # per position, charged to each slot's events
+    merge = {"pairs": 0.0, "probes_hi": 0.0, "pred_eval": 0.0, "results": 0.0}
+    e_m = 0.0
+    lazy_cost = 0.0
+    for nd in node_rates(st, eeg, leg):
+        c = nd["pred_eval"] * t_pe + nd["search_cmp"] * t_seq + nd["results"] * t_rc
+        work[nd["charged_to"]] += c
+        if nd["lazy"]:
+            lazy_cost += c
+            for k in merge:
+                merge[k] += nd[k]
+        if nd["root"]:
+            e_m = nd["results"] / f[final] if f[final] > 0 else 0.0
+    st_v = np.where(f > 0, work / np.where(f > 0, f, 1.0), 0.0) + t_bi + st.n_unary * t_pe
+    q = queue_metrics(st, st_v + base, base, sigma)
+    p_true = -math.expm1(-e_m) if e_m > 0 else 0.0
+    extra = t_rc * (e_m / p_true - e_m) if p_true > 0 else 0.0
+    st_tfe = float(st_v[final]) + base + extra
+    per_final = {f"merge_{k}": (v / f[final] if f[final] > 0 else 0.0) for k, v in merge.items()}
+    t_m = lazy_cost / f[final] if f[final] > 0 else 0.0     # the merge per final event
+    return {"plan": _plan_text(st, eeg, leg), "k": len(eeg), **q, "e_st_fe": st_tfe,
+            "e_l": q["e_qwt"] + st_tfe, "t_m": t_m, "e_matches": e_m, "p_true_final": p_true,
+            **per_final}
