@@ -78,14 +78,20 @@ def fig_plans(df, out_base: Path) -> list[Path]:
 def fig_summary(df, out_base: Path) -> list[Path]:
     d = _ok(df)
     L = int(d["n_plans"].iloc[0]) - 1
-    cols = ["apam_lat", "eager_lat", "lazy_lat"] + (["sase_lat"] if "sase_lat" in d else [])
+    extra = [c for c in ("saserun_lat", "apam_lat_lit", "apam_lat_x") if c in d]
+    cols = ["apam_lat", "eager_lat", "lazy_lat"] + extra
     g = _mean_by_rate(d, cols)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
-    if "sase_lat" in g:
-        a1.plot(g.index, g["sase_lat"], "d:", color="gray", label="SASE engine (run loop)")
-    a1.plot(g.index, g["eager_lat"], "s--", label="all-eager plan")
-    a1.plot(g.index, g["lazy_lat"], "^--", label="all-lazy (ZStream-like)")
-    a1.plot(g.index, g["apam_lat"], "o-", color="crimson", label="APAM (selected plan)")
+    if "saserun_lat" in g:
+        a1.plot(g.index, g["saserun_lat"], "d:", color="gray",
+                label="SASE run loop, open-source semantics")
+    a1.plot(g.index, g["eager_lat"], "s--", label="SASE = all-eager plan")
+    a1.plot(g.index, g["lazy_lat"], "^--", label="ZStream = all-lazy plan")
+    if "apam_lat_lit" in g and "apam_lat_x" in g:
+        a1.plot(g.index, g["apam_lat_lit"], "o-", color="crimson", label="APAM (apam, literal)")
+        a1.plot(g.index, g["apam_lat_x"], "v-", color="darkorange", label="APAM (apam-x)")
+    else:
+        a1.plot(g.index, g["apam_lat"], "o-", color="crimson", label="APAM (selected plan)")
     a1.set_yscale("log")
     a1.set_xlabel("event arrival rate λ (events/s)")
     a1.set_ylabel("mean latency of true final events (s)")
@@ -93,14 +99,16 @@ def fig_summary(df, out_base: Path) -> list[Path]:
     a1.set_title("APAM vs eager vs lazy")
     cmap = plt.get_cmap("viridis")
     for k in range(L + 1):
-        pred = _mean_by_rate(d, [f"k{k}_pred_l", f"k{k}_lat"])
-        fin = np.isfinite(pred[f"k{k}_pred_l"])
+        pc = [c for c in (f"k{k}_pred_l", f"k{k}_xpred_l") if c in d]
+        pred = _mean_by_rate(d, pc + [f"k{k}_lat"])
         name = str(d[f"k{k}_plan"].iloc[0]).replace(",", "").upper()
         a2.plot(pred.index, pred[f"k{k}_lat"], "o-", color=cmap(k / max(L, 1)), label=name)
-        a2.plot(pred.index[fin], pred[f"k{k}_pred_l"][fin], "x:", color=cmap(k / max(L, 1)))
+        for c, mk in zip(pc, ("x:", "+--")):
+            fin = np.isfinite(pred[c])
+            a2.plot(pred.index[fin], pred[c][fin], mk, color=cmap(k / max(L, 1)))
     a2.set_yscale("log")
     a2.set_xlabel("event arrival rate λ (events/s)")
-    a2.set_ylabel("latency (s): simulated (o) / predicted E[L] (x, finite only)")
+    a2.set_ylabel("latency (s): simulated (o), predicted E[L]\napam (x), apam-x (+); finite only")
     a2.legend(fontsize=7, ncol=2)
     a2.set_title("predicted vs simulated latency per plan")
     fig.tight_layout()

@@ -41,11 +41,12 @@ def _cands(rate, rho, pred, sim):
     return r
 
 
-def _wl(seed, ach, tab=(0.1, 0.2, 0.3, 0.4), tf=0.5, mpt=3.0, **kw):
+def _wl(seed, ach, tab=(0.1, 0.2, 0.3, 0.4), tf=0.5, mpt=3.0, se=0.001, **kw):
     r = {"stream_seed": seed, "true_final_frac": tf, "matches_per_true_final": mpt, **kw}
     for i in range(4):
         r[f"sel{i + 1}_achieved"] = ach[i]
         r[f"sel{i + 1}_table2"] = tab[i]
+        r[f"sel{i + 1}_se"] = se
     return r
 
 
@@ -177,13 +178,15 @@ CASES = [
      [r"^REPORT: Spearman per λ: λ=100 \(3 plans\): 1\.00, λ=4500 \(4 plans\): -1\.00$"]),
     ("spearman-too-few-stable", lambda d: S.claim_spearman(d, min_plans=5), SPEAR_OK, True,
      [r"^REPORT: no point with >= 5 stable candidates$"]),
-    ("workload-pass", lambda d: S.claim_workload(d, tol=0.02), WL_OK, True,
-     [r"^shift: achieved 0\.10100, 0\.20000, 0\.30000, 0\.39800 vs Table 2 0\.1, 0\.2, 0\.3, 0\.4 "
-      r"\(max dev 1\.0%\); true finals 50\.00%; matches/true final 3\.0 \(limit ±2%\)$"]),
-    ("workload-fail", lambda d: S.claim_workload(d, tol=0.02), WL_BAD, False,
-     [r"\(max dev 5\.0%\)"]),
-    ("workload-one-reading-fails", lambda d: S.claim_workload(d, tol=0.02), WL_READINGS, False,
-     [r"^domain: .*\(max dev 12\.5%\).*; shift: .*\(max dev 0\.0%\)"]),
+    ("workload-pass", lambda d: S.claim_workload(d, n_se=3), WL_OK, True,
+     [r"^shift: achieved 0\.10100, 0\.20000, 0\.30000, 0\.39800 vs Table 2 0\.1, 0\.2, 0\.3, 0\.4; "
+      r"sampling SE 1\.0%, 0\.5%, 0\.3%, 0\.2% of Table 2; \(achieved - Table 2\)/SE \+1\.00, "
+      r"\+0\.00, \+0\.00, -2\.00; true finals 50\.00%; matches/true final 3\.0 \(limit 3 SE\)$"]),
+    ("workload-fail", lambda d: S.claim_workload(d, n_se=3), WL_BAD, False,
+     [r"\(achieved - Table 2\)/SE \+5\.00, "]),
+    ("workload-one-reading-fails", lambda d: S.claim_workload(d, n_se=3), WL_READINGS, False,
+     [r"^domain: .*/SE \+0\.00, \+0\.00, \+0\.00, \+50\.00;.*; shift: .*/SE \+0\.00, \+0\.00, "
+      r"\+0\.00, \+0\.00;"]),
     ("selects_eager_everywhere-pass", lambda d: S.claim_selects_eager_everywhere(d), SEE_OK, True,
      [r"^0 of 2 rows not all-eager; selected: λ=100: p2, λ=4500: p2$"]),
     ("selects_eager_everywhere-fail", lambda d: S.claim_selects_eager_everywhere(d), SEE_BAD,

@@ -141,3 +141,45 @@ def empirical_selectivities(stream: EventStream) -> tuple[float, ...]:
             continue
         out.append(float(np.searchsorted(u, v, side="left").sum()) / (len(u) * len(v)))
     return tuple(out)
+
+
+def _pair_distributions(experiment: int, k: int, reading: str, m: int = DOMAIN):
+    """Support and probabilities of predicate k's left and right attribute (module docstring)."""
+    s = SELECTIVITIES[_check_experiment(experiment)][k]
+    base = np.arange(m, dtype=np.float64)
+    if reading == "shift":
+        left, right = base + shift_for(s, m), base
+    elif reading == "domain":
+        left, right = base, np.arange(domain_for(s, m), dtype=np.float64)
+    else:
+        raise CepsimInputError(f"apam workload: reading must be one of {READINGS}, got "
+                               f"{reading!r}")
+    return left, right
+
+
+def selectivity_errors(stream: EventStream, experiment: int, reading: str,
+                       m: int = DOMAIN) -> list[tuple[float, float]]:
+    """Per predicate: (expected achieved selectivity, its sampling standard error) for a stream
+    with ``stream``'s numbers of left and right events.
+
+    The achieved value is the two-sample U-statistic ``(1/(n_u n_v)) Σ_ij 1[u_i < v_j]`` over
+    the stream's left (u) and right (v) events, whose attributes are independent draws; its
+    variance is ``(s(1-s) + (n_v-1) ζ_u + (n_u-1) ζ_v) / (n_u n_v)`` with ``ζ_u = Var_u P(u <
+    V)`` and ``ζ_v = Var_v P(U < v)`` (Hoeffding), computed exactly over the attributes'
+    finite supports."""
+    out = []
+    for k in range(4):
+        left, right = _pair_distributions(experiment, k, reading, m)
+        nu = int((stream.types == k).sum())
+        nv = int((stream.types == k + 1).sum())
+        rs = np.sort(right)
+        g = 1.0 - np.searchsorted(rs, left, side="right") / len(rs)    # P(V > u) per u
+        ls = np.sort(left)
+        h = np.searchsorted(ls, right, side="left") / len(ls)          # P(U < v) per v
+        s = float(g.mean())
+        if nu < 1 or nv < 1:
+            out.append((s, math.nan))
+            continue
+        var = (s * (1 - s) + (nv - 1) * float(g.var()) + (nu - 1) * float(h.var())) / (nu * nv)
+        out.append((s, math.sqrt(max(var, 0.0))))
+    return out
