@@ -99,6 +99,27 @@ WL_BAD = _t([_wl(1, (0.105, 0.2, 0.3, 0.4))])
 WL_READINGS = _t([_wl(1, (0.1, 0.2, 0.3, 0.4), reading="shift"),
                   _wl(1, (0.1, 0.2, 0.3, 0.45), reading="domain")])
 
+def _reg(exp, rc, sq, rate, lit, x, eager_rho=0.05, L=2, opt="EDCBA"):
+    """One cost-region row; ``lit`` / ``x`` = (selected_k, selected_order, apam_lat) of each
+    optimizer; eager latency 1, lazy 2, best 1."""
+    r = {"experiment": exp, "rc_over_pe": rc, "seq_factor": sq, "rate": rate, "n_plans": L + 1,
+         "eager_lat": 1.0, "lazy_lat": 2.0, "best_lat": 1.0, "optimal_order": opt,
+         f"k{L}_rho_sim": eager_rho}
+    for sfx, (k, order, lat) in (("_lit", lit), ("_x", x)):
+        r.update({f"selected_k{sfx}": k, f"selected_order{sfx}": order, f"apam_lat{sfx}": lat,
+                  f"selected_plan{sfx}": f"p{k}"})
+    return r
+
+
+REG = _t([_reg(1, 5, 1, 100, (2, "ABCDE", 1.0), (2, "ABCDE", 1.0), eager_rho=0.03),
+          _reg(1, 5, 1, 4500, (2, "ABCDE", 1.0), (1, "DECBA", 1.0), eager_rho=1.35),
+          _reg(1, 50, 1, 100, (2, "ABCDE", 1.0), (1, "EDCBA", 1.5), eager_rho=0.2),
+          _reg(1, 50, 1, 4500, (0, "EDCBA", 1.0), (0, "EDCBA", 1.0), eager_rho=9.0)])
+REG_BADHEAD = _t([_reg(1, 5, 1, 100, (2, "ABCDE", 1.0), (2, "ABCDE", 1.0), eager_rho=0.03),
+                  _reg(1, 5, 1, 4500, (2, "ABCDE", 1.0), (1, "DECBA", 1.0), eager_rho=0.9)])
+OPTX = _t([_lat(100, 9.0, 1.0, 2.0, apam_lat_lit=1.0, apam_lat_x=1.02),
+           _lat(4500, 9.0, 9.0, 2.0, apam_lat_lit=9.0, apam_lat_x=2.0)])
+
 SEE_OK = _t([_sel(100, 2, "p2"), _sel(4500, 2, "p2")])
 SEE_BAD = _t([_sel(100, 2, "p2"), _sel(4500, 2, "p2"), _sel(4500, 1, "p1")])
 
@@ -187,6 +208,23 @@ CASES = [
     ("workload-one-reading-fails", lambda d: S.claim_workload(d, n_se=3), WL_READINGS, False,
      [r"^domain: .*/SE \+0\.00, \+0\.00, \+0\.00, \+50\.00;.*; shift: .*/SE \+0\.00, \+0\.00, "
       r"\+0\.00, \+0\.00;"]),
+    ("cost_region-report", lambda d: S.claim_cost_region(d), REG, True,
+     [r"^REPORT: cells passing per claim -- apam: B 2/2, S 2/2, E 2/2, O 1/2; apam-x: B 1/2, "
+      r"S 1/2, E 1/2, O 2/2\.",
+      r"exp1 rc/pe=5 seq/pe=1: apam B\+S\+E\+O- apam-x B\+S\+E\+O\+",
+      r"exp1 rc/pe=50 seq/pe=1: apam B\+S\+E\+O\+ apam-x B-S-E-O\+"]),
+    ("cost_target-pass", lambda d: S.claim_cost_target(d), REG, True,
+     [r"ρ 0\.030 / 1\.35, rc/pe=50 seq/pe=1: ρ 0\.200 / 9\.00 x; cells meeting it "
+      r"\(T_RC/T_PE, T_SEQ/T_PE\): \(5, 1\); headline \(5, 1\) meets it$"]),
+    ("cost_target-fail", lambda d: S.claim_cost_target(d), REG_BADHEAD, False,
+     [r"ρ 0\.030 / 0\.90 x; cells meeting it \(T_RC/T_PE, T_SEQ/T_PE\): none; headline "
+      r"\(5, 1\) does NOT meet it$"]),
+    ("apam_vs_baselines-optimizer-x-pass",
+     lambda d: S.claim_apam_vs_baselines(d, factor=1.05, optimizer="apam-x"), OPTX, True,
+     [r"^\[apam-x\] APAM / min\(eager, lazy\) per λ: λ=100: 1\.020, λ=4500: 1\.000"]),
+    ("apam_vs_baselines-optimizer-lit-fail",
+     lambda d: S.claim_apam_vs_baselines(d, factor=1.05, optimizer="apam"), OPTX, False,
+     [r"^\[apam\] APAM / min\(eager, lazy\) per λ: λ=100: 1\.000, λ=4500: 4\.500"]),
     ("selects_eager_everywhere-pass", lambda d: S.claim_selects_eager_everywhere(d), SEE_OK, True,
      [r"^0 of 2 rows not all-eager; selected: λ=100: p2, λ=4500: p2$"]),
     ("selects_eager_everywhere-fail", lambda d: S.claim_selects_eager_everywhere(d), SEE_BAD,
@@ -237,10 +275,12 @@ def test_every_claim_has_both_directions():
     by = {}
     for i, _, _, want, _ in CASES:
         by.setdefault(i.split("-")[0], set()).add(want)
-    # claim_spearman is a REPORT (always passes on data); its FAIL direction is the empty table
-    assert all(v == {True, False} for k, v in by.items() if k != "spearman"), by
+    # claim_spearman and claim_cost_region are REPORTs (always pass on data); their FAIL
+    # direction is the empty table
+    assert all(v == {True, False} for k, v in by.items()
+               if k not in ("spearman", "cost_region")), by
     names = {n for n in dir(S) if n.startswith("claim_")}
-    assert len(by) == len(names) == 11, (sorted(by), sorted(names))
+    assert len(by) == len(names) == 13, (sorted(by), sorted(names))
 
 
 @pytest.mark.parametrize("call, df", list(_pass_cases()))
