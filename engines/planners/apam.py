@@ -71,6 +71,9 @@ class Stats:
     rate: float           # arrival rate λ (events/s) used by the queueing model
     n_warmup: int
     win_events: float = math.nan   # events inside one window (W for a count window); apam-x
+    # apam-x: per-event selectivities own_sel[(t, u)][i] = P(sampled event i of slot t passes
+    # the predicates with a random event of slot u), the same sample of t events for every u
+    own_sel: dict | None = None
 
 
 @njit(cache=True)
@@ -93,6 +96,29 @@ def _pairs_pass(pred_i, pred_f, pids, first_is_u, attrs, xs, ys):
 
 
 @njit(cache=True)
+def _own_pass(pred_i, pred_f, pids, t_is_first, attrs, ts_, us):
+    """Per event of ``ts_``: the fraction of ``us`` that pass every predicate of ``pids`` with it
+    (``t_is_first[q]``: the t event is the predicate's first operand's variable)."""
+    out = np.zeros(ts_.shape[0])
+    for i in range(ts_.shape[0]):
+        hits = 0
+        for r in range(us.shape[0]):
+            ok = True
+            for q in range(pids.shape[0]):
+                if t_is_first[q]:
+                    res = eval_pred(pred_i, pred_f, pids[q], attrs, ts_[i], us[r])
+                else:
+                    res = eval_pred(pred_i, pred_f, pids[q], attrs, us[r], ts_[i])
+                if not res:
+                    ok = False
+                    break
+            if ok:
+                hits += 1
+        out[i] = hits / us.shape[0]
+    return out
+
+
+@njit(cache=True)
 def _unary_mask(pred_i, pred_f, pids, attrs, cand):
     out = np.zeros(cand.shape[0], dtype=np.bool_)
     for r in range(cand.shape[0]):
@@ -107,7 +133,7 @@ def _unary_mask(pred_i, pred_f, pids, attrs, cand):
 
 def estimate_statistics(program: Program, stream, warmup: int | None = None,
                         arrival_rate: float | None = None, n_pairs: int = 200_000,
-                        seed: int = 0) -> Stats:
+                        seed: int = 0, n_own: int = 400, n_own_partners: int = 1000) -> Stats:
     """Statistics of the first ``warmup`` events (default: half the stream, at least 1)."""
     n = len(stream)
     w = n // 2 if warmup is None else int(warmup)
@@ -182,6 +208,21 @@ def estimate_statistics(program: Program, stream, warmup: int | None = None,
             pick = lo[ok] + (rng.random(ok.sum()) * (hi[ok] - lo[ok])).astype(np.int64)
             isp[u, v] = float(np.mean(qual[v][pick] > xs[ok]))
             isp[v, u] = isp[u, v]
+    # per-event selectivities (apam-x: events of one variable differ in how many partners they
+    # pass, e.g. a large attribute passes '<' with most partners; true final events are those)
+    own_sel: dict = {}
+    for t in range(L):
+        partners = [u for u in range(L) if u != t and np_[t, u] > 0 and len(qual[u])]
+        if not partners or not len(qual[t]):
+            continue
+        ts_ = qual[t][rng.integers(0, len(qual[t]), n_own)]
+        for u in partners:
+            plist = binary[(min(t, u), max(t, u))]
+            us = qual[u][rng.integers(0, len(qual[u]), n_own_partners)]
+            pids = np.array([p for p, _ in plist], dtype=np.int32)
+            first = np.array([f == (t == min(t, u)) for _, f in plist], dtype=np.bool_)
+            own_sel[(t, u)] = _own_pass(program.pred_i, program.pred_f, pids, first, attrs,
+                                        ts_, us)
     if arrival_rate is None:
         span = float(stream.ts[w - 1] - stream.ts[0]) if w > 1 else 0.0
         if span <= 0:
@@ -190,7 +231,8 @@ def estimate_statistics(program: Program, stream, warmup: int | None = None,
         arrival_rate = (w - 1) / span
     return Stats(names=[program.var_names[v] for v in slots], frac=frac, nw=nw, np_=np_,
                  n_unary=np.array([len(x) for x in unary]), sp=sp, isp=isp,
-                 rate=float(arrival_rate), n_warmup=w, win_events=float(win_events))
+                 rate=float(arrival_rate), n_warmup=w, win_events=float(win_events),
+                 own_sel=own_sel)
 
 
 # ----------------------------------------------------------------------------- plans
@@ -367,7 +409,7 @@ def evaluate_candidates(st: Stats, costs: dict | None = None, sigma: str = "pape
     else:
         from engines.planners.apam_x import predict_x
 
-        preds = [predict_x(st, e, l, costs, sigma) for e, l in cands]
+        preds = [predict_x(st, e, l, costs) for e, l in cands]   # full second moment
     sel = select(preds)
     return {"plan": preds[sel]["plan"], "selected_k": preds[sel]["k"],
             "optimal_order": [st.names[s] for s in optimal_order(st)],

@@ -146,38 +146,89 @@ def node_rates(st: Stats, eeg, leg) -> list[dict]:
     return out
 
 
-def predict_x(st: Stats, eeg, leg, costs: dict, sigma: str = "paper") -> dict:
+def _scale(st: Stats, t: int, S, n: int) -> np.ndarray:
+    """Per sampled event of slot t: Π over t's predicate partners u in S of s_t(u) / SP(t, u)
+    (how much more than average a combination containing this event survives); ones when t is
+    not in S or no sample exists."""
+    out = np.ones(n)
+    if t not in S or not st.own_sel:
+        return out
+    for u in S:
+        v = st.own_sel.get((t, u))
+        if u == t or v is None or st.sp[t, u] <= 0:
+            continue
+        out = out * (v / float(st.sp[t, u]))
+    return out
+
+
+def predict_x(st: Stats, eeg, leg, costs: dict, sigma: str = "exact") -> dict:
     """Predicted μ, ρ, E[ST], E[QWT], E[ST_TFE], E[L] of plan (EEG, LEG) from executed work.
 
     Same keys as ``engines.planners.apam.predict`` (``e_st_fe`` is the service time of a
     *true* final event), plus ``merge_pairs`` / ``merge_probes_hi`` / ``merge_pred_eval`` /
     ``merge_results`` (lazy nodes, per final event), ``e_matches`` (per final event) and
-    ``p_true_final``."""
+    ``p_true_final``.
+
+    Events of one variable differ: an event's own selectivity towards its predicate partners
+    (``Stats.own_sel``, a warm-up sample) scales the results of the nodes charged to it (and,
+    for the final event, the pairs of the later nodes), so each sampled event has its own
+    service time.  A final event completes a match with probability ``1 - exp(-E[M] r_e)``
+    (``r_e`` its root scale); ``E[ST_TFE]`` weights the sampled final events by it (the
+    completing final events are the ones with many partners).  The queueing delay uses the
+    service time's full second moment (per-event spread included) with ``sigma="exact"``
+    (default); ``"paper"`` keeps Eq. (5)'s spread of the per-variable means."""
     t_pe, t_rc, t_bi, base = (float(costs[k]) for k in ("t_pe", "t_rc", "t_bi", "base"))
     t_seq = seq_unit_cost(costs)
     L = len(st.names)
     final = L - 1
     f = np.asarray(st.frac, dtype=float)
-    work = np.zeros(L)                       # per position, charged to each slot's events
+    nsamp = {t: next((len(v) for (a, _), v in (st.own_sel or {}).items() if a == t), 1)
+             for t in range(L)}
+    per_ev = [np.zeros(nsamp[t]) for t in range(L)]   # work per position, per sampled event
     merge = {"pairs": 0.0, "probes_hi": 0.0, "pred_eval": 0.0, "results": 0.0}
-    e_m = 0.0
     lazy_cost = 0.0
+    root_scale = np.ones(nsamp[final])
+    e_m = 0.0
     for nd in node_rates(st, eeg, leg):
-        c = nd["pred_eval"] * t_pe + nd["search_cmp"] * t_seq + nd["results"] * t_rc
-        work[nd["charged_to"]] += c
+        t = nd["charged_to"]
+        S_all = nd["X"] + [nd["y"]]
+        res_sc = _scale(st, t, S_all, nsamp[t])
+        pair_sc = _scale(st, t, nd["X"], nsamp[t]) if t in nd["X"] else np.ones(nsamp[t])
+        c = (nd["pred_eval"] * pair_sc * t_pe + nd["search_cmp"] * t_seq
+             + nd["results"] * res_sc * t_rc)
+        per_ev[t] = per_ev[t] + c
         if nd["lazy"]:
-            lazy_cost += c
+            lazy_cost += float(c.mean())
             for k in merge:
                 merge[k] += nd[k]
         if nd["root"]:
             e_m = nd["results"] / f[final] if f[final] > 0 else 0.0
-    st_v = np.where(f > 0, work / np.where(f > 0, f, 1.0), 0.0) + t_bi + st.n_unary * t_pe
-    q = queue_metrics(st, st_v + base, base, sigma)
-    p_true = -math.expm1(-e_m) if e_m > 0 else 0.0
-    extra = t_rc * (e_m / p_true - e_m) if p_true > 0 else 0.0
-    st_tfe = float(st_v[final]) + base + extra
+            root_scale = res_sc
+    fixed = t_bi + st.n_unary * t_pe + base
+    svc_ev = [per_ev[t] / f[t] + fixed[t] if f[t] > 0 else np.full(nsamp[t], fixed[t])
+              for t in range(L)]
+    means = np.array([float(v.mean()) for v in svc_ev])
+    q = queue_metrics(st, means, base, "paper" if sigma == "paper" else "exact")
+    if sigma != "paper":          # the second moment with the per-event spread
+        other = max(0.0, 1.0 - float(f.sum()))
+        var = float(sum(f[t] * float(np.mean((svc_ev[t] - q["e_st"]) ** 2)) for t in range(L))
+                    + other * (base - q["e_st"]) ** 2)
+        q["sigma_st"] = math.sqrt(var)
+        mu, rho = q["mu"], q["rho"]
+        q["e_qwt"] = (rho / (2 * mu * (1 - rho)) * (1 + (mu * q["sigma_st"]) ** 2)
+                      if rho < 1 else math.inf)
+    p_true = -np.expm1(-e_m * root_scale) if e_m > 0 else np.zeros(nsamp[final])
+    pt = float(p_true.mean())
+    fin = svc_ev[final]
+    if pt > 0:
+        # the completing final event also constructs its matches: E[M | M >= 1] per event
+        m_e = e_m * root_scale
+        extra = np.where(p_true > 0, m_e / np.where(p_true > 0, p_true, 1.0) - m_e, 0.0) * t_rc
+        st_tfe = float(np.dot(p_true, fin + extra) / p_true.sum())
+    else:
+        st_tfe = float(fin.mean())
     per_final = {f"merge_{k}": (v / f[final] if f[final] > 0 else 0.0) for k, v in merge.items()}
     t_m = lazy_cost / f[final] if f[final] > 0 else 0.0     # the merge per final event
     return {"plan": _plan_text(st, eeg, leg), "k": len(eeg), **q, "e_st_fe": st_tfe,
-            "e_l": q["e_qwt"] + st_tfe, "t_m": t_m, "e_matches": e_m, "p_true_final": p_true,
+            "e_l": q["e_qwt"] + st_tfe, "t_m": t_m, "e_matches": e_m, "p_true_final": pt,
             **per_final}

@@ -371,6 +371,11 @@ def _per_optimizer(fn):
         if optimizer is None or res.measured.startswith("no successful rows"):
             return res
         return ClaimResult(res.passed, f"[{optimizer}] {res.measured}")
+    import inspect
+
+    sig = inspect.signature(fn)
+    wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), inspect.Parameter(
+        "optimizer", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None")])
     return wrapper
 
 
