@@ -120,6 +120,16 @@ REG_BADHEAD = _t([_reg(1, 5, 1, 100, (2, "ABCDE", 1.0), (2, "ABCDE", 1.0), eager
 OPTX = _t([_lat(100, 9.0, 1.0, 2.0, apam_lat_lit=1.0, apam_lat_x=1.02),
            _lat(4500, 9.0, 9.0, 2.0, apam_lat_lit=9.0, apam_lat_x=2.0)])
 
+def _pe_row(reading, rho_sim, lat, pred_rho, pred_l, xpred_l):
+    r = {"reading": reading, "n_plans": 1, "k0_rho_sim": rho_sim, "k0_lat": lat, "k0_st": lat}
+    r.update({"k0_pred_rho": pred_rho, "k0_pred_l": pred_l, "k0_pred_st_fe": pred_l,
+              "k0_xpred_rho": rho_sim, "k0_xpred_l": xpred_l, "k0_xpred_st_fe": xpred_l})
+    return r
+
+
+PRED_ERR = _t([_pe_row("shift", 0.5, 1.0, 1.0, 2.0, 1.0),
+               _pe_row("shift", 2.0, 1.0, 2.0, float("inf"), 1.0)])
+
 SEE_OK = _t([_sel(100, 2, "p2"), _sel(4500, 2, "p2")])
 SEE_BAD = _t([_sel(100, 2, "p2"), _sel(4500, 2, "p2"), _sel(4500, 1, "p1")])
 
@@ -225,6 +235,9 @@ CASES = [
     ("apam_vs_baselines-optimizer-lit-fail",
      lambda d: S.claim_apam_vs_baselines(d, factor=1.05, optimizer="apam"), OPTX, False,
      [r"^\[apam\] APAM / min\(eager, lazy\) per λ: λ=100: 1\.000, λ=4500: 4\.500"]),
+    ("prediction_error-report", lambda d: S.claim_prediction_error(d), PRED_ERR, True,
+     [r"^REPORT: median \|ln\(predicted/simulated\)\| -- \[shift\] apam: ρ 0\.35, ST_TFE 0\.69, "
+      r"latency 0\.69 \[1\]; apam-x: ρ 0\.00, ST_TFE 0\.00, latency 0\.00 \[1\]$"]),
     ("selects_eager_everywhere-pass", lambda d: S.claim_selects_eager_everywhere(d), SEE_OK, True,
      [r"^0 of 2 rows not all-eager; selected: λ=100: p2, λ=4500: p2$"]),
     ("selects_eager_everywhere-fail", lambda d: S.claim_selects_eager_everywhere(d), SEE_BAD,
@@ -278,9 +291,9 @@ def test_every_claim_has_both_directions():
     # claim_spearman and claim_cost_region are REPORTs (always pass on data); their FAIL
     # direction is the empty table
     assert all(v == {True, False} for k, v in by.items()
-               if k not in ("spearman", "cost_region")), by
+               if k not in ("spearman", "cost_region", "prediction_error")), by
     names = {n for n in dir(S) if n.startswith("claim_")}
-    assert len(by) == len(names) == 13, (sorted(by), sorted(names))
+    assert len(by) == len(names) == 14, (sorted(by), sorted(names))
 
 
 @pytest.mark.parametrize("call, df", list(_pass_cases()))

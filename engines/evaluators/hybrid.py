@@ -146,9 +146,10 @@ def run_hybrid(program: Program, stream, plan: str | None = None, warmup: int | 
         raise CepsimInputError(f"hybrid engine: unknown option(s) {sorted(unknown)}; options are "
                                "plan, optimizer, warmup, arrival_rate, unit_costs, "
                                "max_partial_matches, max_matches")
-    if optimizer not in ("apam", "apam-x"):
-        raise CepsimInputError(f"hybrid engine: optimizer must be 'apam' (Eqs. 2-9 as printed) "
-                               f"or 'apam-x' (executed work), got {optimizer!r}")
+    if optimizer not in ("apam", "apam-x", "apam-x-mean"):
+        raise CepsimInputError(f"hybrid engine: optimizer must be 'apam' (Eqs. 2-9 as printed), "
+                               f"'apam-x' (executed work) or 'apam-x-mean' (executed work, "
+                               f"per-variable means), got {optimizer!r}")
     check_supported(program)
     info: dict = {}
     if plan is None:

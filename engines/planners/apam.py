@@ -133,7 +133,7 @@ def _unary_mask(pred_i, pred_f, pids, attrs, cand):
 
 def estimate_statistics(program: Program, stream, warmup: int | None = None,
                         arrival_rate: float | None = None, n_pairs: int = 200_000,
-                        seed: int = 0, n_own: int = 400, n_own_partners: int = 1000) -> Stats:
+                        seed: int = 0, n_own: int = 2000, n_own_partners: int = 1000) -> Stats:
     """Statistics of the first ``warmup`` events (default: half the stream, at least 1)."""
     n = len(stream)
     w = n // 2 if warmup is None else int(warmup)
@@ -381,7 +381,7 @@ def select(preds: list[dict]) -> int:
     return max(range(len(preds)), key=lambda i: (preds[i]["mu"], preds[i]["k"]))
 
 
-OPTIMIZERS = ("apam", "apam-x")
+OPTIMIZERS = ("apam", "apam-x", "apam-x-mean")
 
 
 def evaluate_candidates(st: Stats, costs: dict | None = None, sigma: str = "paper",
@@ -390,7 +390,8 @@ def evaluate_candidates(st: Stats, costs: dict | None = None, sigma: str = "pape
 
     ``optimizer="apam"``: Eqs. (2)-(9) as printed (``predict``; ``merge_order`` as
     ``merge_sequence``); ``"apam-x"``: the executed work of the tree evaluator
-    (``engines.planners.apam_x.predict_x``)."""
+    (``engines.planners.apam_x.predict_x``, per-event spread); ``"apam-x-mean"``: the same
+    with per-variable means only (its first reading, kept as a named variant)."""
     if optimizer not in OPTIMIZERS:
         raise CepsimInputError(f"apam planner: optimizer must be one of {OPTIMIZERS}, got "
                                f"{optimizer!r}")
@@ -409,7 +410,8 @@ def evaluate_candidates(st: Stats, costs: dict | None = None, sigma: str = "pape
     else:
         from engines.planners.apam_x import predict_x
 
-        preds = [predict_x(st, e, l, costs) for e, l in cands]   # full second moment
+        spread = "means" if optimizer == "apam-x-mean" else "events"
+        preds = [predict_x(st, e, l, costs, spread=spread) for e, l in cands]
     sel = select(preds)
     return {"plan": preds[sel]["plan"], "selected_k": preds[sel]["k"],
             "optimal_order": [st.names[s] for s in optimal_order(st)],

@@ -147,21 +147,26 @@ def node_rates(st: Stats, eeg, leg) -> list[dict]:
 
 
 def _scale(st: Stats, t: int, S, n: int) -> np.ndarray:
-    """Per sampled event of slot t: Π over t's predicate partners u in S of s_t(u) / SP(t, u)
-    (how much more than average a combination containing this event survives); ones when t is
-    not in S or no sample exists."""
+    """Per sampled event of slot t: Π over t's predicate partners u in S of s_t(u) / mean(s_t(u))
+    (how much more than average a combination containing this event survives; normalized by
+    the sample mean so that the mean work stays the one priced with SP); ones when t is not in
+    S or no sample exists."""
     out = np.ones(n)
     if t not in S or not st.own_sel:
         return out
     for u in S:
         v = st.own_sel.get((t, u))
-        if u == t or v is None or st.sp[t, u] <= 0:
+        if u == t or v is None or float(np.mean(v)) <= 0:
             continue
-        out = out * (v / float(st.sp[t, u]))
+        out = out * (v / float(np.mean(v)))    # the sample's shape, the mean kept at SP
     return out
 
 
-def predict_x(st: Stats, eeg, leg, costs: dict, sigma: str = "exact") -> dict:
+SPREADS = ("events", "means")
+
+
+def predict_x(st: Stats, eeg, leg, costs: dict, sigma: str = "exact",
+              spread: str = "events") -> dict:
     """Predicted μ, ρ, E[ST], E[QWT], E[ST_TFE], E[L] of plan (EEG, LEG) from executed work.
 
     Same keys as ``engines.planners.apam.predict`` (``e_st_fe`` is the service time of a
@@ -176,7 +181,18 @@ def predict_x(st: Stats, eeg, leg, costs: dict, sigma: str = "exact") -> dict:
     (``r_e`` its root scale); ``E[ST_TFE]`` weights the sampled final events by it (the
     completing final events are the ones with many partners).  The queueing delay uses the
     service time's full second moment (per-event spread included) with ``sigma="exact"``
-    (default); ``"paper"`` keeps Eq. (5)'s spread of the per-variable means."""
+    (default); ``"paper"`` keeps Eq. (5)'s spread of the per-variable means.
+
+    ``spread="means"`` is the first reading (optimizer ``"apam-x-mean"``): every event of a
+    variable costs the variable's mean, a final event completes with ``1 - exp(-E[M])`` and the
+    spread is Eq. (5)'s over the per-variable means."""
+    if spread not in SPREADS:
+        raise ValueError(f"spread must be one of {SPREADS}, got {spread!r}")
+    if spread == "means":
+        from dataclasses import replace
+
+        st = replace(st, own_sel={})
+        sigma = "paper"
     t_pe, t_rc, t_bi, base = (float(costs[k]) for k in ("t_pe", "t_rc", "t_bi", "base"))
     t_seq = seq_unit_cost(costs)
     L = len(st.names)

@@ -33,6 +33,18 @@ all-eager): ``plan``, ``lat`` (mean final-event latency), ``qwt``, ``st``, ``lat
 ``lazy_lat``, ``best_k_sim``, ``optimal_order``, ``selected_order``, ``n_plans``, ``t_seq_s``
 (the sequence-check unit cost used, seconds) and ``seq_over_pe`` (T_SEQ / T_PE).
 
+Issue 24: every point runs the three optimizers (``engines.planners.apam.OPTIMIZERS``: ``apam``
+= Eqs. 2-9 as printed, ``apam-x`` = executed work of the tree evaluator, ``apam-x-mean`` = the
+same with per-variable means only); parameter ``optimizer`` picks which one fills the headline
+columns (``selected_k``, ``selected_plan``, ``selected_order``, ``apam_lat``), and each one's are
+also in ``selected_k_lit`` / ``_x`` / ``_xm`` etc.; predictions ``k{k}_pred_*`` (apam),
+``k{k}_xpred_*`` (apam-x), ``k{k}_xmpred_*`` (apam-x-mean) with ``l``, ``qwt``, ``st_fe``,
+``rho``, ``mu``, ``t_m``.  ``sase_lat`` is APAM's all-eager plan (the paper's SASE, section
+6.1); ``saserun_lat`` / ``saserun_rho_sim`` the run loop of SASE's open-source code
+(``engines.evaluators.sase``).  Parameter ``merge_order`` ("final-first" | "plan") is the
+literal optimizer's merge order (``engines.planners.apam.merge_sequence``).  Selectivity
+columns ``sel{i}_achieved``, ``sel{i}_table2``, ``sel{i}_expected``, ``sel{i}_se``.
+
 Optional ``arrival_seed``: draw the arrivals from (arrival_seed, experiment, λ, stream_seed)
 instead of the point seed (common random numbers across the other grid axes; the sensitivity
 study over the sequence-check cost uses it).
@@ -53,8 +65,10 @@ from engines.errors import CepsimInputError
 from sim.claims import ClaimResult
 
 DEFAULT_COSTS = {"t_pe": 7.0e-7, "t_rc": 3.5e-6, "t_bi": 3.5e-7, "base_cost": 2.0e-5}
-OPTIMIZERS = ("apam", "apam-x")
-OPT_SUFFIX = {"apam": "_lit", "apam-x": "_x"}   # row columns of each optimizer's choice
+OPTIMIZERS = ("apam", "apam-x", "apam-x-mean")
+# row columns of each optimizer's choice; apam-x-mean = apam-x with per-variable means only
+OPT_SUFFIX = {"apam": "_lit", "apam-x": "_x", "apam-x-mean": "_xm"}
+PRED_PREFIX = {"apam": "pred", "apam-x": "xpred", "apam-x-mean": "xmpred"}
 CACHE_VERSION = "apam-v3"   # v3: hybrid on the ztree evaluator (executed work, in-scope pairs)
 
 
@@ -232,8 +246,7 @@ def point(params: dict, seed: int) -> dict:
     stats = estimate_statistics(prog, st, warmup=n_warm, arrival_rate=rate_hat, seed=sseed)
     ucost = {"t_pe": costs["t_pe"], "t_rc": costs["t_rc"], "t_bi": costs["t_bi"],
              "base": costs["base_cost"], "t_seq": costs["t_seq"]}
-    evs = {"apam": evaluate_candidates(stats, ucost, sigma, "apam", merge_order),
-           "apam-x": evaluate_candidates(stats, ucost, sigma, "apam-x")}
+    evs = {o: evaluate_candidates(stats, ucost, sigma, o, merge_order) for o in OPTIMIZERS}
     ev = evs[optimizer]
     profile = profile_for(costs)
     cdir = _cache_dir(params)
@@ -258,8 +271,9 @@ def point(params: dict, seed: int) -> dict:
         row[f"k{k}_rho_sim"] = float(rate * service.mean())
         row[f"k{k}_finals"] = int(f.size)
         lats[k] = row[f"k{k}_lat"]
-    # predictions of both optimizers: k{k}_pred_* (apam, literal), k{k}_xpred_* (apam-x)
-    for name, pre in (("apam", "pred"), ("apam-x", "xpred")):
+    # predictions of every optimizer: k{k}_pred_* (apam, literal), k{k}_xpred_* (apam-x),
+    # k{k}_xmpred_* (apam-x-mean)
+    for name, pre in PRED_PREFIX.items():
         for c in evs[name]["candidates"]:
             k = c["k"]
             for key, col in (("e_l", "l"), ("e_qwt", "qwt"), ("e_st_fe", "st_fe"),
@@ -354,9 +368,10 @@ def optimizer_view(df, optimizer: str | None):
     for col in ("selected_k", "selected_plan", "selected_order", "apam_lat"):
         if col + sfx in d:
             d[col] = d[col + sfx]
-    if optimizer == "apam-x":
-        for c in [c for c in d.columns if c.endswith("_xpred_l")]:
-            d[c.replace("_xpred_l", "_pred_l")] = d[c]
+    if optimizer != "apam":
+        tail = f"_{PRED_PREFIX[optimizer]}_l"
+        for c in [c for c in d.columns if c.endswith(tail)]:
+            d[c.replace(tail, "_pred_l")] = d[c]
     return d
 
 
@@ -649,11 +664,12 @@ def claim_cost_region(df, factor: float = 1.05, best_factor: float = 1.3) -> Cla
     if d.empty:
         return ClaimResult(False, "no successful rows")
     keys = ["experiment", "rc_over_pe", "seq_factor"]
-    count = {o: {c: 0 for c, _ in REGION_CLAIMS} for o in OPTIMIZERS}
+    opts = [o for o in OPTIMIZERS if "selected_k" + OPT_SUFFIX[o] in d]
+    count = {o: {c: 0 for c, _ in REGION_CLAIMS} for o in opts}
     cells = []
     for key, e in d.groupby(keys, sort=True):
         parts = []
-        for o in OPTIMIZERS:
+        for o in opts:
             fl = _region_flags(e, o, factor, best_factor)
             for c, v in fl.items():
                 count[o][c] += v
@@ -661,7 +677,7 @@ def claim_cost_region(df, factor: float = 1.05, best_factor: float = 1.3) -> Cla
         cells.append(f"exp{key[0]} rc/pe={key[1]:g} seq/pe={key[2]:g}: " + " ".join(parts))
     n = len(cells)
     tot = "; ".join(f"{o}: " + ", ".join(f"{c} {count[o][c]}/{n}" for c, _ in REGION_CLAIMS)
-                    for o in OPTIMIZERS)
+                    for o in opts)
     legend = ", ".join(f"{c} = {t}" for c, t in REGION_CLAIMS)
     return ClaimResult(True, f"REPORT: cells passing per claim -- {tot}.  " + " | ".join(cells)
                        + f" ({legend}; factor {factor}, best_factor {best_factor})")
@@ -702,3 +718,32 @@ def claim_cost_target(df, experiment: int = 1, lo_rate: float = 100.0, hi_rate: 
                        + f"; cells meeting it (T_RC/T_PE, T_SEQ/T_PE): {', '.join(ok_cells) or 'none'}"
                        + f"; headline ({headline_rc:g}, {headline_seq:g}) "
                        + ("meets it" if head_ok else "does NOT meet it"))
+
+
+def claim_prediction_error(df) -> ClaimResult:
+    """REPORT (issue 24 item 1): how far each optimizer's predictions are from the simulation,
+    per reading: the median over (point, candidate) of |ln(predicted / simulated)| for ρ (every
+    candidate), for the service time of true final events and for the latency (candidates
+    stable in simulation, ρ < 1, and finite in prediction; their count in brackets).  0.69 is a
+    factor 2.  Always passes when rows exist: the numbers are the result."""
+    d = _ok(df)
+    if d.empty:
+        return ClaimResult(False, "no successful rows")
+    L = int(d["n_plans"].iloc[0]) - 1
+    parts = []
+    for rd, e in d.groupby("reading") if "reading" in d else [("all", d)]:
+        seg = []
+        for o, pre in PRED_PREFIX.items():
+            if f"k0_{pre}_rho" not in e:
+                continue
+            er, es, el = [], [], []
+            for _, r in e.iterrows():
+                for k in range(L + 1):
+                    er.append(abs(math.log(r[f"k{k}_{pre}_rho"] / r[f"k{k}_rho_sim"])))
+                    if r[f"k{k}_rho_sim"] < 1 and math.isfinite(r[f"k{k}_{pre}_l"]):
+                        es.append(abs(math.log(r[f"k{k}_{pre}_st_fe"] / r[f"k{k}_st"])))
+                        el.append(abs(math.log(r[f"k{k}_{pre}_l"] / r[f"k{k}_lat"])))
+            med = (lambda v: f"{np.median(v):.2f}" if v else "n/a")
+            seg.append(f"{o}: ρ {med(er)}, ST_TFE {med(es)}, latency {med(el)} [{len(el)}]")
+        parts.append(f"[{rd}] " + "; ".join(seg))
+    return ClaimResult(True, "REPORT: median |ln(predicted/simulated)| -- " + " || ".join(parts))
