@@ -120,3 +120,36 @@ def test_optimizer_switch(small):
         evaluate_candidates(stats, COSTS, optimizer="nope")
     with pytest.raises(Exception, match="optimizer"):
         run_hybrid(prog, st, optimizer="nope")
+
+
+def test_scenario_refuses_unknown_optimizer_and_merge_order():
+    from engines.errors import CepsimInputError
+    from sim.scenarios.apam import _check_point
+
+    ok = {"n_events": 100, "n_warmup": 50, "rate": 100.0}
+    _check_point({**ok, "optimizer": "apam-x", "merge_order": "plan"})
+    with pytest.raises(CepsimInputError, match="params.optimizer"):
+        _check_point({**ok, "optimizer": "zstream"})
+    with pytest.raises(CepsimInputError, match="params.merge_order"):
+        _check_point({**ok, "merge_order": "random"})
+
+
+def test_completing_final_events_pay_more_than_the_mean(small):
+    """A final event with a large attr4 passes d.attr4 < e.attr4 with most D events: it is
+    likelier to complete a match and its merge builds more results.  The predicted service of a
+    true final event therefore exceeds the mean final event's (and the per-variable-means
+    reading, which cannot tell them apart), as the executed counters do."""
+    from sim.scenarios.apam import profile_for
+
+    st, prog, stats = small
+    prof = profile_for({"t_pe": COSTS["t_pe"], "t_seq": COSTS["t_seq"], "t_rc": COSTS["t_rc"],
+                        "t_bi": COSTS["t_bi"], "base_cost": COSTS["base"]})
+    eeg, leg = candidate_plans(stats)[0]                       # all-lazy
+    ev = predict_x(stats, eeg, leg, COSTS)
+    mean = predict_x(stats, eeg, leg, COSTS, spread="means")
+    res = run_hybrid(prog, st, plan=ev["plan"])
+    sv = prof.service_times(res.counters)
+    true_f = np.unique(res.matches.detect)
+    all_f = np.flatnonzero(st.types == 4)
+    assert sv[true_f].mean() > 1.2 * sv[all_f].mean()         # the executed work says so
+    assert ev["e_st_fe"] > 1.1 * mean["e_st_fe"]

@@ -55,6 +55,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
+from engines.errors import CepsimInputError
 from engines.planners.apam import Stats, _plan_text, queue_metrics, seq_unit_cost
 
 
@@ -187,7 +188,7 @@ def predict_x(st: Stats, eeg, leg, costs: dict, sigma: str = "exact",
     variable costs the variable's mean, a final event completes with ``1 - exp(-E[M])`` and the
     spread is Eq. (5)'s over the per-variable means."""
     if spread not in SPREADS:
-        raise ValueError(f"spread must be one of {SPREADS}, got {spread!r}")
+        raise CepsimInputError(f"apam-x: spread must be one of {SPREADS}, got {spread!r}")
     if spread == "means":
         from dataclasses import replace
 
