@@ -128,25 +128,27 @@ def figures(cmp, out: Path) -> list[Path]:
     from sim.compare import rank_value
 
     paths = []
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for r in cmp.runs:
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    cmap = plt.get_cmap("tab20")
+    for i, r in enumerate(cmp.runs):
         xs = [rate for rate in cmp.rates if rate in r.per_rate and r.per_rate[rate]["stable"]]
         ys = [rank_value(r.per_rate[x]) for x in xs]
         if xs:
-            ax.plot(xs, ys, marker="o", label=r.label)
+            ax.plot(xs, ys, marker="os^vD<>"[i % 7], ls=("-", "--", ":", "-.")[i % 4],
+                    color=cmap(i % 20), label=r.label)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arrival rate (events/s)")
     ax.set_ylabel("mean match latency (s)")
     ax.set_title("latency vs rate (stable points only)")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     p = out / "latency_vs_rate.png"
     fig.savefig(p, dpi=120)
     plt.close(fig)
     paths.append(p)
 
-    fig, ax = plt.subplots(figsize=(7, 0.35 * len(cmp.runs) + 1.5))
+    fig, ax = plt.subplots(figsize=(8.5, 0.35 * len(cmp.runs) + 1.5))
     labels = [r.label for r in cmp.runs]
     prof_units, base = cmp.profile.unit_vector(), float(cmp.profile.base_cost)
     left = np.zeros(len(cmp.runs))
@@ -157,11 +159,12 @@ def figures(cmp, out: Path) -> list[Path]:
     used = [i for i in range(C.N_COUNTERS) if any(shares[lb][i] > 0 for lb in labels)]
     for i in used + [-1]:
         w = np.array([base * 1e6 if i < 0 else shares[lb][i] for lb in labels])
-        ax.barh(labels, w, left=left, label="base" if i < 0 else C.COUNTER_NAMES[i])
+        ax.barh(labels, w, left=left, label="base" if i < 0 else C.COUNTER_NAMES[i],
+                color="0.7" if i < 0 else cmap(i % 20))
         left += w
     ax.set_xlabel("mean service time per event (us), by counter")
     ax.invert_yaxis()
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     p = out / "work_per_engine.png"
     fig.savefig(p, dpi=120)
