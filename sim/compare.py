@@ -245,13 +245,16 @@ def _refusal(exc: Exception) -> str:
 def compare(pattern, stream, rates=None, engines: list[str] | None = None, profile=None,
             seed: int = 0, progress=None) -> Comparison:
     """Every eligible strategy on ``pattern`` (text or parsed) over ``stream`` (module
-    docstring).  ``profile``: a ``CostProfile``, a path, or None (the packaged default);
+    docstring).  ``rates``: events/s, None (``auto_rates``) or a function of the runs' largest
+    stable rates returning the rates (the strategy matrix's common load);
+    ``profile``: a ``CostProfile``, a path, or None (the packaged default);
     ``progress``: a ``sim.progress.Progress``-like object (``stage``/``update``) or None."""
     from engines.compile import compile_pattern
     from engines.pattern import parse_pattern
     from sim.costmodel import CostProfile, load_profile
 
-    rates = _rates_ok(rates)
+    choose_rates = rates if callable(rates) else None
+    rates = None if choose_rates else _rates_ok(rates)
     prof = profile if isinstance(profile, CostProfile) else load_profile(profile)
     pat = parse_pattern(pattern, source="<pattern>") if isinstance(pattern, str) else pattern
     program = compile_pattern(pat, stream.schema)
@@ -295,7 +298,8 @@ def compare(pattern, stream, rates=None, engines: list[str] | None = None, profi
         if not done:
             raise CepsimInputError("no strategy could run this pattern: " + "; ".join(
                 f"{k}: {w}" for k, w in ineligible))
-        rates = auto_rates([1.0 / float(r.service.mean()) for r in done])
+        lsrs = [1.0 / float(r.service.mean()) for r in done]
+        rates = _rates_ok(choose_rates(lsrs)) if choose_rates else auto_rates(lsrs)
     for s in eligible:
         if not s.per_rate:
             continue
