@@ -94,7 +94,9 @@ def matrix(df, out_base: Path) -> list[Path]:
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("strategy")
         ax.set_ylabel("workload")
-        fig.colorbar(im, ax=ax, fraction=0.03)
+        cb = fig.colorbar(im, ax=ax, fraction=0.03)
+        cb.set_label("fraction of the workload's best", fontsize=8)
+        cb.ax.set_xlabel("1 = best", fontsize=7)
     fig.suptitle("strategy matrix (red box: the paper's own strategy; grey: cannot run)",
                  fontsize=10)
     fig.tight_layout()
