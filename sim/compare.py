@@ -160,7 +160,7 @@ class MatchMismatch(RuntimeError):
 
 def check_same_matches(runs: list[Run]) -> None:
     """Raise ``MatchMismatch`` naming the engines when the runs' match sets differ."""
-    groups: dict[str, list[Run]] = {}
+    groups: dict[str, list[Run]] = {}  # digest -> runs
     for r in runs:
         groups.setdefault(r.digest, []).append(r)
     if len(groups) > 1:
@@ -421,7 +421,36 @@ def _execute(r: Run, program, stream, prof, ineligible: list) -> bool:
     cnt = np.asarray(r.result.counters)[:len(stream)]
     r.service = prof.service_times(np.ascontiguousarray(cnt, dtype=np.int64))
     r.digest = match_digest(r.result.matches)
+    r.result = Kept.of(r.result)
     return True
+
+
+@dataclass
+class KeptMatches:
+    """What the queue needs of a match set: each match's last event and detection index."""
+
+    last_event: np.ndarray
+    detect: np.ndarray
+
+    def __len__(self) -> int:
+        return int(len(self.last_event))
+
+
+@dataclass
+class Kept:
+    """An engine result without its match positions (a run can emit millions of matches and
+    every run is kept until the end): ``matches`` (``KeptMatches``), ``counters``, ``info``."""
+
+    matches: KeptMatches
+    counters: np.ndarray
+    info: dict
+
+    @classmethod
+    def of(cls, res) -> "Kept":
+        ms = res.matches
+        return cls(KeptMatches(np.asarray(ms.last_event, dtype=np.int64),
+                               np.asarray(ms.detect, dtype=np.int64)),
+                   np.asarray(res.counters), dict(res.info or {}))
 
 
 def simpy_check(run: Run, rate: float, prof, seed: int) -> str:

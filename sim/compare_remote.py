@@ -39,7 +39,7 @@ def compare_remote(pattern: str, program, stream, eligible, ineligible, rates, p
                    bar=None):
     """The EIRES strategies of ``eligible`` on ``program`` (see module docstring)."""
     from engines.registry import run_engine
-    from sim.compare import (Comparison, Run, _poisson, _refusal, _stage, _tick, auto_rates,
+    from sim.compare import (Comparison, Kept, Run, _poisson, _refusal, _stage, _tick, auto_rates,
                              best_per_rate, check_same_matches, match_digest, recommendation,
                              rows_frame)
 
@@ -57,6 +57,7 @@ def compare_remote(pattern: str, program, stream, eligible, ineligible, rates, p
             continue
         r.service = np.asarray(r.result.info["depart"]) - np.asarray(r.result.info["start"])
         r.digest = match_digest(r.result.matches)
+        r.result = Kept.of(r.result)
         runs.append(r)
         _tick(bar)
     if not runs:
