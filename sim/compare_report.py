@@ -119,11 +119,11 @@ def markdown(cmp, command: str = "") -> str:
 
 
 def figures(cmp, out: Path) -> list[Path]:
-    """``latency_vs_rate.png`` (mean match latency per run vs rate, overloaded points left out)
-    and ``work_per_engine.png`` (mean service time per event split by counter)."""
-    import matplotlib
-    matplotlib.use("Agg")
+    """``latency_vs_rate.png``/``.pdf`` (mean match latency per run vs rate, overloaded points
+    left out) and ``work_per_engine.png``/``.pdf`` (mean service time per event split by counter)."""
     import matplotlib.pyplot as plt
+
+    import paper_figs.common  # noqa: F401  (headless backend before pyplot draws)
     from engines import counters as C
     from sim.compare import rank_value
 
@@ -141,12 +141,7 @@ def figures(cmp, out: Path) -> list[Path]:
     ax.set_xlabel("arrival rate (events/s)")
     ax.set_ylabel("mean match latency (s)")
     ax.set_title("latency vs rate (stable points only)")
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
-    p = out / "latency_vs_rate.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    paths.append(p)
+    paths += _finish(fig, ax, out / "latency_vs_rate")
 
     fig, ax = plt.subplots(figsize=(8.5, 0.35 * len(cmp.runs) + 1.5))
     labels = [r.label for r in cmp.runs]
@@ -164,13 +159,15 @@ def figures(cmp, out: Path) -> list[Path]:
         left += w
     ax.set_xlabel("mean service time per event (us), by counter")
     ax.invert_yaxis()
+    return paths + _finish(fig, ax, out / "work_per_engine")
+
+
+def _finish(fig, ax, base: Path) -> list[Path]:
+    """Legend outside the axes, then ``paper_figs.common.save`` (byte-stable PNG + PDF)."""
+    from paper_figs.common import save
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
-    p = out / "work_per_engine.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    paths.append(p)
-    return paths
+    return list(save(fig, base))
 
 
 def write_out(cmp, out: Path, command: str = "") -> list[Path]:
