@@ -158,6 +158,11 @@ def test_cli_table_out_and_formats(tmp_path):
             "--engines", "eager,sase")
     assert r.exit_code == 0, r.output
     assert "eager" in r.stdout and "sase" in r.stdout
+    pq = tmp_path / "d.parquet"
+    pd.read_csv(data).to_parquet(pq, index=False)
+    r2 = cli(SEQ3, pq, "--schema", schema, "--rates", "2e4", "--engines", "eager,sase")
+    assert r2.exit_code == 0, r2.output
+    assert r2.stdout.split("\n", 2)[2] == r.stdout.split("\n", 2)[2]   # same table as the CSV
 
 
 @pytest.mark.parametrize("args, needle", [
