@@ -669,13 +669,10 @@ def compare(pattern: str = typer.Argument(..., help="pattern text, or a file hol
             progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                                     help="stage progress on stderr (default: "
                                                          "on a terminal)")):
-    import sys
-
     from sim.compare import run_command
     text, source = _pattern_text(pattern)
     printed, code = run_command(text, source, data, fmt, schema, rates, engines, profile, out,
-                                seed, n_events, progress, command="cepsim " + " ".join(
-                                    repr(a) if " " in a else a for a in sys.argv[1:]))
+                                seed, n_events, progress)
     typer.echo(printed, err=code != 0)
     if code:
         raise typer.Exit(code)

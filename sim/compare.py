@@ -189,7 +189,7 @@ class Comparison:
     rows: object = None
     profile: object = None
 
-    def table(self, unit: str | None = None) -> str:
+    def table(self) -> str:
         from sim.compare_report import text_table
         return text_table(self)
 
@@ -293,7 +293,6 @@ def compare(pattern, stream, rates=None, engines: list[str] | None = None, profi
         if not _execute(r, program, stream, prof, ineligible):
             continue
         done.append(r)
-        _tick(bar)
     if rates is None:
         if not done:
             raise CepsimInputError("no strategy could run this pattern: " + "; ".join(
@@ -328,10 +327,8 @@ def compare(pattern, stream, rates=None, engines: list[str] | None = None, profi
         for r in done:
             if r.rates is None or rate in r.rates:
                 r.per_rate[rate] = _queue(r, arr, prof, rate)
-    _tick(bar)
     _stage(bar, "compare: SimPy check of one point")
     simpy = simpy_check(done[0], rates[len(rates) // 2], prof, seed)
-    _tick(bar)
     best = best_per_rate(done, rates)
     cmp = Comparison(" ".join(str(pat).split()), n, prof.name, rates, done, ineligible, best,
                      recommendation(done, rates, best), simpy, profile=prof)
@@ -354,9 +351,23 @@ def parse_rates(text: str | None) -> list[float] | None:
     return _rates_ok(out)
 
 
+def command_line(text: str, data, fmt, schema, rates, engines, profile, seed: int,
+                 n_events) -> str:
+    """The ``cepsim compare`` command that reproduces a run (written into ``compare.md``)."""
+    import shlex
+    parts = ["cepsim", "compare", " ".join(text.split()), str(data)]
+    for opt, v in (("--format", fmt), ("--schema", schema), ("--rates", rates),
+                   ("--engines", engines), ("--profile", profile), ("--n-events", n_events)):
+        if v is not None:
+            parts += [opt, str(v)]
+    if seed:
+        parts += ["--seed", str(seed)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
 def run_command(text: str, source: str, data, fmt: str | None, schema, rates: str | None,
                 engines: str | None, profile, out, seed: int, n_events: int | None,
-                progress: bool | None, command: str = "") -> tuple[str, int]:
+                progress: bool | None) -> tuple[str, int]:
     """``cepsim compare``: load, compare, print the table, write ``--out``.  Returns (printed
     text, exit code): 1 when engines disagree on the matches (a bug), else 0.  Bad input raises
     ``CepsimInputError`` (exit 2) before any engine runs."""
@@ -393,11 +404,13 @@ def run_command(text: str, source: str, data, fmt: str | None, schema, rates: st
             cmp = compare(pat, stream, rate_list, names, prof, seed, bar)
         except MatchMismatch as exc:
             return f"error: {exc}", 1
+        bar.stage("compare: done")
         bar.update(1)
     printed = cmp.table()
     if out is not None:
         from sim.compare_report import write_out
-        paths = write_out(cmp, out, command)
+        paths = write_out(cmp, out, command_line(text, data, fmt, schema, rates, engines,
+                                                 profile, seed, n_events))
         printed += "\nwrote " + ", ".join(str(p) for p in paths)
     return printed, 0
 
@@ -405,10 +418,6 @@ def run_command(text: str, source: str, data, fmt: str | None, schema, rates: st
 def _stage(bar, text: str) -> None:
     if bar is not None:
         bar.stage(text)
-
-
-def _tick(bar) -> None:
-    """Progress is shown by stage names (the number of runs is known only as they expand)."""
 
 
 def _execute(r: Run, program, stream, prof, ineligible: list) -> bool:
@@ -531,7 +540,8 @@ def recommendation(runs: list[Run], rates: list[float], best: dict) -> str:
         name = "no strategy keeps up" if lab is None else _describe(by_label[lab])
         if len(segs) == 1:
             parts.append(f"{name} at every rate tested ({fmt_rate(rates[0])}-"
-                         f"{fmt_rate(rates[-1])} ev/s)")
+                         f"{fmt_rate(rates[-1])} ev/s)" if len(rates) > 1 else
+                         f"{name} at {fmt_rate(rates[0])} ev/s")
         elif i == 0:
             nxt = segs[1][1][0]
             parts.append(f"below λ ≈ {fmt_rate(math.sqrt(rs[-1] * nxt))} ev/s: {name}")

@@ -39,7 +39,7 @@ def compare_remote(pattern: str, program, stream, eligible, ineligible, rates, p
                    bar=None):
     """The EIRES strategies of ``eligible`` on ``program`` (see module docstring)."""
     from engines.registry import run_engine
-    from sim.compare import (Comparison, Kept, Run, _poisson, _refusal, _stage, _tick, auto_rates,
+    from sim.compare import (Comparison, Kept, Run, _poisson, _refusal, _stage, auto_rates,
                              best_per_rate, check_same_matches, match_digest, recommendation,
                              rows_frame)
 
@@ -59,7 +59,6 @@ def compare_remote(pattern: str, program, stream, eligible, ineligible, rates, p
         r.digest = match_digest(r.result.matches)
         r.result = Kept.of(r.result)
         runs.append(r)
-        _tick(bar)
     if not runs:
         raise CepsimInputError("no EIRES strategy could run this pattern: " + "; ".join(
             f"{k}: {w}" for k, w in ineligible))
