@@ -107,10 +107,12 @@ def apam_unit_costs(profile) -> dict:
 
 
 def apam_plan(program, stream, ctx: dict) -> list[tuple[str, dict]]:
-    """The plan APAM's optimizer (CIKM'16 Eqs. 2-9) picks at the rate ``ctx['rate']`` (warm-up:
-    the first half of the stream, as the paper)."""
+    """The plan APAM's optimizer (CIKM'16 Eqs. 2-9) picks at the rate ``ctx['rate']`` (None:
+    the rate of the warm-up's timestamps; warm-up: the first half of the stream, as the
+    paper)."""
     from engines.planners.apam import choose_plan
-    ch = choose_plan(program, stream, arrival_rate=float(ctx["rate"]),
+    rate = ctx.get("rate")
+    ch = choose_plan(program, stream, arrival_rate=None if rate is None else float(rate),
                      unit_costs=apam_unit_costs(ctx["profile"]))
     return [("apam", {"plan": ch["plan"]})]
 
@@ -293,11 +295,16 @@ def compare(pattern, stream, rates=None, engines: list[str] | None = None, profi
         if not _execute(r, program, stream, prof, ineligible):
             continue
         done.append(r)
+    executed: dict[str, Run] = {}
     if rates is None:
-        if not done:
+        probe = done
+        if not done:   # only rate-dependent strategies: their choice at the stream's own rate
+            probe = _provisional(eligible, program, stream, ctx, prof, ineligible, bar)
+            executed = {r.spec: r for r in probe}
+        if not probe:
             raise CepsimInputError("no strategy could run this pattern: " + "; ".join(
                 f"{k}: {w}" for k, w in ineligible))
-        lsrs = [1.0 / float(r.service.mean()) for r in done]
+        lsrs = [1.0 / float(r.service.mean()) for r in probe]
         rates = _rates_ok(choose_rates(lsrs)) if choose_rates else auto_rates(lsrs)
     for s in eligible:
         if not s.per_rate:
@@ -313,6 +320,11 @@ def compare(pattern, stream, rates=None, engines: list[str] | None = None, profi
             ineligible.append((s.key, _refusal(exc)))
             continue
         for r in by_opts.values():
+            if r.spec in executed:
+                prev = executed[r.spec]
+                r.result, r.service, r.digest = prev.result, prev.service, prev.digest
+                done.append(r)
+                continue
             _stage(bar, f"compare: running {r.spec}")
             if _execute(r, program, stream, prof, ineligible):
                 done.append(r)
@@ -413,6 +425,26 @@ def run_command(text: str, source: str, data, fmt: str | None, schema, rates: st
                                                  profile, seed, n_events))
         printed += "\nwrote " + ", ".join(str(p) for p in paths)
     return printed, 0
+
+
+def _provisional(eligible, program, stream, ctx: dict, prof, ineligible: list, bar) -> list:
+    """Runs of the rate-dependent strategies at the stream's own rate (``rate`` None), to set
+    the rates when no other strategy ran."""
+    out = []
+    for s in eligible:
+        if not s.per_rate:
+            continue
+        try:
+            variants = _resolve(s.expand)(program, stream, {**ctx, "rate": None})
+        except (CepsimInputError, CapacityError) as exc:
+            ineligible.append((s.key, _refusal(exc)))
+            continue
+        for lab, opt in variants:
+            r = Run(s.key, lab, s.engine, {**dict(s.options), **opt})
+            _stage(bar, f"compare: running {r.spec}")
+            if _execute(r, program, stream, prof, []):
+                out.append(r)
+    return out
 
 
 def _stage(bar, text: str) -> None:

@@ -105,6 +105,14 @@ def test_apam_plan_is_chosen_per_rate(stream):
         assert rows.loc[r, "engine_spec"] == f"hybrid plan={want['plan']}"
 
 
+def test_apam_alone_without_rates(stream):
+    """Only a rate-dependent strategy: the rates come from its plan at the stream's own rate."""
+    cmp = api.compare(SEQ3, stream, engines=["apam"])
+    rows = cmp.rows[cmp.rows["eligible"]]
+    assert len(cmp.rates) >= 3 and set(rows["rate"]) == set(cmp.rates)
+    assert rows["engine_spec"].str.startswith("hybrid plan=").all()
+
+
 def test_disagreeing_engines_are_named(stream, monkeypatch):
     from sim import compare as C
     real = C.match_digest
