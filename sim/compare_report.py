@@ -120,10 +120,10 @@ def markdown(cmp, command: str = "") -> str:
 
 def figures(cmp, out: Path) -> list[Path]:
     """``latency_vs_rate.png``/``.pdf`` (mean match latency per run vs rate, overloaded points
-    left out) and ``work_per_engine.png``/``.pdf`` (mean service time per event split by counter)."""
+    left out) and ``work_per_engine.png``/``.pdf`` (mean service time per event, split by
+    counter)."""
+    import paper_figs.common  # noqa: F401  (selects the headless backend before pyplot)
     import matplotlib.pyplot as plt
-
-    import paper_figs.common  # noqa: F401  (headless backend before pyplot draws)
     from engines import counters as C
     from sim.compare import rank_value
 

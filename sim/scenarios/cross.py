@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-import numpy as np
 
 from sim.claims import ClaimResult
 
