@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-
 from sim.claims import ClaimResult
 
 WORKLOADS = ("debs15_fc0.01", "debs15_fc1", "apam_exp1", "apam_exp3", "pvldb18_traffic",
