@@ -26,6 +26,7 @@ _ENGINES: dict[str, str] = {
     "remote": "engines.remote.kernel:run_remote",
     "ztree": "engines.evaluators.ztree:run_ztree",
     "sase": "engines.evaluators.sase:run_sase",
+    "adaptive": "engines.planners.adaptive.engine:run_adaptive",
 }
 # Engines that need every order of an AND (``program.branches``: chain, tree, hybrid, remote,
 # stepper) raise compile.TooManyBranches (a PatternError) naming the capacity option when that

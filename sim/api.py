@@ -35,7 +35,7 @@ from sim.metrics import metrics_row  # noqa: F401  (re-exported: scenario rows w
 
 __all__ = ["engines", "generators", "load_stream", "generate_stream", "parse_pattern",
            "compile_pattern", "run_engine", "counter_totals", "load_profile", "arrivals",
-           "simulate", "run_config", "read_results", "metrics_row"]
+           "simulate", "compare", "run_config", "read_results", "metrics_row"]
 
 
 def engines() -> list[str]:
@@ -169,6 +169,25 @@ def simulate(stream, program, engine: str, rate: float | None = None, arrivals_=
     out.metrics["engine"] = engine
     out.engine_result = res
     return out
+
+
+def compare(pattern, stream, rates=None, engines: list[str] | None = None, profile=None,
+            seed: int = 0):
+    """Every evaluation strategy that can evaluate ``pattern`` on ``stream``, like ``cepsim
+    compare``: same match set checked, work priced with ``profile`` (a ``CostProfile``, a path
+    or None = the packaged default), queued at each of ``rates`` (events/s; None = four rates
+    spanning the engines' largest stable rates) with Poisson arrivals from ``seed``.
+
+    Returns ``sim.compare.Comparison``: ``.rows`` (DataFrame: one row per engine run and rate
+    -- ``engine_spec``, ``plan``, ``matches``, ``service_mean``, ``lsr`` (largest stable rate),
+    ``latency_p50``/``p99``, ``best`` -- plus one per strategy that cannot run, with its
+    ``reason``), ``.table()`` (the CLI's text), ``.recommendation``, ``.ineligible``.
+    ``engines``: strategy keys or engine names (``sim.compare_strategies.STRATEGIES``)."""
+    from sim.compare import compare as _compare
+
+    prof = profile if profile is not None and not isinstance(profile, (str, Path)) \
+        else load_profile(profile)
+    return _compare(pattern, stream, rates, engines, prof, seed)
 
 
 def run_config(config: str | Path, scale: str | None = None, out: str | Path = "results",

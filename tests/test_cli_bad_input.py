@@ -202,7 +202,8 @@ def test_remote_as_an_event_names_the_fix():
 
 
 SEQ3_TIME = "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN 20 s"
-_ALL_ENGINES = ["eager", "chain", "tree", "ztree", "hybrid", "sase", "stepper", "remote", "oracle"]
+_ALL_ENGINES = ["eager", "chain", "tree", "ztree", "hybrid", "sase", "stepper", "remote", "oracle",
+                "adaptive"]
 
 
 @pytest.mark.parametrize("engine", _ALL_ENGINES)
