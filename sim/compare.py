@@ -106,15 +106,21 @@ def apam_unit_costs(profile) -> dict:
             "t_seq": u["join_probe"], "base": float(profile.base_cost)}
 
 
-def apam_plan(program, stream, ctx: dict) -> list[tuple[str, dict]]:
-    """The plan APAM's optimizer (CIKM'16 Eqs. 2-9) picks at the rate ``ctx['rate']`` (None:
-    the rate of the warm-up's timestamps; warm-up: the first half of the stream, as the
-    paper)."""
+def apam_plan(program, stream, ctx: dict, optimizer: str = "apam") -> list[tuple[str, dict]]:
+    """The plan APAM's optimizer picks at the rate ``ctx['rate']`` (None: the rate of the
+    warm-up's timestamps; warm-up: the first half of the stream, as the paper).
+    ``optimizer``: ``"apam"`` (CIKM'16 Eqs. 2-9 as printed) or ``"apam-x"`` (the same queue
+    model over the work the tree evaluator executes, ``engines.planners.apam_x``)."""
     from engines.planners.apam import choose_plan
     rate = ctx.get("rate")
     ch = choose_plan(program, stream, arrival_rate=None if rate is None else float(rate),
-                     unit_costs=apam_unit_costs(ctx["profile"]))
-    return [("apam", {"plan": ch["plan"]})]
+                     unit_costs=apam_unit_costs(ctx["profile"]), optimizer=optimizer)
+    return [(optimizer, {"plan": ch["plan"]})]
+
+
+def apam_x_plan(program, stream, ctx: dict) -> list[tuple[str, dict]]:
+    """The plan the ``apam-x`` optimizer picks at the rate ``ctx['rate']`` (see ``apam_plan``)."""
+    return apam_plan(program, stream, ctx, optimizer="apam-x")
 
 
 def _resolve(target: str) -> Callable:

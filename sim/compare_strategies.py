@@ -59,7 +59,8 @@ STRATEGIES: tuple[Strategy, ...] = (
              expand="sim.compare:zstream_plan"),
     Strategy("apam", "hybrid", "APAM hybrid eager/lazy (CIKM'16), the plan its optimizer picks "
              "at each rate", _SIMPLE, expand="sim.compare:apam_plan", per_rate=True),
-    # apam-x (issue: APAM optimizer variant) is one more line here once its planner exists
+    Strategy("apam-x", "hybrid", "APAM hybrid, the plan the apam-x optimizer (executed work) "
+             "picks at each rate", _SIMPLE, expand="sim.compare:apam_x_plan", per_rate=True),
     Strategy("sase", "sase", "SASE run loop (APAM's eager baseline)", _SIMPLE),
     Strategy("adaptive-greedy", "adaptive", "invariant-based re-planning (PVLDB'18), greedy "
              "orders on the lazy chain", _LAZY + ("no_window",), options=(("planner", "greedy"),)),

@@ -77,14 +77,14 @@ def test_pattern_only_some_engines_support_lists_the_others(stream):
     text = "PATTERN SEQ(A a, B+ b, C c) WHERE a.x < c.x WITHIN 8 events"
     cmp = api.compare(text, stream, rates=[3000.0])
     why = dict(cmp.ineligible)
-    for key in ("chain", "tree", "apam", "sase", "adaptive-greedy"):
+    for key in ("chain", "tree", "apam", "apam-x", "sase", "adaptive-greedy"):
         assert "Kleene closure" in why[key], (key, why.get(key))
     for key in ("eires-BL1", "eires-Hybrid"):
         assert "no REMOTE" in why[key]
     ran = set(cmp.rows[cmp.rows["eligible"]]["strategy"])
     assert ran == {"eager", "ztree", "ztree-zstream", "adaptive-zstream"}
     table = cmp.table()
-    assert "not run:" in table and "chain, tree, apam, sase, adaptive-greedy: cannot evaluate " \
+    assert "not run:" in table and "chain, tree, apam, apam-x, sase, adaptive-greedy: cannot evaluate " \
         "Kleene closure (+)" in table
     listed = cmp.rows[~cmp.rows["eligible"]]
     assert set(listed["label"]) == set(why) and listed["reason"].str.len().min() > 0

@@ -125,10 +125,12 @@ def point(params: dict, seed: int) -> dict:
     row.update(same_matches=1, mismatch="", common_rate=common,
                matches=len(cmp.runs[0].result.matches), n_runs=len(cmp.runs))
     why = dict(cmp.ineligible)
+    from sim.compare_strategies import STRATEGIES
+    per_rate = {s.key for s in STRATEGIES if s.per_rate}   # a plan chosen per rate (APAM)
     for key in strategy_columns():
         c = col(key)
         runs = [r for r in cmp.runs if r.strategy == key]
-        if key == "apam":
+        if key in per_rate:
             lat_run = next((r for r in runs if common in r.per_rate), None)
             lsr_run = next((r for r in runs if over in r.per_rate), None)
         else:
