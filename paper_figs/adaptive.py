@@ -136,3 +136,37 @@ def fig_cost_sensitivity(df, out_base: Path) -> list[Path]:
     axes.flat[0].legend(fontsize=7)
     fig.tight_layout()
     return save(fig, out_base)
+
+
+def fig_headroom(df, out_base: Path) -> list[Path]:
+    """Per (dataset, planner): the headroom oracle (static / per-epoch best plan; solid: service
+    time with the per-event base cost, dashed: engine work only) vs n, beside the measured gain
+    over static of the tuned invariant and threshold methods and of unconditional re-planning
+    (evaluation seeds, when the config has tuning and methods)."""
+    from sim.scenarios.adaptive import headroom_table
+    tab = headroom_table(df)
+    pairs = sorted(tab)
+    fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(4.2 * max(1, len(pairs)), 3.6),
+                             squeeze=False)
+    style = {"uncond": ("^:", "tab:red"), "thr": ("D:", "tab:blue"), "inv": ("o:", "tab:green")}
+    for ax, (ds, pl) in zip(axes.flat, pairs):
+        ns = sorted(tab[(ds, pl)])
+        ax.plot(ns, [tab[(ds, pl)][n][0] for n in ns], "k*-", label="headroom (oracle / static)")
+        ax.plot(ns, [tab[(ds, pl)][n][1] for n in ns], "k*--", lw=0.8,
+                label="headroom, engine work only")
+        t = tuned(df, ds, pl)
+        if t and t["per_n"]:
+            for k, (mk, col) in style.items():
+                if k not in next(iter(t["per_n"].values())):
+                    continue
+                tn = sorted(t["per_n"])
+                ax.plot(tn, [t["per_n"][n][k]["thr"] / t["per_n"][n]["static"]["thr"]
+                             for n in tn], mk, color=col, label=f"{k} / static (measured)")
+        ax.axhline(1.0, color="gray", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xlabel("pattern size n")
+        ax.set_ylabel("ratio to the static plan")
+        ax.set_title(f"{ds} / {pl}", fontsize=9)
+    axes.flat[0].legend(fontsize=6)
+    fig.tight_layout()
+    return save(fig, out_base)

@@ -71,6 +71,7 @@ def cost_profile(params: dict):
     for k in ("plan_gen", "planner_step", "decision_check", "stat_update", "plan_deploy"):
         if k in params:
             d["unit_cost"][k] = float(params[k])
+    d["unit_cost"]["plan_deploy"] *= float(params.get("deploy_rel", 1.0))
     return profile_from_dict(d), ratio
 T_VALUES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
 # keys read under a computed name (f"{pset}_window"), for `--set` checking (sim/paramkeys.py)
@@ -124,8 +125,13 @@ def methods(params: dict) -> list[tuple[str, str, float | None]]:
 #: Parameters that only price the work (``cost_profile``): points that differ in these alone
 #: share one evaluation (``work_key``, ``_point_work``).
 COST_KEYS = ("adapt_log2", "adapt_rel", "base_cost", "plan_gen", "planner_step",
-             "decision_check", "stat_update", "plan_deploy")
-WORK_VERSION = 1
+             "decision_check", "stat_update", "plan_deploy", "deploy_rel", "overlap_base")
+WORK_VERSION = 2
+#: How the per-event base cost is charged while plans overlap (``overlap_base``): "per_plan"
+#: (default: every live plan pays its own per-event dispatch, DESIGN section 4) or "once" (the
+#: reading before issue 25: one base cost per event however many plans are live), kept as a
+#: named variant for the cost-sensitivity study.
+OVERLAP_BASE = ("per_plan", "once")
 _WORK_MEM: dict = {}
 
 
@@ -191,11 +197,14 @@ def point(params: dict, seed: int) -> dict:
     unit = [float(x) for x in prof.unit_vector()]
     adapt_cols = (C.DECISION_CHECK, C.PLAN_GEN, C.PLANNER_STEP)
     base = float(prof.base_cost)
+    per_plan = str(params.get("overlap_base", "per_plan")) == "per_plan"
     for lab, _, _ in labels:
         m = work["methods"][lab]
         # sums over the events after the warm-up of integer counters: exact, so the price is
-        # the same whichever point computed the evaluation
-        serv_sum = sum(n * u for n, u in zip(m["total_sums"], unit)) + m["n_serv"] * base
+        # the same whichever point computed the evaluation; the base cost once per (live plan,
+        # event) pair (plan_events) or, in the "once" variant, once per event
+        n_base = m["plan_events"] if per_plan else m["n_serv"]
+        serv_sum = sum(n * u for n, u in zip(m["total_sums"], unit)) + n_base * base
         adapt_sum = sum(n * unit[c] for n, c in zip(m["adapt_sums"], adapt_cols))
         row[f"{lab}_thr"] = m["n_serv"] / serv_sum
         row[f"{lab}_repl"] = m["repl"]
@@ -205,6 +214,7 @@ def point(params: dict, seed: int) -> dict:
         row[f"{lab}_fp"] = m["fp"]
         row[f"{lab}_matches"] = m["matches"]
         row[f"{lab}_overlap"] = m["overlap"]
+    row.update(_headroom_row(work["headroom"], np.asarray(unit), base))
     row.update(supported=1, why="", d_avg=work["d_avg"],
                matches_consistent=work["matches_consistent"], n_checks=work["n_checks"],
                pattern=work["pattern"])
@@ -226,6 +236,17 @@ def _check_point(params: dict) -> None:
                 raise CepsimInputError(f"scenario adaptive: {key} = {params[key]!r} is not "
                                        f"{'a positive' if key == 'adapt_rel' else 'a finite'} "
                                        f"number (it scales the adaptation unit costs)")
+    if "deploy_rel" in params:
+        try:
+            v = float(params["deploy_rel"])
+        except (TypeError, ValueError):
+            v = math.nan
+        if not (math.isfinite(v) and v >= 0):
+            raise CepsimInputError(f"scenario adaptive: deploy_rel = {params['deploy_rel']!r} "
+                                   f"must be a number >= 0 (it scales the plan deployment cost)")
+    if str(params.get("overlap_base", "per_plan")) not in OVERLAP_BASE:
+        raise CepsimInputError(f"scenario adaptive: overlap_base = {params['overlap_base']!r}; "
+                               f"use one of {OVERLAP_BASE}")
     cost_profile(params)
 
 
@@ -304,18 +325,63 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
     if kind == "tree":
         cap = int(params.get("engine_cap", 2_000_000))
         eopts = {"max_partial_matches": cap, "max_matches": cap, "max_kleene_nodes": cap}
+    memo: dict = {}
+    cache: dict = {}
     try:
         per_method, consistent = _run_methods(labels, prog, stream, stats, planner, kind,
-                                              n_events, n_warmup, K, davg, eopts)
+                                              n_events, n_warmup, K, davg, eopts, memo, cache)
+        epoch_len = int(params.get("headroom_epoch", 0)) or max(
+            1, int(round(w_s * float(params.get("total_rate", 100.0)))))
+        head = _headroom_work(prog, stream, stats, planner, kind, p0.plan, memo, cache, eopts,
+                              n_events, n_warmup, epoch_len,
+                              int(params.get("headroom_plans", 16)))
     except CapacityError as exc:
         return {"status": "capacity", "why": f"capacity: {exc}"[:200]}
-    return {"status": "ok", "methods": per_method, "d_avg": davg,
+    return {"status": "ok", "methods": per_method, "d_avg": davg, "headroom": head,
             "matches_consistent": int(consistent), "n_checks": int(len(stats) - s0 - 1),
             "pattern": text.replace("\n", " ")}
 
 
+def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, cache, eopts, n_events,
+                   n_warmup, epoch_len, max_plans) -> dict:
+    """The cost-free part of the headroom oracle (``engines.planners.adaptive.headroom``): every
+    candidate plan's counters summed per oracle epoch.  Candidates = P0 and the plans A returned
+    on the snapshots (``memo``, filled by the controllers' shadow calls of A at every check)."""
+    from engines.planners.adaptive.headroom import candidate_plans, epoch_bounds, plan_epoch_sums
+    bounds = epoch_bounds(n_events, n_warmup, epoch_len)
+    snap = [memo[(planner, s)].plan if (planner, s) in memo else None for s in range(len(stats))]
+    cands, capped = candidate_plans(p0_plan, snap, stats.positions, bounds, max_plans)
+    sums = []
+    for plan in cands:
+        run = cache.get((kind, plan, 0))
+        have = run is not None and len(run[2]) >= n_events
+        sums.append(plan_epoch_sums(prog, stream, kind, plan, bounds, eopts,
+                                    counters=run[2][:n_events] if have else None))
+    return {"sums": np.stack(sums).tolist(), "sizes": [hi - lo for lo, hi in bounds],
+            "capped": int(capped), "epoch_len": int(epoch_len),
+            "n_distinct": int(len({p for p in snap if p is not None} | {p0_plan}))}
+
+
+def _headroom_row(head: dict, unit: np.ndarray, base: float) -> dict:
+    """Row columns of the headroom oracle priced with the point's unit costs: ``headroom``
+    (static service time / oracle's, base cost included: the ceiling of any method's throughput
+    gain over static), ``headroom_engine`` (engine work only), ``oracle_thr`` (events/s),
+    ``headroom_switches`` (epochs whose best plan differs from the previous epoch's),
+    ``headroom_cands`` / ``headroom_distinct`` / ``headroom_capped``, ``headroom_epoch``."""
+    from engines.planners.adaptive.headroom import oracle_price
+    sums = np.asarray(head["sums"], np.int64)
+    sizes = np.asarray(head["sizes"], np.int64)
+    pr = oracle_price(sums, sizes, unit, base)
+    return {"headroom": pr["headroom"], "headroom_engine": pr["headroom_engine"],
+            "oracle_thr": float(sizes.sum()) / pr["oracle"] if pr["oracle"] > 0 else math.nan,
+            "headroom_switches": pr["switches"], "headroom_cands": int(sums.shape[0]),
+            "headroom_distinct": head["n_distinct"], "headroom_capped": head["capped"],
+            "headroom_epoch": head["epoch_len"]}
+
+
 def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K, davg,
-                 eopts) -> tuple[dict, bool]:
+                 eopts, memo: dict | None = None, cache: dict | None = None
+                 ) -> tuple[dict, bool]:
     """Every method's schedule and evaluation: ``({label: work}, matches consistent)``, where
     work holds the integer sums the cost profile prices (``total_sums``: every counter column,
     engine plus adaptation charges, over the events after the warm-up; ``adapt_sums``:
@@ -326,8 +392,8 @@ def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup,
     from engines.planners.adaptive.epochs import epoch_horizon, run_schedule
     ref_matches = None
     consistent = True
-    memo: dict = {}
-    cache: dict = {}
+    memo = {} if memo is None else memo
+    cache = {} if cache is None else cache
     # every controller first (they never read the evaluation), so that the epoch runs of all
     # methods know how far each (plan, start) is needed and share one engine run
     schedules = []
@@ -365,7 +431,8 @@ def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup,
             "repl": int(sch.n_replacements), "calls": int(sch.n_planner_calls),
             "fn": (sch.false_neg / sch.n_better_available if sch.n_better_available else 0.0),
             "fp": int(sch.false_pos), "matches": int(len(ms)),
-            "overlap": int(info["overlap_events"])}
+            "overlap": int(info["overlap_events"]),
+            "plan_events": int(info["live"][after].sum())}
         del total, charges
     return out, consistent
 
@@ -455,6 +522,47 @@ def tuned(df, dataset: str, planner: str) -> dict | None:
 
 def _fmt_n(per_n, f) -> str:
     return ", ".join(f"n={n}: {f(v)}" for n, v in sorted(per_n.items()))
+
+
+def headroom_table(df) -> dict:
+    """``{(dataset, planner): {n: (headroom, headroom_engine, rows)}}``: the headroom oracle's
+    ratios (static / per-epoch best plan, ``engines.planners.adaptive.headroom``), mean over the
+    supported rows (every seed and pattern set) of each n."""
+    d = _ok(df)
+    out: dict = {}
+    if d.empty or "headroom" not in d.columns:
+        return out
+    for (ds, pl, n), g in d.groupby(["dataset", "planner", "n"]):
+        out.setdefault((ds, pl), {})[int(n)] = (float(g["headroom"].mean()),
+                                                float(g["headroom_engine"].mean()), len(g))
+    return out
+
+
+def headroom_text(df, dataset: str | None = None, planner: str | None = None) -> str:
+    """One line of headroom per (dataset, planner): ``n=3: 1.06 (engine 1.95)``."""
+    parts = []
+    for (ds, pl), per_n in sorted(headroom_table(df).items()):
+        if (dataset and ds != dataset) or (planner and pl != planner):
+            continue
+        parts.append(f"{ds}/{pl} headroom " + ", ".join(
+            f"n={n}: {h:.2f} (engine {e:.2f})" for n, (h, e, _) in sorted(per_n.items())))
+    return "; ".join(parts) if parts else "headroom: not measured"
+
+
+def claim_headroom_report(df) -> ClaimResult:
+    """Report (passes when rows with a headroom exist): per data set, planner and n, the
+    headroom = static plan's service time / the per-epoch best plan's (an oracle that knows each
+    epoch's events and pays no adaptation cost), with and without the per-event base cost.  It
+    is the ceiling of every adaptive method's throughput gain over static."""
+    tab = headroom_table(df)
+    if not tab:
+        return ClaimResult(False, "no rows with a headroom")
+    d = _ok(df)
+    extra = (f"; candidates per point {int(d['headroom_cands'].min())}-"
+             f"{int(d['headroom_cands'].max())} (capped in {int(d['headroom_capped'].sum())} of "
+             f"{len(d)}), oracle epoch {int(d['headroom_epoch'].iloc[0])} events")
+    return ClaimResult(True, headroom_text(df) + extra + " (the ceiling of any adaptive "
+                                                         "method's gain over static)")
 
 
 def claim_no_false_positive(df) -> ClaimResult:
