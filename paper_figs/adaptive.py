@@ -170,3 +170,73 @@ def fig_headroom(df, out_base: Path) -> list[Path]:
     axes.flat[0].legend(fontsize=6)
     fig.tight_layout()
     return save(fig, out_base)
+
+
+def fig_tuning(df, out_base: Path) -> list[Path]:
+    """Tuning curves: per (dataset, planner), mean throughput on the tuning seeds of the
+    threshold method vs t and of the invariant method vs d (relative to static on the same
+    rows), with the chosen values marked; a chosen value at the right end means the grid did
+    not bracket the optimum."""
+    d = _ok(df)
+    pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])})
+    fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(4.2 * max(1, len(pairs)), 3.6),
+                             squeeze=False)
+    for ax, (ds, pl) in zip(axes.flat, pairs):
+        t = tuned(df, ds, pl)
+        tune = t["tune"]
+        st = float(tune["static_thr"].mean())
+        for prefix, labs, best, mk, col, name in (
+                ("thr", t["thr_labels"], t["best_thr"], "D-", "tab:blue", "threshold t"),
+                ("inv", t["inv_labels"], t["best_inv"], "o-", "tab:green", "invariant d")):
+            if not labs:
+                continue
+            x = [float(lab[len(prefix):]) for lab in labs]
+            y = [float(tune[lab + "_thr"].mean()) / st for lab in labs]
+            ax.plot(x, y, mk, color=col, ms=3, label=name)
+            if best is not None:
+                ax.plot([float(best[len(prefix):])], [float(tune[best + "_thr"].mean()) / st],
+                        "*", color=col, ms=12, mec="k")
+        ax.axhline(1.0, color="gray", lw=0.8, label="static")
+        ax.set_xscale("symlog", linthresh=0.05)
+        ax.set_xlabel("t or d (symlog)")
+        ax.set_ylabel("throughput / static (tuning seeds)")
+        ax.set_title(f"{ds} / {pl}", fontsize=9)
+    axes.flat[0].legend(fontsize=7)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def fig_drift(df, out_base: Path) -> list[Path]:
+    """Drift study: per planner, headroom (oracle / static) and the tuned invariant method's
+    gain over static vs each drift axis (the other axes averaged)."""
+    import pandas as pd
+
+    from sim.scenarios.adaptive import drift_axes, drift_table
+    rows = drift_table(df)
+    axes_names = drift_axes(_ok(df))
+    flat = pd.DataFrame([dict(r["setting"], planner=r["planner"], headroom=r["headroom"],
+                              inv=r["rel"].get("inv", np.nan), thr=r["rel"].get("thr", np.nan))
+                         for r in rows])
+    # zipped axes move together: plot against the first of each group of equal-rank columns
+    shown = []
+    for a in axes_names:
+        if not any(flat.groupby(b)[a].nunique().max() == 1 for b in shown):
+            shown.append(a)
+    fig, axes = plt.subplots(1, max(1, len(shown)), figsize=(4.4 * max(1, len(shown)), 3.6),
+                             squeeze=False)
+    for ax, a in zip(axes.flat, shown):
+        for pl, g in flat.groupby("planner"):
+            m = g.groupby(a)[["headroom", "inv", "thr"]].mean()
+            ax.plot(m.index, m["headroom"], "k*-" if pl == "greedy" else "k*--",
+                    label=f"{pl}: headroom")
+            ax.plot(m.index, m["inv"], "o-" if pl == "greedy" else "o--", color="tab:green",
+                    label=f"{pl}: invariant / static")
+            ax.plot(m.index, m["thr"], "D-" if pl == "greedy" else "D--", color="tab:blue",
+                    label=f"{pl}: threshold / static")
+        ax.axhline(1.0, color="gray", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_xlabel(a)
+        ax.set_ylabel("ratio to static (mean over n)")
+    axes.flat[0].legend(fontsize=6)
+    fig.tight_layout()
+    return save(fig, out_base)

@@ -56,18 +56,38 @@ def _merged_stream(rates: np.ndarray, seg_len: int, n_events: int, total_rate: f
     return types, ts
 
 
+TRAFFIC_MODELS = ("skewed", "uniform")
+
+
 def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: float = 100.0,
                    rate_span: float = 100.0, noise: float = 0.05, noise_every: int = 500,
                    n_changes: int | None = None, change_types: int | None = None,
-                   factor_range: tuple[float, float] = (10.0, 50.0)) -> EventStream:
-    """Traffic-like stream (module docstring)."""
+                   factor_range: tuple[float, float] = (10.0, 50.0), model: str = "skewed",
+                   count_span: float = 30.0, speed_span: float = 4.0,
+                   shift_range: tuple[float, float] = (2.0, 5.0)) -> EventStream:
+    """Traffic-like stream (module docstring).  ``model = "skewed"`` (default): per-point
+    attribute means log-uniform over ``count_span`` (vehicles: 5 .. 5 * count_span) and
+    ``speed_span`` (km/h: 110 / speed_span .. 110), so that the pairwise selectivities of
+    ``a.count < b.count AND a.speed < b.speed`` are skewed (near 0 or 1 for most pairs: the
+    paper's "arrival rates and selectivities ... highly skewed"), and a regime change moves the
+    changing points' count by a factor in ``shift_range`` (up or down) and their speed the other
+    way by the square root of it (a jam or its clearing: "changes ... mostly very extreme").
+    ``model = "uniform"``: the reading before issue 25 (means uniform in 20..30 and 50..70,
+    shifts x0.5..2 and x0.6..1.4, so most selectivities are near 0.5), kept as a variant."""
     _check(n_events, n_types)
+    if model not in TRAFFIC_MODELS:
+        raise CepsimInputError(f"adaptive workload: traffic model must be one of "
+                               f"{TRAFFIC_MODELS}, got {model!r}")
     rng = np.random.default_rng([seed, 1])
     base = np.exp(rng.uniform(0.0, np.log(rate_span), n_types))
     n_seg = -(-n_events // noise_every)
     mult = np.ones((n_seg, n_types))
-    mean_c = rng.uniform(20, 30, n_types)
-    mean_s = rng.uniform(50, 70, n_types)
+    if model == "uniform":
+        mean_c = rng.uniform(20, 30, n_types)
+        mean_s = rng.uniform(50, 70, n_types)
+    else:
+        mean_c = 5.0 * np.exp(rng.uniform(0.0, np.log(count_span), n_types))
+        mean_s = 110.0 * np.exp(-rng.uniform(0.0, np.log(speed_span), n_types))
     shift_c = np.ones((n_seg, n_types))
     shift_s = np.ones((n_seg, n_types))
     k = int(rng.integers(3, 6)) if n_changes is None else int(n_changes)
@@ -78,8 +98,13 @@ def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: f
         who = rng.choice(n_types, n_ch, replace=False)
         f = rng.uniform(*factor_range, len(who)) ** rng.choice([-1.0, 1.0], len(who))
         mult[start:start + length, who] *= f
-        shift_c[start:start + length, who] *= rng.uniform(0.5, 2.0, len(who))
-        shift_s[start:start + length, who] *= rng.uniform(0.6, 1.4, len(who))
+        if model == "uniform":
+            shift_c[start:start + length, who] *= rng.uniform(0.5, 2.0, len(who))
+            shift_s[start:start + length, who] *= rng.uniform(0.6, 1.4, len(who))
+        else:
+            g = rng.uniform(*shift_range, len(who)) ** rng.choice([-1.0, 1.0], len(who))
+            shift_c[start:start + length, who] *= g
+            shift_s[start:start + length, who] /= np.sqrt(g)
     rates = base * mult * np.exp(rng.normal(0.0, noise, (n_seg, n_types)))
     types, ts = _merged_stream(rates, noise_every, n_events, total_rate, rng)
     seg = np.arange(n_events) // noise_every
