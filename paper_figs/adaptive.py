@@ -112,25 +112,46 @@ def fig_sensitivity(df, out_base: Path) -> list[Path]:
 
 def fig_cost_sensitivity(df, out_base: Path) -> list[Path]:
     """Per (dataset, planner): throughput relative to static of unconditional, threshold (best t)
-    and invariant (best d), mean over n on the evaluation seeds, vs the adaptation / engine cost
-    ratio (multiple of the calibrated ratio)."""
+    and invariant (best d), mean over n on the evaluation seeds, and the headroom, for every cost
+    setting of the study (adaptation ratio, deployment cost, overlap charging, base cost; one
+    category per setting)."""
+    from sim.scenarios.adaptive import COST_AXES
     d = _ok(df)
+    cols = [c for c, _ in COST_AXES if c in d.columns]
+    settings = list(d.groupby(cols, sort=False).groups) if cols else []
+    labels = []
+    for key in settings:
+        key = key if isinstance(key, tuple) else (key,)
+        labels.append(", ".join(f.format(v) for (c, f), v in zip(
+            [(c, f) for c, f in COST_AXES if c in cols], key)))
     pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])})
-    fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(4 * max(1, len(pairs)), 3.4),
+    fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(4.6 * max(1, len(pairs)), 4.2),
                              squeeze=False)
-    style = {"uncond": ("^-", "tab:red"), "thr": ("D-", "tab:blue"), "inv": ("o-", "tab:green")}
+    style = {"uncond": ("^", "tab:red"), "thr": ("D", "tab:blue"), "inv": ("o", "tab:green")}
+    x = np.arange(len(settings))
     for ax, (ds, pl) in zip(axes.flat, pairs):
-        rels = sorted(d["adapt_rel"].unique())
+        ys = {k: [] for k in list(style) + ["headroom"]}
+        for key in settings:
+            key = key if isinstance(key, tuple) else (key,)
+            mask = np.ones(len(df), bool)
+            for c, v in zip(cols, key):
+                mask &= (df[c] == v).to_numpy()
+            sub = df[mask]
+            t = tuned(sub, ds, pl)
+            for k in style:
+                ys[k].append(np.mean([v[k]["thr"] / v["static"]["thr"]
+                                      for v in t["per_n"].values()])
+                             if t and k in next(iter(t["per_n"].values())) else np.nan)
+            g = _ok(sub)
+            g = g[(g["dataset"] == ds) & (g["planner"] == pl)]
+            ys["headroom"].append(float(g["headroom"].mean()) if "headroom" in g else np.nan)
         for k, (mk, col) in style.items():
-            ys = []
-            for rel in rels:
-                t = tuned(df[df["adapt_rel"] == rel], ds, pl)
-                ys.append(np.mean([v[k]["thr"] / v["static"]["thr"] for v in t["per_n"].values()])
-                          if t and k in next(iter(t["per_n"].values())) else np.nan)
-            ax.plot(rels, ys, mk, color=col, label=k)
+            ax.plot(x, ys[k], mk, color=col, label=k)
+        ax.plot(x, ys["headroom"], "k*", ms=9, label="headroom")
         ax.axhline(1.0, color="gray", lw=0.8)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("adaptation cost ratio (x calibrated)")
+        ax.set_yscale("log")
+        ax.set_xticks(x)
+        ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=6)
         ax.set_ylabel("throughput / static (mean over n)")
         ax.set_title(f"{ds} / {pl}", fontsize=9)
     axes.flat[0].legend(fontsize=7)
