@@ -55,7 +55,7 @@ ENGINE_BASE_COST = 1.0e-6
 # (claim_calibrated_cost checks that ADAPT_LOG2 is the search's choice).  Statistics updates and
 # plan deployments keep the default profile's costs.
 ADAPT_UNIT = {"plan_gen": 5.0e-6, "planner_step": 1.0e-7, "decision_check": 1.0e-7}
-ADAPT_LOG2 = -3.0
+ADAPT_LOG2 = -2.0
 ADAPT_TARGET_OVH = 11.0
 
 
