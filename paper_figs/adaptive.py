@@ -219,6 +219,7 @@ def fig_tuning(df, out_base: Path) -> list[Path]:
                         "*", color=col, ms=12, mec="k")
         ax.axhline(1.0, color="gray", lw=0.8, label="static")
         ax.set_xscale("symlog", linthresh=0.05)
+        ax.set_xlim(left=0.0)
         ax.set_xlabel("t or d (symlog)")
         ax.set_ylabel("throughput / static (tuning seeds)")
         ax.set_title(f"{ds} / {pl}", fontsize=9)
