@@ -18,6 +18,24 @@ from paper_figs.common import plt, save
 from sim.scenarios.adaptive import _labels, _ok, coverage, tuned
 
 
+def _panels(k: int, width: float = 4.2, height: float = 3.6):
+    """One row of ``k`` panels (at least one)."""
+    return plt.subplots(1, max(1, k), figsize=(width * max(1, k), height), squeeze=False)
+
+
+def _finish(fig, axes, out_base: Path, fontsize: int = 7) -> list[Path]:
+    """Legend on the first panel, tight layout, save."""
+    axes.flat[0].legend(fontsize=fontsize)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def _label(ax, xlabel: str, ylabel: str, title: str) -> None:
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+
+
 def fig5(df, out_base: Path) -> list[Path]:
     d = _ok(df)
     pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])},
@@ -125,8 +143,7 @@ def fig_cost_sensitivity(df, out_base: Path) -> list[Path]:
         labels.append(", ".join(f.format(v) for (c, f), v in zip(
             [(c, f) for c, f in COST_AXES if c in cols], key)))
     pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])})
-    fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(4.6 * max(1, len(pairs)), 4.2),
-                             squeeze=False)
+    fig, axes = _panels(len(pairs), 4.6, 4.2)
     style = {"uncond": ("^", "tab:red"), "thr": ("D", "tab:blue"), "inv": ("o", "tab:green")}
     x = np.arange(len(settings))
     for ax, (ds, pl) in zip(axes.flat, pairs):
@@ -152,11 +169,8 @@ def fig_cost_sensitivity(df, out_base: Path) -> list[Path]:
         ax.set_yscale("log")
         ax.set_xticks(x)
         ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=6)
-        ax.set_ylabel("throughput / static (mean over n)")
-        ax.set_title(f"{ds} / {pl}", fontsize=9)
-    axes.flat[0].legend(fontsize=7)
-    fig.tight_layout()
-    return save(fig, out_base)
+        _label(ax, "", "throughput / static (mean over n)", f"{ds} / {pl}")
+    return _finish(fig, axes, out_base)
 
 
 def fig_headroom(df, out_base: Path) -> list[Path]:
@@ -167,8 +181,7 @@ def fig_headroom(df, out_base: Path) -> list[Path]:
     from sim.scenarios.adaptive import headroom_table
     tab = headroom_table(df)
     pairs = sorted(tab)
-    fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(4.2 * max(1, len(pairs)), 3.6),
-                             squeeze=False)
+    fig, axes = _panels(len(pairs))
     style = {"uncond": ("^:", "tab:red"), "thr": ("D:", "tab:blue"), "inv": ("o:", "tab:green")}
     for ax, (ds, pl) in zip(axes.flat, pairs):
         ns = sorted(tab[(ds, pl)])
@@ -185,12 +198,8 @@ def fig_headroom(df, out_base: Path) -> list[Path]:
                              for n in tn], mk, color=col, label=f"{k} / static (measured)")
         ax.axhline(1.0, color="gray", lw=0.8)
         ax.set_yscale("log")
-        ax.set_xlabel("pattern size n")
-        ax.set_ylabel("ratio to the static plan")
-        ax.set_title(f"{ds} / {pl}", fontsize=9)
-    axes.flat[0].legend(fontsize=6)
-    fig.tight_layout()
-    return save(fig, out_base)
+        _label(ax, "pattern size n", "ratio to the static plan", f"{ds} / {pl}")
+    return _finish(fig, axes, out_base, 6)
 
 
 def fig_tuning(df, out_base: Path) -> list[Path]:
@@ -200,8 +209,7 @@ def fig_tuning(df, out_base: Path) -> list[Path]:
     not bracket the optimum."""
     d = _ok(df)
     pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])})
-    fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(4.2 * max(1, len(pairs)), 3.6),
-                             squeeze=False)
+    fig, axes = _panels(len(pairs))
     for ax, (ds, pl) in zip(axes.flat, pairs):
         t = tuned(df, ds, pl)
         tune = t["tune"]
@@ -220,12 +228,8 @@ def fig_tuning(df, out_base: Path) -> list[Path]:
         ax.axhline(1.0, color="gray", lw=0.8, label="static")
         ax.set_xscale("symlog", linthresh=0.05)
         ax.set_xlim(left=0.0)
-        ax.set_xlabel("t or d (symlog)")
-        ax.set_ylabel("throughput / static (tuning seeds)")
-        ax.set_title(f"{ds} / {pl}", fontsize=9)
-    axes.flat[0].legend(fontsize=7)
-    fig.tight_layout()
-    return save(fig, out_base)
+        _label(ax, "t or d (symlog)", "throughput / static (tuning seeds)", f"{ds} / {pl}")
+    return _finish(fig, axes, out_base)
 
 
 def fig_drift(df, out_base: Path) -> list[Path]:
@@ -244,8 +248,7 @@ def fig_drift(df, out_base: Path) -> list[Path]:
     for a in axes_names:
         if not any(flat.groupby(b)[a].nunique().max() == 1 for b in shown):
             shown.append(a)
-    fig, axes = plt.subplots(1, max(1, len(shown)), figsize=(4.4 * max(1, len(shown)), 3.6),
-                             squeeze=False)
+    fig, axes = _panels(len(shown), 4.4)
     for ax, a in zip(axes.flat, shown):
         for pl, g in flat.groupby("planner"):
             m = g.groupby(a)[["headroom", "inv", "thr"]].mean()
@@ -257,8 +260,5 @@ def fig_drift(df, out_base: Path) -> list[Path]:
                     label=f"{pl}: threshold / static")
         ax.axhline(1.0, color="gray", lw=0.8)
         ax.set_xscale("log")
-        ax.set_xlabel(a)
-        ax.set_ylabel("ratio to static (mean over n)")
-    axes.flat[0].legend(fontsize=6)
-    fig.tight_layout()
-    return save(fig, out_base)
+        _label(ax, a, "ratio to static (mean over n)", "")
+    return _finish(fig, axes, out_base, 6)

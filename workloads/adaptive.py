@@ -10,13 +10,21 @@ small case studies):
     ``rate_span`` (default 100x: about two orders of magnitude); every ``noise_every`` events the
     rates get small multiplicative noise (lognormal, sigma ``noise``); ``n_changes`` regime changes
     (default 3-5, drawn) in which ``change_types`` random points (default a fifth of them) multiply or divide their rate by a
-    factor in [10, 50] for a sustained period (10-25 % of the stream) and shift their count / speed
-    means.  Attributes: ``count`` (vehicles, per-type mean uniform 20..30, sd 30 %, rounded) and
-    ``speed`` (km/h, per-type mean 50..70, sd 20 %); a regime change also scales the changing
-    points' means (count x0.5..2, speed x0.6..1.4), i.e. it moves the pairwise selectivities.
+    factor in ``factor_range`` (default [10, 50]) for a sustained period (10-25 % of the stream)
+    and shift their count / speed means.  Attributes: ``count`` (vehicles, sd 30 %, rounded) and
+    ``speed`` (km/h, sd 20 %).  Model ``"skewed"`` (default since issue 25): per-point means
+    log-uniform over 5..150 vehicles and 27.5..110 km/h, so that most pairwise selectivities of
+    the traffic predicates are near 0 or 1 (the paper: "arrival rates and selectivities ...
+    highly skewed"); a regime change multiplies or divides the changing points' count mean by a
+    factor in ``shift_range`` (default [2, 5]) and moves their speed the other way by its square
+    root (a jam forming or clearing: "changes ... mostly very extreme").  Model ``"uniform"``
+    (the reading before issue 25, kept as a variant): means uniform in 20..30 and 50..70, shifts
+    x0.5..2 and x0.6..1.4 (most selectivities near the middle).  Drift size = ``factor_range`` /
+    ``shift_range``, drift frequency = ``n_changes`` (swept by experiments/adaptive/drift.toml).
 ``stock_stream``  types = tickers ``S0..``; log rates follow a mean-reverting (Ornstein-Uhlenbeck)
     process around a common mean with small spread (low skew, frequent minor changes), updated
-    every ``noise_every`` events; attributes ``price`` (per-ticker geometric random walk) and
+    every ``noise_every`` events (drift frequency) with step sd ``sigma`` (drift size; both swept
+    by experiments/adaptive/drift_stocks.toml); attributes ``price`` (per-ticker geometric random walk) and
     ``diff`` = the price change since the ticker's previous event.
 
 Events form one merged Poisson process of total rate ``total_rate`` events/s whose type is drawn

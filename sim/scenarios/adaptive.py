@@ -176,7 +176,7 @@ COST_KEYS = ("adapt_log2", "adapt_rel", "base_cost", "plan_gen", "planner_step",
              "decision_check", "stat_update", "plan_deploy", "deploy_rel", "overlap_base")
 WORK_VERSION = 2
 #: How the per-event base cost is charged while plans overlap (``overlap_base``): "per_plan"
-#: (default: every live plan pays its own per-event dispatch, DESIGN section 4) or "once" (the
+#: (default: every live plan pays its own per-event dispatch, docs/COST_MODEL.md) or "once" (the
 #: reading before issue 25: one base cost per event however many plans are live), kept as a
 #: named variant for the cost-sensitivity study.
 OVERLAP_BASE = ("per_plan", "once")

@@ -17,8 +17,10 @@ slice are added to the rows of the slice's events; matches' ``detect`` are shift
 
 ``info["live"][i]`` = how many epochs' plans processed event ``i`` (1, or 2 and more while
 epochs overlap): each of them pays its own per-event dispatch (the scenario charges the base cost
-once per live plan, DESIGN section 4; the paper's section 2.2 strategy feeds the overlap's events
-to the old plan, for partial matches holding an old event, and to the new plan).
+once per live plan, docs/COST_MODEL.md "Charge executed work"; the paper's section 2.2 strategy feeds the overlap's events
+to the old plan, for partial matches holding an old event, and to the new plan; the authors'
+OpenCEP ``SimultaneouslyRunTwoTrees``, evaluation/AdaptiveTreeReplacementAlgorithm.py at f9b0fb3,
+hands every event to both trees' leaves until the window has passed).
 
 Engines: ``kind = "order"`` runs the lazy chain NFA (``engines.evaluators.lazy_nfa.run_chain``) with the
 epoch's order; ``kind = "tree"`` runs the tree-plan evaluator (``engines.evaluators.ztree.run_ztree``).
