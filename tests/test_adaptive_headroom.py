@@ -163,3 +163,31 @@ def test_generator_parameters_are_checked():
         gen_kwargs({"dataset": "traffic", "gen_shift_lo": 5.0, "gen_shift_hi": 2.0})
     with pytest.raises(CepsimInputError, match="model"):
         make_stream("traffic", 100, 1, n_types=4, model="nope")
+
+
+def test_a_candidate_over_the_engine_cap_is_left_out_not_the_point(monkeypatch, tmp_path):
+    """The oracle runs candidate plans the methods never ran in full; one that exceeds the
+    engine's capacity is no option for the oracle, and the point keeps its methods' results."""
+    import engines.planners.adaptive.headroom as H
+    from engines.errors import CapacityError
+    from sim.scenarios import adaptive as A
+    monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(A, "_WORK_MEM", {})
+    real = H.plan_epoch_sums
+    seen = []
+
+    def capped(program, stream, kind, plan, bounds, engine_options=None, counters=None):
+        seen.append(plan)
+        if len(seen) == 2:
+            raise CapacityError("too many partial matches")
+        return real(program, stream, kind, plan, bounds, engine_options, counters)
+
+    monkeypatch.setattr(H, "plan_epoch_sums", capped)
+    params = {"dataset": "stocks", "planner": "greedy", "pset": "seq", "n": 5, "window": 1.0,
+              "w_s": 3.0, "n_events": 3000, "n_types": 8, "total_rate": 500.0,
+              "check_every": 10, "n_samples": 2, "K": 1, "t_values": [0.3], "d_values": [0.1],
+              "davg": False, "stream_seed": 1}
+    row = A.point(params, 0)
+    assert len(seen) >= 3
+    assert row["supported"] == 1 and row["headroom_over_cap"] == 1
+    assert row["headroom_cands"] == len(seen) - 1

@@ -400,14 +400,19 @@ def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, cache, eop
     bounds = epoch_bounds(n_events, n_warmup, epoch_len)
     snap = [memo[(planner, s)].plan if (planner, s) in memo else None for s in range(len(stats))]
     cands, capped = candidate_plans(p0_plan, snap, stats.positions, bounds, max_plans)
-    sums = []
-    for plan in cands:
+    sums, over_cap = [], 0
+    for i, plan in enumerate(cands):
         run = cache.get((kind, plan, 0))
         have = run is not None and len(run[2]) >= n_events
-        sums.append(plan_epoch_sums(prog, stream, kind, plan, bounds, eopts,
-                                    counters=run[2][:n_events] if have else None))
+        try:
+            sums.append(plan_epoch_sums(prog, stream, kind, plan, bounds, eopts,
+                                        counters=run[2][:n_events] if have else None))
+        except CapacityError:
+            if i == 0:       # P0 ran in full for the static method: cannot happen
+                raise
+            over_cap += 1    # a candidate the engine cannot run is no option for the oracle
     return {"sums": np.stack(sums).tolist(), "sizes": [hi - lo for lo, hi in bounds],
-            "capped": int(capped), "epoch_len": int(epoch_len),
+            "capped": int(capped), "epoch_len": int(epoch_len), "over_cap": over_cap,
             "n_distinct": int(len({p for p in snap if p is not None} | {p0_plan}))}
 
 
@@ -416,7 +421,8 @@ def _headroom_row(head: dict, unit: np.ndarray, base: float) -> dict:
     (static service time / oracle's, base cost included: the ceiling of any method's throughput
     gain over static), ``headroom_engine`` (engine work only), ``oracle_thr`` (events/s),
     ``headroom_switches`` (epochs whose best plan differs from the previous epoch's),
-    ``headroom_cands`` / ``headroom_distinct`` / ``headroom_capped``, ``headroom_epoch``."""
+    ``headroom_cands`` / ``headroom_distinct`` / ``headroom_capped``, ``headroom_epoch``,
+    ``headroom_over_cap`` (candidates left out because the engine exceeded ``engine_cap``)."""
     from engines.planners.adaptive.headroom import oracle_price
     sums = np.asarray(head["sums"], np.int64)
     sizes = np.asarray(head["sizes"], np.int64)
@@ -425,6 +431,7 @@ def _headroom_row(head: dict, unit: np.ndarray, base: float) -> dict:
             "oracle_thr": float(sizes.sum()) / pr["oracle"] if pr["oracle"] > 0 else math.nan,
             "headroom_switches": pr["switches"], "headroom_cands": int(sums.shape[0]),
             "headroom_distinct": head["n_distinct"], "headroom_capped": head["capped"],
+            "headroom_over_cap": head.get("over_cap", 0),
             "headroom_epoch": head["epoch_len"]}
 
 
