@@ -36,11 +36,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=100000)
     ap.add_argument("--dataset", default="traffic")
+    ap.add_argument("--model", default=None,
+                    help="traffic generator model (skewed = default, uniform = before issue 25)")
     ap.add_argument("--point", action="store_true", help="also time one whole scenario point")
     a = ap.parse_args()
     window = 1.0   # the experiments' pattern window (W_s = 3 windows)
-    st = make_stream(a.dataset, a.events, 1, n_types=24, total_rate=500.0)
-    print(f"{a.dataset}, {a.events} events, check_every = 10")
+    kw = {"model": a.model} if a.model else {}
+    st = make_stream(a.dataset, a.events, 1, n_types=24, total_rate=500.0, **kw)
+    print(f"{a.dataset}{' (' + a.model + ')' if a.model else ''}, {a.events} events, "
+          f"check_every = 10")
     print(f"{'n':>3} {'stats ev/s':>12} {'greedy pass':>12} {'zstream pass':>13} "
           f"{'static engine':>14} {'t_pass/t_eng':>12}")
     for n in (3, 8):

@@ -232,6 +232,36 @@ _STAT = (r"greedy: static/uncond n=3: 1\.25, n=5: 1\.25; zstream: static/uncond 
          r"n=5: 1\.25")
 
 
+def _with_headroom(df, head=None, oracle=None):
+    """``df`` with the headroom oracle's columns: ``head[n]`` = (headroom, headroom_engine),
+    ``oracle[n]`` = oracle_thr (events/s)."""
+    df = df.copy()
+    h = df["n"].map(lambda n: (head or {}).get(n, (1.0, 1.0)))
+    df["headroom"] = [x[0] for x in h]
+    df["headroom_engine"] = [x[1] for x in h]
+    df["oracle_thr"] = df["n"].map(lambda n: (oracle or {}).get(n, 100.0))
+    df["headroom_cands"] = 4
+    df["headroom_capped"] = 0
+    df["headroom_epoch"] = 1500
+    return df
+
+
+def _drift():
+    """Two drift settings (gen_n_changes 1 and 4) x two planners; inv0.1 = 120 / static 100 at
+    1 change, 90 at 4; headroom 1.1 / 1.4."""
+    rows, ch = [], []
+    for c, inv, h in ((1, 120.0, 1.1), (4, 90.0, 1.4)):
+        for pl in ("greedy", "zstream"):
+            for n in (3, 5):
+                rows.append(_row(pl=pl, n=n, static_thr=100.0, inv0_1_thr=inv, inv0_thr=inv,
+                                 inv0_2_thr=inv, thr0_1_thr=100.0, thr0_3_thr=100.0))
+                ch.append(c)
+    df = _df(*rows).assign(gen_n_changes=ch)
+    df["headroom"] = [1.1 if c == 1 else 1.4 for c in ch]
+    df["headroom_engine"] = df["headroom"] * 2
+    return df
+
+
 # name -> list of (call, table, expected verdict, regexes that must occur in `measured`)
 CASES = {
     "claim_no_false_positive": [
@@ -267,19 +297,23 @@ CASES = {
     ],
     "claim_inv_best": [
         (lambda d: S.claim_inv_best(d, factor=0.98), _inv_best(), True,
-         [r"^traffic/zstream \(inv0\.1, thr0\.3\): inv / best other n=3: 1\.10, n=5: 1\.09 "
+         [r"^traffic/zstream \(inv0\.1, thr0\.3; AT GRID EDGE: thr0\.3\): inv / best other "
+          r"n=3: 1\.10, n=5: 1\.09; inv / static n=3: 1\.21, n=5: 1\.20 "
           r"\(paper: invariant highest at every n; check >= 0\.98\)"]),
         (lambda d: S.claim_inv_best(d, factor=0.98), _inv_best(n5_inv=105.0), False,
-         [r"n=3: 1\.10, n=5: 0\.95 "]),
+         [r"n=3: 1\.10, n=5: 0\.95; "]),
         (lambda d: S.claim_inv_best(d, factor=0.9), _inv_best(n5_inv=105.0), True,
-         [r"n=5: 0\.95 .*check >= 0\.9\)"]),
+         [r"n=5: 0\.95; .*check >= 0\.9\)"]),
         (lambda d: S.claim_inv_best(d, factor=0.98),
          _two(lambda v: _inv_best(n5_inv=v), 105.0, 120.0), False,
-         [r"^traffic/greedy \(inv0\.1, thr0\.3\): inv / best other n=3: 1\.10, n=5: 0\.95; "
-          r"traffic/zstream \(inv0\.1, thr0\.3\): inv / best other n=3: 1\.10, n=5: 1\.09 "]),
+         [r"^traffic/greedy \(inv0\.1, thr0\.3; AT GRID EDGE: thr0\.3\): inv / best other n=3: "
+          r"1\.10, n=5: 0\.95; inv / static n=3: 1\.21, n=5: 1\.05; "
+          r"traffic/zstream \(inv0\.1, thr0\.3; AT GRID EDGE: thr0\.3\): inv / best other "
+          r"n=3: 1\.10, n=5: 1\.09; "]),
         (lambda d: S.claim_inv_best(d, factor=1.0), _inv_best(n5_inv=110.0).assign(
             **{"inv0.1_thr": lambda t: t["inv0.1_thr"].where(t["role"] != "eval", 110.0)}), True,
-         [r"n=3: 1\.00, n=5: 1\.00 \(paper: invariant highest at every n; check >= 1\.0\)"]),
+         [r"n=3: 1\.00, n=5: 1\.00; inv / static n=3: 1\.10, n=5: 1\.10 \(paper: invariant "
+          r"highest at every n; check >= 1\.0\)"]),
     ],
     "claim_overhead": [
         (lambda d: S.claim_overhead(d), _overhead(), True,
@@ -326,7 +360,34 @@ CASES = {
          [r"^stocks: greedy None, zstream 1\.2 \(a planner did not run\); traffic: inv/static "
           r"greedy 1\.20, zstream 1\.50 \(paper"]),
     ],
+    "claim_headroom_report": [
+        (lambda d: S.claim_headroom_report(d),
+         _with_headroom(_inv_best(), {3: (1.5, 2.0), 5: (1.25, 3.0)}), True,
+         [r"^traffic/zstream headroom n=3: 1\.50 \(engine 2\.00\), n=5: 1\.25 \(engine "
+          r"3\.00\); candidates per point 4-4 \(capped in 0 of 3\), oracle epoch 1500 events"]),
+        (lambda d: S.claim_headroom_report(d), _inv_best(), False,
+         [r"^no rows with a headroom$"]),
+        (lambda d: S.claim_headroom_report(d), _with_headroom(_df(*_junk())), False,
+         [r"^no rows with a headroom$"]),
+    ],
+    "claim_drift_report": [
+        (lambda d: S.claim_drift_report(d), _drift(), True,
+         [r"^\[n_changes=1 greedy\] headroom 1\.10 \(engine 2\.20\); inv/static 1\.20, "
+          r"thr/static 1\.00, uncond/static 1\.00 \(inv0, thr0\.1\)",
+          r"\[n_changes=4 zstream\] headroom 1\.40 \(engine 2\.80\); inv/static 0\.90"]),
+        (lambda d: S.claim_drift_report(d), _df(*_junk()), False, [r"^no rows$"]),
+    ],
     "claim_inv_over_thr": [
+        # the headroom beside the claim: oracle / thr below the paper's gain is said so
+        (lambda d: S.claim_inv_over_thr(d, dataset="traffic", lo=3.0, paper_gain=6.0),
+         _with_headroom(_inv_thr("traffic", {3: 2.0, 5: 2.5}), oracle={3: 120.0, 5: 150.0}),
+         False,
+         [r"^zstream: inv/thr n=3: 2\.00, n=5: 2\.50; ceiling of inv/thr \(oracle\) n=3: "
+          r"1\.20, n=5: 1\.50: HEADROOM BELOW THE PAPER'S GAIN \(max 1\.50 < 6\), the claim "
+          r"cannot pass on this stream \(paper"]),
+        (lambda d: S.claim_inv_over_thr(d, dataset="traffic", lo=3.0, paper_gain=6.0),
+         _with_headroom(_inv_thr("traffic", {3: 3.0, 5: 4.0}), oracle={3: 700.0, 5: 800.0}),
+         True, [r"n=5: 4\.00; ceiling of inv/thr \(oracle\) n=3: 7\.00, n=5: 8\.00 \(paper"]),
         (lambda d: S.claim_inv_over_thr(d, dataset="traffic", lo=3.0, growing=True,
                                         paper="> 6x at large n"),
          _inv_thr("traffic", {3: 3.5, 5: 4.0}, other="stocks"), True,
@@ -482,7 +543,7 @@ CASES = {
     "claim_cost_sensitivity_report": [
         (lambda d: S.claim_cost_sensitivity_report(d), _cost_sens(), True,
          [r"^\[ratio x1\] inv best: PASS \(traffic/greedy \(inv0\.1, thr0\.1\): inv / best other "
-          r"n=3: 1\.20, n=5: 1\.20; traffic/zstream",
+          r"n=3: 1\.20, n=5: 1\.20; inv / static n=3: 1\.20, n=5: 1\.20; traffic/zstream",
           r"\[ratio x4\] inv best: FAIL \(traffic/greedy \(inv0\.1, thr0\.1\): inv / best other "
           r"n=3: 0\.24",
           r"traffic inv/thr: PASS \(greedy: inv/thr n=3: 4\.00, n=5: 4\.00"]),

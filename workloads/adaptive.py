@@ -10,13 +10,21 @@ small case studies):
     ``rate_span`` (default 100x: about two orders of magnitude); every ``noise_every`` events the
     rates get small multiplicative noise (lognormal, sigma ``noise``); ``n_changes`` regime changes
     (default 3-5, drawn) in which ``change_types`` random points (default a fifth of them) multiply or divide their rate by a
-    factor in [10, 50] for a sustained period (10-25 % of the stream) and shift their count / speed
-    means.  Attributes: ``count`` (vehicles, per-type mean uniform 20..30, sd 30 %, rounded) and
-    ``speed`` (km/h, per-type mean 50..70, sd 20 %); a regime change also scales the changing
-    points' means (count x0.5..2, speed x0.6..1.4), i.e. it moves the pairwise selectivities.
+    factor in ``factor_range`` (default [10, 50]) for a sustained period (10-25 % of the stream)
+    and shift their count / speed means.  Attributes: ``count`` (vehicles, sd 30 %, rounded) and
+    ``speed`` (km/h, sd 20 %).  Model ``"skewed"`` (default since issue 25): per-point means
+    log-uniform over 5..150 vehicles and 27.5..110 km/h, so that most pairwise selectivities of
+    the traffic predicates are near 0 or 1 (the paper: "arrival rates and selectivities ...
+    highly skewed"); a regime change multiplies or divides the changing points' count mean by a
+    factor in ``shift_range`` (default [2, 5]) and moves their speed the other way by its square
+    root (a jam forming or clearing: "changes ... mostly very extreme").  Model ``"uniform"``
+    (the reading before issue 25, kept as a variant): means uniform in 20..30 and 50..70, shifts
+    x0.5..2 and x0.6..1.4 (most selectivities near the middle).  Drift size = ``factor_range`` /
+    ``shift_range``, drift frequency = ``n_changes`` (swept by experiments/adaptive/drift.toml).
 ``stock_stream``  types = tickers ``S0..``; log rates follow a mean-reverting (Ornstein-Uhlenbeck)
     process around a common mean with small spread (low skew, frequent minor changes), updated
-    every ``noise_every`` events; attributes ``price`` (per-ticker geometric random walk) and
+    every ``noise_every`` events (drift frequency) with step sd ``sigma`` (drift size; both swept
+    by experiments/adaptive/drift_stocks.toml); attributes ``price`` (per-ticker geometric random walk) and
     ``diff`` = the price change since the ticker's previous event.
 
 Events form one merged Poisson process of total rate ``total_rate`` events/s whose type is drawn
@@ -56,18 +64,38 @@ def _merged_stream(rates: np.ndarray, seg_len: int, n_events: int, total_rate: f
     return types, ts
 
 
+TRAFFIC_MODELS = ("skewed", "uniform")
+
+
 def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: float = 100.0,
                    rate_span: float = 100.0, noise: float = 0.05, noise_every: int = 500,
                    n_changes: int | None = None, change_types: int | None = None,
-                   factor_range: tuple[float, float] = (10.0, 50.0)) -> EventStream:
-    """Traffic-like stream (module docstring)."""
+                   factor_range: tuple[float, float] = (10.0, 50.0), model: str = "skewed",
+                   count_span: float = 30.0, speed_span: float = 4.0,
+                   shift_range: tuple[float, float] = (2.0, 5.0)) -> EventStream:
+    """Traffic-like stream (module docstring).  ``model = "skewed"`` (default): per-point
+    attribute means log-uniform over ``count_span`` (vehicles: 5 .. 5 * count_span) and
+    ``speed_span`` (km/h: 110 / speed_span .. 110), so that the pairwise selectivities of
+    ``a.count < b.count AND a.speed < b.speed`` are skewed (near 0 or 1 for most pairs: the
+    paper's "arrival rates and selectivities ... highly skewed"), and a regime change moves the
+    changing points' count by a factor in ``shift_range`` (up or down) and their speed the other
+    way by the square root of it (a jam or its clearing: "changes ... mostly very extreme").
+    ``model = "uniform"``: the reading before issue 25 (means uniform in 20..30 and 50..70,
+    shifts x0.5..2 and x0.6..1.4, so most selectivities are near 0.5), kept as a variant."""
     _check(n_events, n_types)
+    if model not in TRAFFIC_MODELS:
+        raise CepsimInputError(f"adaptive workload: traffic model must be one of "
+                               f"{TRAFFIC_MODELS}, got {model!r}")
     rng = np.random.default_rng([seed, 1])
     base = np.exp(rng.uniform(0.0, np.log(rate_span), n_types))
     n_seg = -(-n_events // noise_every)
     mult = np.ones((n_seg, n_types))
-    mean_c = rng.uniform(20, 30, n_types)
-    mean_s = rng.uniform(50, 70, n_types)
+    if model == "uniform":
+        mean_c = rng.uniform(20, 30, n_types)
+        mean_s = rng.uniform(50, 70, n_types)
+    else:
+        mean_c = 5.0 * np.exp(rng.uniform(0.0, np.log(count_span), n_types))
+        mean_s = 110.0 * np.exp(-rng.uniform(0.0, np.log(speed_span), n_types))
     shift_c = np.ones((n_seg, n_types))
     shift_s = np.ones((n_seg, n_types))
     k = int(rng.integers(3, 6)) if n_changes is None else int(n_changes)
@@ -78,8 +106,13 @@ def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: f
         who = rng.choice(n_types, n_ch, replace=False)
         f = rng.uniform(*factor_range, len(who)) ** rng.choice([-1.0, 1.0], len(who))
         mult[start:start + length, who] *= f
-        shift_c[start:start + length, who] *= rng.uniform(0.5, 2.0, len(who))
-        shift_s[start:start + length, who] *= rng.uniform(0.6, 1.4, len(who))
+        if model == "uniform":
+            shift_c[start:start + length, who] *= rng.uniform(0.5, 2.0, len(who))
+            shift_s[start:start + length, who] *= rng.uniform(0.6, 1.4, len(who))
+        else:
+            g = rng.uniform(*shift_range, len(who)) ** rng.choice([-1.0, 1.0], len(who))
+            shift_c[start:start + length, who] *= g
+            shift_s[start:start + length, who] /= np.sqrt(g)
     rates = base * mult * np.exp(rng.normal(0.0, noise, (n_seg, n_types)))
     types, ts = _merged_stream(rates, noise_every, n_events, total_rate, rng)
     seg = np.arange(n_events) // noise_every

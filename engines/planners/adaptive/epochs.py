@@ -15,6 +15,13 @@ not build.  This is an *upper bound* of the overlap cost (the paper's strategy k
 matches with an old event in the old plan); ``overlap_events`` reports its size.  Counters of a
 slice are added to the rows of the slice's events; matches' ``detect`` are shifted back.
 
+``info["live"][i]`` = how many epochs' plans processed event ``i`` (1, or 2 and more while
+epochs overlap): each of them pays its own per-event dispatch (the scenario charges the base cost
+once per live plan, docs/COST_MODEL.md "Charge executed work"; the paper's section 2.2 strategy feeds the overlap's events
+to the old plan, for partial matches holding an old event, and to the new plan; the authors'
+OpenCEP ``SimultaneouslyRunTwoTrees``, evaluation/AdaptiveTreeReplacementAlgorithm.py at f9b0fb3,
+hands every event to both trees' leaves until the window has passed).
+
 Engines: ``kind = "order"`` runs the lazy chain NFA (``engines.evaluators.lazy_nfa.run_chain``) with the
 epoch's order; ``kind = "tree"`` runs the tree-plan evaluator (``engines.evaluators.ztree.run_ztree``).
 """
@@ -126,6 +133,15 @@ def epoch_horizon(program: Program, stream: EventStream, schedules) -> dict:
     return out
 
 
+def schedule_service(counters: np.ndarray, live: np.ndarray, unit: np.ndarray,
+                     base: float) -> np.ndarray:
+    """Service time of every event of a schedule: the engine work of every plan that processed
+    it (``counters``, summed over the live plans by ``run_schedule``) plus one per-event base cost
+    per live plan (``live``, ``info["live"]``).  The scenario prices the same quantity from sums."""
+    return np.asarray(counters, np.float64) @ np.asarray(unit, np.float64) + \
+        float(base) * np.asarray(live, np.float64)
+
+
 def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[int],
                  plans: list, cache: dict | None = None, engine_options: dict | None = None,
                  horizon: dict | None = None) -> tuple[MatchSet, np.ndarray, dict]:
@@ -146,6 +162,7 @@ def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[
     counters = C.new_counters(n)[:n] if n else C.new_counters(0)[:0]
     parts = []
     overlap = 0
+    live = np.zeros(n, np.int64)       # plans that processed each event (2 during an overlap)
     share = prefix_sharing(program)
     for e, (lo, hi) in enumerate(epoch_slices(program, stream, starts)):
         p = starts[e]
@@ -163,7 +180,8 @@ def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[
         if end > hi:                 # a longer run of the same plan: what the slice had seen
             keep &= rms.detect < hi - lo
         counters[lo:hi] += rcnt[:hi - lo]
+        live[lo:hi] += 1
         overlap += max(0, hi - nxt)
         parts.append(_shift(rms, lo, keep))
     ms = MatchSet.concat(parts) if parts else None
-    return ms, counters, {"overlap_events": overlap, "epochs": len(starts)}
+    return ms, counters, {"overlap_events": overlap, "epochs": len(starts), "live": live}
