@@ -19,15 +19,18 @@ each.  The estimate of a pending point comes from the first of:
    an engine whose work grows faster than the stream (partial matches of a longer window) makes
    it low.  Where the stored rows or the point have no numeric ``n_events`` the mean stored
    point is used (``<scale>*points``: only the number of points scales).
-3. ``sample``: one pending point (the first) is run here and timed in CPU seconds of this
-   process (a stored ``wall_s`` is a point's CPU time on a core of its own; the wall time of a
-   sample on a busy machine is not), then scaled to the other points by ``n_events`` as in 2.
-   Its row is discarded.  The CPU its Numba kernels took to compile or load from the disk
-   cache (measured around ``Dispatcher.compile``) is charged once to the experiment, not
-   scaled to every point: a run pays it once per kernel and process.  The sample uses the
-   caches present (engine counters, ``sim/cache.py``), as a run on this machine would.
-   Points that reuse a scenario's shared work (``work_key``, ``sim.warmup``) cost less than
-   the sample, so the estimate is then high; the note says how many points that concerns.
+3. ``sample``: the first pending point is run and timed in CPU seconds (a stored ``wall_s``
+   is a point's CPU time on a core of its own; the wall time of a sample on a busy machine is
+   not), then scaled to the other points by ``n_events`` as in 2.  Where points share work (a
+   scenario's ``work_key``, ``sim.warmup``: the engine counters of one stream, reused across
+   queueing and pricing parameters) a second point reusing that work is timed right after it,
+   and every point whose work key an earlier point of the command (this experiment or an
+   earlier one) computes costs that second time instead.  The samples run in a fresh child
+   process with their disk caches (engine counters, ``sim/cache.py``; a ``cache_dir``
+   parameter) in a temporary directory, so they compute what a fresh clone computes and leave
+   nothing behind; their rows are discarded.  The CPU the Numba kernels took to compile or
+   load from the disk cache (measured around ``Dispatcher.compile``) is charged once to the
+   experiment, not scaled to every point: a run pays it once per kernel and process.
 
 Results roots searched: the command's results root, then ``<project>/results`` when it differs
 (quick results in the default root give the timings for ``--out results/full``).
@@ -179,9 +182,14 @@ def _scaled(params: dict, per_event: float | None, per_point: float) -> float:
 
 def estimate_experiment(cfg: ExperimentConfig, scale: str | None, roots: list[Path],
                         overrides: list[str] | None = None, sample: bool = True,
-                        progress: Callable[[str], None] | None = None) -> ExperimentEstimate:
-    """Estimate the pending points of ``cfg`` at ``scale`` (see the module docstring); runs at
-    most one point (the sample), only when no stored timings exist."""
+                        progress: Callable[[str], None] | None = None,
+                        seen_work: set | None = None) -> ExperimentEstimate:
+    """Estimate the pending points of ``cfg`` at ``scale`` (see the module docstring); runs a
+    sample (one point, or two where points share work) only when no stored timings exist.
+
+    ``seen_work``: the shared-work keys of the experiments estimated before in the same command
+    (updated here), whose points here reuse that work."""
+    seen_work = set() if seen_work is None else seen_work
     from sim.warmup import split_warmup
 
     base_name = cfg.name
@@ -194,6 +202,7 @@ def estimate_experiment(cfg: ExperimentConfig, scale: str | None, roots: list[Pa
     est.warm = [(p.point_id, p.rep) in warm_ids for p in pending]
     st = stored_timings(roots, rcfg, scale, base_name)
     if st is not None:
+        seen_work.update(k for k in _work_keys(rcfg, pending) if k is not None)
         secs, n_exact = [], 0
         for p in pending:
             w = st.exact.get((p.point_id, p.rep))
@@ -211,31 +220,104 @@ def estimate_experiment(cfg: ExperimentConfig, scale: str | None, roots: list[Pa
     if not sample:
         est.source, est.note = "unknown", "no stored timings (sampling off)"
         return est
-    first = pending[0]
+    _estimate_from_sample(est, rcfg, pending, seen_work, progress)
+    return est
+
+
+def _work_keys(cfg: ExperimentConfig, pending: list[Point]) -> list:
+    """Per pending point: its shared-work key ``(scenario module, work_key)``, or None."""
+    from sim.warmup import _scenario_hook, work_key
+
+    hook = _scenario_hook(cfg, "work_key")
+    module = cfg.scenario.split(":")[0]
+    if hook is None:
+        return [None] * len(pending)
+    return [None if (k := work_key(p, hook)) is None else (module, k) for p in pending]
+
+
+def _estimate_from_sample(est: ExperimentEstimate, cfg: ExperimentConfig, pending: list[Point],
+                          seen_work: set, progress) -> None:
+    """Fill ``est`` from a sample: the first pending point, and when it has a shared-work key,
+    then a point reusing that work (a point of the same key, else the same point again) in the
+    same process: a *leader* (the first point of a work key in this command) costs the first,
+    every other point of a key (in this experiment or an earlier one: the APAM sensitivity
+    studies read exp 1/3's counters) the second, both scaled by ``n_events``."""
+    keys = _work_keys(cfg, pending)
+    sample = [pending[0]]
+    if keys[0] is not None:
+        sample.append(next((p for p, k in zip(pending[1:], keys[1:]) if k == keys[0]),
+                           pending[0]))
     if progress is not None:
-        progress(f"dry run: timing one sample point of {rcfg.key} ...")
-    c0 = time.process_time()
-    with _JitTimer() as jit:
-        row = run_point(rcfg, first)
-    est.sample_cpu_s = time.process_time() - c0
-    est.sample_jit_s = min(jit.seconds, est.sample_cpu_s)
+        progress(f"dry run: timing {len(sample)} sample point(s) of {cfg.key} ...")
+    timed = sample_points(cfg, sample)
+    est.sample_cpu_s = sum(t[0] for t in timed)
+    est.sample_jit_s = min(sum(t[1] for t in timed), est.sample_cpu_s)
     # without the kernel compiles / cache loads: a run pays those once per kernel and process
-    spent = est.sample_cpu_s - est.sample_jit_s
-    ev0 = point_events(first.params)
-    per_event = spent / ev0 if ev0 is not None else None
-    est.point_s = [_scaled(p.params, per_event, spent) for p in pending]
-    est.point_s[0] += est.sample_jit_s   # ... once
+
+    def rate(i: int) -> tuple[float | None, float]:
+        spent = max(0.0, timed[i][0] - timed[i][1])
+        ev = point_events(sample[i].params)
+        return (spent / ev if ev is not None else None), spent
+
+    lead = rate(0)
+    follow = rate(1) if len(timed) > 1 else lead
+    secs, n_follow = [], 0
+    for p, k in zip(pending, keys):
+        if k is not None and k in seen_work:
+            secs.append(_scaled(p.params, *follow))
+            n_follow += 1
+        else:
+            secs.append(_scaled(p.params, *lead))
+        if k is not None:
+            seen_work.add(k)
+    secs[0] += est.sample_jit_s   # ... once
+    est.point_s = secs
     est.source = "sample"
     notes = []
     if est.sample_jit_s >= 0.05:
         notes.append(f"incl. {est.sample_jit_s:.1f} s kernel compile/load once")
-    if row.get("error") is not None:
-        notes.append(f"the sample point failed: {str(row['error'])[:120]}")
-    shared = _shared_work_points(rcfg, pending)
-    if shared:
-        notes.append(f"{shared} points reuse shared work: high")
+    if n_follow:
+        notes.append(f"{n_follow} points reuse shared work: {timed[-1][0]:.2f} s sampled")
+    errors = [t[2] for t in timed if t[2] is not None]
+    if errors:
+        notes.append(f"the sample point failed: {errors[0][:120]}")
     est.note = "; ".join(notes)
-    return est
+
+
+def _timed_points(cfg: ExperimentConfig, points: list[Point], scratch: str) -> list:
+    """[(CPU s, of which Numba compile/load s, error text or None)] of ``points`` run here one
+    after the other, their disk caches in ``scratch`` (a child process of ``sample_points``)."""
+    os.environ["CEPSIM_COUNTER_CACHE"] = os.path.join(scratch, "counters")
+    out = []
+    for point in points:
+        params = dict(point.params)
+        if isinstance(params.get("cache_dir"), str) and params["cache_dir"]:
+            params["cache_dir"] = os.path.join(scratch, "cache_dir")  # e.g. APAM's counters
+        c0 = time.process_time()
+        with _JitTimer() as jit:
+            row = run_point(cfg, Point(point.point_id, point.rep, point.seed, params))
+        out.append((time.process_time() - c0, jit.seconds, row.get("error")))
+    return out
+
+
+def sample_points(cfg: ExperimentConfig, points: list[Point]) -> list:
+    """Run ``points`` one after the other for their times: [(CPU s, of which Numba
+    compile/load s, error or None)].
+
+    They run in a fresh child process (forked from this one, which has run no point, on Linux)
+    with their disk caches in a temporary directory that is removed afterwards: the first finds
+    no engine counters or streams that an earlier sample or run left in memory or on disk, so it
+    costs what the point costs on a fresh clone, and the dry run leaves nothing behind."""
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from sim.sweep import pool_context
+
+    with tempfile.TemporaryDirectory(prefix="cepsim-sample-") as scratch:
+        with ProcessPoolExecutor(max_workers=1,   # a new pool, so a new process, per sample
+                                 mp_context=get_context(pool_context())) as pool:
+            return pool.submit(_timed_points, cfg, points, scratch).result()
 
 
 class _JitTimer:
@@ -267,24 +349,6 @@ class _JitTimer:
     def __exit__(self, *exc) -> None:
         if self._orig is not None:
             self._cls.compile = self._orig
-
-
-def _shared_work_points(cfg: ExperimentConfig, pending: list[Point]) -> int:
-    """How many of ``pending`` reuse the shared work of an earlier point (``work_key``)."""
-    from sim.warmup import _scenario_hook, work_key
-
-    hook = _scenario_hook(cfg, "work_key")
-    if hook is None:
-        return 0
-    seen, n = set(), 0
-    for p in pending:
-        k = work_key(p, hook)
-        if k is None:
-            continue
-        if k in seen:
-            n += 1
-        seen.add(k)
-    return n
 
 
 def lpt_makespan(seconds: Iterable[float], workers: int) -> float:
@@ -374,7 +438,9 @@ def dry_run(paths: list[Path], scale: str | None, out: Path, default_out: Path,
     roots = [Path(out)] + ([Path(default_out)] if Path(default_out) != Path(out) else [])
     cfgs = [load_config(p) for p in paths]   # every config checked before any sample runs
     say = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731 - progress on stderr
-    ests = [estimate_experiment(c, scale, roots, overrides, progress=say) for c in cfgs]
+    seen: set = set()
+    ests = [estimate_experiment(c, scale, roots, overrides, progress=say, seen_work=seen)
+            for c in cfgs]
     for line in format_table(ests):
         echo(line)
     wall, how = wall_estimate(ests, backend, workers, master, shared)
@@ -382,7 +448,7 @@ def dry_run(paths: list[Path], scale: str | None, out: Path, default_out: Path,
     echo(f"estimated wall: {wall:.0f} s ({_hms(wall)}) on {how}")
     sources = sorted({e.source for e in ests if e.n_pending})
     echo(f"dry run: scale {scale or '(config)'}; estimates from {', '.join(sources) or '-'} "
-         f"(sim/estimate.py); {len(samples)} sample point(s) run here "
+         f"(sim/estimate.py); samples of {len(samples)} experiment(s) run here "
          f"({sum(e.sample_cpu_s for e in samples):.1f} CPU s, of which "
          f"{sum(e.sample_jit_s for e in samples):.1f} s kernel compile/load); no results "
          f"written")

@@ -110,17 +110,18 @@ def test_other_scale_is_scaled_by_events(tmp_path, no_points):
 
 def test_sample_point_when_nothing_is_stored(tmp_path, monkeypatch):
     cfg = _tiny(tmp_path)
-    calls = []
+    calls = tmp_path / "calls.txt"
     real = estimate.run_point
 
-    def counted(c, p):
-        calls.append(p)
+    def counted(c, p):   # the sample runs in a forked child: count in a file
+        with open(calls, "a") as fh:
+            fh.write(f"{p.point_id}\n")
         return real(c, p)
 
     monkeypatch.setattr(estimate, "run_point", counted)
     root = tmp_path / "res"
     est = estimate.estimate_experiment(cfg, None, [root])
-    assert len(calls) == 1 and est.source == "sample"
+    assert len(calls.read_text().split()) == 1 and est.source == "sample"
     assert not root.exists()
     assert est.point_s[0] >= 0.05        # the sample burns 0.05 CPU s
     ev = [p.params["n_events"] for p in expand_points(cfg)]
@@ -134,7 +135,7 @@ def test_sweep_dry_run_cli_runs_one_sample_and_writes_nothing(tmp_path):
                                    "--workers", "2"])
     assert res.exit_code == 0, res.output
     assert "est/tiny" in res.output and "sample" in res.output
-    assert "1 sample point(s) run here" in res.output and "estimated wall:" in res.output
+    assert "samples of 1 experiment(s) run here" in res.output and "estimated wall:" in res.output
     assert not out.exists()
 
 
@@ -157,7 +158,7 @@ def test_reproduce_dry_run_uses_stored_timings_of_every_experiment(tmp_path, rep
     assert res.exit_code == 0, res.output
     last = [ln for ln in res.output.splitlines() if ln.startswith("total")][0].split()
     assert int(last[1]) == n_points and float(last[3]) == pytest.approx(total, abs=0.05)
-    assert "0 sample point(s) run here" in res.output
+    assert "samples of 0 experiment(s) run here" in res.output
     assert _files(out) == before
 
 
@@ -173,3 +174,32 @@ def test_wall_models():
     assert wall == 4.0 + estimate.SPARK_START_S and "3 slots" in how
     assert estimate.spark_slots("spark://h:7077", 8) == (8, "--workers")
     assert estimate.spark_slots("spark://h:7077", None)[0] == (os.cpu_count() or 1)
+
+
+def test_shared_work_sample_times_a_leader_and_a_point_reusing_its_work(tmp_path, monkeypatch):
+    """Generic scenario: the engine counters of one engine are shared by its arrival rates."""
+    from test_reproduce_pool import GENERIC
+
+    p = tmp_path / "g.toml"
+    p.write_text(GENERIC.format(name="g", rates="[100.0, 1000.0]"))
+    cfg = load_config(p)
+    calls = tmp_path / "calls.txt"
+    real = estimate.run_point
+
+    def counted(c, pt):
+        with open(calls, "a") as fh:
+            fh.write(f"{pt.params['engine']}|{pt.params['rate']}\n")
+        return real(c, pt)
+
+    monkeypatch.setattr(estimate, "run_point", counted)
+    seen: set = set()
+    est = estimate.estimate_experiment(cfg, None, [tmp_path / "res"], seen_work=seen)
+    ran = calls.read_text().split("\n")[:-1]
+    assert len(ran) == 2 and ran[0].split("|")[0] == ran[1].split("|")[0]   # one engine's key
+    assert est.n_pending == 4 and "2 points reuse shared work" in est.note
+    # a second experiment of the same keys (as the APAM sensitivity studies read exp 1's
+    # counters): every point reuses the work of the first, none is charged as a leader
+    again = estimate.estimate_experiment(cfg, None, [tmp_path / "res"], seen_work=seen)
+    assert "4 points reuse shared work" in again.note
+    assert again.cpu_s - again.sample_jit_s == pytest.approx(4 * (again.point_s[1]))
+    assert not (tmp_path / "res").exists()
