@@ -436,14 +436,17 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=_SCALE_HELP),
                                           help="local (all cores, default), serial or spark"),
               workers: Optional[int] = typer.Option(None, "--workers",
                                                     help="parallel workers (default: all cores)"),
-              master: Optional[str] = typer.Option(None, "--master"),
+              master: Optional[str] = typer.Option(
+                  None, "--master", help="Spark master URL, e.g. spark://HOST:7077 (default "
+                                         "local[*]; docs/CLUSTER.md)"),
               out: Optional[Path] = typer.Option(None, "--out", help=_OUT_HELP),
               figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=_FIGS_HELP),
               dry_run: bool = typer.Option(False, "--dry-run", help=_DRY_HELP)):
     """Run every experiment (except demo) in parallel, draw all figures, check all claims.
 
     The local backend runs the points of all experiments in one process pool
-    (``sim.reproduce_pool``); serial and spark run the experiments one after another."""
+    (``sim.reproduce_pool``), spark in one Spark job (``sim.spark_reproduce``); serial runs the
+    experiments one after another."""
     from sim.progress import Progress
 
     bad = False
@@ -456,8 +459,8 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=_SCALE_HELP),
                  shared=backend != "serial", echo=typer.echo)
         return
     figs_root = _figures_root(figures_dir, out)
-    if backend == "local":
-        bad = _reproduce_shared(paths, scale, _out_root(out), workers, figs_root)
+    if backend in ("local", "spark"):
+        bad = _reproduce_shared(paths, scale, _out_root(out), workers, figs_root, backend, master)
     else:
         with Progress(len(paths), desc="reproduce", unit="experiments") as bar:
             for p in paths:
@@ -471,25 +474,32 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=_SCALE_HELP),
 
 
 def _reproduce_shared(paths: list[Path], scale, out: Path, workers: Optional[int],
-                      figs_root: Path) -> bool:
-    """Every experiment's points in one local pool; each experiment's summary line and figures
-    as soon as its last point is back.  Returns whether a point or a figure failed."""
+                      figs_root: Path, backend: str = "local", master: Optional[str] = None) -> bool:
+    """Every experiment's points in one local pool (``sim.reproduce_pool``) or one Spark job
+    (``sim.spark_reproduce``); each experiment's summary line and figures as soon as its last
+    point is back.  Returns whether a point or a figure failed."""
+    from sim.backends import preflight
     from sim.config import load_config
     from sim.reproduce_pool import run_shared
     from sim.runner import prepare_run
+    from sim.spark_reproduce import run_spark_shared
 
     if workers is not None and workers < 1:
         raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
+    preflight(backend)   # Spark: Java present and recent enough, before any work
     # every config is checked (inputs, claim arguments, parameter values) before any work
     preps = [prepare_run(load_config(p), scale, out) for p in paths]
     bad = False
 
     def on_done(summary) -> None:
         nonlocal bad
-        fig_errors = _after_run(summary, "local", figs_root)
+        fig_errors = _after_run(summary, backend, figs_root)
         bad |= bool(summary.n_failed or fig_errors)
 
-    run_shared(preps, on_done, workers=workers)
+    if backend == "spark":
+        run_spark_shared(preps, on_done, master=master, workers=workers)
+    else:
+        run_shared(preps, on_done, workers=workers)
     return bad
 
 
