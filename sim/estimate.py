@@ -30,7 +30,11 @@ each.  The estimate of a pending point comes from the first of:
    parameter) in a temporary directory, so they compute what a fresh clone computes and leave
    nothing behind; their rows are discarded.  The CPU the Numba kernels took to compile or
    load from the disk cache (measured around ``Dispatcher.compile``) is charged once to the
-   experiment, not scaled to every point: a run pays it once per kernel and process.
+   experiment, not scaled to every point: a run pays it once per kernel and process.  The
+   sample process may use at most ``sample_memory_cap()`` of heap (half this machine's memory,
+   at most 8 GiB; ``$CEPSIM_SAMPLE_MEMORY_GB``): a point that needs more fails there, and the
+   estimate says its time is a lower bound, instead of the dry run waking the OOM killer.  The
+   largest peak resident memory of a sample process is printed.
 
 Results roots searched: the command's results root, then ``<project>/results`` when it differs
 (quick results in the default root give the timings for ``--out results/full``).
@@ -77,6 +81,7 @@ class ExperimentEstimate:
     note: str = ""
     sample_cpu_s: float = 0.0                      # CPU seconds of the sample point run here
     sample_jit_s: float = 0.0                      # of its wall: Numba compiles / cache loads
+    sample_peak_mb: float | None = None            # peak resident memory of the sample process
 
     @property
     def cpu_s(self) -> float:
@@ -251,6 +256,7 @@ def _estimate_from_sample(est: ExperimentEstimate, cfg: ExperimentConfig, pendin
         progress(f"dry run: timing {len(sample)} sample point(s) of {cfg.key} ...")
     timed = sample_points(cfg, sample)
     est.sample_cpu_s = sum(t[0] for t in timed)
+    est.sample_peak_mb = max((t[3] for t in timed if t[3] is not None), default=None)
     est.sample_jit_s = min(sum(t[1] for t in timed), est.sample_cpu_s)
     # without the kernel compiles / cache loads: a run pays those once per kernel and process
 
@@ -280,14 +286,20 @@ def _estimate_from_sample(est: ExperimentEstimate, cfg: ExperimentConfig, pendin
         notes.append(f"{n_follow} points reuse shared work: {timed[-1][0]:.2f} s sampled")
     errors = [t[2] for t in timed if t[2] is not None]
     if errors:
-        notes.append(f"the sample point failed: {errors[0][:120]}")
+        notes.append(f"the sample point failed, the time is a lower bound: {errors[0][:120]}")
     est.note = "; ".join(notes)
 
 
 def _timed_points(cfg: ExperimentConfig, points: list[Point], scratch: str) -> list:
     """[(CPU s, of which Numba compile/load s, error text or None)] of ``points`` run here one
     after the other, their disk caches in ``scratch`` (a child process of ``sample_points``)."""
+    import resource
+
     os.environ["CEPSIM_COUNTER_CACHE"] = os.path.join(scratch, "counters")
+    try:   # a runaway sample fails with MemoryError instead of waking the OOM killer
+        resource.setrlimit(resource.RLIMIT_DATA, (sample_memory_cap(), resource.RLIM_INFINITY))
+    except (ValueError, OSError):  # pragma: no cover - no such limit on this system
+        pass
     out = []
     for point in points:
         params = dict(point.params)
@@ -296,8 +308,22 @@ def _timed_points(cfg: ExperimentConfig, points: list[Point], scratch: str) -> l
         c0 = time.process_time()
         with _JitTimer() as jit:
             row = run_point(cfg, Point(point.point_id, point.rep, point.seed, params))
-        out.append((time.process_time() - c0, jit.seconds, row.get("error")))
+        out.append((time.process_time() - c0, jit.seconds, row.get("error"),
+                    resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0))
     return out
+
+
+def sample_memory_cap() -> int:
+    """Bytes of heap a sample process may use: ``$CEPSIM_SAMPLE_MEMORY_GB`` GiB, else half of
+    this machine's memory, at most 8 GiB."""
+    env = os.environ.get("CEPSIM_SAMPLE_MEMORY_GB")
+    if env:
+        return int(float(env) * (1 << 30))
+    try:
+        phys = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):  # pragma: no cover
+        phys = 16 << 30
+    return int(min(8 << 30, phys // 2))
 
 
 def sample_points(cfg: ExperimentConfig, points: list[Point]) -> list:
@@ -314,10 +340,16 @@ def sample_points(cfg: ExperimentConfig, points: list[Point]) -> list:
 
     from sim.sweep import pool_context
 
+    from concurrent.futures.process import BrokenProcessPool
+
     with tempfile.TemporaryDirectory(prefix="cepsim-sample-") as scratch:
+        c0 = time.perf_counter()
         with ProcessPoolExecutor(max_workers=1,   # a new pool, so a new process, per sample
                                  mp_context=get_context(pool_context())) as pool:
-            return pool.submit(_timed_points, cfg, points, scratch).result()
+            try:
+                return pool.submit(_timed_points, cfg, points, scratch).result()
+            except BrokenProcessPool as exc:   # killed (signal, memory): the time it lived
+                return [(time.perf_counter() - c0, 0.0, f"sample process died: {exc}", None)]
 
 
 class _JitTimer:
@@ -446,6 +478,11 @@ def dry_run(paths: list[Path], scale: str | None, out: Path, default_out: Path,
     wall, how = wall_estimate(ests, backend, workers, master, shared)
     samples = [e for e in ests if e.source == "sample"]
     echo(f"estimated wall: {wall:.0f} s ({_hms(wall)}) on {how}")
+    peaks = [e for e in ests if e.sample_peak_mb is not None]
+    if peaks:
+        top = max(peaks, key=lambda e: e.sample_peak_mb)
+        echo(f"largest sample process: {top.sample_peak_mb:,.0f} MB peak resident ({top.key}; "
+             f"a worker holds one point at a time)")
     sources = sorted({e.source for e in ests if e.n_pending})
     echo(f"dry run: scale {scale or '(config)'}; estimates from {', '.join(sources) or '-'} "
          f"(sim/estimate.py); samples of {len(samples)} experiment(s) run here "

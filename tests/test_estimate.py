@@ -203,3 +203,12 @@ def test_shared_work_sample_times_a_leader_and_a_point_reusing_its_work(tmp_path
     assert "4 points reuse shared work" in again.note
     assert again.cpu_s - again.sample_jit_s == pytest.approx(4 * (again.point_s[1]))
     assert not (tmp_path / "res").exists()
+
+
+def test_a_sample_over_the_memory_cap_fails_instead_of_the_machine(tmp_path, monkeypatch):
+    p = tmp_path / "big.toml"
+    p.write_text(TINY.replace("n = 20", "n = 400_000_000"))   # 3.2 GB of normal draws
+    monkeypatch.setenv("CEPSIM_SAMPLE_MEMORY_GB", "1.5")
+    est = estimate.estimate_experiment(load_config(p), None, [tmp_path / "res"])
+    assert est.source == "sample" and "failed, the time is a lower bound" in est.note
+    assert "MemoryError" in est.note or "died" in est.note
