@@ -27,9 +27,8 @@ import time
 from typing import Any, Callable
 
 from sim.config import ExperimentConfig, Point
-from sim.progress import Progress
-from sim.reproduce_pool import _Task, plan_tasks
-from sim.runner import PreparedRun, RunSummary, finish_run, run_point
+from sim.reproduce_pool import RunTracker, _Task, plan_tasks
+from sim.runner import PreparedRun, RunSummary, run_point
 
 
 def task_order(tasks: list[_Task]) -> list[_Task]:
@@ -61,13 +60,7 @@ def run_spark_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], A
     from sim.spark_backend import get_session, prepare_env, run_items
 
     order = task_order(plan_tasks(preps))
-    remaining = [len(p.pending) for p in preps]
-    total = sum(len(p.points) for p in preps)
-    with Progress(total, desc="reproduce", enabled=progress) as bar:
-        bar.update(sum(len(p.done) for p in preps))
-        for i, prep in enumerate(preps):
-            if not remaining[i]:
-                on_done(finish_run(prep, "spark"))
+    with RunTracker(preps, on_done, "spark", progress) as tracker:
         if not order:
             return
         created = False
@@ -80,16 +73,9 @@ def run_spark_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], A
             for prep in preps:   # the summary line's time: the job's start to the last row
                 prep.t0 = t0
 
-            def on_row(idx: int, row: dict) -> None:
-                t = order[idx]
-                preps[t.exp].on_row(t.point, row)
-                bar.update(1)
-                remaining[t.exp] -= 1
-                if not remaining[t.exp]:
-                    on_done(finish_run(preps[t.exp], "spark"))
-
-            run_items(spark.sparkContext, [(preps[t.exp].cfg, t.point) for t in order], on_row,
-                      workers, runner)
+            run_items(spark.sparkContext, [(preps[t.exp].cfg, t.point) for t in order],
+                      lambda i, row: tracker.row(order[i].exp, order[i].point, row), workers,
+                      runner)
         finally:
             if created:
                 spark.stop()
