@@ -46,7 +46,8 @@ points in one pool, longest first (``sim.reproduce_pool``), estimated as the lon
 schedule of all point estimates on the workers; ``cepsim sweep`` runs one experiment's warm-up
 points (one per kernel key, ``sim.warmup``) in the parent first and the rest on the pool.
 ``spark``: the same schedules on the executor slots (``--workers``, else N of ``local[N]``, else
-this machine's cores) plus ``SPARK_START_S`` for the session and Python worker start.  The
+this machine's cores) plus ``SPARK_START_S`` for the session and Python worker start and
+``SPARK_TASK_S`` per task.  The
 schedule ignores the dependencies between points (warm-up and shared-work points first) and
 assumes one core per worker: with more workers than free cores the wall is longer.
 """
@@ -68,6 +69,11 @@ from sim.runner import resolve_run, run_point
 # Session start + Python worker cold start of a fresh Spark session on local[2] (measured 7.6 -
 # 10.5 s, sim/spark_backend.py module docstring); a real cluster adds its executor launch.
 SPARK_START_S = 10.0
+# Per task on top of the point itself: a quick-scale reproduce of 884 points on a standalone
+# master + one 1-core worker took 262 s wall against 116 s serially on the same machine
+# (docs/ENGINEERING.md, issue 27): (262 - 116 - 10) / 884 = 0.15 s per task (scheduling, task
+# serialization, the row's trip back through the accumulator, the driver writing its shard).
+SPARK_TASK_S = 0.15
 
 
 @dataclass
@@ -422,19 +428,22 @@ def wall_estimate(ests: list[ExperimentEstimate], backend: str, workers: int | N
 
     if backend == "serial":
         return sum(e.cpu_s for e in ests), "serial: one process, the sum of the points"
+    task = 0.0
     if backend == "spark":
         n, how = spark_slots(master, workers)
-        start, what = SPARK_START_S, f"spark on {n} slots ({how}), +{SPARK_START_S:.0f} s start"
+        start, task = SPARK_START_S, SPARK_TASK_S
+        what = (f"spark on {n} slots ({how}), +{SPARK_START_S:.0f} s start and "
+                f"{SPARK_TASK_S:.2f} s per task")
     else:
         n, start = workers or default_workers(), 0.0
         what = f"local on {n} workers"
     if shared:
-        wall = lpt_makespan([s for e in ests for s in e.point_s], n)
+        wall = lpt_makespan([s + task for e in ests for s in e.point_s], n)
         return start + wall, what + ", every experiment's points in one pool, longest first"
     wall = start
     for e in ests:
         warm = [s for s, w in zip(e.point_s, e.warm) if w]
-        rest = [s for s, w in zip(e.point_s, e.warm) if not w]
+        rest = [s + task for s, w in zip(e.point_s, e.warm) if not w]
         wall += sum(warm) + lpt_makespan(rest, n)
     return wall, what + ", per experiment: warm-up points first, then the rest longest first"
 

@@ -171,7 +171,8 @@ def test_wall_models():
     assert estimate.wall_estimate([e], "local", 2, None, True)[0] == 4.0
     assert estimate.wall_estimate([e], "local", 2, None, False)[0] == 6.0   # warm-up, then 2
     wall, how = estimate.wall_estimate([e], "spark", None, "local[3]", True)
-    assert wall == 4.0 + estimate.SPARK_START_S and "3 slots" in how
+    assert wall == pytest.approx(4.0 + estimate.SPARK_START_S + estimate.SPARK_TASK_S)
+    assert "3 slots" in how
     assert estimate.spark_slots("spark://h:7077", 8) == (8, "--workers")
     assert estimate.spark_slots("spark://h:7077", None)[0] == (os.cpu_count() or 1)
 
