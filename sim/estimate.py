@@ -47,9 +47,9 @@ schedule of all point estimates on the workers; ``cepsim sweep`` runs one experi
 points (one per kernel key, ``sim.warmup``) in the parent first and the rest on the pool.
 ``spark``: the same schedules on the executor slots (``--workers``, else N of ``local[N]``, else
 this machine's cores) plus ``SPARK_START_S`` for the session and Python worker start and
-``SPARK_TASK_S`` per task.  The
-schedule ignores the dependencies between points (warm-up and shared-work points first) and
-assumes one core per worker: with more workers than free cores the wall is longer.
+``SPARK_TASK_S`` per task.  The schedule ignores the dependencies between points (warm-up and
+shared-work points first) and assumes one core per worker: with more workers than free cores
+the wall is longer.
 """
 from __future__ import annotations
 
