@@ -192,6 +192,8 @@ def _after_run(summary, backend: str, figs_root: Path) -> list[str]:
 _SCALE_HELP = "quick or full: apply the config's [scale.<name>] overrides"
 _SET_HELP = ("override a config key, e.g. params.n_events=1000, grid.rho=[0.1,0.2], seed=3; "
              "results go to <name>@<overrides>/, never over the config's own results")
+_DRY_HELP = ("print points, estimated CPU and wall time per experiment and run nothing (one "
+             "timed sample point where no stored timings exist; sim/estimate.py)")
 _OUT_HELP = ("results root (default <project>/results); when given, figures go to "
              "<out>/figures unless --figures-dir")
 _FIGS_HELP = "figures root (default <out>/figures with --out, else <project>/paper_figs)"
@@ -239,11 +241,17 @@ def sweep(config: str = typer.Argument(..., help="experiments/<paper>/<name>.tom
           out: Optional[Path] = typer.Option(None, "--out", help=_OUT_HELP),
           set_: Optional[List[str]] = typer.Option(None, "--set", help=_SET_HELP),
           figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=_FIGS_HELP),
-          fresh: bool = typer.Option(False, "--fresh", help="discard shards of an interrupted run")):
+          fresh: bool = typer.Option(False, "--fresh", help="discard shards of an interrupted run"),
+          dry_run: bool = typer.Option(False, "--dry-run", help=_DRY_HELP)):
     """Run one experiment on a parallel backend; resumes an interrupted sweep."""
     if backend not in ("local", "spark"):
         raise CepsimInputError(f"--backend: sweep runs on 'local' or 'spark', got {backend!r} "
                                f"(use `cepsim run` for serial)")
+    if dry_run:
+        from sim.estimate import dry_run as estimate
+        estimate([_resolve_config_path(config)], scale, _out_root(out), _out_root(None), backend,
+                 workers, master, shared=False, overrides=set_, echo=typer.echo)
+        return
     _run_command(config, scale, out, set_, backend, workers, master, figures_dir, fresh)
 
 
@@ -428,22 +436,31 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=_SCALE_HELP),
                                           help="local (all cores, default), serial or spark"),
               workers: Optional[int] = typer.Option(None, "--workers",
                                                     help="parallel workers (default: all cores)"),
-              master: Optional[str] = typer.Option(None, "--master"),
+              master: Optional[str] = typer.Option(
+                  None, "--master", help="Spark master URL, e.g. spark://HOST:7077 (default "
+                                         "local[*]; docs/CLUSTER.md)"),
               out: Optional[Path] = typer.Option(None, "--out", help=_OUT_HELP),
-              figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=_FIGS_HELP)):
+              figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=_FIGS_HELP),
+              dry_run: bool = typer.Option(False, "--dry-run", help=_DRY_HELP)):
     """Run every experiment (except demo) in parallel, draw all figures, check all claims.
 
     The local backend runs the points of all experiments in one process pool
-    (``sim.reproduce_pool``); serial and spark run the experiments one after another."""
+    (``sim.reproduce_pool``), spark in one Spark job (``sim.spark_reproduce``); serial runs the
+    experiments one after another."""
     from sim.progress import Progress
 
     bad = False
     paths = [p for p in _all_config_paths() if p.parent.name != "demo"]
     if not paths:
         raise CepsimInputError("no experiment configs under experiments/ (besides demo)")
+    if dry_run:
+        from sim.estimate import dry_run as estimate
+        estimate(paths, scale, _out_root(out), _out_root(None), backend, workers, master,
+                 shared=backend != "serial", echo=typer.echo)
+        return
     figs_root = _figures_root(figures_dir, out)
-    if backend == "local":
-        bad = _reproduce_shared(paths, scale, _out_root(out), workers, figs_root)
+    if backend in ("local", "spark"):
+        bad = _reproduce_shared(paths, scale, _out_root(out), workers, figs_root, backend, master)
     else:
         with Progress(len(paths), desc="reproduce", unit="experiments") as bar:
             for p in paths:
@@ -457,25 +474,32 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=_SCALE_HELP),
 
 
 def _reproduce_shared(paths: list[Path], scale, out: Path, workers: Optional[int],
-                      figs_root: Path) -> bool:
-    """Every experiment's points in one local pool; each experiment's summary line and figures
-    as soon as its last point is back.  Returns whether a point or a figure failed."""
+                      figs_root: Path, backend: str = "local", master: Optional[str] = None) -> bool:
+    """Every experiment's points in one local pool (``sim.reproduce_pool``) or one Spark job
+    (``sim.spark_reproduce``); each experiment's summary line and figures as soon as its last
+    point is back.  Returns whether a point or a figure failed."""
+    from sim.backends import preflight
     from sim.config import load_config
     from sim.reproduce_pool import run_shared
     from sim.runner import prepare_run
+    from sim.spark_reproduce import run_spark_shared
 
     if workers is not None and workers < 1:
         raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
+    preflight(backend)   # Spark: Java present and recent enough, before any work
     # every config is checked (inputs, claim arguments, parameter values) before any work
     preps = [prepare_run(load_config(p), scale, out) for p in paths]
     bad = False
 
     def on_done(summary) -> None:
         nonlocal bad
-        fig_errors = _after_run(summary, "local", figs_root)
+        fig_errors = _after_run(summary, backend, figs_root)
         bad |= bool(summary.n_failed or fig_errors)
 
-    run_shared(preps, on_done, workers=workers)
+    if backend == "spark":
+        run_spark_shared(preps, on_done, master=master, workers=workers)
+    else:
+        run_shared(preps, on_done, workers=workers)
     return bad
 
 

@@ -135,6 +135,37 @@ def _depend(t: _Task, on: _Task) -> None:
         t.waiting += 1
 
 
+class RunTracker:
+    """The rows of many experiments run together (this pool, or one Spark job): stores each
+    row, counts it on the progress bar, and as soon as an experiment's last row is back
+    consolidates it (``finish_run``) and calls ``on_done(summary)``; on entry, experiments with
+    nothing pending are finished at once."""
+
+    def __init__(self, preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
+                 backend: str, progress: bool | None = None):
+        self.preps, self.on_done, self.backend = preps, on_done, backend
+        self.remaining = [len(p.pending) for p in preps]
+        self.bar = Progress(sum(len(p.points) for p in preps), desc="reproduce",
+                            enabled=progress)
+
+    def __enter__(self) -> "RunTracker":
+        self.bar.update(sum(len(p.done) for p in self.preps))
+        for i, prep in enumerate(self.preps):
+            if not self.remaining[i]:
+                self.on_done(finish_run(prep, self.backend))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bar.close()
+
+    def row(self, exp: int, point: Point, row: dict) -> None:
+        self.preps[exp].on_row(point, row)
+        self.bar.update(1)
+        self.remaining[exp] -= 1
+        if not self.remaining[exp]:
+            self.on_done(finish_run(self.preps[exp], self.backend))
+
+
 def _worker_init(repo_root: str, scenarios: tuple, parent_pid: int) -> None:
     """Pool initializer: the local backend's (watchdog, import path), the compile lock and
     every scenario module (a no-op in forked workers, which inherit them from the parent)."""
@@ -158,13 +189,7 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
     ensure_numba_cache_dir()
     workers = workers or default_workers()
     tasks = plan_tasks(preps)
-    remaining = [len(p.pending) for p in preps]
-    total = sum(len(p.points) for p in preps)
-    with Progress(total, desc="reproduce", enabled=progress) as bar:
-        bar.update(sum(len(p.done) for p in preps))
-        for i, prep in enumerate(preps):
-            if not remaining[i]:
-                on_done(finish_run(prep, "local"))
+    with RunTracker(preps, on_done, "local", progress) as tracker:
         if not tasks:
             return
         install_compile_lock()
@@ -229,11 +254,7 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                             back.append((t, row))
                         top_up()   # keep the workers busy while this process writes
                         for t, row in back:
-                            preps[t.exp].on_row(t.point, row)
-                            bar.update(1)
-                            remaining[t.exp] -= 1
-                            if not remaining[t.exp]:
-                                on_done(finish_run(preps[t.exp], "local"))
+                            tracker.row(t.exp, t.point, row)
                         top_up()
                 except BaseException:
                     for f in inflight:

@@ -90,19 +90,22 @@ def _fingerprint(cfg: ExperimentConfig) -> dict:
     return {"scenario": cfg.scenario, "seed": cfg.seed, "paper": cfg.paper, "name": cfg.name}
 
 
+def shards_match(root: Path | str, cfg: ExperimentConfig) -> bool:
+    """Whether the shard directory holds shards of this scenario/seed (``prepare_shards`` keeps
+    them and a run resumes from them); reads only."""
+    try:
+        fp = json.loads((shard_dir(root, cfg) / "_fingerprint.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return fp == _fingerprint(cfg)
+
+
 def prepare_shards(root: Path | str, cfg: ExperimentConfig, fresh: bool = False) -> Path:
     """Create the shard directory; wipe it when ``fresh`` or when it belongs to another scenario/seed."""
     d = shard_dir(root, cfg)
     fp_path = d / "_fingerprint.json"
-    if d.exists():
-        stale = fresh
-        if not stale:
-            try:
-                stale = json.loads(fp_path.read_text()) != _fingerprint(cfg)
-            except (OSError, ValueError):
-                stale = True
-        if stale:
-            shutil.rmtree(d)
+    if d.exists() and (fresh or not shards_match(root, cfg)):
+        shutil.rmtree(d)
     d.mkdir(parents=True, exist_ok=True)
     if not fp_path.exists():
         write_json_atomic(_fingerprint(cfg), fp_path)

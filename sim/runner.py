@@ -200,19 +200,28 @@ class PreparedRun:
             self.failures.append((p.point_id, p.rep, row["error"]))
 
 
-def prepare_run(cfg: ExperimentConfig, scale: str | None = None, out_dir: Path | str = "results",
-                overrides: list[str] | None = None, fresh: bool = False) -> PreparedRun:
-    """Resolve scale + overrides, check everything that can be checked before any work (input
-    files, claim arguments, parameter values) and find the pending points."""
-    t0 = time.perf_counter()
+def resolve_run(cfg: ExperimentConfig, scale: str | None = None,
+                overrides: list[str] | None = None) -> tuple[ExperimentConfig, list[Point]]:
+    """(resolved config, its points): scale + overrides applied (a ``--set`` run is a variant),
+    and everything checked that can be checked before any work (input files, claim arguments,
+    parameter values).  Writes nothing (``prepare_run`` and ``sim.estimate`` share it)."""
     cfg = apply_overrides(apply_scale(cfg, scale), overrides)
     cfg = _as_variant(cfg, overrides)
     check_input_files(cfg)  # once, before any point: a missing profile/data file is one error
     from sim.claims import check_claim_args
     check_claim_args(cfg)      # a misspelled claim argument is a config error, before any work
-    root = Path(out_dir)
     points = expand_points(cfg)
     check_point_params(cfg, points)   # impossible values: one error, before any point runs
+    return cfg, points
+
+
+def prepare_run(cfg: ExperimentConfig, scale: str | None = None, out_dir: Path | str = "results",
+                overrides: list[str] | None = None, fresh: bool = False) -> PreparedRun:
+    """Resolve scale + overrides, check everything that can be checked before any work (input
+    files, claim arguments, parameter values) and find the pending points."""
+    t0 = time.perf_counter()
+    cfg, points = resolve_run(cfg, scale, overrides)
+    root = Path(out_dir)
     results.prepare_shards(root, cfg, fresh=fresh)
     done = results.done_points(root, cfg, points)
     pending = [p for p in points if (p.point_id, p.rep) not in done]

@@ -177,9 +177,15 @@ def _prime_partition(scenario: str, _it: Iterable) -> Iterable[int]:
     yield os.getpid()
 
 
-def _run_partition(runner: Callable, cfg: ExperimentConfig, acc: Any, it: Iterable) -> None:
-    """Executor side: run each (index, point) and send ``(index, row)`` to the driver."""
-    for idx, p in it:
+def _run_partition(runner: Callable, acc: Any, it: Iterable) -> None:
+    """Executor side: run each (index, config, point) and send ``(index, row)`` to the driver.
+
+    The compile lock (``engines.jitcache``) makes a kernel missing from the executor machine's
+    disk cache compile in one Python worker while the others wait for it and load it."""
+    from engines.jitcache import install_compile_lock
+
+    install_compile_lock()
+    for idx, cfg, p in it:
         acc.add([(idx, runner(cfg, p))])
 
 
@@ -261,26 +267,37 @@ def run_spark(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Poi
             raise
         prime.join()  # a failed prime job is harmless: the sweep job reports real failures
 
-        got, job_error = _run_sweep_job(sc, cfg, rest, on_row, runner)
-        missing = [p for i, p in enumerate(rest) if i not in got]
-        if missing:
-            why = (f"{type(job_error).__name__}: {_first_line(job_error)}" if job_error
-                   else "rows missing")
-            print(f"cepsim: spark sweep job ended early ({why}); running the {len(missing)} "
-                  f"unfinished point(s) as one job each", file=sys.stderr, flush=True)
-            _run_per_point(sc, cfg, missing, on_row, workers, runner)
+        run_items(sc, [(cfg, p) for p in rest], lambda i, row: on_row(rest[i], row), workers,
+                  runner)
     finally:
         if created:
             spark.stop()
 
 
-def _run_sweep_job(sc, cfg: ExperimentConfig, points: list[Point],
-                   on_row: Callable[[Point, dict], None],
-                   runner: Callable) -> tuple[set[int], BaseException | None]:
-    """One job, one task per point -> (indices whose rows were delivered, the job's error)."""
+def run_items(sc, items: list[tuple[ExperimentConfig, Point]],
+              on_row: Callable[[int, dict], None], workers: int | None = None,
+              runner: Callable[[ExperimentConfig, Point], dict] = run_point) -> None:
+    """Run ``items`` (config, point) as ONE Spark job, one task per item in list order (a stage
+    hands its tasks to free slots in partition order); ``on_row(index, row)`` is called in the
+    driver as each row arrives.  Items whose rows did not arrive because the job failed are
+    re-run as one single-task job each (a crash costs only its point, recorded as failed)."""
+    got, job_error = _run_job(sc, items, on_row, runner)
+    missing = [i for i in range(len(items)) if i not in got]
+    if missing:
+        why = (f"{type(job_error).__name__}: {_first_line(job_error)}" if job_error
+               else "rows missing")
+        print(f"cepsim: spark job ended early ({why}); running the {len(missing)} "
+              f"unfinished point(s) as one job each", file=sys.stderr, flush=True)
+        _run_per_point(sc, items, missing, on_row, workers, runner)
+
+
+def _run_job(sc, items: list[tuple[ExperimentConfig, Point]],
+             on_row: Callable[[int, dict], None],
+             runner: Callable) -> tuple[set[int], BaseException | None]:
+    """One job, one task per item -> (indices whose rows were delivered, the job's error)."""
     acc = sc.accumulator([], _accumulator_param())
-    rdd = sc.parallelize(list(enumerate(points)), numSlices=len(points))
-    job = _Job(sc, lambda: rdd.foreachPartition(partial(_run_partition, runner, cfg, acc)), "sweep")
+    rdd = sc.parallelize([(i, c, p) for i, (c, p) in enumerate(items)], numSlices=len(items))
+    job = _Job(sc, lambda: rdd.foreachPartition(partial(_run_partition, runner, acc)), "sweep")
     got: set[int] = set()
     seen = 0
 
@@ -292,7 +309,7 @@ def _run_sweep_job(sc, cfg: ExperimentConfig, points: list[Point],
             seen += 1
             if idx not in got:
                 got.add(idx)
-                on_row(points[idx], row)
+                on_row(idx, row)
 
     job.start()
     try:
@@ -306,27 +323,28 @@ def _run_sweep_job(sc, cfg: ExperimentConfig, points: list[Point],
     return got, job.error
 
 
-def _run_per_point(sc, cfg: ExperimentConfig, points: list[Point],
-                   on_row: Callable[[Point, dict], None], workers: int | None,
+def _run_per_point(sc, items: list[tuple[ExperimentConfig, Point]], indices: list[int],
+                   on_row: Callable[[int, dict], None], workers: int | None,
                    runner: Callable) -> None:
-    """Fallback after a failed sweep job: one single-task job per point, failures recorded."""
-    n_threads = max(1, min(workers or sc.defaultParallelism, len(points)))
+    """Fallback after a failed job: one single-task job per item, failures recorded."""
+    n_threads = max(1, min(workers or sc.defaultParallelism, len(indices)))
     group = f"cepsim-fallback-{uuid.uuid4().hex[:8]}"
 
-    def one(p: Point) -> dict:
+    def one(i: int) -> dict:
         sc.setJobGroup(group, "cepsim per-point fallback", interruptOnCancel=True)
+        cfg, p = items[i]
         return sc.parallelize([p], 1).map(partial(runner, cfg)).collect()[0]
 
     with ThreadPoolExecutor(max_workers=n_threads) as pool:
-        futs = {pool.submit(one, p): p for p in points}
+        futs = {pool.submit(one, i): i for i in indices}
         try:
             for fut in as_completed(futs):
-                p = futs[fut]
+                i = futs[fut]
                 try:
                     row = fut.result()
                 except Exception as exc:  # task failed inside Spark (lost worker, ...)
-                    row = _task_error_row(p, exc)
-                on_row(p, row)
+                    row = _task_error_row(items[i][1], exc)
+                on_row(i, row)
         except BaseException:
             for f in futs:
                 f.cancel()
