@@ -65,7 +65,8 @@ def remote_cases(draw):
                  utility_period=draw(st.sampled_from([1, 7])),
                  merge_requests=draw(st.booleans()),
                  in_event_order=draw(st.sampled_from(["class", "arrival"])),
-                 fetch_overhead_us=draw(st.sampled_from([0.0, 66.0])))
+                 fetch_overhead_us=draw(st.sampled_from([0.0, 66.0])),
+                 utility=draw(st.sampled_from(["paper", "artifact"])))
     unit = np.full(C.N_COUNTERS, draw(st.sampled_from([1e-8, 1e-6, 2e-5])))
     gap = draw(st.sampled_from([0.0, 1e-5, 1e-4]))
     return pat, stream, table, knobs, unit, gap

@@ -33,6 +33,7 @@ VARIANTS = [
     {},                                                              # the artifact's reading
     {"in_event_order": "arrival", "merge_requests": True},           # the earlier reading
     {"fetch_overhead_us": 66.0},                                     # eires_artifact profile
+    {"utility": "artifact"},                                         # the artifact's cost cache
 ]
 
 

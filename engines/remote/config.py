@@ -17,6 +17,7 @@ S_BL1, S_BL2, S_BL3, S_PFETCH, S_LZEVAL, S_HYBRID = range(6)
 CACHES = ("lru", "cost")
 C_LRU, C_COST = range(2)
 IN_EVENT_ORDERS = ("class", "arrival")
+UTILITIES = ("paper", "artifact")
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,11 @@ class RemoteOptions:
     Alg. 3).  ``lz_span``: LzEval postponement span in classes (0 = Eq. 8 decides).  ``noise``:
     fraction of prefetch predictions replaced by a random key (Fig. 10a).  ``utility_period``:
     events between utility refreshes.  ``stat_window``: transitions kept for Pr(j, d).
-    ``fetch_overhead_us``: a fixed time added to every fetch (the artifact's fetches are
+    ``utility``: ``paper`` (Alg. 2 / Eqs. 3-6, a ranking rebuilt every ``utility_period``
+    events; the cost cache always admits) or ``artifact`` (the authors' system: a count per key,
+    one per transition into a state referencing it, PatternMatcher.cpp line 1127; the cost cache
+    an ordered set by count that drops a fetched key whose count is not above its minimum,
+    Cache_ordered.cpp line 122).  ``fetch_overhead_us``: a fixed time added to every fetch (the artifact's fetches are
     ``sleep_for`` calls that overshoot L*U{1..10} us by the timer slack; see
     ``sim/profiles/eires_artifact.toml``).  ``in_event_order``: ``class`` (the authors' artifact: an event's transitions in query order,
     each over its source class) or ``arrival`` (oldest partial match first, the reading before
@@ -55,6 +60,7 @@ class RemoteOptions:
     miss_threshold: int = 3
     miss_reset: int = 2000
     fetch_overhead_us: float = 0.0
+    utility: str = "paper"
     in_event_order: str = "class"
     merge_requests: bool = False
     remote_table: object = field(default=None, compare=False)
@@ -66,6 +72,9 @@ class RemoteOptions:
         if self.cache not in CACHES:
             raise CepsimInputError(f"remote engine: cache {self.cache!r} is unknown; use 'lru' or "
                                    "'cost'")
+        if self.utility not in UTILITIES:
+            raise CepsimInputError(f"remote engine: utility {self.utility!r} is unknown; use one "
+                                   f"of {', '.join(UTILITIES)}")
         if self.in_event_order not in IN_EVENT_ORDERS:
             raise CepsimInputError(f"remote engine: in_event_order {self.in_event_order!r} is "
                                    f"unknown; use one of {', '.join(IN_EVENT_ORDERS)}")

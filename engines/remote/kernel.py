@@ -66,7 +66,8 @@ from engines.remote.store import (assign_worker, fetch_latency, heap_pop, heap_p
 
 # iopt indices
 I_STRAT, I_CACHE, I_CAP, I_W, I_SEED, I_LOOK, I_SPAN, I_UPER, I_SWIN, I_MTHR, I_MRES, I_POL, \
-    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD, I_PCAP, I_HIST, I_ORDER, I_MERGE = range(21)
+    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD, I_PCAP, I_HIST, I_ORDER, I_MERGE, I_UTIL = \
+    range(22)
 # fopt indices
 F_LUNIT, F_WF, F_WC, F_NOISE, F_WIN, F_BASE, F_OVER = range(7)
 # trace kinds
@@ -266,17 +267,97 @@ def _try_prefetch(key, fopt, seed, ndecide, K, incache, inflight, csize, cap, la
     return True, ndecide, nfetch, lat_sum, hn
 
 
+# The artifact's cost cache (zbjob/EIRES src/EIRES_cost_cache/Cache_ordered.cpp): an ordered set
+# of (utility, key), the utility being the key's transition count at its last update; the
+# minimum is evicted, and a full cache admits a fetched key only when its count is above the
+# minimum (line 122: ``if(utility > cacheHeap.begin()->first)``), else the element is dropped.
+# Here an indexed binary min-heap over (utility, key): ``cu`` utilities, ``ck`` keys, ``cpos``
+# the heap position of each key (-1 = not in it); ties by key, as the set orders its pairs.
+@njit(cache=True, inline="always")
+def _cu_less(cu, ck, a, b):
+    return cu[a] < cu[b] or (cu[a] == cu[b] and ck[a] < ck[b])
+
+
+@njit(cache=True)
+def _cu_swap(cu, ck, cpos, a, b):
+    cu[a], cu[b] = cu[b], cu[a]
+    ck[a], ck[b] = ck[b], ck[a]
+    cpos[ck[a]] = a
+    cpos[ck[b]] = b
+
+
+@njit(cache=True)
+def _cu_sift(cu, ck, cpos, n, j):
+    """Restore the heap around position ``j``; returns the comparisons made."""
+    steps = 0
+    while j > 0:
+        par = (j - 1) // 2
+        steps += 1
+        if not _cu_less(cu, ck, j, par):
+            break
+        _cu_swap(cu, ck, cpos, j, par)
+        j = par
+    while True:
+        l = 2 * j + 1
+        if l >= n:
+            break
+        c = l
+        if l + 1 < n:
+            steps += 1
+            if _cu_less(cu, ck, l + 1, l):
+                c = l + 1
+        steps += 1
+        if not _cu_less(cu, ck, c, j):
+            break
+        _cu_swap(cu, ck, cpos, j, c)
+        j = c
+    return steps
+
+
+@njit(cache=True)
+def _cu_set(cu, ck, cpos, n, key, u):
+    """Insert ``key`` with utility ``u`` (or update it when present); returns (n, steps)."""
+    j = cpos[key]
+    if j < 0:
+        j = n
+        n += 1
+        ck[j] = key
+        cpos[key] = j
+    cu[j] = u
+    return n, _cu_sift(cu, ck, cpos, n, j)
+
+
+@njit(cache=True)
+def _cu_remove(cu, ck, cpos, n, key):
+    """Remove ``key``; returns (n, steps)."""
+    j = cpos[key]
+    n -= 1
+    steps = 0
+    if j != n:
+        _cu_swap(cu, ck, cpos, j, n)
+        cpos[key] = -1
+        steps = _cu_sift(cu, ck, cpos, n, j)
+    cpos[key] = -1
+    return n, steps
+
+
 @njit(cache=True)
 def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltail, members, mpos,
                csize, rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
-               tst):
+               tst, art, kcount, cu, ck, cpos):
     """A fetched element arrives at the cache (``tr``: the tier it enters).  Already cached (a
     duplicate request: the artifact does not merge them): refreshed as most recent.  Else, when
     full, victims leave first - LRU: the least recently used; cost: the lowest of the utility
     ranking, T2 before T1 (the ranking exhausted: the oldest) - then it enters at the front.
-    Every step is a CACHE_OP.  Returns ``(lhead, ltail, csize, rank_ptr)``."""
+    Every step is a CACHE_OP.  ``art`` (the artifact's cost cache, see ``_cu_less``): the
+    victim is the lowest (count at last update, key), and a full cache drops a key whose count
+    is not above it (a TR_EVICT of the key itself in the trace).  Returns ``(lhead, ltail,
+    csize, rank_ptr)``."""
     if incache[k2] == 1:
         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+        if art:
+            _, st = _cu_set(cu, ck, cpos, csize, k2, float(kcount[k2]))
+            _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
         if lhead != k2:
             pv = lprev[k2]
             nx = lnext[k2]
@@ -290,9 +371,19 @@ def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltai
             lprev[lhead] = k2
             lhead = k2
         return lhead, ltail, csize, rank_ptr
+    if art and csize >= cap:
+        _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+        if not float(kcount[k2]) > cu[0]:
+            if tracing:
+                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EVICT, k2, 0, 0.0, clk)
+            return lhead, ltail, csize, rank_ptr        # not admitted
     while csize >= cap:
         if cache_kind == C_LRU:
             v = ltail
+        elif art:
+            v = ck[0]
+            _, st = _cu_remove(cu, ck, cpos, csize, v)
+            _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
         else:
             v = -1
             while rank_ptr < rank_n:
@@ -335,6 +426,9 @@ def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltai
         ltail = k2
     members[csize] = k2
     mpos[k2] = csize
+    if art:
+        _, st = _cu_set(cu, ck, cpos, csize, k2, float(kcount[k2]))
+        _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
     csize += 1
     _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
     return lhead, ltail, csize, rank_ptr
@@ -499,6 +593,15 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     ltail = -1
     csize = 0
     members = np.zeros(max(cap, 1), dtype=np.int64)
+    # the artifact's utility (utility="artifact"): a count per key, one per transition into a
+    # state that references the key (PatternMatcher.cpp line 1127), never re-ranked; the cost
+    # cache then keeps the indexed heap of _cu_less
+    art_util = iopt[I_UTIL] == 1
+    art = art_util and cache_kind == C_COST
+    kcount = np.zeros(K if art_util else 1, dtype=np.int64)
+    cu = np.zeros(max(cap, 1))
+    ck = np.zeros(max(cap, 1), dtype=np.int64)
+    cpos = np.full(K if art else 1, -1, dtype=np.int64)
     mpos = np.full(K, -1, dtype=np.int64)
     rank = np.zeros(max(cap, 1), dtype=np.int64)
     rank_n = 0
@@ -622,7 +725,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         mu = uf
                     keyv[q] = uc + (1e300 if tier[k] == 1 else 0.0)
                 min_util = mu
-                if cache_kind == C_COST:
+                if cache_kind == C_COST and not art:
                     order = np.argsort(keyv, kind="mergesort")
                     for q in range(csize):
                         rank[q] = members[order[q]]
@@ -786,6 +889,11 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             live += 1
                             psize[g] += 1
                             _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
+                            if art_util and use_pf:
+                                for r in range(NR):
+                                    if r_kslot[r] == 0 and r_chk[r] > 0:
+                                        kcount[kid[i, r_kid[r]]] += 1
+                                        _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
                             if use_util:
                                 for r in range(NR):
                                     if r_chk[r] == 1:
@@ -894,7 +1002,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                             k2, arr_tier[k2], cap, cache_kind, incache, tier,
                                             lprev, lnext, lhead, ltail, members, mpos, csize,
                                             rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing,
-                                            tr_k, tr_a, tr_b, tr_x, tst)
+                                            tr_k, tr_a, tr_b, tr_x, tst, art, kcount, cu, ck,
+                                            cpos)
                             if strat != S_BL1:
                                 _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                                 have = incache[key] == 1
@@ -903,6 +1012,10 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                            1 if have else 0, 0.0, clk)
                                 if have:
                                     hits += 1
+                                    if art:      # a hit refreshes the key's count (line 1065)
+                                        _, st = _cu_set(cu, ck, cpos, csize, key,
+                                                        float(kcount[key]))
+                                        _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
                                     if lhead != key:        # LRU: move to the front
                                         pv = lprev[key]
                                         nx = lnext[key]
@@ -969,12 +1082,26 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     n_thread += 1
                                     blocked += lat
                                     clk[0] += lat
+                                    # worker fetches that arrived during the sleep reach the
+                                    # cache first (the artifact's cache thread applies them as
+                                    # they come)
+                                    while hn > 0 and ht[0] <= clk[0]:
+                                        k2 = hk[0]
+                                        hn = heap_pop(ht, hk, hn)
+                                        inflight[k2] = -1.0
+                                        if cap > 0:
+                                            lhead, ltail, csize, rank_ptr = _cache_put(
+                                                k2, arr_tier[k2], cap, cache_kind, incache, tier,
+                                                lprev, lnext, lhead, ltail, members, mpos, csize,
+                                                rank, rank_n, rank_ptr, cnt, i, unit, clk,
+                                                tracing, tr_k, tr_a, tr_b, tr_x, tst, art, kcount,
+                                                cu, ck, cpos)
                                     if cap > 0:
                                         lhead, ltail, csize, rank_ptr = _cache_put(
                                             key, 2, cap, cache_kind, incache, tier, lprev, lnext,
                                             lhead, ltail, members, mpos, csize, rank, rank_n,
                                             rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a,
-                                            tr_b, tr_x, tst)
+                                            tr_b, tr_x, tst, art, kcount, cu, ck, cpos)
                             # evaluate
                             if postponed:
                                 pend &= ~bit
@@ -1025,6 +1152,16 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             pend = 0
                         if policy_next:
                             remove = True                  # the run moves on (or dies)
+                        if alive and art_util:
+                            # the artifact's per-key counts: +1 per transition into a state that
+                            # references the key (PatternMatcher.cpp line 1127): the checking
+                            # class, the lookahead classes with PFetch, the later ones with
+                            # LzEval (cep_match.cpp lines 1763-1790)
+                            for r in range(NR):
+                                if ns == r_chk[r] or (use_pf and r_kslot[r] <= ns < r_chk[r]) \
+                                        or (use_lz and ns > r_chk[r]):
+                                    kcount[kid[tmp[r_kslot[r]], r_kid[r]]] += 1
+                                    _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
                         if alive:
                             if complete:
                                 _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
@@ -1279,7 +1416,7 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
         np.ascontiguousarray(unit_cost, dtype=np.float64)
     if unit.shape != (C.N_COUNTERS,):
         raise CepsimInputError(f"remote engine: unit_cost must have {C.N_COUNTERS} entries")
-    iopt = np.zeros(21, np.int64)
+    iopt = np.zeros(22, np.int64)
     iopt[I_PCAP] = max(int(initial_capacity), 1)
     iopt[I_STRAT] = opts.strategy_code
     iopt[I_CACHE] = opts.cache_code
@@ -1301,6 +1438,7 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     iopt[I_HIST] = 1 if latency_hist else 0
     iopt[I_ORDER] = 0 if opts.in_event_order == "class" else 1
     iopt[I_MERGE] = 1 if opts.merge_requests else 0
+    iopt[I_UTIL] = 1 if opts.utility == "artifact" else 0
     fopt = np.array([opts.latency_unit_us * 1e-6, opts.omega_fetch, opts.omega_cache, opts.noise,
                      program.window, float(base_cost), opts.fetch_overhead_us * 1e-6],
                     dtype=np.float64)
