@@ -128,6 +128,7 @@ def point(params: dict, seed: int) -> dict:
               cache_size=max(cache_size, 1), fetch_overhead_us=over,
               in_event_order=str(p.get("in_event_order", "class")),
               merge_requests=bool(p.get("merge_requests", False)),
+              utility=str(p.get("utility", "artifact")),
               latency_unit_us=float(p.get("latency_unit_us", 10.0)),
               workers=int(p.get("workers", 5)), seed=int(seed) % (2**62),
               omega_fetch=float(p.get("omega_fetch", 0.7)),
