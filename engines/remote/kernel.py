@@ -27,11 +27,18 @@ when no lookahead class is left, at the estimated arrival (a timer set when a cl
 match is created fires 1/lambda - mean latency later, lambda its monitored extension rate; the
 decision is taken at the next event's start, Alg. 1 lines 8-12); either way only when the key's
 utility beats the cache's minimum (Eq. 7).
-Requests for a key already in flight are merged (the authors' artifact does not merge).
+Requests for a key already in flight are merged only with ``merge_requests=True``; by default
+(the authors' artifact) a blocking fetch sleeps on the matching thread's own clock, whatever is
+in flight, and LzEval sends a new request at every missing re-check.  The order of work inside
+an event is ``in_event_order`` (default ``class``: the artifact's transitions in query order;
+see the comment at the partial-match walks).  Keys of any value are factorized to dense ids
+once per run (``engines.remote.table``).
 
-Caches: LRU (doubly linked list) or cost-based (two tiers: elements fetched on demand or by
-LzEval are T1 until their first use, prefetched ones T2; eviction takes the lowest utility from a
-ranking rebuilt every ``utility_period`` events, T2 before T1).  Utility (Eqs. 3-6):
+Caches: LRU (doubly linked list) or cost-based.  ``utility="paper"``: two tiers (elements
+fetched on demand or by LzEval are T1 until their first use, prefetched ones T2; eviction takes
+the lowest utility from a ranking rebuilt every ``utility_period`` events, T2 before T1; always
+admits).  ``utility="artifact"``: per-key transition counts and the artifact's ordered set with
+its admission rule (see ``_cu_less``).  Utility (Eqs. 3-6):
 ``U = l * (w * UU + (1 - w) * FU)`` with ``UU`` = live partial matches needing the key next (or
 holding it postponed) and ``FU = sum_j avgP_j * Pr(j, key)`` over the classes that will need it,
 ``Pr`` from the last ``stat_window`` transitions and ``avgP_j`` an exponential average of the
