@@ -349,6 +349,30 @@ def _cu_remove(cu, ck, cpos, n, key):
 
 
 @njit(cache=True)
+def _cache_touch(k, lprev, lnext, lhead, ltail, csize, art, kcount, cu, ck, cpos, cnt, i, unit,
+                 clk):
+    """A use of cached key ``k``: most recent in the LRU list and, with the artifact's cost
+    cache, its count refreshed in the ordered set (a hit calls Cache::update with the key's
+    current count, PatternMatcher.cpp line 1065).  Returns ``(lhead, ltail)``."""
+    if art:
+        _, st = _cu_set(cu, ck, cpos, csize, k, float(kcount[k]))
+        _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
+    if lhead != k:
+        pv = lprev[k]
+        nx = lnext[k]
+        lnext[pv] = nx
+        if nx >= 0:
+            lprev[nx] = pv
+        else:
+            ltail = pv
+        lprev[k] = -1
+        lnext[k] = lhead
+        lprev[lhead] = k
+        lhead = k
+    return lhead, ltail
+
+
+@njit(cache=True)
 def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltail, members, mpos,
                csize, rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
                tst, art, kcount, cu, ck, cpos):
@@ -362,21 +386,8 @@ def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltai
     csize, rank_ptr)``."""
     if incache[k2] == 1:
         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-        if art:
-            _, st = _cu_set(cu, ck, cpos, csize, k2, float(kcount[k2]))
-            _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
-        if lhead != k2:
-            pv = lprev[k2]
-            nx = lnext[k2]
-            lnext[pv] = nx
-            if nx >= 0:
-                lprev[nx] = pv
-            else:
-                ltail = pv
-            lprev[k2] = -1
-            lnext[k2] = lhead
-            lprev[lhead] = k2
-            lhead = k2
+        lhead, ltail = _cache_touch(k2, lprev, lnext, lhead, ltail, csize, art, kcount, cu, ck,
+                                    cpos, cnt, i, unit, clk)
         return lhead, ltail, csize, rank_ptr
     if art and csize >= cap:
         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
@@ -452,6 +463,79 @@ def _grow_heap(ht, hk, hn, need):
     n_ht[:hn] = ht[:hn]
     n_hk[:hn] = hk[:hn]
     return n_ht, n_hk
+
+
+@njit(cache=True)
+def _enter_class(pm, p, ns, pend, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt, ttot, ring_j,
+                 ring_k, ring_pos, ring_fill, swin, cnt, i, unit, clk):
+    """Partial match ``p`` has entered class ``ns`` (extended in place or newly created): its
+    keys needed next (or still postponed) count towards the urgent utility, and each key it
+    holds for a later check is one transition of the Pr(j, d) statistics (Alg. 2 lines 2-4; a
+    ring of the last ``swin`` transitions, STAT_UPDATE each).  Returns ``(ring_pos,
+    ring_fill)``."""
+    for r in range(NR):
+        bit = np.int64(1) << r
+        if ns == r_chk[r] - 1 or (pend & bit) != 0:
+            need[kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]]] += 1
+        if r_kslot[r] <= ns < r_chk[r]:
+            kk = kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]]
+            row = r * M + ns
+            if ring_fill == swin:
+                tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
+                ttot[ring_j[ring_pos]] -= 1
+            else:
+                ring_fill += 1
+            ring_j[ring_pos] = row
+            ring_k[ring_pos] = kk
+            ring_pos = (ring_pos + 1) % swin
+            tcnt[row, kk] += 1
+            ttot[row] += 1
+            _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
+    return ring_pos, ring_fill
+
+
+@njit(cache=True)
+def _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot, r_ccol, r_scale, r_off, cnt, i, unit,
+                  clk):
+    """Evaluate remote predicate ``r`` with the value of ``key`` (PRED_EVAL): ``x.a OP
+    R(key) * k + c`` against the bound event ``tmp[r_cslot[r]]``, or ``R(key) OP c``."""
+    val = rtab[key]
+    _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
+    if r_cslot[r] < 0:
+        return compare(r_op[r], val, r_off[r])
+    return compare(r_op[r], attrs[tmp[r_cslot[r]], r_ccol[r]], val * r_scale[r] + r_off[r])
+
+
+@njit(cache=True)
+def _entry_prefetch(p, pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea, ea_off, tmr, tht, thn,
+                    te_nfree, fopt, seed, ndecide, K, incache, inflight, csize, cap, lat_sum,
+                    nfetch, lunit, need, ttot, tcnt, avgP, min_util, wfree, arr_tier, ht, hk, hn,
+                    cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst):
+    """PFetch when partial match ``p`` enters its class (new run or extension, Alg. 1 lines
+    5-7): per remote predicate, an estimated-arrival timer when the class is the one needing
+    the datum and no lookahead class is left (a free timer id; room is reserved per event), or
+    a prefetch decision (``_try_prefetch``) when the class is the lookahead class.  Returns
+    ``(te_nfree, thn, ndecide, nfetch, lat_sum, hn)``."""
+    sp_ = pm[p, PM_SLOT]
+    for r in range(NR):
+        if ea[r] == 1 and sp_ == r_chk[r] - 1:
+            # estimated-arrival timing: prefetch ea_off after this class-m match is created
+            te_nfree -= 1
+            tid = tmr[TM_FREE, te_nfree]
+            tmr[TM_PM, tid] = p
+            tmr[TM_GEN, tid] = pm[p, PM_GEN]
+            tmr[TM_PRED, tid] = r
+            thn = heap_push(tht, tmr[TM_HEAP], thn, clk[0] + ea_off[r], tid)
+            _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
+            continue
+        if la[r] != sp_ or sp_ >= r_chk[r]:
+            continue
+        _, ndecide, nfetch, lat_sum, hn = _try_prefetch(
+            kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]], fopt, seed, ndecide, K, incache, inflight,
+            csize, cap, lat_sum, nfetch, lunit, need, NR, M, r_kslot, r_chk, ttot, tcnt, avgP,
+            min_util, wfree, arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b,
+            tr_x, tst)
+    return te_nfree, thn, ndecide, nfetch, lat_sum, hn
 
 
 @njit(cache=True, inline="always")
@@ -902,42 +986,17 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                         kcount[kid[i, r_kid[r]]] += 1
                                         _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
                             if use_util:
-                                for r in range(NR):
-                                    if r_chk[r] == 1:
-                                        need[kid[i, r_kid[r]]] += 1
-                                    if r_kslot[r] == 0 and r_chk[r] > 0:
-                                        kk = kid[i, r_kid[r]]
-                                        row = r * M
-                                        if ring_fill == swin:
-                                            tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
-                                            ttot[ring_j[ring_pos]] -= 1
-                                        else:
-                                            ring_fill += 1
-                                        ring_j[ring_pos] = row
-                                        ring_k[ring_pos] = kk
-                                        ring_pos = (ring_pos + 1) % swin
-                                        tcnt[row, kk] += 1
-                                        ttot[row] += 1
-                                        _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
+                                ring_pos, ring_fill = _enter_class(
+                                    pm, p, 0, 0, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt,
+                                    ttot, ring_j, ring_k, ring_pos, ring_fill, swin, cnt, i, unit,
+                                    clk)
                             if use_pf:
-                                for r in range(NR):
-                                    if ea[r] == 1 and 0 == r_chk[r] - 1:
-                                        # estimated-arrival timing: prefetch ea_off after this class-m match is created
-                                        te_nfree -= 1
-                                        tid = tmr[TM_FREE, te_nfree]
-                                        tmr[TM_PM, tid] = p
-                                        tmr[TM_GEN, tid] = pm[p, PM_GEN]
-                                        tmr[TM_PRED, tid] = r
-                                        thn = heap_push(tht, tmr[TM_HEAP], thn, clk[0] + ea_off[r], tid)
-                                        _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
-                                        continue
-                                    if la[r] != 0 or r_chk[r] == 0:
-                                        continue
-                                    issued, ndecide, nfetch, lat_sum, hn = _try_prefetch(
-                                        kid[i, r_kid[r]], fopt, seed, ndecide, K, incache, inflight,
-                                        csize, cap, lat_sum, nfetch, lunit, need, NR, M, r_kslot, r_chk,
-                                        ttot, tcnt, avgP, min_util, wfree, arr_tier, ht, hk, hn, cnt, i,
-                                        unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst)
+                                te_nfree, thn, ndecide, nfetch, lat_sum, hn = _entry_prefetch(
+                                    p, pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea, ea_off, tmr,
+                                    tht, thn, te_nfree, fopt, seed, ndecide, K, incache, inflight,
+                                    csize, cap, lat_sum, nfetch, lunit, need, ttot, tcnt, avgP,
+                                    min_util, wfree, arr_tier, ht, hk, hn, cnt, i, unit, clk,
+                                    tracing, tr_k, tr_a, tr_b, tr_x, tst)
                 continue
             q = head[g]
             prev = -1
@@ -1019,22 +1078,9 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                            1 if have else 0, 0.0, clk)
                                 if have:
                                     hits += 1
-                                    if art:      # a hit refreshes the key's count (line 1065)
-                                        _, st = _cu_set(cu, ck, cpos, csize, key,
-                                                        float(kcount[key]))
-                                        _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
-                                    if lhead != key:        # LRU: move to the front
-                                        pv = lprev[key]
-                                        nx = lnext[key]
-                                        lnext[pv] = nx
-                                        if nx >= 0:
-                                            lprev[nx] = pv
-                                        else:
-                                            ltail = pv
-                                        lprev[key] = -1
-                                        lnext[key] = lhead
-                                        lprev[lhead] = key
-                                        lhead = key
+                                    lhead, ltail = _cache_touch(
+                                        key, lprev, lnext, lhead, ltail, csize, art, kcount, cu,
+                                        ck, cpos, cnt, i, unit, clk)
                                     if tier[key] == 1:
                                         tier[key] = 2
                                         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
@@ -1112,14 +1158,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             # evaluate
                             if postponed:
                                 pend &= ~bit
-                            val = rtab[key]
-                            _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
-                            if r_cslot[r] < 0:
-                                res = compare(r_op[r], val, r_off[r])
-                            else:
-                                res = compare(r_op[r], attrs[tmp[r_cslot[r]], r_ccol[r]],
-                                              val * r_scale[r] + r_off[r])
-                            if not res:
+                            if not _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot, r_ccol,
+                                                 r_scale, r_off, cnt, i, unit, clk):
                                 alive = False
                                 if postponed:
                                     remove = True          # the partial match itself is dead
@@ -1146,14 +1186,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 if (pend & bit) == 0:
                                     continue
                                 key = kid[tmp[r_kslot[r]], r_kid[r]]
-                                val = rtab[key]
-                                _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
-                                if r_cslot[r] < 0:
-                                    res = compare(r_op[r], val, r_off[r])
-                                else:
-                                    res = compare(r_op[r], attrs[tmp[r_cslot[r]], r_ccol[r]],
-                                                  val * r_scale[r] + r_off[r])
-                                if not res:
+                                if not _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot,
+                                                     r_ccol, r_scale, r_off, cnt, i, unit, clk):
                                     alive = False
                                     break
                             pend = 0
@@ -1199,25 +1233,10 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
                                 _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
                                 if use_util:
-                                    for r in range(NR):
-                                        bit = np.int64(1) << r
-                                        if ns == r_chk[r] - 1 or (pend & bit) != 0:
-                                            need[kid[pm[q, PM_EV + r_kslot[r]], r_kid[r]]] += 1
-                                        if r_kslot[r] <= ns < r_chk[r]:
-                                            # Pr(j, d) statistics: a transition into class ns
-                                            kk = kid[pm[q, PM_EV + r_kslot[r]], r_kid[r]]
-                                            row = r * M + ns
-                                            if ring_fill == swin:
-                                                tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
-                                                ttot[ring_j[ring_pos]] -= 1
-                                            else:
-                                                ring_fill += 1
-                                            ring_j[ring_pos] = row
-                                            ring_k[ring_pos] = kk
-                                            ring_pos = (ring_pos + 1) % swin
-                                            tcnt[row, kk] += 1
-                                            ttot[row] += 1
-                                            _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
+                                    ring_pos, ring_fill = _enter_class(
+                                        pm, q, ns, pend, NR, M, r_chk, r_kslot, kid, r_kid, need,
+                                        tcnt, ttot, ring_j, ring_k, ring_pos, ring_fill, swin, cnt,
+                                        i, unit, clk)
                                 tmp[0] = -1 - q             # marker: prefetch hook for pm q
                             else:
                                 # greedy: a new partial match at the tail
@@ -1240,48 +1259,19 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 psize[g] += 1
                                 _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
                                 if use_util:
-                                    for r in range(NR):
-                                        bit = np.int64(1) << r
-                                        if ns == r_chk[r] - 1 or (pend & bit) != 0:
-                                            need[kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]]] += 1
-                                        if r_kslot[r] <= ns < r_chk[r]:
-                                            kk = kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]]
-                                            row = r * M + ns
-                                            if ring_fill == swin:
-                                                tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
-                                                ttot[ring_j[ring_pos]] -= 1
-                                            else:
-                                                ring_fill += 1
-                                            ring_j[ring_pos] = row
-                                            ring_k[ring_pos] = kk
-                                            ring_pos = (ring_pos + 1) % swin
-                                            tcnt[row, kk] += 1
-                                            ttot[row] += 1
-                                            _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
+                                    ring_pos, ring_fill = _enter_class(
+                                        pm, p, ns, pend, NR, M, r_chk, r_kslot, kid, r_kid, need,
+                                        tcnt, ttot, ring_j, ring_k, ring_pos, ring_fill, swin, cnt,
+                                        i, unit, clk)
                                 tmp[0] = -1 - p
                             # ------------------------------------------ PFetch: lookahead hook
                             if use_pf and tmp[0] < 0:
-                                p = -1 - tmp[0]
-                                sp_ = pm[p, PM_SLOT]
-                                for r in range(NR):
-                                    if ea[r] == 1 and sp_ == r_chk[r] - 1:
-                                        # estimated-arrival timing: prefetch ea_off after this class-m match is created
-                                        te_nfree -= 1
-                                        tid = tmr[TM_FREE, te_nfree]
-                                        tmr[TM_PM, tid] = p
-                                        tmr[TM_GEN, tid] = pm[p, PM_GEN]
-                                        tmr[TM_PRED, tid] = r
-                                        thn = heap_push(tht, tmr[TM_HEAP], thn, clk[0] + ea_off[r], tid)
-                                        _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
-                                        continue
-                                    if la[r] != sp_ or sp_ >= r_chk[r]:
-                                        continue
-                                    issued, ndecide, nfetch, lat_sum, hn = _try_prefetch(
-                                        kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]], fopt, seed, ndecide,
-                                        K, incache, inflight, csize, cap, lat_sum, nfetch, lunit, need,
-                                        NR, M, r_kslot, r_chk, ttot, tcnt, avgP, min_util, wfree,
-                                        arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k, tr_a,
-                                        tr_b, tr_x, tst)
+                                te_nfree, thn, ndecide, nfetch, lat_sum, hn = _entry_prefetch(
+                                    -1 - tmp[0], pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea,
+                                    ea_off, tmr, tht, thn, te_nfree, fopt, seed, ndecide, K,
+                                    incache, inflight, csize, cap, lat_sum, nfetch, lunit, need,
+                                    ttot, tcnt, avgP, min_util, wfree, arr_tier, ht, hk, hn, cnt,
+                                    i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst)
                             tmp[0] = 0
                         else:
                             if policy_next:
