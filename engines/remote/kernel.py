@@ -348,7 +348,7 @@ def _cu_remove(cu, ck, cpos, n, key):
     return n, steps
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cache_touch(k, lprev, lnext, lhead, ltail, csize, art, kcount, cu, ck, cpos, cnt, i, unit,
                  clk):
     """A use of cached key ``k``: most recent in the LRU list and, with the artifact's cost
@@ -465,7 +465,7 @@ def _grow_heap(ht, hk, hn, need):
     return n_ht, n_hk
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _enter_class(pm, p, ns, pend, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt, ttot, ring_j,
                  ring_k, ring_pos, ring_fill, swin, cnt, i, unit, clk):
     """Partial match ``p`` has entered class ``ns`` (extended in place or newly created): its
@@ -494,7 +494,7 @@ def _enter_class(pm, p, ns, pend, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt,
     return ring_pos, ring_fill
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot, r_ccol, r_scale, r_off, cnt, i, unit,
                   clk):
     """Evaluate remote predicate ``r`` with the value of ``key`` (PRED_EVAL): ``x.a OP
@@ -504,6 +504,16 @@ def _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot, r_ccol, r_scale, r_of
     if r_cslot[r] < 0:
         return compare(r_op[r], val, r_off[r])
     return compare(r_op[r], attrs[tmp[r_cslot[r]], r_ccol[r]], val * r_scale[r] + r_off[r])
+
+
+@njit(cache=True, inline="always")
+def _wants_prefetch(sp_, NR, la, ea, r_chk):
+    """Whether ``_entry_prefetch`` has anything to do for a partial match entering class
+    ``sp_`` (a cheap test that spares the call, with its long argument list, on most entries)."""
+    for r in range(NR):
+        if (ea[r] == 1 and sp_ == r_chk[r] - 1) or (la[r] == sp_ and sp_ < r_chk[r]):
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -990,7 +1000,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     pm, p, 0, 0, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt,
                                     ttot, ring_j, ring_k, ring_pos, ring_fill, swin, cnt, i, unit,
                                     clk)
-                            if use_pf:
+                            if use_pf and _wants_prefetch(0, NR, la, ea, r_chk):
                                 te_nfree, thn, ndecide, nfetch, lat_sum, hn = _entry_prefetch(
                                     p, pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea, ea_off, tmr,
                                     tht, thn, te_nfree, fopt, seed, ndecide, K, incache, inflight,
@@ -1265,7 +1275,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                         i, unit, clk)
                                 tmp[0] = -1 - p
                             # ------------------------------------------ PFetch: lookahead hook
-                            if use_pf and tmp[0] < 0:
+                            if use_pf and tmp[0] < 0 and _wants_prefetch(
+                                    pm[-1 - tmp[0], PM_SLOT], NR, la, ea, r_chk):
                                 te_nfree, thn, ndecide, nfetch, lat_sum, hn = _entry_prefetch(
                                     -1 - tmp[0], pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea,
                                     ea_off, tmr, tht, thn, te_nfree, fopt, seed, ndecide, K,
