@@ -597,7 +597,20 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
           progress: Optional[bool] = typer.Option(
               None, "--progress/--no-progress",
               help="stage progress on stderr (default: on a terminal, for data files of "
-                   f"{_PROGRESS_MIN_BYTES >> 20} MiB or more)")):
+                   f"{_PROGRESS_MIN_BYTES >> 20} MiB or more)"),
+          strategy: Optional[str] = typer.Option(
+              None, "--strategy", help="remote engine: BL1, BL2, BL3, PFetch, LzEval or Hybrid"),
+          cache: Optional[str] = typer.Option(None, "--cache",
+                                              help="remote engine: cache policy lru or cost"),
+          cache_size: Optional[int] = typer.Option(None, "--cache-size",
+                                                   help="remote engine: cache capacity (keys)"),
+          remote_table: Optional[Path] = typer.Option(
+              None, "--remote-table",
+              help="remote engine: CSV or Parquet file with columns key,value (default: "
+                   "identity, the value is the key)"),
+          remote_opt: Optional[List[str]] = typer.Option(
+              None, "--remote-opt", help="remote engine: another option NAME=VALUE (e.g. "
+                                         "latency_unit_us=10, workers=5); repeatable")):
     """Evaluate PATTERN over DATA with one engine; write matches as JSON lines (0-based rows)."""
     from engines.registry import engine_names
 
@@ -608,6 +621,8 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
                    ("--max-branches", max_branches), ("--max-states", max_states)):
         if v is not None and v < 1:
             raise CepsimInputError(f"{opt} must be >= 1 (got {v})")
+    remote_opts = _remote_match_options(engine, strategy, cache, cache_size, remote_table,
+                                        remote_opt)
     text, source = _pattern_text(pattern)
     if not data.exists():
         raise CepsimInputError(f"{data}: data file not found; give the path of the events file")
@@ -642,7 +657,7 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
         bar.stage(f"match: evaluating with {engine}")
         res, t_jit, _ = _match_evaluate(run_engine, engine, prog, stream, order, plan,
                                         trigger, max_partial_matches, max_matches,
-                                        max_states)
+                                        max_states, remote_opts)
         bar.update(1)
         c3, t3 = time.process_time(), time.perf_counter()
         n_matches = len(res.matches)
@@ -721,9 +736,58 @@ def _match_progress(progress: Optional[bool], data: Path):
     return Progress(4, desc="match", unit="stages", enabled=None if show else False)
 
 
-def _match_evaluate(run_engine, engine, prog, stream, order, plan, trigger, max_partial_matches,
-                    max_matches, max_states):
+def _remote_match_options(engine: str, strategy, cache, cache_size, remote_table,
+                          remote_opt) -> dict:
+    """The remote engine's options from ``cepsim match`` flags, validated before any data is
+    read (``engines.remote.config``); refused for other engines, naming the flag."""
+    given = {"--strategy": strategy, "--cache": cache, "--cache-size": cache_size,
+             "--remote-table": remote_table, "--remote-opt": remote_opt or None}
+    used = [k for k, v in given.items() if v is not None]
+    if not used:
+        return {}
+    if engine != "remote":
+        raise CepsimInputError(f"{', '.join(used)}: only for --engine remote (got --engine "
+                               f"{engine})")
+    from engines.remote.config import OPTION_NAMES, RemoteOptions, options_from
     opts: dict = {}
+    if strategy is not None:
+        opts["strategy"] = strategy
+    if cache is not None:
+        opts["cache"] = cache
+    if cache_size is not None:
+        opts["cache_size"] = cache_size
+    fields = RemoteOptions.__dataclass_fields__
+    for item in remote_opt or []:
+        name, sep, val = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in OPTION_NAMES or name == "remote_table":
+            raise CepsimInputError(f"--remote-opt {item!r}: give NAME=VALUE with NAME one of "
+                                   f"{[n for n in OPTION_NAMES if n != 'remote_table']}")
+        default = fields[name].default
+        try:
+            if isinstance(default, bool):
+                if val.strip().lower() not in ("true", "false", "1", "0"):
+                    raise ValueError(val)
+                opts[name] = val.strip().lower() in ("true", "1")
+            elif isinstance(default, int):
+                opts[name] = int(val)
+            elif isinstance(default, float):
+                opts[name] = float(val)
+            else:
+                opts[name] = val.strip()
+        except ValueError:
+            raise CepsimInputError(f"--remote-opt {item!r}: {name} needs a "
+                                   f"{type(default).__name__} value") from None
+    options_from(opts)                         # refuses bad values now, naming the option
+    if remote_table is not None:
+        from engines.remote.table import load_remote_table
+        opts["remote"] = load_remote_table(remote_table)
+    return opts
+
+
+def _match_evaluate(run_engine, engine, prog, stream, order, plan, trigger, max_partial_matches,
+                    max_matches, max_states, remote_opts=None):
+    opts: dict = dict(remote_opts or {})
     if order:
         opts["order"] = [s.strip() for s in order.split(",") if s.strip()]
     if plan:

@@ -4,8 +4,8 @@ PASS and built to FAIL, both directions asserted, the numbers the verdict rests 
 table and on a table whose every row is an error.
 
 Tables carry only the columns the claims read (the panel keys dataset / query / policy / cache,
-``strategy``, the swept parameter, ``arr_lat_p50`` / ``arr_lat_p95`` -- the claims' latency
-metric, ``METRIC = "arr_lat"`` -- and ``error``).
+``strategy``, the swept parameter, ``lat_p50`` / ``lat_p95`` -- the claims' latency
+metric, ``METRIC = "lat"`` (the artifact's metric) -- and ``error``).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _rows(spec, dataset="DS1", query="Q1", policy="greedy", cache="cost", **extr
     for st, v in spec.items():
         p50, p95 = v if isinstance(v, tuple) else (v, 2 * v)
         out.append({"dataset": dataset, "query": query, "policy": policy, "cache": cache,
-                    "strategy": st, "arr_lat_p50": p50, "arr_lat_p95": p95, "error": None,
+                    "strategy": st, "lat_p50": p50, "lat_p95": p95, "error": None,
                     **extra})
     return pd.DataFrame(out)
 
@@ -36,9 +36,9 @@ def _cat(*dfs):
 
 
 def _sweep(x, xs, by_strategy):
-    """``by_strategy``: strategy -> arr_lat_p50 per value of ``xs``."""
+    """``by_strategy``: strategy -> lat_p50 per value of ``xs``."""
     return pd.DataFrame([{"dataset": "DS1", "query": "Q1", "policy": "greedy", "cache": "cost",
-                          "strategy": st, x: xv, "arr_lat_p50": v, "error": None}
+                          "strategy": st, x: xv, "lat_p50": v, "error": None}
                          for st, vals in by_strategy.items() for xv, v in zip(xs, vals)])
 
 
@@ -108,11 +108,11 @@ CASES = [
     ("hybrid-best-pass", lambda df: S.claim_hybrid_best(df, factor=1.1), _overall(), True,
      [r"^4/4 panel-percentiles pass \(paper: Hybrid best everywhere\)$"]),
     ("hybrid-best-pass-error-row-ignored", lambda df: S.claim_hybrid_best(df),
-     _with_error_row(_overall(), strategy="BL1", arr_lat_p50=0.001, arr_lat_p95=0.001), True,
+     _with_error_row(_overall(), strategy="BL1", lat_p50=0.001, lat_p95=0.001), True,
      [r"^4/4 panel-percentiles pass"]),
     ("hybrid-best-fail", lambda df: S.claim_hybrid_best(df, factor=1.1),
      _overall(pfetch=(9.0, 30.0)), False,
-     [r"^3/4 panel-percentiles pass; fails: DS1/Q1/greedy/cost arr_lat_p50: Hybrid 10\.0 vs "
+     [r"^3/4 panel-percentiles pass; fails: DS1/Q1/greedy/cost lat_p50: Hybrid 10\.0 vs "
       r"best PFetch 9\.0 \(paper"]),
     ("hybrid-best-fail-no-hybrid", lambda df: S.claim_hybrid_best(df),
      _overall().query("strategy != 'Hybrid'"), False, [r"^0/0 panel-percentiles pass"]),
@@ -125,15 +125,15 @@ CASES = [
       r"DS1/Q1/greedy/lru LzEval 45\.0 >= 40\.0$"]),
     # a baseline without latency (no match) is skipped wherever it sits in BL1..BL3
     ("pf-lz-pass-bl1-without-latency", lambda df: S.claim_pf_lz_below_baselines(df),
-     _overall().assign(arr_lat_p50=lambda d: d.arr_lat_p50.where(d.strategy != "BL1")), True,
+     _overall().assign(lat_p50=lambda d: d.lat_p50.where(d.strategy != "BL1")), True,
      [r"^4/4 pass$"]),
     ("pf-lz-fail-bl1-without-latency", lambda df: S.claim_pf_lz_below_baselines(df),
-     _overall(lz=55.0).assign(arr_lat_p50=lambda d: d.arr_lat_p50.where(d.strategy != "BL1")),
+     _overall(lz=55.0).assign(lat_p50=lambda d: d.lat_p50.where(d.strategy != "BL1")),
      False, [r"LzEval 55\.0 >= 50\.0"]),
     ("pf-lz-fail-bl2-without-latency", lambda df: S.claim_pf_lz_below_baselines(df),
      _overall(lz=45.0, bl2=(np.nan, np.nan)), False, [r"LzEval 45\.0 >= 40\.0"]),
     ("pf-lz-fail-no-baseline-latency", lambda df: S.claim_pf_lz_below_baselines(df),
-     _overall().assign(arr_lat_p50=lambda d: d.arr_lat_p50.where(~d.strategy.str.startswith("BL"))),
+     _overall().assign(lat_p50=lambda d: d.lat_p50.where(~d.strategy.str.startswith("BL"))),
      False, [r"PFetch 9\.5 >= nan"]),
 
     # --- claim_ratios
@@ -151,21 +151,21 @@ CASES = [
     # --- claim_min_ratio
     ("min-ratio-pass", lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0),
      _minratio(), True,
-     [r"min baseline/Hybrid arr_lat_p50 10\.00x \(BL1 20\.00x, BL2 10\.00x, BL3 30\.00x\); "
+     [r"min baseline/Hybrid lat_p50 10\.00x \(BL1 20\.00x, BL2 10\.00x, BL3 30\.00x\); "
       r"required >= 10\.0x \(paper 26\.0x\)$"]),
     ("min-ratio-fail", lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0),
-     _minratio(bl2=18.0), False, [r"min baseline/Hybrid arr_lat_p50 9\.00x"]),
+     _minratio(bl2=18.0), False, [r"min baseline/Hybrid lat_p50 9\.00x"]),
     ("min-ratio-pass-baseline-missing-skipped",
      lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0),
      _minratio(strategies=("BL1", "BL3", "Hybrid")), True,
-     [r"min baseline/Hybrid arr_lat_p50 20\.00x \(BL1 20\.00x, BL2 nanx, BL3 30\.00x\)"]),
+     [r"min baseline/Hybrid lat_p50 20\.00x \(BL1 20\.00x, BL2 nanx, BL3 30\.00x\)"]),
     ("min-ratio-fail-first-baseline-missing",
      lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0),
      _minratio(bl2=18.0, strategies=("BL2", "BL3", "Hybrid")), False,
-     [r"arr_lat_p50 9\.00x \(BL1 nanx, BL2 9\.00x, BL3 30\.00x\)"]),
+     [r"lat_p50 9\.00x \(BL1 nanx, BL2 9\.00x, BL3 30\.00x\)"]),
     ("min-ratio-fail-no-baseline",
      lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0),
-     _minratio(strategies=("Hybrid",)), False, [r"arr_lat_p50 nanx"]),
+     _minratio(strategies=("Hybrid",)), False, [r"lat_p50 nanx"]),
 
     # --- claim_max_ratio
     ("max-ratio-pass",
@@ -178,8 +178,8 @@ CASES = [
     ("max-ratio-pass-bl1-missing-skipped",
      lambda df: S.claim_max_ratio(df, panel=P_Q2, paper_p50=2726.0, paper_p95=3752.0),
      _maxratio(bl1=(np.nan, np.nan)).assign(
-         arr_lat_p50=lambda d: d.arr_lat_p50.where(d.strategy != "BL3", 1000.0),
-         arr_lat_p95=lambda d: d.arr_lat_p95.where(d.strategy != "BL3", 3000.0)), True,
+         lat_p50=lambda d: d.lat_p50.where(d.strategy != "BL3", 1000.0),
+         lat_p95=lambda d: d.lat_p95.where(d.strategy != "BL3", 3000.0)), True,
      [r"p50 1000\.0x \(paper 2726\.0x\), p95 1500\.0x"]),
     ("max-ratio-fail-no-baseline",
      lambda df: S.claim_max_ratio(df, panel=P_Q2, paper_p50=2726.0, paper_p95=3752.0),
@@ -206,7 +206,7 @@ CASES = [
     # --- claim_grows_with
     ("grows-pass", lambda df: S.claim_grows_with(df, x="noise", strategy="PFetch", factor=2.0),
      _sweep("noise", (0.1, 0.5, 0.9), {"PFetch": [10.0, 15.0, 20.0], "Hybrid": [9.0, 1.0, 1.0]}),
-     True, [r"^PFetch arr_lat_p50 noise=0\.1: 10\.0, noise=0\.9: 20\.0 -> 2\.00x "
+     True, [r"^PFetch lat_p50 noise=0\.1: 10\.0, noise=0\.9: 20\.0 -> 2\.00x "
             r"\(required >= 2\.0x\)$"]),
     ("grows-fail", lambda df: S.claim_grows_with(df, x="noise", strategy="PFetch", factor=2.0),
      _sweep("noise", (0.1, 0.5, 0.9), {"PFetch": [10.0, 15.0, 19.0]}), False,
@@ -221,7 +221,7 @@ CASES = [
      lambda df: S.claim_monotone(df, x="cache_size", direction="down", most="PFetch"),
      _sweep("cache_size", (500, 1000, 2000), {"PFetch": [100.0, 50.0, 20.0],
                                               "Hybrid": [50.0, 45.0, 40.0]}), True,
-     [r"^arr_lat_p50 vs cache_size: Hybrid 50\.0->40\.0; PFetch 100\.0->20\.0; "
+     [r"^lat_p50 vs cache_size: Hybrid 50\.0->40\.0; PFetch 100\.0->20\.0; "
       r"most sensitive: PFetch \(paper: PFetch\)$"]),
     ("monotone-down-fail",
      lambda df: S.claim_monotone(df, x="cache_size", direction="down"),
@@ -245,7 +245,7 @@ CASES = [
                                                 accept=[0.5, 0.7, 0.9], paper=0.7),
      _sweep("omega_fetch", OMEGA, {"Hybrid": [30.0, 20.0, 12.0, 10.0, 11.0],
                                    "PFetch": [1.0, 1.0, 1.0, 1.0, 1.0]}), True,
-     [r"^Hybrid arr_lat_p50 by omega_fetch: 0\.1:30\.0, 0\.3:20\.0, 0\.5:12\.0, 0\.7:10\.0, "
+     [r"^Hybrid lat_p50 by omega_fetch: 0\.1:30\.0, 0\.3:20\.0, 0\.5:12\.0, 0\.7:10\.0, "
       r"0\.9:11\.0; best \[0\.7\], max/min 3\.000 \(paper 0\.7, accept \[0\.5, 0\.7, 0\.9\]; "
       r"a curve flatter than 1\.05x max/min shows no optimum: FAIL\)$"]),
     ("best-at-fail-flat", lambda df: S.claim_best_at(df, x="omega_cache", strategy="Hybrid",
@@ -281,24 +281,24 @@ CASES = [
      _overall().drop(columns="error"), True, [r"^4/4 panel-percentiles pass"]),
     ("hybrid-best-fail-default-factor", lambda df: S.claim_hybrid_best(df),
      _overall(hybrid=(15.0, 20.0)), False,
-     [r"^3/4 panel-percentiles pass; fails: DS1/Q1/greedy/cost arr_lat_p50: Hybrid 15\.0 vs "
+     [r"^3/4 panel-percentiles pass; fails: DS1/Q1/greedy/cost lat_p50: Hybrid 15\.0 vs "
       r"best PFetch 9\.5 \(paper"]),
     ("hybrid-best-pass-factor-one-hybrid-best", lambda df: S.claim_hybrid_best(df, factor=1.0),
      _overall(pfetch=(10.0, 30.0)), True, [r"^4/4 panel-percentiles pass"]),
     ("hybrid-best-fail-v1max-panels", lambda df: S.claim_hybrid_best(df),
      _cat(_rows({"PFetch": 20.0, "Hybrid": 10.0}, v1_max=10),
           _rows({"PFetch": 20.0, "Hybrid": 30.0}, v1_max=20)), False,
-     [r"^2/4 panel-percentiles pass; fails: DS1/Q1/greedy/cost/20 arr_lat_p50: Hybrid 30\.0 "
-      r"vs best PFetch 20\.0; DS1/Q1/greedy/cost/20 arr_lat_p95: Hybrid 60\.0 vs best PFetch "
+     [r"^2/4 panel-percentiles pass; fails: DS1/Q1/greedy/cost/20 lat_p50: Hybrid 30\.0 "
+      r"vs best PFetch 20\.0; DS1/Q1/greedy/cost/20 lat_p95: Hybrid 60\.0 vs best PFetch "
       r"40\.0 \(paper"]),
     ("hybrid-best-fail-panels-sorted", lambda df: S.claim_hybrid_best(df),
      _cat(_rows({"PFetch": 20.0, "Hybrid": 30.0}, cache="lru"),
           _rows({"PFetch": 20.0, "Hybrid": 31.0}, cache="cost")), False,
-     [r"fails: DS1/Q1/greedy/cost arr_lat_p50: Hybrid 31\.0 .*; DS1/Q1/greedy/lru arr_lat_p50"]),
+     [r"fails: DS1/Q1/greedy/cost lat_p50: Hybrid 31\.0 .*; DS1/Q1/greedy/lru lat_p50"]),
     ("hybrid-best-fail-p95-only", lambda df: S.claim_hybrid_best(df),
      _cat(_rows({"PFetch": 20.0, "Hybrid": 10.0}),
           _rows({"PFetch": (20.0, 40.0), "Hybrid": (np.nan, 100.0)}, cache="lru")), False,
-     [r"^2/3 panel-percentiles pass; fails: DS1/Q1/greedy/lru arr_lat_p95: Hybrid 100\.0"]),
+     [r"^2/3 panel-percentiles pass; fails: DS1/Q1/greedy/lru lat_p95: Hybrid 100\.0"]),
     ("hybrid-best-pass-one-percentile", lambda df: S.claim_hybrid_best(df),
      _rows({"PFetch": (20.0, np.nan), "Hybrid": (10.0, np.nan)}), True,
      [r"^1/1 panel-percentiles pass"]),
@@ -321,10 +321,10 @@ CASES = [
     ("pf-lz-fail-tie", lambda df: S.claim_pf_lz_below_baselines(df),
      _rows({"BL1": 40.0, "PFetch": 40.0}), False, [r"PFetch 40\.0 >= 40\.0$"]),
     ("ratios-pass-p95-column", lambda df: S.claim_ratios(df, panel=P_Q1, paper=PAPER_Q1,
-                                                         col="arr_lat_p95"),
+                                                         col="lat_p95"),
      _ratios(), True, [r"BL1/Hybrid 100\.00x \(paper 111\.0x\)"]),
     ("ratios-fail-p95", lambda df: S.claim_ratios(df, panel=P_Q1, paper=PAPER_Q1, col="lat_p95"),
-     _ratios().assign(arr_lat_p95=lambda d: d.arr_lat_p95.where(
+     _ratios().assign(lat_p95=lambda d: d.lat_p95.where(
          ~((d.strategy == "BL2") & (d.cache == "cost") & (d.policy == "greedy")), 200.0)),
      False, [r"BL2/Hybrid 100\.00x \(paper 6\.0x\) X"]),
     ("ratios-pass-below-one", lambda df: S.claim_ratios(df, panel=P_Q1, paper={"BL2": 0.5}),
@@ -341,9 +341,9 @@ CASES = [
      _ratios(bl2=40.0), False, [r"BL2/Hybrid 40\.00x \(paper 6\.0x\) X", r"holds$"]),
     ("min-ratio-fail-p95-column",
      lambda df: S.claim_min_ratio(df, panel=P_NG, minimum=10.0, paper=26.0, col="lat_p95"),
-     _minratio().assign(arr_lat_p95=lambda d: d.arr_lat_p95.where(
+     _minratio().assign(lat_p95=lambda d: d.lat_p95.where(
          ~((d.strategy == "BL1") & (d.policy == "nongreedy")), 8.0)), False,
-     [r"min baseline/Hybrid arr_lat_p95 2\.00x \(BL1 2\.00x"]),
+     [r"min baseline/Hybrid lat_p95 2\.00x \(BL1 2\.00x"]),
     ("max-ratio-pass-exact-tolerance",
      lambda df: S.claim_max_ratio(df, panel=P_Q2, paper_p50=100.0, paper_p95=150.0),
      _maxratio(), True, [r"p50 1000\.0x \(paper 100\.0x\), p95 1500\.0x \(paper 150\.0x\)$"]),
@@ -375,7 +375,7 @@ CASES = [
     ("monotone-pass-three-points-middle",
      lambda df: S.claim_monotone(df, x="cache_size", direction="down"),
      _sweep("cache_size", (500, 1000, 2000), {"Hybrid": [50.0, 60.0, 40.0]}), True,
-     [r"^arr_lat_p50 vs cache_size: Hybrid 50\.0->40\.0$"]),
+     [r"^lat_p50 vs cache_size: Hybrid 50\.0->40\.0$"]),
     ("monotone-fail-flat-down",
      lambda df: S.claim_monotone(df, x="cache_size", direction="down"),
      _sweep("cache_size", (500, 2000), {"Hybrid": [50.0, 50.0]}), False,
@@ -392,6 +392,25 @@ CASES = [
      lambda df: S.claim_best_at(df, x="omega_cache", strategy="Hybrid", accept=[0.5], paper=0.5),
      _sweep("omega_cache", (0.3, 0.5, 0.7), {"Hybrid": [2.0, 0.0, 3.0]}), True,
      [r"best \[0\.5\], max/min inf"]),
+    # --- claim_ranking (against the authors' result_latency_cost_greedy.dat: p50 LzEval 1200 <
+    # Hybrid 1673 < PFetch 16907.5 < BL2 17451 < BL1 25846 < BL3 27202)
+    ("ranking-pass", lambda df: S.claim_ranking(df, panel=P_Q1,
+                                                dat="result_latency_cost_greedy.dat"),
+     _rows({"BL1": 260.0, "BL2": 170.0, "BL3": 300.0, "PFetch": 160.0, "LzEval": 12.0,
+            "Hybrid": 17.0}), True, [r"100% of pairs agree", r"LzEval < Hybrid"]),
+    ("ranking-fail", lambda df: S.claim_ranking(df, panel=P_Q1,
+                                                dat="result_latency_cost_greedy.dat"),
+     _rows({"BL1": 1.0, "BL2": 2.0, "BL3": 3.0, "PFetch": 4.0, "LzEval": 50.0,
+            "Hybrid": 60.0}), False, [r"disagree: ", r"BL1<BL2"]),
+    # --- claim_ratios_two_refs (dat: BL1/BL2/BL3 over Hybrid 15.45/10.43/16.26x; text 111/6/283)
+    ("two-refs-pass", lambda df: S.claim_ratios_two_refs(
+        df, panel=P_Q1, dat="result_latency_cost_greedy.dat", text=PAPER_Q1),
+     _rows({"BL1": 150.0, "BL2": 100.0, "BL3": 170.0, "Hybrid": 10.0}), True,
+     [r"BL1/Hybrid 15.00x \(dat 15.45x, text 111.0x\)", r"dat contradicts the text: BL1"]),
+    ("two-refs-fail", lambda df: S.claim_ratios_two_refs(
+        df, panel=P_Q1, dat="result_latency_cost_greedy.dat", text=PAPER_Q1),
+     _rows({"BL1": 1110.0, "BL2": 60.0, "BL3": 2830.0, "Hybrid": 10.0}), False,
+     [r"BL1/Hybrid 111.00x \(dat 15.45x, text 111.0x\) X"]),
 ]
 
 

@@ -62,7 +62,11 @@ def remote_cases(draw):
                  latency_unit_us=draw(st.sampled_from([1.0, 10.0, 100.0])),
                  seed=draw(st.integers(0, 2**31)), lookahead=draw(st.integers(0, 2)),
                  lz_span=draw(st.integers(0, 2)), noise=draw(st.sampled_from([0.0, 0.5])),
-                 utility_period=draw(st.sampled_from([1, 7])))
+                 utility_period=draw(st.sampled_from([1, 7])),
+                 merge_requests=draw(st.booleans()),
+                 in_event_order=draw(st.sampled_from(["class", "arrival"])),
+                 fetch_overhead_us=draw(st.sampled_from([0.0, 66.0])),
+                 utility=draw(st.sampled_from(["paper", "artifact"])))
     unit = np.full(C.N_COUNTERS, draw(st.sampled_from([1e-8, 1e-6, 2e-5])))
     gap = draw(st.sampled_from([0.0, 1e-5, 1e-4]))
     return pat, stream, table, knobs, unit, gap

@@ -29,9 +29,19 @@ QUERIES = [
 ]
 
 
+VARIANTS = [
+    {},                                                              # the artifact's reading
+    {"in_event_order": "arrival", "merge_requests": True},           # the earlier reading
+    {"fetch_overhead_us": 66.0},                                     # eires_artifact profile
+    {"utility": "artifact"},                                         # the artifact's cost cache
+]
+
+
 @pytest.mark.parametrize("qi", range(len(QUERIES)))
 @pytest.mark.parametrize("gap", [0.0, 3e-5])
-def test_simpy_reference_agrees_with_kernel(qi, gap):
+@pytest.mark.parametrize("variant", range(len(VARIANTS)))
+def test_simpy_reference_agrees_with_kernel(qi, gap, variant):
+    extra = VARIANTS[variant]
     s = _stream(250, 11 + qi)
     prog = compile_pattern(parse_pattern(QUERIES[qi]), s.schema)
     rng = np.random.default_rng(5)
@@ -41,8 +51,9 @@ def test_simpy_reference_agrees_with_kernel(qi, gap):
         for cache in CACHES:
             r = run_remote(prog, s, strategy=strategy, cache=cache, cache_size=6, workers=2,
                            seed=9, arrivals=arrivals, unit_cost=unit, base_cost=2e-6,
-                           trace_cap=200_000, utility_period=5)
-            ref = simulate_remote_simpy(arrivals, r.info["trace"], len(r.matches), 2, 9, 10.0)
+                           trace_cap=200_000, utility_period=5, **extra)
+            ref = simulate_remote_simpy(arrivals, r.info["trace"], len(r.matches), 2, 9, 10.0,
+                                        extra.get("fetch_overhead_us", 0.0))
             assert len(r.matches) > 0
             np.testing.assert_allclose(ref.emit_time, r.info["emit_time"], rtol=1e-9, atol=0,
                                        err_msg=f"{strategy}/{cache}")

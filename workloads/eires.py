@@ -2,8 +2,10 @@
 
 DS1: type uniform over A-D, ``id`` uniform 1..100, ``v1`` and ``v2`` uniform 1..``v1_max``
 (10^4 as the authors' artifact; the paper's Table 2 says 10^5, run as an extra point).  DS2: as
-DS1 but ``v1`` / ``v2`` Zipf with exponent s = 1.01 (Table 2), truncated to 1..``v1_max`` so that
-keys stay in the remote key range (the paper gives no bound).  ``ts`` = position.
+DS1 but ``v1`` / ``v2`` Zipf with exponent s = 1.01 (Table 2), unbounded as the authors'
+generator draws it (data/synthetic_datasets/Zipf_generator.cpp: values up to 9.2e18; the remote
+engine factorizes keys, so any value is a key).  ``DS2t``: the Zipf truncated to 1..``v1_max``
+(the reading before issue 29, kept as a named variant).  ``ts`` = position.
 
 The queries are the artifact's (they produced the published numbers; Listing 2 of the paper
 gives almost no matches with Table 2's ranges and is kept only as documentation, ``LISTING_2``).
@@ -39,19 +41,23 @@ def _zipf_truncated(rng: np.random.Generator, n: int, s: float, vmax: int) -> np
 def generate(dataset: str, n_events: int, seed: int, v1_max: int = 10_000,
              zipf_s: float = 1.01) -> EventStream:
     """DS1 or DS2 with ``n_events`` events (deterministic given the arguments)."""
-    if dataset not in ("DS1", "DS2"):
-        raise CepsimInputError(f"workload eires: dataset {dataset!r} is unknown; use DS1 or DS2")
+    if dataset not in ("DS1", "DS2", "DS2t"):
+        raise CepsimInputError(f"workload eires: dataset {dataset!r} is unknown; use DS1, DS2 "
+                               "(unbounded Zipf) or DS2t (Zipf truncated to 1..v1_max)")
     if n_events < 0 or v1_max < 1:
         raise CepsimInputError("workload eires: n_events must be >= 0 and v1_max >= 1")
-    rng = np.random.default_rng([int(seed), 1 if dataset == "DS1" else 2])
+    rng = np.random.default_rng([int(seed), 1 if dataset == "DS1" else 2])   # DS2t: DS2's seed
     types = rng.integers(0, 4, n_events).astype(np.int32)
     ids = rng.integers(1, 101, n_events).astype(np.float64)
     if dataset == "DS1":
         v1 = rng.integers(1, v1_max + 1, n_events).astype(np.float64)
         v2 = rng.integers(1, v1_max + 1, n_events).astype(np.float64)
-    else:
+    elif dataset == "DS2t":
         v1 = _zipf_truncated(rng, n_events, zipf_s, v1_max)
         v2 = _zipf_truncated(rng, n_events, zipf_s, v1_max)
+    else:
+        v1 = rng.zipf(zipf_s, n_events).astype(np.float64)
+        v2 = rng.zipf(zipf_s, n_events).astype(np.float64)
     attrs = np.stack([ids, v1, v2], axis=1)
     return EventStream.from_arrays(types, np.arange(n_events, dtype=np.float64), attrs, TYPES,
                                    ATTRS, source=f"eires:{dataset}")

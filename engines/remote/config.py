@@ -16,6 +16,8 @@ STRATEGIES = ("BL1", "BL2", "BL3", "PFetch", "LzEval", "Hybrid")
 S_BL1, S_BL2, S_BL3, S_PFETCH, S_LZEVAL, S_HYBRID = range(6)
 CACHES = ("lru", "cost")
 C_LRU, C_COST = range(2)
+IN_EVENT_ORDERS = ("class", "arrival")
+UTILITIES = ("paper", "artifact")
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,17 @@ class RemoteOptions:
     Alg. 3).  ``lz_span``: LzEval postponement span in classes (0 = Eq. 8 decides).  ``noise``:
     fraction of prefetch predictions replaced by a random key (Fig. 10a).  ``utility_period``:
     events between utility refreshes.  ``stat_window``: transitions kept for Pr(j, d).
+    ``utility``: ``paper`` (Alg. 2 / Eqs. 3-6, a ranking rebuilt every ``utility_period``
+    events; the cost cache always admits) or ``artifact`` (the authors' system: a count per key,
+    one per transition into a state referencing it, PatternMatcher.cpp line 1127; the cost cache
+    an ordered set by count that drops a fetched key whose count is not above its minimum,
+    Cache_ordered.cpp line 122).  ``fetch_overhead_us``: a fixed time added to every fetch (the artifact's fetches are
+    ``sleep_for`` calls that overshoot L*U{1..10} us by the timer slack; see
+    ``sim/profiles/eires_artifact.toml``).  ``in_event_order``: ``class`` (the authors' artifact: an event's transitions in query order,
+    each over its source class) or ``arrival`` (oldest partial match first, the reading before
+    issue 29).  ``merge_requests``: False (the artifact) - a blocking fetch sleeps on the
+    matching thread's own clock and every LzEval miss sends a new request; True - a request for
+    a key already in flight joins it and blocking fetches queue on the W workers.
     """
 
     strategy: str = "Hybrid"
@@ -46,6 +59,10 @@ class RemoteOptions:
     stat_window: int = 4000
     miss_threshold: int = 3
     miss_reset: int = 2000
+    fetch_overhead_us: float = 0.0
+    utility: str = "paper"
+    in_event_order: str = "class"
+    merge_requests: bool = False
     remote_table: object = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -55,6 +72,15 @@ class RemoteOptions:
         if self.cache not in CACHES:
             raise CepsimInputError(f"remote engine: cache {self.cache!r} is unknown; use 'lru' or "
                                    "'cost'")
+        if self.utility not in UTILITIES:
+            raise CepsimInputError(f"remote engine: utility {self.utility!r} is unknown; use one "
+                                   f"of {', '.join(UTILITIES)}")
+        if self.in_event_order not in IN_EVENT_ORDERS:
+            raise CepsimInputError(f"remote engine: in_event_order {self.in_event_order!r} is "
+                                   f"unknown; use one of {', '.join(IN_EVENT_ORDERS)}")
+        if not isinstance(self.merge_requests, bool):
+            raise CepsimInputError("remote engine: merge_requests must be true or false, got "
+                                   f"{self.merge_requests!r}")
         for name, lo in (("cache_size", 1), ("workers", 1), ("utility_period", 1),
                          ("stat_window", 1), ("miss_threshold", 1), ("miss_reset", 1),
                          ("lookahead", 0), ("lz_span", 0)):
@@ -67,6 +93,11 @@ class RemoteOptions:
             if not isinstance(v, (int, float)) or not 0.0 <= float(v) <= 1.0:
                 raise CepsimInputError(f"remote engine: {name} must be a number in [0, 1], got "
                                        f"{v!r}")
+        if isinstance(self.fetch_overhead_us, bool) or \
+                not isinstance(self.fetch_overhead_us, (int, float)) or \
+                not 0.0 <= float(self.fetch_overhead_us) < float("inf"):
+            raise CepsimInputError("remote engine: fetch_overhead_us must be a finite number of "
+                                   f"microseconds >= 0, got {self.fetch_overhead_us!r}")
         if not isinstance(self.latency_unit_us, (int, float)) or not self.latency_unit_us > 0:
             raise CepsimInputError("remote engine: latency_unit_us must be a positive number of "
                                    f"microseconds, got {self.latency_unit_us!r}")

@@ -27,11 +27,18 @@ when no lookahead class is left, at the estimated arrival (a timer set when a cl
 match is created fires 1/lambda - mean latency later, lambda its monitored extension rate; the
 decision is taken at the next event's start, Alg. 1 lines 8-12); either way only when the key's
 utility beats the cache's minimum (Eq. 7).
-Requests for a key already in flight are merged (the authors' artifact does not merge).
+Requests for a key already in flight are merged only with ``merge_requests=True``; by default
+(the authors' artifact) a blocking fetch sleeps on the matching thread's own clock, whatever is
+in flight, and LzEval sends a new request at every missing re-check.  The order of work inside
+an event is ``in_event_order`` (default ``class``: the artifact's transitions in query order;
+see the comment at the partial-match walks).  Keys of any value are factorized to dense ids
+once per run (``engines.remote.table``).
 
-Caches: LRU (doubly linked list) or cost-based (two tiers: elements fetched on demand or by
-LzEval are T1 until their first use, prefetched ones T2; eviction takes the lowest utility from a
-ranking rebuilt every ``utility_period`` events, T2 before T1).  Utility (Eqs. 3-6):
+Caches: LRU (doubly linked list) or cost-based.  ``utility="paper"``: two tiers (elements
+fetched on demand or by LzEval are T1 until their first use, prefetched ones T2; eviction takes
+the lowest utility from a ranking rebuilt every ``utility_period`` events, T2 before T1; always
+admits).  ``utility="artifact"``: per-key transition counts and the artifact's ordered set with
+its admission rule (see ``_cu_less``).  Utility (Eqs. 3-6):
 ``U = l * (w * UU + (1 - w) * FU)`` with ``UU`` = live partial matches needing the key next (or
 holding it postponed) and ``FU = sum_j avgP_j * Pr(j, key)`` over the classes that will need it,
 ``Pr`` from the last ``stat_window`` transitions and ``avgP_j`` an exponential average of the
@@ -60,16 +67,19 @@ from engines.pattern.ast import Same
 from engines.registry import EngineResult
 from engines.remote.config import RemoteOptions, options_from
 from engines.predicates import compare, eval_pred
+from engines.remote.table import dense_values, factorize_keys
 from engines.remote.store import (assign_worker, fetch_latency, heap_pop, heap_push, mix64,
                                   uniform01)
 
 # iopt indices
 I_STRAT, I_CACHE, I_CAP, I_W, I_SEED, I_LOOK, I_SPAN, I_UPER, I_SWIN, I_MTHR, I_MRES, I_POL, \
-    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD, I_PCAP, I_HIST = range(19)
+    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD, I_PCAP, I_HIST, I_ORDER, I_MERGE, I_UTIL = \
+    range(22)
 # fopt indices
-F_LUNIT, F_WF, F_WC, F_NOISE, F_WIN, F_BASE = range(6)
+F_LUNIT, F_WF, F_WC, F_NOISE, F_WIN, F_BASE, F_OVER = range(7)
 # trace kinds
-TR_START, TR_COMPUTE, TR_ISSUE, TR_WAIT, TR_OBSERVE, TR_EMIT, TR_END, TR_EVICT = range(8)
+TR_START, TR_COMPUTE, TR_ISSUE, TR_WAIT, TR_OBSERVE, TR_EMIT, TR_END, TR_EVICT, TR_BLOCK = \
+    range(9)
 
 S_BL1, S_BL2, S_BL3, S_PFETCH, S_LZEVAL, S_HYBRID = range(6)
 C_LRU, C_COST = range(2)
@@ -218,11 +228,324 @@ def _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M, r_
     prefetch path (lookahead, estimated-arrival timer)."""
     if csize < cap:
         return True
-    lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
+    lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5 + fopt[F_OVER]
     fu = _future_use(kk, NR, M, r_kslot, r_chk, ttot, tcnt, avgP)
     uf = lbar * (fopt[F_WF] * need[kk] + (1.0 - fopt[F_WF]) * fu)
     _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
     return uf > min_util
+
+
+@njit(cache=True)
+def _issue_fetch(kk, tr, seed, nfetch, lat_sum, lunit, over, wfree, inflight, arr_tier, ht, hk, hn,
+                 cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst):
+    """Send a fetch of key ``kk`` to the fetch workers (``engines.remote.store``): charge it
+    (REMOTE_FETCH), draw its latency, give it to the first free worker, mark it in flight with
+    the cache tier it will enter (1 on demand / LzEval, 2 prefetched) and queue its completion.
+    Returns ``(nfetch, lat_sum, hn)``.  The one place a worker fetch is issued."""
+    _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
+    lat = fetch_latency(seed, nfetch, lunit) + over
+    done = assign_worker(wfree, clk[0], lat)
+    if tracing:
+        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_ISSUE, kk, nfetch, lat, clk)
+    inflight[kk] = done
+    arr_tier[kk] = tr
+    hn = heap_push(ht, hk, hn, done, kk)
+    return nfetch + 1, lat_sum + lat, hn
+
+
+@njit(cache=True)
+def _try_prefetch(key, fopt, seed, ndecide, K, incache, inflight, csize, cap, lat_sum, nfetch,
+                  lunit, need, NR, M, r_kslot, r_chk, ttot, tcnt, avgP, min_util, wfree,
+                  arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst):
+    """One prefetch decision (Alg. 1 lines 11-12), shared by every prefetch path (lookahead
+    class of a new or extended partial match, estimated-arrival timer): the key (or Fig 10a's
+    noise key), a cache check (CACHE_OP), no fetch when it is cached or in flight, else a fetch
+    when ``_prefetch_pays``.  Returns ``(issued, ndecide, nfetch, lat_sum, hn)``."""
+    kk, ndecide = _decision_key(key, fopt, seed, ndecide, K)
+    _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+    if incache[kk] == 1 or inflight[kk] >= 0.0:
+        return False, ndecide, nfetch, lat_sum, hn
+    if not _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M, r_kslot,
+                          r_chk, ttot, tcnt, avgP, min_util, cnt, i, unit, clk):
+        return False, ndecide, nfetch, lat_sum, hn
+    nfetch, lat_sum, hn = _issue_fetch(kk, 2, seed, nfetch, lat_sum, lunit, fopt[F_OVER], wfree, inflight,
+                                       arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k,
+                                       tr_a, tr_b, tr_x, tst)
+    return True, ndecide, nfetch, lat_sum, hn
+
+
+# The artifact's cost cache (zbjob/EIRES src/EIRES_cost_cache/Cache_ordered.cpp): an ordered set
+# of (utility, key), the utility being the key's transition count at its last update; the
+# minimum is evicted, and a full cache admits a fetched key only when its count is above the
+# minimum (line 122: ``if(utility > cacheHeap.begin()->first)``), else the element is dropped.
+# Here an indexed binary min-heap over (utility, key): ``cu`` utilities, ``ck`` keys, ``cpos``
+# the heap position of each key (-1 = not in it); ties by key, as the set orders its pairs.
+@njit(cache=True, inline="always")
+def _cu_less(cu, ck, a, b):
+    return cu[a] < cu[b] or (cu[a] == cu[b] and ck[a] < ck[b])
+
+
+@njit(cache=True)
+def _cu_swap(cu, ck, cpos, a, b):
+    cu[a], cu[b] = cu[b], cu[a]
+    ck[a], ck[b] = ck[b], ck[a]
+    cpos[ck[a]] = a
+    cpos[ck[b]] = b
+
+
+@njit(cache=True)
+def _cu_sift(cu, ck, cpos, n, j):
+    """Restore the heap around position ``j``; returns the comparisons made."""
+    steps = 0
+    while j > 0:
+        par = (j - 1) // 2
+        steps += 1
+        if not _cu_less(cu, ck, j, par):
+            break
+        _cu_swap(cu, ck, cpos, j, par)
+        j = par
+    while True:
+        l = 2 * j + 1
+        if l >= n:
+            break
+        c = l
+        if l + 1 < n:
+            steps += 1
+            if _cu_less(cu, ck, l + 1, l):
+                c = l + 1
+        steps += 1
+        if not _cu_less(cu, ck, c, j):
+            break
+        _cu_swap(cu, ck, cpos, j, c)
+        j = c
+    return steps
+
+
+@njit(cache=True)
+def _cu_set(cu, ck, cpos, n, key, u):
+    """Insert ``key`` with utility ``u`` (or update it when present); returns (n, steps)."""
+    j = cpos[key]
+    if j < 0:
+        j = n
+        n += 1
+        ck[j] = key
+        cpos[key] = j
+    cu[j] = u
+    return n, _cu_sift(cu, ck, cpos, n, j)
+
+
+@njit(cache=True)
+def _cu_remove(cu, ck, cpos, n, key):
+    """Remove ``key``; returns (n, steps)."""
+    j = cpos[key]
+    n -= 1
+    steps = 0
+    if j != n:
+        _cu_swap(cu, ck, cpos, j, n)
+        cpos[key] = -1
+        steps = _cu_sift(cu, ck, cpos, n, j)
+    cpos[key] = -1
+    return n, steps
+
+
+@njit(cache=True, inline="always")
+def _cache_touch(k, lprev, lnext, lhead, ltail, csize, art, kcount, cu, ck, cpos, cnt, i, unit,
+                 clk):
+    """A use of cached key ``k``: most recent in the LRU list and, with the artifact's cost
+    cache, its count refreshed in the ordered set (a hit calls Cache::update with the key's
+    current count, PatternMatcher.cpp line 1065).  Returns ``(lhead, ltail)``."""
+    if art:
+        _, st = _cu_set(cu, ck, cpos, csize, k, float(kcount[k]))
+        _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
+    if lhead != k:
+        pv = lprev[k]
+        nx = lnext[k]
+        lnext[pv] = nx
+        if nx >= 0:
+            lprev[nx] = pv
+        else:
+            ltail = pv
+        lprev[k] = -1
+        lnext[k] = lhead
+        lprev[lhead] = k
+        lhead = k
+    return lhead, ltail
+
+
+@njit(cache=True)
+def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltail, members, mpos,
+               csize, rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
+               tst, art, kcount, cu, ck, cpos):
+    """A fetched element arrives at the cache (``tr``: the tier it enters).  Already cached (a
+    duplicate request: the artifact does not merge them): refreshed as most recent.  Else, when
+    full, victims leave first - LRU: the least recently used; cost: the lowest of the utility
+    ranking, T2 before T1 (the ranking exhausted: the oldest) - then it enters at the front.
+    Every step is a CACHE_OP.  ``art`` (the artifact's cost cache, see ``_cu_less``): the
+    victim is the lowest (count at last update, key), and a full cache drops a key whose count
+    is not above it (a TR_EVICT of the key itself in the trace).  Returns ``(lhead, ltail,
+    csize, rank_ptr)``."""
+    if incache[k2] == 1:
+        _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+        lhead, ltail = _cache_touch(k2, lprev, lnext, lhead, ltail, csize, art, kcount, cu, ck,
+                                    cpos, cnt, i, unit, clk)
+        return lhead, ltail, csize, rank_ptr
+    if art and csize >= cap:
+        _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+        if not float(kcount[k2]) > cu[0]:
+            if tracing:
+                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EVICT, k2, 0, 0.0, clk)
+            return lhead, ltail, csize, rank_ptr        # not admitted
+    while csize >= cap:
+        if cache_kind == C_LRU:
+            v = ltail
+        elif art:
+            v = ck[0]
+            _, st = _cu_remove(cu, ck, cpos, csize, v)
+            _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
+        else:
+            v = -1
+            while rank_ptr < rank_n:
+                v = rank[rank_ptr]
+                rank_ptr += 1
+                _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                if incache[v] == 1:
+                    break
+                v = -1
+            if v == -1:
+                v = ltail      # ranking exhausted: oldest
+        # unlink v
+        pv = lprev[v]
+        nx = lnext[v]
+        if pv >= 0:
+            lnext[pv] = nx
+        else:
+            lhead = nx
+        if nx >= 0:
+            lprev[nx] = pv
+        else:
+            ltail = pv
+        incache[v] = 0
+        pidx = mpos[v]
+        members[pidx] = members[csize - 1]
+        mpos[members[pidx]] = pidx
+        mpos[v] = -1
+        csize -= 1
+        _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+        if tracing:
+            _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EVICT, v, 0, 0.0, clk)
+    incache[k2] = 1
+    tier[k2] = tr
+    lprev[k2] = -1
+    lnext[k2] = lhead
+    if lhead >= 0:
+        lprev[lhead] = k2
+    lhead = k2
+    if ltail == -1:
+        ltail = k2
+    members[csize] = k2
+    mpos[k2] = csize
+    if art:
+        _, st = _cu_set(cu, ck, cpos, csize, k2, float(kcount[k2]))
+        _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
+    csize += 1
+    _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+    return lhead, ltail, csize, rank_ptr
+
+
+@njit(cache=True)
+def _grow_heap(ht, hk, hn, need):
+    """A copy of the in-flight heap (first ``hn`` entries) with room for ``need`` entries."""
+    cap = ht.shape[0]
+    while cap < need:
+        cap *= 2
+    n_ht = np.zeros(cap)
+    n_hk = np.zeros(cap, dtype=np.int64)
+    n_ht[:hn] = ht[:hn]
+    n_hk[:hn] = hk[:hn]
+    return n_ht, n_hk
+
+
+@njit(cache=True, inline="always")
+def _enter_class(pm, p, ns, pend, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt, ttot, ring_j,
+                 ring_k, ring_pos, ring_fill, swin, cnt, i, unit, clk):
+    """Partial match ``p`` has entered class ``ns`` (extended in place or newly created): its
+    keys needed next (or still postponed) count towards the urgent utility, and each key it
+    holds for a later check is one transition of the Pr(j, d) statistics (Alg. 2 lines 2-4; a
+    ring of the last ``swin`` transitions, STAT_UPDATE each).  Returns ``(ring_pos,
+    ring_fill)``."""
+    for r in range(NR):
+        bit = np.int64(1) << r
+        if ns == r_chk[r] - 1 or (pend & bit) != 0:
+            need[kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]]] += 1
+        if r_kslot[r] <= ns < r_chk[r]:
+            kk = kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]]
+            row = r * M + ns
+            if ring_fill == swin:
+                tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
+                ttot[ring_j[ring_pos]] -= 1
+            else:
+                ring_fill += 1
+            ring_j[ring_pos] = row
+            ring_k[ring_pos] = kk
+            ring_pos = (ring_pos + 1) % swin
+            tcnt[row, kk] += 1
+            ttot[row] += 1
+            _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
+    return ring_pos, ring_fill
+
+
+@njit(cache=True, inline="always")
+def _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot, r_ccol, r_scale, r_off, cnt, i, unit,
+                  clk):
+    """Evaluate remote predicate ``r`` with the value of ``key`` (PRED_EVAL): ``x.a OP
+    R(key) * k + c`` against the bound event ``tmp[r_cslot[r]]``, or ``R(key) OP c``."""
+    val = rtab[key]
+    _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
+    if r_cslot[r] < 0:
+        return compare(r_op[r], val, r_off[r])
+    return compare(r_op[r], attrs[tmp[r_cslot[r]], r_ccol[r]], val * r_scale[r] + r_off[r])
+
+
+@njit(cache=True, inline="always")
+def _wants_prefetch(sp_, NR, la, ea, r_chk):
+    """Whether ``_entry_prefetch`` has anything to do for a partial match entering class
+    ``sp_`` (a cheap test that spares the call, with its long argument list, on most entries)."""
+    for r in range(NR):
+        if (ea[r] == 1 and sp_ == r_chk[r] - 1) or (la[r] == sp_ and sp_ < r_chk[r]):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _entry_prefetch(p, pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea, ea_off, tmr, tht, thn,
+                    te_nfree, fopt, seed, ndecide, K, incache, inflight, csize, cap, lat_sum,
+                    nfetch, lunit, need, ttot, tcnt, avgP, min_util, wfree, arr_tier, ht, hk, hn,
+                    cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst):
+    """PFetch when partial match ``p`` enters its class (new run or extension, Alg. 1 lines
+    5-7): per remote predicate, an estimated-arrival timer when the class is the one needing
+    the datum and no lookahead class is left (a free timer id; room is reserved per event), or
+    a prefetch decision (``_try_prefetch``) when the class is the lookahead class.  Returns
+    ``(te_nfree, thn, ndecide, nfetch, lat_sum, hn)``."""
+    sp_ = pm[p, PM_SLOT]
+    for r in range(NR):
+        if ea[r] == 1 and sp_ == r_chk[r] - 1:
+            # estimated-arrival timing: prefetch ea_off after this class-m match is created
+            te_nfree -= 1
+            tid = tmr[TM_FREE, te_nfree]
+            tmr[TM_PM, tid] = p
+            tmr[TM_GEN, tid] = pm[p, PM_GEN]
+            tmr[TM_PRED, tid] = r
+            thn = heap_push(tht, tmr[TM_HEAP], thn, clk[0] + ea_off[r], tid)
+            _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
+            continue
+        if la[r] != sp_ or sp_ >= r_chk[r]:
+            continue
+        _, ndecide, nfetch, lat_sum, hn = _try_prefetch(
+            kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]], fopt, seed, ndecide, K, incache, inflight,
+            csize, cap, lat_sum, nfetch, lunit, need, NR, M, r_kslot, r_chk, ttot, tcnt, avgP,
+            min_util, wfree, arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b,
+            tr_x, tst)
+    return te_nfree, thn, ndecide, nfetch, lat_sum, hn
 
 
 @njit(cache=True, inline="always")
@@ -299,7 +622,7 @@ def _compact(pm, head, tail, newcap, tmr, thn):
 @njit(cache=True)
 def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
          lp_pid, lp_chk, lp_s1, lp_s2,
-         r_op, r_cslot, r_ccol, r_kslot, r_kcol, r_chk, r_scale, r_off,
+         r_op, r_cslot, r_ccol, r_kslot, kid, r_kid, r_chk, r_scale, r_off,
          iopt, fopt, unit, trace_cap):
     n = types.shape[0]
     K = rtab.shape[0]
@@ -371,6 +694,15 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     ltail = -1
     csize = 0
     members = np.zeros(max(cap, 1), dtype=np.int64)
+    # the artifact's utility (utility="artifact"): a count per key, one per transition into a
+    # state that references the key (PatternMatcher.cpp line 1127), never re-ranked; the cost
+    # cache then keeps the indexed heap of _cu_less
+    art_util = iopt[I_UTIL] == 1
+    art = art_util and cache_kind == C_COST
+    kcount = np.zeros(K if art_util else 1, dtype=np.int64)
+    cu = np.zeros(max(cap, 1))
+    ck = np.zeros(max(cap, 1), dtype=np.int64)
+    cpos = np.full(K if art else 1, -1, dtype=np.int64)
     mpos = np.full(K, -1, dtype=np.int64)
     rank = np.zeros(max(cap, 1), dtype=np.int64)
     rank_n = 0
@@ -431,6 +763,36 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
         else:
             span[r] = M                         # until the first Eq. (8) refresh
     ndecide = 0
+    n_thread = 0
+    merge = iopt[I_MERGE] == 1
+    # the walks of an event per type (see "Order of work inside the event" below): -2 = the
+    # new run, -1 = every class at once, s >= 0 = class s; the last row (types the pattern does
+    # not use) only walks to drop expired partial matches (-3 matches no class)
+    T = type_seen.shape[0]
+    passes = np.full((T + 1, M + 2), -3, dtype=np.int64)
+    npass = np.ones(T + 1, dtype=np.int64)
+    for t in range(T):
+        k = 0
+        if iopt[I_ORDER] == 0:
+            if M > 0 and vtype[0] == t:
+                passes[t, k] = -2
+                k += 1
+            walks = 0
+            for s in range(M - 1):
+                if vtype[s + 1] == t:
+                    passes[t, k] = s
+                    k += 1
+                    walks += 1
+            if walks == 0:
+                passes[t, k] = -3
+                k += 1
+        else:
+            passes[t, k] = -1
+            k += 1
+            if M > 0 and vtype[0] == t:
+                passes[t, k] = -2
+                k += 1
+        npass[t] = k
     tmp = np.zeros(M, dtype=np.int64)
     server = -np.inf
     for i in range(n):
@@ -449,7 +811,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
             for s in range(M):
                 avgP[s] = 0.8 * avgP[s] + 0.2 * slot_count[s]
                 _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
-            lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5
+            lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5 + fopt[F_OVER]
             # cache utilities: ranking (cost cache) and the minimum (prefetch selection)
             if csize > 0 and (cache_kind == C_COST or use_pf):
                 keyv = np.empty(csize)
@@ -464,7 +826,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         mu = uf
                     keyv[q] = uc + (1e300 if tier[k] == 1 else 0.0)
                 min_util = mu
-                if cache_kind == C_COST:
+                if cache_kind == C_COST and not art:
                     order = np.argsort(keyv, kind="mergesort")
                     for q in range(csize):
                         rank[q] = members[order[q]]
@@ -518,6 +880,14 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         else:
                             break
                     span[r] = sp
+        # the in-flight heap: without merging a key can be in flight more than once, so it
+        # grows here (never inside the loops below) to hold what this event can add: one
+        # timed prefetch per pending timer, and per live partial match of the event's partition
+        # (and the new run) one request per remote predicate plus one prefetch
+        g = part[i]
+        need_h = hn + thn + (psize[g] + 1) * (2 * NR + 1)
+        if need_h > ht.shape[0]:
+            ht, hk = _grow_heap(ht, hk, hn, need_h)
         # ------------------------------------------------ Alg. 1 lines 8-12: timed prefetches
         if adaptive:
             for r in range(NR):
@@ -533,24 +903,13 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                 r = tmr[TM_PRED, tid]
                 if pm[p, PM_ALIVE] == 0 or pm[p, PM_GEN] != tmr[TM_GEN, tid] or pm[p, PM_SLOT] != r_chk[r] - 1:
                     continue                        # the partial match moved on or died
-                kk, ndecide = _decision_key(
-                    np.int64(attrs[pm[p, PM_EV + r_kslot[r]], r_kcol[r]]), fopt, seed, ndecide, K)
-                _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-                if incache[kk] == 1 or inflight[kk] >= 0.0:
-                    continue
-                if _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M,
-                                  r_kslot, r_chk, ttot, tcnt, avgP, min_util, cnt, i, unit, clk):
-                    _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
-                    lat = fetch_latency(seed, nfetch, lunit)
-                    done = assign_worker(wfree, clk[0], lat)
-                    if tracing:
-                        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_ISSUE, kk, nfetch, lat, clk)
-                    nfetch += 1
+                issued, ndecide, nfetch, lat_sum, hn = _try_prefetch(
+                    kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]], fopt, seed, ndecide, K, incache,
+                    inflight, csize, cap, lat_sum, nfetch, lunit, need, NR, M, r_kslot, r_chk,
+                    ttot, tcnt, avgP, min_util, wfree, arr_tier, ht, hk, hn, cnt, i, unit, clk,
+                    tracing, tr_k, tr_a, tr_b, tr_x, tst)
+                if issued:
                     n_ea += 1
-                    lat_sum += lat
-                    inflight[kk] = done
-                    arr_tier[kk] = 2
-                    hn = heap_push(ht, hk, hn, done, kk)
         # ---------------------------------------------------------------- partial matches
         g = part[i]
         # every store grows here, never inside the loops below (see PM_SLOT): the event can
@@ -575,226 +934,33 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
             m_t = n_t
         if use_pf and te_nfree < (psize[g] + 1) * n_ea_pred:
             tht, tmr, te_nfree = _grow_timers(tht, tmr, te_nfree, (psize[g] + 1) * n_ea_pred)
-        q = head[g]
-        prev = -1
+        # Order of work inside the event (``in_event_order``): "class" = the authors' artifact,
+        # which runs the event's transitions in query order, each over the partial matches of
+        # its source state (PatternMatcher::event, src/EIRES_cost_cache/PatternMatcher.cpp
+        # lines 537-559: the loop over m_Transitions at line 547) - a new run first when the
+        # event can start one, then one walk per class whose next variable takes the event, in
+        # class order, so a D event blocks for the fetches of the class-3 partial matches
+        # before it completes class-7 ones.  "arrival" = one walk, oldest partial match first,
+        # then the new run (the reading before issue 29).
+        tt = ti if ti < npass.shape[0] - 1 else npass.shape[0] - 1
         old_tail = tail[g]
-        stop = old_tail == -1
-        while q != -1 and not stop:
-            if q == old_tail:
-                stop = True
-            qn = pm[q, PM_NEXT]
-            _tick(cnt, i, C.INSTANCE_WORK, 1, unit, clk)
-            first = pm[q, PM_EV]
-            expired = (i - first >= win) if count_win else (ts[i] - ts[first] > win)
-            remove = expired
-            s = pm[q, PM_SLOT]
-            ns = s + 1
-            if not expired and ti == vtype[ns]:
-                ok = True
-                for t in range(NL):
-                    if lp_chk[t] != ns:
-                        continue
-                    e1 = i if lp_s1[t] == ns else pm[q, PM_EV + lp_s1[t]]
-                    e2 = e1
-                    if lp_s2[t] >= 0:
-                        e2 = i if lp_s2[t] == ns else pm[q, PM_EV + lp_s2[t]]
-                    _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
-                    if not eval_pred(pred_i, pred_f, lp_pid[t], attrs, e1, e2):
-                        ok = False
-                        break
-                if ok:
-                    if adaptive:
-                        for r in range(NR):
-                            if r_chk[r] == ns:
-                                ea_ext[r] += 1         # an arrival that extends class chk-1
-                                _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
-                    for s2 in range(ns):
-                        tmp[s2] = pm[q, PM_EV + s2]
-                    tmp[ns] = i
-                    pend = pm[q, PM_PEND]
-                    alive = True
-                    complete = ns == M - 1
-                    # remote predicates: postponed ones first, then those checked at ns
-                    for r in range(NR):
-                        bit = np.int64(1) << r
-                        postponed = (pend & bit) != 0
-                        if not postponed and r_chk[r] != ns:
+        first_walk = True
+        for ps in range(npass[tt]):
+            pslot = passes[tt, ps]
+            if pslot == -2:
+                # ---------------------------------------------------------- a new run
+                if M > 0 and ti == vtype[0]:
+                    ok = True
+                    for t in range(NL):
+                        if lp_chk[t] != 0:
                             continue
-                        if strat == S_BL3 and not complete:
-                            pend |= bit                # BL3: everything waits for completion
-                            continue
-                        key = np.int64(attrs[tmp[r_kslot[r]], r_kcol[r]])
-                        have = False
-                        if True:
-                            # drain completed fetches, then (with a cache) look the key up
-                            while hn > 0 and ht[0] <= clk[0]:
-                                k2 = hk[0]
-                                hn = heap_pop(ht, hk, hn)
-                                inflight[k2] = -1.0
-                                if cap > 0:
-                                    while csize >= cap:
-                                        if cache_kind == C_LRU:
-                                            v = ltail
-                                        else:
-                                            v = -1
-                                            while rank_ptr < rank_n:
-                                                v = rank[rank_ptr]
-                                                rank_ptr += 1
-                                                _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-                                                if incache[v] == 1:
-                                                    break
-                                                v = -1
-                                            if v == -1:
-                                                v = ltail      # ranking exhausted: oldest
-                                        # unlink v
-                                        pv = lprev[v]
-                                        nx = lnext[v]
-                                        if pv >= 0:
-                                            lnext[pv] = nx
-                                        else:
-                                            lhead = nx
-                                        if nx >= 0:
-                                            lprev[nx] = pv
-                                        else:
-                                            ltail = pv
-                                        incache[v] = 0
-                                        pidx = mpos[v]
-                                        members[pidx] = members[csize - 1]
-                                        mpos[members[pidx]] = pidx
-                                        mpos[v] = -1
-                                        csize -= 1
-                                        _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-                                        if tracing:
-                                            _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EVICT, v, 0,
-                                                   0.0, clk)
-                                    incache[k2] = 1
-                                    tier[k2] = arr_tier[k2]
-                                    lprev[k2] = -1
-                                    lnext[k2] = lhead
-                                    if lhead >= 0:
-                                        lprev[lhead] = k2
-                                    lhead = k2
-                                    if ltail == -1:
-                                        ltail = k2
-                                    members[csize] = k2
-                                    mpos[k2] = csize
-                                    csize += 1
-                                    _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-                        if strat != S_BL1:
-                            _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-                            have = incache[key] == 1
-                            if tracing:
-                                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_OBSERVE, key,
-                                       1 if have else 0, 0.0, clk)
-                            if have:
-                                hits += 1
-                                if lhead != key:        # LRU: move to the front
-                                    pv = lprev[key]
-                                    nx = lnext[key]
-                                    lnext[pv] = nx
-                                    if nx >= 0:
-                                        lprev[nx] = pv
-                                    else:
-                                        ltail = pv
-                                    lprev[key] = -1
-                                    lnext[key] = lhead
-                                    lprev[lhead] = key
-                                    lhead = key
-                                if tier[key] == 1:
-                                    tier[key] = 2
-                                    _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-                            else:
-                                misses += 1
-                                if adaptive and not postponed and ea[r] == 0 and la[r] >= 0:
-                                    # H(m, la, d) := false once misses reach the threshold
-                                    j = la[r]
-                                    mc[r, j] += 1
-                                    mlast[r, j] = i
-                                    _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
-                                    if mc[r, j] >= iopt[I_MTHR]:
-                                        _tick(cnt, i, C.DECISION_CHECK,
-                                              _timing(la, ea, mc, r, r_chk[r], r_kslot[r],
-                                                      iopt[I_MTHR]), unit, clk)
-                        if not have:
-                            # make sure a fetch is under way (merge with one in flight)
-                            if inflight[key] < 0.0:
-                                _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
-                                lat = fetch_latency(seed, nfetch, lunit)
-                                done = assign_worker(wfree, clk[0], lat)
-                                if tracing:
-                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_ISSUE, key, nfetch,
-                                           lat, clk)
-                                nfetch += 1
-                                lat_sum += lat
-                                inflight[key] = done
-                                arr_tier[key] = 1
-                                hn = heap_push(ht, hk, hn, done, key)
-                            may_wait = use_lz and not complete and \
-                                ns <= r_chk[r] + span[r] - 1
-                            if strat == S_BL3 and complete:
-                                pend |= bit
-                                continue                 # waited for below, all at once
-                            if may_wait:
-                                pend |= bit
-                                continue
-                            done = inflight[key]
-                            if tracing:
-                                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_WAIT, key, 0, 0.0, clk)
-                            if done > clk[0]:
-                                blocked += done - clk[0]
-                                clk[0] = done
-                        # evaluate
-                        if postponed:
-                            pend &= ~bit
-                        val = rtab[key]
                         _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
-                        if r_cslot[r] < 0:
-                            res = compare(r_op[r], val, r_off[r])
-                        else:
-                            res = compare(r_op[r], attrs[tmp[r_cslot[r]], r_ccol[r]],
-                                          val * r_scale[r] + r_off[r])
-                        if not res:
-                            alive = False
-                            if postponed:
-                                remove = True          # the partial match itself is dead
+                        if not eval_pred(pred_i, pred_f, lp_pid[t], attrs, i, i):
+                            ok = False
                             break
-                    if alive and strat == S_BL3 and complete and pend != 0:
-                        # BL3: wait for the slowest of the keys fetched in parallel
-                        for r in range(NR):
-                            bit = np.int64(1) << r
-                            if (pend & bit) == 0:
-                                continue
-                            key = np.int64(attrs[tmp[r_kslot[r]], r_kcol[r]])
-                            if incache[key] == 1:
-                                continue
-                            done = inflight[key]
-                            if done < 0.0:
-                                continue
-                            if tracing:
-                                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_WAIT, key, 0, 0.0, clk)
-                            if done > clk[0]:
-                                blocked += done - clk[0]
-                                clk[0] = done
-                        for r in range(NR):
-                            bit = np.int64(1) << r
-                            if (pend & bit) == 0:
-                                continue
-                            key = np.int64(attrs[tmp[r_kslot[r]], r_kcol[r]])
-                            val = rtab[key]
-                            _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
-                            if r_cslot[r] < 0:
-                                res = compare(r_op[r], val, r_off[r])
-                            else:
-                                res = compare(r_op[r], attrs[tmp[r_cslot[r]], r_ccol[r]],
-                                              val * r_scale[r] + r_off[r])
-                            if not res:
-                                alive = False
-                                break
-                        pend = 0
-                    if policy_next:
-                        remove = True                  # the run moves on (or dies)
-                    if alive:
-                        if complete:
+                    if ok:
+                        # (the wrapper refuses remote predicates checked at the first slot)
+                        if M == 1:
                             _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
                             if tracing:
                                 _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EMIT, nm, 0, 0.0, clk)
@@ -804,53 +970,14 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 m_t[nm] = clk[0]
                                 m_id[nm, 0] = i
                                 if record:
-                                    for s2 in range(M):
-                                        m_id[nm, 1 + s2] = tmp[s2]
+                                    m_id[nm, 1] = i
                             nm += 1
-                        elif policy_next:
-                            # extend in place
-                            if use_util:
-                                for r in range(NR):
-                                    bit = np.int64(1) << r
-                                    if s == r_chk[r] - 1 or (pm[q, PM_PEND] & bit) != 0:
-                                        need[np.int64(attrs[pm[q, PM_EV + r_kslot[r]], r_kcol[r]])] -= 1
-                            slot_count[s] -= 1
-                            slot_count[ns] += 1
-                            pm[q, PM_EV + ns] = i
-                            pm[q, PM_SLOT] = ns
-                            pm[q, PM_PEND] = pend
-                            remove = False
-                            _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
-                            _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
-                            if use_util:
-                                for r in range(NR):
-                                    bit = np.int64(1) << r
-                                    if ns == r_chk[r] - 1 or (pend & bit) != 0:
-                                        need[np.int64(attrs[pm[q, PM_EV + r_kslot[r]], r_kcol[r]])] += 1
-                                    if r_kslot[r] <= ns < r_chk[r]:
-                                        # Pr(j, d) statistics: a transition into class ns
-                                        kk = np.int64(attrs[pm[q, PM_EV + r_kslot[r]], r_kcol[r]])
-                                        row = r * M + ns
-                                        if ring_fill == swin:
-                                            tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
-                                            ttot[ring_j[ring_pos]] -= 1
-                                        else:
-                                            ring_fill += 1
-                                        ring_j[ring_pos] = row
-                                        ring_k[ring_pos] = kk
-                                        ring_pos = (ring_pos + 1) % swin
-                                        tcnt[row, kk] += 1
-                                        ttot[row] += 1
-                                        _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
-                            tmp[0] = -1 - q             # marker: prefetch hook for pm q
                         else:
-                            # greedy: a new partial match at the tail
-                            p = bump                # room reserved at the event's start
+                            p = bump
                             bump += 1
-                            for s2 in range(ns + 1):
-                                pm[p, PM_EV + s2] = tmp[s2]
-                            pm[p, PM_SLOT] = ns
-                            pm[p, PM_PEND] = pend
+                            pm[p, PM_EV] = i
+                            pm[p, PM_SLOT] = 0
+                            pm[p, PM_PEND] = 0
                             pm[p, PM_ALIVE] = 1
                             pm[p, PM_GEN] += 1
                             pm[p, PM_NEXT] = -1
@@ -859,181 +986,330 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             else:
                                 head[g] = p
                             tail[g] = p
-                            slot_count[ns] += 1
+                            slot_count[0] += 1
                             live += 1
                             psize[g] += 1
                             _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
-                            if use_util:
+                            if art_util and use_pf:
                                 for r in range(NR):
-                                    bit = np.int64(1) << r
-                                    if ns == r_chk[r] - 1 or (pend & bit) != 0:
-                                        need[np.int64(attrs[pm[p, PM_EV + r_kslot[r]], r_kcol[r]])] += 1
-                                    if r_kslot[r] <= ns < r_chk[r]:
-                                        kk = np.int64(attrs[pm[p, PM_EV + r_kslot[r]], r_kcol[r]])
-                                        row = r * M + ns
-                                        if ring_fill == swin:
-                                            tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
-                                            ttot[ring_j[ring_pos]] -= 1
-                                        else:
-                                            ring_fill += 1
-                                        ring_j[ring_pos] = row
-                                        ring_k[ring_pos] = kk
-                                        ring_pos = (ring_pos + 1) % swin
-                                        tcnt[row, kk] += 1
-                                        ttot[row] += 1
-                                        _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
-                            tmp[0] = -1 - p
-                        # ------------------------------------------ PFetch: lookahead hook
-                        if use_pf and tmp[0] < 0:
-                            p = -1 - tmp[0]
-                            sp_ = pm[p, PM_SLOT]
+                                    if r_kslot[r] == 0 and r_chk[r] > 0:
+                                        kcount[kid[i, r_kid[r]]] += 1
+                                        _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
+                            if use_util:
+                                ring_pos, ring_fill = _enter_class(
+                                    pm, p, 0, 0, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt,
+                                    ttot, ring_j, ring_k, ring_pos, ring_fill, swin, cnt, i, unit,
+                                    clk)
+                            if use_pf and _wants_prefetch(0, NR, la, ea, r_chk):
+                                te_nfree, thn, ndecide, nfetch, lat_sum, hn = _entry_prefetch(
+                                    p, pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea, ea_off, tmr,
+                                    tht, thn, te_nfree, fopt, seed, ndecide, K, incache, inflight,
+                                    csize, cap, lat_sum, nfetch, lunit, need, ttot, tcnt, avgP,
+                                    min_util, wfree, arr_tier, ht, hk, hn, cnt, i, unit, clk,
+                                    tracing, tr_k, tr_a, tr_b, tr_x, tst)
+                continue
+            q = head[g]
+            prev = -1
+            stop = old_tail == -1
+            while q != -1 and not stop:
+                if q == old_tail:
+                    stop = True
+                qn = pm[q, PM_NEXT]
+                s = pm[q, PM_SLOT]
+                if pm[q, PM_EV + s] == i:
+                    # created or extended by this event: it is not offered the event again
+                    prev = q
+                    q = qn
+                    continue
+                expired = False
+                if first_walk:
+                    # the first walk of the event offers it to every partial match of the
+                    # partition and drops the expired ones (PatternMatcher::event removes
+                    # timeouts before any transition, PatternMatcher.cpp lines 541-545)
+                    _tick(cnt, i, C.INSTANCE_WORK, 1, unit, clk)
+                    first = pm[q, PM_EV]
+                    expired = (i - first >= win) if count_win else (ts[i] - ts[first] > win)
+                remove = expired
+                ns = s + 1
+                if not expired and (pslot == -1 or s == pslot) and ti == vtype[ns]:
+                    ok = True
+                    for t in range(NL):
+                        if lp_chk[t] != ns:
+                            continue
+                        e1 = i if lp_s1[t] == ns else pm[q, PM_EV + lp_s1[t]]
+                        e2 = e1
+                        if lp_s2[t] >= 0:
+                            e2 = i if lp_s2[t] == ns else pm[q, PM_EV + lp_s2[t]]
+                        _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
+                        if not eval_pred(pred_i, pred_f, lp_pid[t], attrs, e1, e2):
+                            ok = False
+                            break
+                    if ok:
+                        if adaptive:
                             for r in range(NR):
-                                if ea[r] == 1 and sp_ == r_chk[r] - 1:
-                                    # estimated-arrival timing: prefetch ea_off after this class-m match is created
-                                    te_nfree -= 1
-                                    tid = tmr[TM_FREE, te_nfree]
-                                    tmr[TM_PM, tid] = p
-                                    tmr[TM_GEN, tid] = pm[p, PM_GEN]
-                                    tmr[TM_PRED, tid] = r
-                                    thn = heap_push(tht, tmr[TM_HEAP], thn, clk[0] + ea_off[r], tid)
-                                    _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
-                                    continue
-                                if la[r] != sp_ or sp_ >= r_chk[r]:
-                                    continue
-                                kk, ndecide = _decision_key(
-                                    np.int64(attrs[pm[p, PM_EV + r_kslot[r]], r_kcol[r]]), fopt, seed, ndecide, K)
+                                if r_chk[r] == ns:
+                                    ea_ext[r] += 1         # an arrival that extends class chk-1
+                                    _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
+                        for s2 in range(ns):
+                            tmp[s2] = pm[q, PM_EV + s2]
+                        tmp[ns] = i
+                        pend = pm[q, PM_PEND]
+                        alive = True
+                        complete = ns == M - 1
+                        # remote predicates: postponed ones first, then those checked at ns
+                        for r in range(NR):
+                            bit = np.int64(1) << r
+                            postponed = (pend & bit) != 0
+                            if not postponed and r_chk[r] != ns:
+                                continue
+                            if strat == S_BL3 and not complete:
+                                pend |= bit                # BL3: everything waits for completion
+                                continue
+                            key = kid[tmp[r_kslot[r]], r_kid[r]]
+                            have = False
+                            if True:
+                                # drain completed fetches, then (with a cache) look the key up
+                                while hn > 0 and ht[0] <= clk[0]:
+                                    k2 = hk[0]
+                                    hn = heap_pop(ht, hk, hn)
+                                    inflight[k2] = -1.0
+                                    if cap > 0:
+                                        lhead, ltail, csize, rank_ptr = _cache_put(
+                                            k2, arr_tier[k2], cap, cache_kind, incache, tier,
+                                            lprev, lnext, lhead, ltail, members, mpos, csize,
+                                            rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing,
+                                            tr_k, tr_a, tr_b, tr_x, tst, art, kcount, cu, ck,
+                                            cpos)
+                            if strat != S_BL1:
                                 _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-                                if incache[kk] == 1 or inflight[kk] >= 0.0:
-                                    continue
-                                if _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M,
-                                                  r_kslot, r_chk, ttot, tcnt, avgP, min_util, cnt, i, unit, clk):
-                                    _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
-                                    lat = fetch_latency(seed, nfetch, lunit)
-                                    done = assign_worker(wfree, clk[0], lat)
+                                have = incache[key] == 1
+                                if tracing:
+                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_OBSERVE, key,
+                                           1 if have else 0, 0.0, clk)
+                                if have:
+                                    hits += 1
+                                    lhead, ltail = _cache_touch(
+                                        key, lprev, lnext, lhead, ltail, csize, art, kcount, cu,
+                                        ck, cpos, cnt, i, unit, clk)
+                                    if tier[key] == 1:
+                                        tier[key] = 2
+                                        _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+                                else:
+                                    misses += 1
+                                    if adaptive and not postponed and ea[r] == 0 and la[r] >= 0:
+                                        # H(m, la, d) := false once misses reach the threshold
+                                        j = la[r]
+                                        mc[r, j] += 1
+                                        mlast[r, j] = i
+                                        _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
+                                        if mc[r, j] >= iopt[I_MTHR]:
+                                            _tick(cnt, i, C.DECISION_CHECK,
+                                                  _timing(la, ea, mc, r, r_chk[r], r_kslot[r],
+                                                          iopt[I_MTHR]), unit, clk)
+                            if not have:
+                                may_wait = use_lz and not complete and \
+                                    ns <= r_chk[r] + span[r] - 1
+                                bl3_all = strat == S_BL3 and complete
+                                if merge or may_wait or bl3_all:
+                                    # a request to the fetch workers: a new one unless one for
+                                    # the key is in flight and requests merge (LzEval without
+                                    # merging sends one per miss, PatternMatcher.cpp line 1122)
+                                    if inflight[key] < 0.0 or (may_wait and not merge):
+                                        nfetch, lat_sum, hn = _issue_fetch(
+                                            key, 1, seed, nfetch, lat_sum, lunit, fopt[F_OVER], wfree,
+                                            inflight, arr_tier, ht, hk, hn, cnt, i, unit, clk,
+                                            tracing, tr_k, tr_a, tr_b, tr_x, tst)
+                                    if bl3_all or may_wait:
+                                        pend |= bit
+                                        continue     # BL3: waited for below, all at once
+                                    done = inflight[key]
                                     if tracing:
-                                        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_ISSUE, kk, nfetch,
+                                        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_WAIT, key, 0, 0.0,
+                                               clk)
+                                    if done > clk[0]:
+                                        n_thread += 1
+                                        blocked += done - clk[0]
+                                        clk[0] = done
+                                else:
+                                    # the artifact's blocking fetch: the matching thread sleeps
+                                    # for the fetch latency itself (PatternMatcher.cpp lines
+                                    # 1071-1072, and 1108-1109 for LzEval at the accept state),
+                                    # whatever is in flight, then updates the cache
+                                    _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
+                                    lat = fetch_latency(seed, nfetch, lunit) + fopt[F_OVER]
+                                    if tracing:
+                                        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_BLOCK, key, nfetch,
                                                lat, clk)
                                     nfetch += 1
                                     lat_sum += lat
-                                    inflight[kk] = done
-                                    arr_tier[kk] = 2
-                                    hn = heap_push(ht, hk, hn, done, kk)
-                        tmp[0] = 0
-                    else:
+                                    n_thread += 1
+                                    blocked += lat
+                                    clk[0] += lat
+                                    # worker fetches that arrived during the sleep reach the
+                                    # cache first (the artifact's cache thread applies them as
+                                    # they come)
+                                    while hn > 0 and ht[0] <= clk[0]:
+                                        k2 = hk[0]
+                                        hn = heap_pop(ht, hk, hn)
+                                        inflight[k2] = -1.0
+                                        if cap > 0:
+                                            lhead, ltail, csize, rank_ptr = _cache_put(
+                                                k2, arr_tier[k2], cap, cache_kind, incache, tier,
+                                                lprev, lnext, lhead, ltail, members, mpos, csize,
+                                                rank, rank_n, rank_ptr, cnt, i, unit, clk,
+                                                tracing, tr_k, tr_a, tr_b, tr_x, tst, art, kcount,
+                                                cu, ck, cpos)
+                                    if cap > 0:
+                                        lhead, ltail, csize, rank_ptr = _cache_put(
+                                            key, 2, cap, cache_kind, incache, tier, lprev, lnext,
+                                            lhead, ltail, members, mpos, csize, rank, rank_n,
+                                            rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a,
+                                            tr_b, tr_x, tst, art, kcount, cu, ck, cpos)
+                            # evaluate
+                            if postponed:
+                                pend &= ~bit
+                            if not _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot, r_ccol,
+                                                 r_scale, r_off, cnt, i, unit, clk):
+                                alive = False
+                                if postponed:
+                                    remove = True          # the partial match itself is dead
+                                break
+                        if alive and strat == S_BL3 and complete and pend != 0:
+                            # BL3: wait for the slowest of the keys fetched in parallel
+                            for r in range(NR):
+                                bit = np.int64(1) << r
+                                if (pend & bit) == 0:
+                                    continue
+                                key = kid[tmp[r_kslot[r]], r_kid[r]]
+                                if incache[key] == 1:
+                                    continue
+                                done = inflight[key]
+                                if done < 0.0:
+                                    continue
+                                if tracing:
+                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_WAIT, key, 0, 0.0, clk)
+                                if done > clk[0]:
+                                    blocked += done - clk[0]
+                                    clk[0] = done
+                            for r in range(NR):
+                                bit = np.int64(1) << r
+                                if (pend & bit) == 0:
+                                    continue
+                                key = kid[tmp[r_kslot[r]], r_kid[r]]
+                                if not _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot,
+                                                     r_ccol, r_scale, r_off, cnt, i, unit, clk):
+                                    alive = False
+                                    break
+                            pend = 0
                         if policy_next:
-                            remove = True
-            if remove:
-                if use_util:
-                    for r in range(NR):
-                        bit = np.int64(1) << r
-                        if s == r_chk[r] - 1 or (pm[q, PM_PEND] & bit) != 0:
-                            need[np.int64(attrs[pm[q, PM_EV + r_kslot[r]], r_kcol[r]])] -= 1
-                _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
-                slot_count[s] -= 1
-                live -= 1
-                psize[g] -= 1
-                pm[q, PM_ALIVE] = 0
-                if prev >= 0:
-                    pm[prev, PM_NEXT] = qn
-                else:
-                    head[g] = qn
-                if tail[g] == q:
-                    tail[g] = prev
-            else:
-                prev = q
-            q = qn
-        # ---------------------------------------------------------------- a new run
-        if M > 0 and ti == vtype[0]:
-            ok = True
-            for t in range(NL):
-                if lp_chk[t] != 0:
-                    continue
-                _tick(cnt, i, C.PRED_EVAL, 1, unit, clk)
-                if not eval_pred(pred_i, pred_f, lp_pid[t], attrs, i, i):
-                    ok = False
-                    break
-            if ok:
-                # (the wrapper refuses remote predicates checked at the first slot)
-                if M == 1:
-                    _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
-                    if tracing:
-                        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EMIT, nm, 0, 0.0, clk)
-                    if hist:
-                        _hist_add(hst, clk[0] - now, clk[0] - arr[i])
-                    else:
-                        m_t[nm] = clk[0]
-                        m_id[nm, 0] = i
-                        if record:
-                            m_id[nm, 1] = i
-                    nm += 1
-                else:
-                    p = bump
-                    bump += 1
-                    pm[p, PM_EV] = i
-                    pm[p, PM_SLOT] = 0
-                    pm[p, PM_PEND] = 0
-                    pm[p, PM_ALIVE] = 1
-                    pm[p, PM_GEN] += 1
-                    pm[p, PM_NEXT] = -1
-                    if tail[g] >= 0:
-                        pm[tail[g], PM_NEXT] = p
-                    else:
-                        head[g] = p
-                    tail[g] = p
-                    slot_count[0] += 1
-                    live += 1
-                    psize[g] += 1
-                    _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
+                            remove = True                  # the run moves on (or dies)
+                        if alive and art_util:
+                            # the artifact's per-key counts: +1 per transition into a state that
+                            # references the key (PatternMatcher.cpp line 1127): the checking
+                            # class, the lookahead classes with PFetch, the later ones with
+                            # LzEval (cep_match.cpp lines 1763-1790)
+                            for r in range(NR):
+                                if ns == r_chk[r] or (use_pf and r_kslot[r] <= ns < r_chk[r]) \
+                                        or (use_lz and ns > r_chk[r]):
+                                    kcount[kid[tmp[r_kslot[r]], r_kid[r]]] += 1
+                                    _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
+                        if alive:
+                            if complete:
+                                _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
+                                if tracing:
+                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EMIT, nm, 0, 0.0, clk)
+                                if hist:
+                                    _hist_add(hst, clk[0] - now, clk[0] - arr[i])
+                                else:
+                                    m_t[nm] = clk[0]
+                                    m_id[nm, 0] = i
+                                    if record:
+                                        for s2 in range(M):
+                                            m_id[nm, 1 + s2] = tmp[s2]
+                                nm += 1
+                            elif policy_next:
+                                # extend in place
+                                if use_util:
+                                    for r in range(NR):
+                                        bit = np.int64(1) << r
+                                        if s == r_chk[r] - 1 or (pm[q, PM_PEND] & bit) != 0:
+                                            need[kid[pm[q, PM_EV + r_kslot[r]], r_kid[r]]] -= 1
+                                slot_count[s] -= 1
+                                slot_count[ns] += 1
+                                pm[q, PM_EV + ns] = i
+                                pm[q, PM_SLOT] = ns
+                                pm[q, PM_PEND] = pend
+                                remove = False
+                                _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
+                                _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
+                                if use_util:
+                                    ring_pos, ring_fill = _enter_class(
+                                        pm, q, ns, pend, NR, M, r_chk, r_kslot, kid, r_kid, need,
+                                        tcnt, ttot, ring_j, ring_k, ring_pos, ring_fill, swin, cnt,
+                                        i, unit, clk)
+                                tmp[0] = -1 - q             # marker: prefetch hook for pm q
+                            else:
+                                # greedy: a new partial match at the tail
+                                p = bump                # room reserved at the event's start
+                                bump += 1
+                                for s2 in range(ns + 1):
+                                    pm[p, PM_EV + s2] = tmp[s2]
+                                pm[p, PM_SLOT] = ns
+                                pm[p, PM_PEND] = pend
+                                pm[p, PM_ALIVE] = 1
+                                pm[p, PM_GEN] += 1
+                                pm[p, PM_NEXT] = -1
+                                if tail[g] >= 0:
+                                    pm[tail[g], PM_NEXT] = p
+                                else:
+                                    head[g] = p
+                                tail[g] = p
+                                slot_count[ns] += 1
+                                live += 1
+                                psize[g] += 1
+                                _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
+                                if use_util:
+                                    ring_pos, ring_fill = _enter_class(
+                                        pm, p, ns, pend, NR, M, r_chk, r_kslot, kid, r_kid, need,
+                                        tcnt, ttot, ring_j, ring_k, ring_pos, ring_fill, swin, cnt,
+                                        i, unit, clk)
+                                tmp[0] = -1 - p
+                            # ------------------------------------------ PFetch: lookahead hook
+                            if use_pf and tmp[0] < 0 and _wants_prefetch(
+                                    pm[-1 - tmp[0], PM_SLOT], NR, la, ea, r_chk):
+                                te_nfree, thn, ndecide, nfetch, lat_sum, hn = _entry_prefetch(
+                                    -1 - tmp[0], pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea,
+                                    ea_off, tmr, tht, thn, te_nfree, fopt, seed, ndecide, K,
+                                    incache, inflight, csize, cap, lat_sum, nfetch, lunit, need,
+                                    ttot, tcnt, avgP, min_util, wfree, arr_tier, ht, hk, hn, cnt,
+                                    i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst)
+                            tmp[0] = 0
+                        else:
+                            if policy_next:
+                                remove = True
+                if remove:
                     if use_util:
                         for r in range(NR):
-                            if r_chk[r] == 1:
-                                need[np.int64(attrs[i, r_kcol[r]])] += 1
-                            if r_kslot[r] == 0 and r_chk[r] > 0:
-                                kk = np.int64(attrs[i, r_kcol[r]])
-                                row = r * M
-                                if ring_fill == swin:
-                                    tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
-                                    ttot[ring_j[ring_pos]] -= 1
-                                else:
-                                    ring_fill += 1
-                                ring_j[ring_pos] = row
-                                ring_k[ring_pos] = kk
-                                ring_pos = (ring_pos + 1) % swin
-                                tcnt[row, kk] += 1
-                                ttot[row] += 1
-                                _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
-                    if use_pf:
-                        for r in range(NR):
-                            if ea[r] == 1 and 0 == r_chk[r] - 1:
-                                # estimated-arrival timing: prefetch ea_off after this class-m match is created
-                                te_nfree -= 1
-                                tid = tmr[TM_FREE, te_nfree]
-                                tmr[TM_PM, tid] = p
-                                tmr[TM_GEN, tid] = pm[p, PM_GEN]
-                                tmr[TM_PRED, tid] = r
-                                thn = heap_push(tht, tmr[TM_HEAP], thn, clk[0] + ea_off[r], tid)
-                                _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
-                                continue
-                            if la[r] != 0 or r_chk[r] == 0:
-                                continue
-                            kk, ndecide = _decision_key(
-                                np.int64(attrs[i, r_kcol[r]]), fopt, seed, ndecide, K)
-                            _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-                            if incache[kk] == 1 or inflight[kk] >= 0.0:
-                                continue
-                            if _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M,
-                                              r_kslot, r_chk, ttot, tcnt, avgP, min_util, cnt, i, unit, clk):
-                                _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
-                                lat = fetch_latency(seed, nfetch, lunit)
-                                done = assign_worker(wfree, clk[0], lat)
-                                if tracing:
-                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_ISSUE, kk, nfetch, lat,
-                                           clk)
-                                nfetch += 1
-                                lat_sum += lat
-                                inflight[kk] = done
-                                arr_tier[kk] = 2
-                                hn = heap_push(ht, hk, hn, done, kk)
+                            bit = np.int64(1) << r
+                            if s == r_chk[r] - 1 or (pm[q, PM_PEND] & bit) != 0:
+                                need[kid[pm[q, PM_EV + r_kslot[r]], r_kid[r]]] -= 1
+                    _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
+                    slot_count[s] -= 1
+                    live -= 1
+                    psize[g] -= 1
+                    pm[q, PM_ALIVE] = 0
+                    if prev >= 0:
+                        pm[prev, PM_NEXT] = qn
+                    else:
+                        head[g] = qn
+                    if tail[g] == q:
+                        tail[g] = prev
+                    if q == old_tail:
+                        old_tail = prev             # later walks stop at the last old survivor
+                else:
+                    prev = q
+                q = qn
+            first_walk = False
         cnt[i, C.LIVE_PM] = live
         if tracing:
             _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_END, i, 0, 0.0, clk)
@@ -1041,7 +1317,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
         busy += clk[0] - now
         server = clk[0]
     stats = np.array([float(nfetch), blocked, float(hits), float(misses), float(nm),
-                      float(n_ea)])
+                      float(n_ea), float(n_thread)])
     nst = 0 if hist else nm
     m_ev = np.ascontiguousarray(m_id[:nst, 1:]) if record else np.zeros((0, M), dtype=np.int64)
     return (cnt, start, depart, m_ev, m_t[:nst], np.ascontiguousarray(m_id[:nst, 0]), stats,
@@ -1091,22 +1367,9 @@ def _prepare(program, stream, opts: RemoteOptions):
     if len(rp) > 62:
         raise CepsimInputError("remote engine: at most 62 REMOTE predicates per pattern")
     key_cols = sorted({r[4] for r in rp})
-    K = 1
-    for c in key_cols:
-        col = stream.attrs[:, c]
-        if len(col) and (np.any(col < 0) or np.any(col != np.floor(col))):
-            raise CepsimInputError(f"{stream.source}: attribute "
-                                   f"{program.schema.attr_names[c]!r} is a REMOTE key and must hold "
-                                   "non-negative whole numbers")
-        if len(col):
-            K = max(K, int(col.max()) + 1)
-    if opts.remote_table is None:
-        rtab = np.arange(K, dtype=np.float64)
-    else:
-        rtab = np.ascontiguousarray(opts.remote_table, dtype=np.float64).reshape(-1)
-        if len(rtab) < K:
-            raise CepsimInputError(f"remote engine: the remote table has {len(rtab)} entries but "
-                                   f"keys go up to {K - 1}; make the table cover every key")
+    # keys of any value: dense ids once per run (engines.remote.table)
+    kid, uniq = factorize_keys(stream.attrs, key_cols, stream.source, program.schema.attr_names)
+    rtab = dense_values(opts.remote_table, uniq)
     if same_cols:
         c = min(same_cols)
         _, partv = np.unique(stream.attrs[:, c], return_inverse=True)
@@ -1123,9 +1386,11 @@ def _prepare(program, stream, opts: RemoteOptions):
         lp_pid=arr(lp, 0, np.int64), lp_chk=arr(lp, 1, np.int64), lp_s1=arr(lp, 2, np.int64),
         lp_s2=arr(lp, 3, np.int64),
         r_op=arr(rp, 0, np.int64), r_cslot=arr(rp, 1, np.int64), r_ccol=arr(rp, 2, np.int64),
-        r_kslot=arr(rp, 3, np.int64), r_kcol=arr(rp, 4, np.int64), r_chk=arr(rp, 5, np.int64),
+        r_kslot=arr(rp, 3, np.int64),
+        r_kid=np.array([key_cols.index(r[4]) for r in rp], dtype=np.int64),
+        r_chk=arr(rp, 5, np.int64),
         r_scale=arr(rp, 6, np.float64), r_off=arr(rp, 7, np.float64))
-    return pos, tables, rtab, part, n_part
+    return pos, tables, rtab, part, n_part, kid, uniq
 
 
 def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float = 0.0,
@@ -1150,7 +1415,7 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     if remote is not None:
         options["remote_table"] = remote
     opts = options_from(options)
-    pos, t, rtab, part, n_part = _prepare(program, stream, opts)
+    pos, t, rtab, part, n_part, kid, uniq = _prepare(program, stream, opts)
     n = len(stream)
     a = np.zeros(n) if arrivals is None else np.ascontiguousarray(arrivals, dtype=np.float64)
     if a.shape != (n,) or (n and (not np.all(np.isfinite(a)) or np.any(np.diff(a) < 0))):
@@ -1159,7 +1424,7 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
         np.ascontiguousarray(unit_cost, dtype=np.float64)
     if unit.shape != (C.N_COUNTERS,):
         raise CepsimInputError(f"remote engine: unit_cost must have {C.N_COUNTERS} entries")
-    iopt = np.zeros(19, np.int64)
+    iopt = np.zeros(22, np.int64)
     iopt[I_PCAP] = max(int(initial_capacity), 1)
     iopt[I_STRAT] = opts.strategy_code
     iopt[I_CACHE] = opts.cache_code
@@ -1179,12 +1444,16 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     iopt[I_TRACE] = 1 if trace_cap > 0 else 0
     iopt[I_RECORD] = 1 if record_matches else 0
     iopt[I_HIST] = 1 if latency_hist else 0
+    iopt[I_ORDER] = 0 if opts.in_event_order == "class" else 1
+    iopt[I_MERGE] = 1 if opts.merge_requests else 0
+    iopt[I_UTIL] = 1 if opts.utility == "artifact" else 0
     fopt = np.array([opts.latency_unit_us * 1e-6, opts.omega_fetch, opts.omega_cache, opts.noise,
-                     program.window, float(base_cost)], dtype=np.float64)
+                     program.window, float(base_cost), opts.fetch_overhead_us * 1e-6],
+                    dtype=np.float64)
     res = _run(stream.types.astype(np.int32), np.ascontiguousarray(stream.ts, np.float64),
                np.ascontiguousarray(stream.attrs, np.float64), a, part, rtab, t["vtype"],
                program.pred_i, program.pred_f, t["lp_pid"], t["lp_chk"], t["lp_s1"], t["lp_s2"],
-               t["r_op"], t["r_cslot"], t["r_ccol"], t["r_kslot"], t["r_kcol"], t["r_chk"],
+               t["r_op"], t["r_cslot"], t["r_ccol"], t["r_kslot"], kid, t["r_kid"], t["r_chk"],
                t["r_scale"], t["r_off"], iopt, fopt, unit, max(int(trace_cap), 1))
     cnt, start, depart, m_ev, m_t, m_det, stats, hst, tk, ta, tb, tx, overflow = res
     if trace_cap > 0 and overflow:
@@ -1209,7 +1478,9 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     info = {"engine": "remote", "strategy": opts.strategy, "cache": opts.cache,
             "emit_time": m_t, "start": start, "depart": depart,
             "fetches": int(stats[0]), "blocked_time": float(stats[1]), "cache_hits": int(stats[2]),
-            "cache_misses": int(stats[3]), "ea_prefetches": int(stats[5])}
+            "cache_misses": int(stats[3]), "ea_prefetches": int(stats[5]),
+            "blocking_fetches": int(stats[6]),
+            "remote_keys": int(len(uniq)), "remote_missing_keys": int(np.isnan(rtab).sum())}
     if trace_cap > 0:
         info["trace"] = (tk, ta, tb, tx)
     if latency_hist:
