@@ -39,6 +39,7 @@ def _tvb(fc, tree, routing, regime="paper_regime", data="synthetic", seq="a,b,c"
     """claim_tree_vs_best_chain row: evals of every NFA, routing checks, and the pass rates /
     buffer counter its failure explanation reads."""
     return {"regime": regime, "data": data, "sequence": seq, "f_c": fc, "routing_tree": routing,
+            "evals_route_tree": tree + routing,
             "sel_ab": 0.5, "sel_bc": 0.25, "w_b": 10.0, **_nfa(tree=tree, **vals)}
 
 
@@ -136,9 +137,11 @@ CAL_NONE = _calib(lambda thr: 300)
 
 
 def _nasdaq(fc, tree, routing, cba, data="nasdaq", regime="paper_regime"):
+    """``tree``: the tree's condition evaluations with its ``routing`` decisions counted as
+    conditions (the pre-issue-22 reading); ``evals_tree`` = tree - routing (take edges)."""
     return {"regime": regime, "data": data, "f_c": fc, "routing_tree": routing,
             "frac_b_rarer": 0.9, **{f"evals_{k}": 1000 for k in CHAINS},
-            "evals_tree": tree, "evals_cba": cba}
+            "evals_tree": tree - routing, "evals_route_tree": tree, "evals_cba": cba}
 
 
 NAS_OK = _t([_nasdaq(0.1, 110, 10, 95), _nasdaq(1.0, 1100, 100, 1000),
@@ -174,13 +177,14 @@ CASES = [
     ("tree_vs_best_chain-pass",
      lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="paper_regime"),
      TVB_OK, True,
-     [r"^paper_regime condition evaluations: a,b,c f_c=0\.1: tree/cab=1\.05 \(routing 4\.76% of "
-      r"tree's conditions; without them 1\)$"]),
+     [r"^paper_regime condition evaluations: a,b,c f_c=0\.1: tree/cab=1\.05 \(routing decisions "
+      r"5, tree/cab with routing as conditions \(pre-issue-22\) 1\.1\)$"]),
     ("tree_vs_best_chain-fail",
      lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="paper_regime"),
      TVB_BAD, False,
-     [r"f_c=0\.1: tree/cab=1\.05 \(routing", r"f_c=1: tree/bac=1\.2 \(routing 16\.7% .*without "
-      r"them 1\) \[s_ab=0\.5 s_bc=0\.25; cab/cba=0\.5 \(predicted 1/s_bc=4\), eager/cab=5 "
+     [r"f_c=0\.1: tree/cab=1\.05 \(routing", r"f_c=1: tree/bac=1\.2 \(routing decisions 20, "
+      r"tree/bac with routing as conditions \(pre-issue-22\) 1\.4\) "
+      r"\[s_ab=0\.5 s_bc=0\.25; cab/cba=0\.5 \(predicted 1/s_bc=4\), eager/cab=5 "
       r"\(predicted near f_c=1: s_ab\+2/W_b=0\.7\)\]$"]),
     ("tree_vs_best_chain-other-regime-fails",
      lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="selective"),
@@ -279,11 +283,12 @@ CASES = [
      [r"^search picks T=nan, "]),
     ("nasdaq_tree_is_cba-pass",
      lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_OK, True,
-     [r"^paper_regime: f_c=0\.1: b rarer at 90% of c arrivals, tree take-edges/cba=1\.05, tree "
-      r"\(with routing\)/cba=1\.16; f_c=1: .*take-edges/cba=1, tree \(with routing\)/abc=1\.1$"]),
+     [r"^paper_regime: f_c=0\.1: b rarer at 90% of c arrivals, tree/cba=1\.05, tree/cba=1\.05, "
+      r"with routing as conditions \(pre-issue-22\) 1\.16; f_c=1: .*tree/cba=1, tree/abc=1, "
+      r"with routing as conditions \(pre-issue-22\) 1\.1$"]),
     ("nasdaq_tree_is_cba-fail",
      lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_BAD, False,
-     [r"tree take-edges/cba=1\.26"]),
+     [r"tree/cba=1\.26"]),
     ("nasdaq_tree_is_cba-no-nasdaq-rows",
      lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1), NAS_NONE, False, [r"^: $"]),
     ("tree_near_best_when_unselective-pass",
@@ -429,12 +434,13 @@ CASES += [
     ("dynamic_tree_best-best-1", lambda d: S.claim_dynamic_tree_best(d), DYN_BEST_1, True,
      [r"tree 0\.5, best chain cab 1 \(tree/best=0\.5\)"]),
     ("nasdaq_tree_is_cba-defaults-fail", lambda d: S.claim_nasdaq_tree_is_cba(d), NAS_BAD, False,
-     [r"tree take-edges/cba=1\.26"]),
+     [r"tree/cba=1\.26"]),
     ("nasdaq_tree_is_cba-at-limit", lambda d: S.claim_nasdaq_tree_is_cba(d), NAS_AT_LIMIT, True,
-     [r"^: f_c=0\.1: .*tree take-edges/cba=1\.1, tree \(with routing\)/cba=1\.1$"]),
+     [r"^: f_c=0\.1: .*tree/cba=1\.1, tree/cba=1\.1, with routing as conditions "
+      r"\(pre-issue-22\) 1\.1$"]),
     ("nasdaq_tree_is_cba-fail-then-pass",
      lambda d: S.claim_nasdaq_tree_is_cba(d, regime="paper_regime"), NAS_FAIL_THEN_PASS, False,
-     [r"^paper_regime: f_c=0\.1: .*take-edges/cba=1\.26, .*; f_c=1: .*take-edges/cba=1, "]),
+     [r"^paper_regime: f_c=0\.1: .*tree/cba=1\.26, .*; f_c=1: .*tree/cba=1, "]),
 ]
 
 # tree vs best chain without a sequence column, defaults; floors (best chain 1, tree 1)
@@ -490,9 +496,8 @@ SENS_AT_LIMIT_BAD_BELOW = _sens([(0.1, 0.5, 0.3, 200, 100), (0.1, 0.2, 0.95, 110
 CASES += [
     ("tree_vs_best_chain-no-sequence-column-defaults-floors",
      lambda d: S.claim_tree_vs_best_chain(d), TVB_NO_SEQ, True,
-     [r"^ condition evaluations: f_c=0\.1: tree/cab=1 \(routing 50% of tree's conditions; "
-      r"without them 0\.5\); f_c=1: tree/cab=1\.1 \(routing 10% of tree's conditions; without "
-      r"them 0\.99\)$"]),
+     [r"^ condition evaluations: f_c=0\.1: tree/cab=1 \(routing decisions 0\); f_c=1: "
+      r"tree/cab=1\.1 \(routing decisions 11\)$"]),
     ("tree_vs_best_chain-defaults-fail", lambda d: S.claim_tree_vs_best_chain(d), TVB_OPS.assign(
         evals_tree=150), False, [r"tree/cab=1\.5 "]),
     ("tree_vs_best_chain-no-rows-of-regime",
@@ -541,7 +546,7 @@ CASES += [
 
 
 def test_unknown_metric_is_named():
-    with pytest.raises(ValueError, match=r"^metric must be one of \['evals', 'ops'\], got 'bogus'$"):
+    with pytest.raises(ValueError, match=r"^metric must be one of \['evals', 'ops', 'evals_route'\], got 'bogus'$"):
         S.claim_convergence(CONV_OK, metric="bogus")
 
 @pytest.mark.parametrize("call, df, want, patterns",
