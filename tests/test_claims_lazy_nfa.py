@@ -136,6 +136,25 @@ CAL_BAD = _calib(lambda thr: 300 if thr > WANT_T - 0.01 else 100)     # WANT_T i
 CAL_NONE = _calib(lambda thr: 300)
 
 
+def _calib_obs():
+    """Observations 2 and 3 scored: at T=0.8 cab/cba = 3 but c-later chains ~ eager under
+    operations; at WANT_T cab = cba but eager's operations 20-25x the c-later chains'."""
+    rows = []
+    for thr in (0.8, WANT_T):
+        for fc in (0.001, 1.0):
+            r = {"threshold": thr, "f_c": fc, "sel_bc": 0.5, "evals_cab": 300 if thr > WANT_T
+                 else 100, "evals_cba": 100, **{f"evals_{k}": 10_000 for k in CHAINS[:4]}}
+            near = thr > WANT_T
+            r.update({"ops_eager": 1000 if near else 25_000,
+                      **{f"ops_{k}": v for k, v in zip(CHAINS[:4], (1000, 900, 950, 1000) if near
+                                                        else (1000, 1000, 1250, 1100))}})
+            rows.append(r)
+    return _t(rows)
+
+
+CAL_OBS = _calib_obs()
+
+
 def _nasdaq(fc, tree, routing, cba, data="nasdaq", regime="paper_regime"):
     """``tree``: the tree's condition evaluations with its ``routing`` decisions counted as
     conditions (the pre-issue-22 reading); ``evals_tree`` = tree - routing (take edges)."""
@@ -272,15 +291,28 @@ CASES = [
      True, [r"^ operations \(conditions \+ instance work\): tree 100, best chain abc 150 "]),
     ("calibrated_regime-pass", lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05),
      CAL_OK, True,
-     [rf"^search picks T={WANT_T:g}, configured paper_regime T={WANT_T:g}; T=0\.8: no \(s_bc=0\.5,"
-      rf" worst cab/cba or inverse 3\); T={WANT_T + 0.1:g}: no .*T={WANT_T - 0.05:g}: ok "
-      r"\(s_bc=0\.5, worst cab/cba or inverse 1\)$"]),
+     [re.escape(f"search picks T={WANT_T:g} (4/4 checks held; every check at some T: yes), "
+                f"configured paper_regime T={WANT_T:g} | T=0.8: 2/4 [c-first best 2/2; cab/cba in "
+                f"[0.8, 1.25] 0/2 (worst cab/cba or inverse 3, s_bc=0.5)] | T={WANT_T + 0.1:g}: "
+                f"2/4 ["), "^search picks",
+      re.escape(f"| T={WANT_T - 0.05:g}: 4/4 [c-first best 2/2; cab/cba in [0.8, 1.25] 2/2 "
+                f"(worst cab/cba or inverse 1, s_bc=0.5)]") + "$"]),
     ("calibrated_regime-fail-other-T",
      lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05), CAL_BAD, False,
-     [rf"^search picks T={WANT_T - 0.05:g}, configured paper_regime T={WANT_T:g}; "]),
-    ("calibrated_regime-fail-none",
+     [re.escape(f"search picks T={WANT_T - 0.05:g} (4/4 checks held; every check at some T: "
+                f"yes), configured paper_regime T={WANT_T:g} | ")]),
+    ("calibrated_regime-none-meets-all-picks-the-largest-best",
      lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05), CAL_NONE, False,
-     [r"^search picks T=nan, "]),
+     [r"^search picks T=0\.8 \(2/4 checks held; every check at some T: no\)"]),
+    ("calibrated_regime-observations-2-3-scored",
+     lambda d: S.claim_calibrated_regime(d, far=10.0, near=3.0), CAL_OBS, True,
+     [re.escape(f"search picks T={WANT_T:g} (5/6 checks held; every check at some T: no)"),
+      re.escape("| T=0.8: 4/6 [c-first best 2/2; cab/cba in [0.8, 1.25] 0/2 (worst cab/cba or "
+                "inverse 3, s_bc=0.5); obs3 yes (c-later/c-first 33.3); obs2 yes (c-later/eager "
+                "ops 0.9-1)] | "),
+      re.escape(f"| T={WANT_T:g}: 5/6 [c-first best 2/2; cab/cba in [0.8, 1.25] 2/2 (worst "
+                f"cab/cba or inverse 1, s_bc=0.5); obs3 yes (c-later/c-first 100); obs2 no "
+                f"(c-later/eager ops 0.04-0.05)]") + "$"]),
     ("nasdaq_tree_is_cba-pass",
      lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_OK, True,
      [r"^paper_regime: f_c=0\.1: b rarer at 90% of c arrivals, tree/cba=1\.05, tree/cba=1\.05, "
@@ -518,11 +550,16 @@ CASES += [
       r"\(predicted 1/s_bc=inf\)\]$"]),      # unknown s_bc: "inf" (not > 0)
     ("calibrated_regime-defaults-at-every-limit", lambda d: S.claim_calibrated_regime(d),
      CAL_EDGE, True,
-     [rf"^search picks T={WANT_T:g}, configured paper_regime T={WANT_T:g}; "
-      r"T=0\.8: no \(s_bc=0\.5, worst cab/cba or inverse 1\); "
-      rf"T={WANT_T + 0.1:g}: no \(s_bc=0\.5, worst cab/cba or inverse 2\); "
-      rf"T={WANT_T:g}: ok \(s_bc=0\.5, worst cab/cba or inverse 1\.25\); "
-      rf"T={WANT_T - 0.05:g}: ok \(s_bc=0\.5, worst cab/cba or inverse 1\.25\)$"]),
+     [re.escape(f"search picks T={WANT_T:g} (6/6 checks held; every check at some T: yes), "
+                f"configured paper_regime T={WANT_T:g} | "
+                "T=0.8: 2/4 [c-first best 0/2; cab/cba in [0.8, 1.25] 2/2 (worst cab/cba or "
+                "inverse 1, s_bc=0.5)] | "
+                f"T={WANT_T + 0.1:g}: 3/4 [c-first best 2/2; cab/cba in [0.8, 1.25] 1/2 (worst "
+                "cab/cba or inverse 2, s_bc=0.5)] | "
+                f"T={WANT_T:g}: 6/6 [c-first best 3/3; cab/cba in [0.8, 1.25] 3/3 (worst cab/cba "
+                "or inverse 1.25, s_bc=0.5)] | "
+                f"T={WANT_T - 0.05:g}: 4/4 [c-first best 2/2; cab/cba in [0.8, 1.25] 2/2 (worst "
+                "cab/cba or inverse 1.25, s_bc=0.5)]") + "$"]),
     ("tree_near_best_when_unselective-defaults-interpolation", 
      lambda d: S.claim_tree_near_best_when_unselective(d), SENS_TWO_FC, True,
      [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.874 \(interpolated\); "
