@@ -131,6 +131,18 @@ def _calib(cab_of):
     return _t(rows)
 
 
+def _sw(fc, tree, amp, kind="sine", **vals):
+    """A Fig 7 row on a stream whose a/b rates swing with amplitude ``amp`` (0 = no swing)."""
+    return {**_tvb(fc, tree, 5, **vals), "swing_kind": kind if amp else "none", "swing_amp": amp,
+            "w_a": 50.0, "w_b": 40.0, "w_absdiff": 10.0, "frac_b_rarer": 0.6}
+
+
+SW_OK = _t([_sw(0.1, 95, 0.15, cab=100), _sw(0.1, 200, 0.0, cab=100)])   # no-swing row ignored
+SW_TIE = _t([_sw(0.1, 100, 0.15, cab=100)])
+SW_NONE = _t([_sw(0.1, 95, 0.0, cab=100)])
+SW_TWO = _t([_sw(0.1, 95, 0.15, cab=100), _sw(0.1, 99, 0.3, kind="random", cab=100),
+             _sw(0.1, 300, 0.0, cab=100)])
+
 CAL_OK = _calib(lambda thr: 300 if thr > WANT_T else 100)
 CAL_BAD = _calib(lambda thr: 300 if thr > WANT_T - 0.01 else 100)     # WANT_T itself fails
 CAL_NONE = _calib(lambda thr: 300)
@@ -215,6 +227,24 @@ CASES = [
     ("tree_vs_best_chain-per-sequence",
      lambda d: S.claim_tree_vs_best_chain(d, factor=1.1), TVB_SEQS, False,
      [r"a,b,c f_c=0\.1: tree/cab=1\.05 .*; c,b,a f_c=0\.1: tree/cba=1\.5 "]),
+    ("tree_vs_best_chain-below-swinging-rows-only-pass",
+     lambda d: S.claim_tree_vs_best_chain(d, metric="evals", regime="paper_regime", below=True),
+     SW_OK, True,
+     [r"^paper_regime condition evaluations: a,b,c f_c=0\.1: tree/cab=0\.95 \(routing decisions 5, "
+      r"tree/cab with routing as conditions \(pre-issue-22\) 1\)$"]),
+    ("tree_vs_best_chain-below-tie-fails-with-the-swing-bound",
+     lambda d: S.claim_tree_vs_best_chain(d, metric="evals", regime="paper_regime", below=True),
+     SW_TIE, False,
+     [r"tree/cab=1 \(routing decisions 5, .*\) \[W_a=50 W_b=40 E\|W_a-W_b\|=10: count routing "
+      r"saves at most ~1%; b rarer at 60% of c arrivals, routing to a costs up to "
+      r"1-s_bc=0\.75\]$"]),
+    ("tree_vs_best_chain-below-no-swinging-row",
+     lambda d: S.claim_tree_vs_best_chain(d, metric="evals", below=True), SW_NONE, False,
+     [r"^no row whose a/b rates swing$"]),
+    ("tree_vs_best_chain-streams-per-swing-never-averaged",
+     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1), SW_TWO, False,
+     [r"a,b,c swing none amp 0 f_c=0\.1: tree/cab=3 .*; a,b,c swing random amp 0\.3 f_c=0\.1: "
+      r"tree/cab=0\.99 .*; a,b,c swing sine amp 0\.15 f_c=0\.1: tree/cab=0\.95 "]),
     ("c_first_vs_eager-pass",
      lambda d: S.claim_c_first_vs_eager(d, factor=100.0, metric="evals", regime="paper_regime"),
      CFE_OK, True,

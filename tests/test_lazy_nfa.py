@@ -298,6 +298,14 @@ def test_regime_threshold_and_scenario_rows():
     assert 0 <= row["sel_ab"] <= 1 and 0 <= row["frac_b_rarer"] <= 1
     with pytest.raises(CepsimInputError, match="regime"):
         condition_evaluations({"n_events": 100, "f_c": 0.2, "regime": "nope"}, 1)
+    # the a/b rate swing (issue 22): named in the row, refused when unknown or out of range
+    rn = condition_evaluations({"n_events": 600, "f_c": 0.2, "h": 5, "regime": "selective",
+                                "nfas": "cab", "swing": "random", "fluctuation": 0.0}, 1)
+    assert rn["swing_kind"] == "none" and rn["swing_amp"] == 0.0 and rn["w_absdiff"] >= 0
+    with pytest.raises(CepsimInputError, match="swing must be one of"):
+        condition_evaluations({"n_events": 100, "f_c": 0.2, "swing": "zigzag"}, 1)
+    with pytest.raises(CepsimInputError, match="fluctuation"):
+        condition_evaluations({"n_events": 100, "f_c": 0.2, "fluctuation": 1.5}, 1)
     with pytest.raises(CepsimInputError, match="not both"):
         condition_evaluations({"n_events": 100, "f_c": 0.2, "regime": "selective",
                                "threshold": 0.5}, 1)

@@ -19,7 +19,7 @@ pairwise correlated histories within ``h`` minutes.  We cannot ship that data se
   approximately equal frequencies, which also fluctuated slightly over time, making each of the
   event types slightly more dominant part of the time").  The *swing* ``w(t)`` (issue 22): the
   paper gives neither its size nor its time scale, so both are readings with a sensitivity axis
-  (the swing sensitivity config): amplitude ``fluctuation`` (0.15 = "slightly")
+  (``experiments/lazy_nfa/swing_sensitivity.toml``): amplitude ``fluctuation`` (0.15 = "slightly")
   and time scale ``fluct_period`` (120 minutes, 12 windows of the paper's h = 10), shape
   ``swing``: ``"sine"`` (default, ``fluctuation * sin(2 pi t / fluct_period)``, the reading every
   earlier run used), ``"random"`` (seeded: ``+/- fluctuation``, the dominant sector switching
