@@ -245,6 +245,17 @@ CASES = [
      lambda d: S.claim_tree_vs_best_chain(d, factor=1.1), SW_TWO, False,
      [r"a,b,c swing none amp 0 f_c=0\.1: tree/cab=3 .*; a,b,c swing random amp 0\.3 f_c=0\.1: "
       r"tree/cab=0\.99 .*; a,b,c swing sine amp 0\.15 f_c=0\.1: tree/cab=0\.95 "]),
+    ("peak_instances-other-regime-has-no-rows",
+     lambda d: S.claim_peak_instances(d, factor=0.1, regime="selective"),
+     PEAK_OK.assign(regime="paper_regime"), False, [r"^no rows of regime selective$"]),
+    ("peak_instances-regime-named",
+     lambda d: S.claim_peak_instances(d, factor=0.1, regime="paper_regime"),
+     PEAK_OK.assign(regime="paper_regime"), True, [r"^paper_regime n_events=100: eager peak "]),
+    ("nasdaq_tree_is_cba-operations",
+     lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime", metric="ops"),
+     NAS_OK.assign(**{**{f"ops_{k}": 2000 for k in CHAINS}, "ops_tree": 2300}), False,
+     [r"^paper_regime operations \(conditions \+ instance work\): f_c=0\.1: b rarer at 90% of c "
+      r"arrivals, tree/cba=1\.15, tree/abc=1\.15; f_c=1: "]),
     ("c_first_vs_eager-pass",
      lambda d: S.claim_c_first_vs_eager(d, factor=100.0, metric="evals", regime="paper_regime"),
      CFE_OK, True,

@@ -532,18 +532,23 @@ def claim_eager_close(df, factor: float = 2.0, sequence: str = "c,b,a", metric: 
 
 
 @_successful
-def claim_peak_instances(df, factor: float = 0.1, **_) -> object:
-    """At the largest input, c-first chains and tree hold <= factor x eager's peak instances.
+def claim_peak_instances(df, factor: float = 0.1, regime=None, **_) -> object:
+    """At the largest input, c-first chains and tree hold <= factor x eager's peak instances
+    (rows of ``regime``; all rows when None).
 
     The verdict uses the lazy NFAs' *transient* peak (instances alive at any moment, also inside
     one event), which is stricter than their after-event gauge (often 0: they finish within the
     event); eager's peak is its after-event gauge."""
+    df = _pick(df, regime)
+    if df.empty:
+        return _claim(False, f"no rows of regime {regime}")
     d = df[df["n_events"] == df["n_events"].max()]
     e = float(d["peak_inst_eager"].mean())
     gauge = {k: float(d[f"peak_inst_{k}"].mean()) for k in ("cab", "cba", "tree")}
     trans = {k: float(d[f"peak_inst_transient_{k}"].mean()) for k in ("cab", "cba", "tree")}
     ok = all(v <= factor * e for v in trans.values())
-    return _claim(ok, f"n_events={int(d['n_events'].iloc[0])}: eager peak {_fmt(e)}; transient "
+    return _claim(ok, f"{regime + ' ' if regime else ''}n_events={int(d['n_events'].iloc[0])}: "
+                  f"eager peak {_fmt(e)}; transient "
                   "(after-event) peaks: " +
                   ", ".join(f"{k} {_fmt(trans[k])} ({_fmt(gauge[k])})" for k in trans))
 
@@ -705,24 +710,28 @@ def claim_calibrated_regime(df, lo: float = 0.8, hi: float = 1.25, tie: float = 
 
 
 @_successful
-def claim_nasdaq_tree_is_cba(df, factor: float = 1.1, regime=None, **_) -> object:
+def claim_nasdaq_tree_is_cba(df, factor: float = 1.1, regime=None, metric: str = "evals",
+                             **_) -> object:
     """NASDAQ sample, single tickers (not sectors), not counted as support for the tree claim:
     where count(b) < count(a) at (almost) every c arrival, the tree's {c} state routes to b,
     so its condition evaluations (take edges; routing is no condition) are within factor x those
     of chain c,b,a at every f_c."""
+    m = _metric(metric)
     g = _mean_by_fc(_pick(df, regime, "nasdaq"))
     ok = len(g) > 0
     parts = []
     for fc, r in g.iterrows():
-        take = r["evals_tree"]            # take-edge validations (routing is not a condition)
-        ratio = take / max(r["evals_cba"], 1)
+        ratio = r[f"{m}_tree"] / max(r[f"{m}_cba"], 1)   # routing is not a condition (issue 22)
         ok &= ratio <= factor
-        best = min(_chains_in(df), key=lambda k: r[f"evals_{k}"])
-        parts.append(f"f_c={fc:g}: b rarer at {_fmt(100 * r['frac_b_rarer'])}% of c arrivals, "
-                     f"tree/cba={_fmt(ratio)}, tree/{best}="
-                     f"{_fmt(r['evals_tree'] / max(r[f'evals_{best}'], 1))}, with routing as "
-                     f"conditions (pre-issue-22) {_fmt(r['evals_route_tree'] / max(r[f'evals_{best}'], 1))}")
-    return _claim(ok, f"{regime or ''}: " + "; ".join(parts))
+        best = min(_chains_in(df), key=lambda k: r[f"{m}_{k}"])
+        txt = (f"f_c={fc:g}: b rarer at {_fmt(100 * r['frac_b_rarer'])}% of c arrivals, "
+               f"tree/cba={_fmt(ratio)}, tree/{best}={_fmt(r[f'{m}_tree'] / max(r[f'{m}_{best}'], 1))}")
+        if m == "evals":
+            txt += (f", with routing as conditions (pre-issue-22) "
+                    f"{_fmt(r['evals_route_tree'] / max(r[f'evals_{best}'], 1))}")
+        parts.append(txt)
+    return _claim(ok, f"{regime or ''}{' ' + METRICS[m] if m != 'evals' else ''}: "
+                  + "; ".join(parts))
 
 
 def _sensitivity_table(df):
