@@ -378,6 +378,17 @@ def _why(r) -> str:
         pred = sab + 2.0 / max(float(r["w_b"]), 1e-9)
         out += (f", eager/cab={_fmt(r['evals_eager'] / max(r['evals_cab'], 1))} "
                 f"(predicted near f_c=1: s_ab+2/W_b={_fmt(pred)})")
+    if "frac_b_rarer" in r and "evals_tree" in r and np.isfinite(float(r["frac_b_rarer"])):
+        # the tree's {c} state follows c,b,a where b is rarer and c,a,b otherwise (section 6)
+        fb = float(r["frac_b_rarer"])
+        mix = fb + (1 - fb) * r["evals_cab"] / max(r["evals_cba"], 1)
+        out += (f"; tree routes c->b at {_fmt(100 * fb)}% of c arrivals: predicted tree/cba "
+                f"~{_fmt(mix)}, measured {_fmt(r['evals_tree'] / max(r['evals_cba'], 1))} "
+                f"(condition evaluations)")
+    if "work_tree" in r and "work_cba" in r:
+        best_w = min((k for k in CHAINS if f"work_{k}" in r), key=lambda k: r[f"work_{k}"])
+        out += (f"; instance work tree/{best_w}={_fmt(r['work_tree'] / max(r[f'work_{best_w}'], 1))}"
+                f" (instances waiting in the tree's non-c-first states)")
     return out
 
 
