@@ -256,6 +256,13 @@ CASES = [
      NAS_OK.assign(**{**{f"ops_{k}": 2000 for k in CHAINS}, "ops_tree": 2300}), False,
      [r"^paper_regime operations \(conditions \+ instance work\): f_c=0\.1: b rarer at 90% of c "
       r"arrivals, tree/cba=1\.15, tree/abc=1\.15; f_c=1: "]),
+    ("tree_vs_best_chain-failure-prints-routing-mix-and-work",
+     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, regime="paper_regime"),
+     _t([{**_tvb(0.1, 115, 5, cab=120, cba=100), "frac_b_rarer": 0.5,
+          **{f"work_{k}": 1000 for k in CHAINS}, "work_cba": 500, "work_tree": 1000}]), False,
+     [r"; tree routes c->b at 50% of c arrivals: predicted tree/cba ~1\.1, measured 1\.15 "
+      r"\(condition evaluations\); instance work tree/cba=2 \(instances waiting in the tree's "
+      r"non-c-first states\)\]$"]),
     ("c_first_vs_eager-pass",
      lambda d: S.claim_c_first_vs_eager(d, factor=100.0, metric="evals", regime="paper_regime"),
      CFE_OK, True,
