@@ -40,8 +40,14 @@ UTILITY_UPDATE = 18  # utility computations (prefetch / cache / shedding utiliti
 SHED_OP = 19         # load-shedding bookkeeping (bucket insert, victim selection, drop)
 # --- gauge ----------------------------------------------------------------------------
 LIVE_BOUND = 20      # events bound by live partial matches (memory gauge, DARLING)
+# --- side metric (issue 22) --------------------------------------------------------------
+ROUTING_CHECK = 21   # DEBS'15 tree NFA routing decisions (p_ne / p_se, section 6): one per
+                     # live tree state per event.  A *side metric*: the decision is part of the
+                     # offer of the event, whose work INSTANCE_WORK already charges (as the
+                     # chain's store decision), so it is priced 0 in every profile and is not an
+                     # EDGE_EVAL (section 7 counts take-edge validations only)
 
-N_COUNTERS = 21
+N_COUNTERS = 22
 
 COUNTER_NAMES: tuple[str, ...] = (
     "pred_eval",
@@ -65,9 +71,13 @@ COUNTER_NAMES: tuple[str, ...] = (
     "utility_update",
     "shed_op",
     "live_bound",
+    "routing_check",
 )
 GAUGES: frozenset[int] = frozenset({LIVE_PM, BUFFERED, LIVE_BOUND})
 COUNT_COLUMNS: tuple[int, ...] = tuple(i for i in range(N_COUNTERS) if i not in GAUGES)
+#: count columns that record a decision whose work another column already charges: priced 0 by
+#: every profile (``sim.costmodel`` refuses a non-zero price) and never fitted by ``calibrate``
+SIDE_METRICS: frozenset[int] = frozenset({ROUTING_CHECK})
 
 
 def new_counters(n_events: int) -> np.ndarray:

@@ -1,7 +1,9 @@
 """DEBS'15 lazy evaluation, Figures 7-10, drawn from the results DataFrame only.
 
-Figures 7/8: per 1,000 events, condition evaluations (top row) and operations = conditions +
-instance work (bottom row), log y, vs f_c per NFA, one column per regime (and sequence);
+Figures 7/8: per 1,000 events, condition evaluations (top row; the tree's take-edge validations,
+and dotted the pre-issue-22 reading that charged its routing decisions as conditions) and
+operations = conditions + instance work (bottom row), log y, vs f_c per NFA, one column per regime
+(and sequence);
 Figure 9: peak active instances vs input size; Figure 10: both metrics per bucket of events along
 the phased stream, one row per regime.  Columns come from ``sim/scenarios/lazy_nfa.py``
 (``evals_<nfa>``, ``ops_<nfa>``, ``peak_inst_<nfa>``, ``evals_series_<nfa>``, ``ops_series_<nfa>``).
@@ -60,6 +62,10 @@ def _evals_panel(ax, d, title: str, metric: str = "evals") -> None:
     for k in _keys(d, f"{metric}_"):
         ax.plot(g.index, g[f"{metric}_{k}"] * per, label=_label(k),
                 **STYLE.get(k, dict(marker="o", lw=1)))
+    if metric == "evals" and "evals_route_tree" in g.columns:
+        # the pre-issue-22 reading: every routing decision charged as a condition evaluation
+        ax.plot(g.index, g["evals_route_tree"] * per, label="Tree NFA, routing as conditions "
+                "(pre-issue-22)", **{**STYLE["tree"], "ls": ":", "marker": "x", "ms": 6})
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("$f_c$ (frequency of c relative to a)")
@@ -206,5 +212,37 @@ def sensitivity_selectivity(df, out_base: Path) -> list[Path]:
                    "open ◁: no pair passed, drawn at 0.5/pairs", title_fontsize=8)
     fig.suptitle("SENSITIVITY (not a paper figure): Fig 7 workload, sequence a,b,c, "
                  "correlation threshold T varied", fontsize=11)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def swing_sensitivity(df, out_base: Path) -> list[Path]:
+    """SENSITIVITY (issue 22, not a paper figure): tree / best chain vs the amplitude of the a/b
+    rate swing (0 = none), one line per (swing shape, f_c); rows: regimes, columns: the two
+    metrics.  Below 1 is the paper's observation 4 ("slightly better than the best chain")."""
+    chains = [k for k in ORDER if k not in ("eager", "tree")]
+    regs = _regimes(df)
+    metrics = [m for m in ("evals", "ops") if f"{m}_tree" in df.columns]
+    fig, axes = plt.subplots(len(regs), len(metrics), figsize=(6.2 * len(metrics), 4.4 * len(regs)),
+                             squeeze=False)
+    for i, reg in enumerate(regs):
+        d = df if reg is None else df[df["regime"] == reg]
+        for j, m in enumerate(metrics):
+            ax = axes[i][j]
+            ks = [k for k in chains if f"{m}_{k}" in d.columns]
+            g = d.groupby(["f_c", "swing", "fluctuation"]).mean(numeric_only=True).reset_index()
+            g["ratio"] = g[f"{m}_tree"] / g[[f"{m}_{k}" for k in ks]].min(axis=1).clip(lower=1)
+            for (fc, sw), h in g.groupby(["f_c", "swing"]):
+                h = h.sort_values("fluctuation")
+                ax.plot(h["fluctuation"], h["ratio"], marker="o" if sw == "sine" else "s",
+                        ls="-" if sw == "sine" else "--", label=f"{sw}, $f_c$ = {fc:g}")
+            ax.axhline(1.0, color="grey", lw=0.8)
+            ax.set_xlabel("a/b rate swing amplitude (0 = no swing)")
+            ax.set_ylabel(f"tree / best chain, {METRIC_LABEL[m]}")
+            ax.set_title(_regime_title(d, reg), fontsize=10)
+            ax.grid(True, alpha=0.3)
+    axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle("SENSITIVITY (not a paper figure): Fig 7 workload, a/b rate swing varied",
+                 fontsize=11)
     fig.tight_layout()
     return save(fig, out_base)

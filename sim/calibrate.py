@@ -33,7 +33,9 @@ weighted by 1/time (a relative-error fit: short and long chunks count alike).
 a per-event service time: it is reported, not written.  Counters that never occur in the
 calibration runs (for the eager engine: join probes, plan generations, decision checks,
 remote fetches) cannot be measured; their unit costs are copied from the default profile and
-listed in the report.  The profile (with the report in ``[meta]``) is written atomically.
+listed in the report.  Side-metric counters (``routing_check``: the DEBS'15 tree NFA's routing
+decisions, whose work ``instance_work`` charges) are written as 0.0 and never fitted.  The
+profile (with the report in ``[meta]``) is written atomically.
 
 Report: ``r2`` (on raw times), ``chunk_rel_rms`` / ``chunk_rel_max`` (relative error per timed
 chunk), per workload the relative error of its predicted total time (in-sample) and
@@ -54,7 +56,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from engines.counters import COUNT_COLUMNS
-from sim.costmodel import COUNT_NAMES, CostProfile, load_profile, save_profile
+from sim.costmodel import COUNT_NAMES, SIDE_NAMES, CostProfile, load_profile, save_profile
 
 # (pattern text, type weights A, B, C, ...) per workload; what each one is there to move.
 WORKLOADS: tuple[tuple[str, tuple[float, ...]], ...] = (
@@ -295,6 +297,11 @@ def calibrate(out_path: str | os.PathLike | None = None, quick: bool = False, se
         for k, v in fit["unit_cost"].items():
             if v is None and rfit["unit_cost"][k] is not None:
                 remote_priced[k] = rfit["unit_cost"][k]
+    # side metrics (routing_check) are priced 0 by definition, never fitted: their work is in
+    # another column (engines.counters.SIDE_METRICS)
+    for k in SIDE_NAMES:
+        fit["unit_cost"][k] = 0.0
+        remote_priced.pop(k, None)
     unmeasured = [k for k, v in fit["unit_cost"].items() if v is None and k not in remote_priced]
     units = {k: (remote_priced[k] if k in remote_priced else
                  default.unit_cost[k] if v is None else v) for k, v in fit["unit_cost"].items()}
@@ -307,7 +314,7 @@ def calibrate(out_path: str | os.PathLike | None = None, quick: bool = False, se
               "workload_cv_rel_error_max": float(np.nanmax(np.abs(cv))) if cv.size else None,
               "call_overhead": fit["call_overhead"],
               "base_cost": fit["base_cost"], "unit_cost": units, "unmeasured": unmeasured,
-              "remote_priced": remote_priced,
+              "remote_priced": remote_priced, "side_metrics_zero": list(SIDE_NAMES),
               "remote_r2": rfit["r2"] if rfit else None,
               "remote_chunk_rel_rms": rfit["chunk_rel_rms"] if rfit else None,
               "workloads": per_wl, "n_runs": len(runs), "quick": bool(quick),

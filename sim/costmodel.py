@@ -16,7 +16,8 @@ Profiles are TOML files::
     [meta]                      # optional free-form provenance (calibration report)
 
 Every count counter must be present (write 0.0 for an operation you want free), so a typo
-never silently zeroes a cost.  ``load_profile(None)`` reads the packaged
+never silently zeroes a cost.  Side-metric counters (``routing_check``) must be priced 0.0: the
+work of the decision they count is charged in another column (``instance_work``).  ``load_profile(None)`` reads the packaged
 ``sim/profiles/default.toml``.
 """
 from __future__ import annotations
@@ -29,12 +30,15 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.counters import COUNT_COLUMNS, COUNTER_NAMES, N_COUNTERS
+from engines.counters import COUNT_COLUMNS, COUNTER_NAMES, N_COUNTERS, SIDE_METRICS
 from engines.errors import CepsimInputError
 from sim.atomic import atomic_write_text
 
 DEFAULT_PROFILE_PATH = Path(__file__).resolve().parent / "profiles" / "default.toml"
 COUNT_NAMES: tuple[str, ...] = tuple(COUNTER_NAMES[i] for i in COUNT_COLUMNS)
+#: side-metric counters (``engines.counters.SIDE_METRICS``): their work is charged in another
+#: column, so a profile must price them 0
+SIDE_NAMES: tuple[str, ...] = tuple(COUNTER_NAMES[i] for i in sorted(SIDE_METRICS))
 _TOP_KEYS = {"name", "description", "base_cost", "unit_cost", "meta"}
 
 
@@ -61,6 +65,12 @@ class CostProfile:
                                    f"operation free)")
         for k, v in list(self.unit_cost.items()) + [("base_cost", self.base_cost)]:
             _check_cost(v, where, k)
+        priced = [k for k in SIDE_NAMES if float(self.unit_cost[k]) != 0.0]
+        if priced:
+            raise CepsimInputError(f"{where}: {priced} must cost 0.0: they count decisions whose "
+                                   f"work another counter already charges (routing_check: the "
+                                   f"tree NFA's routing is part of instance_work); pricing them "
+                                   f"would charge that work twice")
 
     def unit_vector(self) -> np.ndarray:
         """``float64[N_COUNTERS]`` unit costs by column (0 for gauge columns)."""

@@ -39,6 +39,9 @@ def test_profile_written_and_loadable(calibrated):
         assert k in report["unmeasured"]
         assert profile.unit_cost[k] == default.unit_cost[k]
     assert set(profile.unit_cost) == set(COUNT_NAMES)
+    # side metrics are priced 0, never fitted (their work is in another column)
+    assert report["side_metrics_zero"] == ["routing_check"]
+    assert profile.unit_cost["routing_check"] == 0.0 and "routing_check" not in report["unmeasured"]
 
 
 def test_report_is_consistent(calibrated):

@@ -39,6 +39,7 @@ def _tvb(fc, tree, routing, regime="paper_regime", data="synthetic", seq="a,b,c"
     """claim_tree_vs_best_chain row: evals of every NFA, routing checks, and the pass rates /
     buffer counter its failure explanation reads."""
     return {"regime": regime, "data": data, "sequence": seq, "f_c": fc, "routing_tree": routing,
+            "evals_route_tree": tree + routing,
             "sel_ab": 0.5, "sel_bc": 0.25, "w_b": 10.0, **_nfa(tree=tree, **vals)}
 
 
@@ -130,15 +131,48 @@ def _calib(cab_of):
     return _t(rows)
 
 
+def _sw(fc, tree, amp, kind="sine", **vals):
+    """A Fig 7 row on a stream whose a/b rates swing with amplitude ``amp`` (0 = no swing)."""
+    return {**_tvb(fc, tree, 5, **vals), "swing_kind": kind if amp else "none", "swing_amp": amp,
+            "w_a": 50.0, "w_b": 40.0, "w_absdiff": 10.0, "frac_b_rarer": 0.6}
+
+
+SW_OK = _t([_sw(0.1, 95, 0.15, cab=100), _sw(0.1, 200, 0.0, cab=100)])   # no-swing row ignored
+SW_TIE = _t([_sw(0.1, 100, 0.15, cab=100)])
+SW_NONE = _t([_sw(0.1, 95, 0.0, cab=100)])
+SW_TWO = _t([_sw(0.1, 95, 0.15, cab=100), _sw(0.1, 99, 0.3, kind="random", cab=100),
+             _sw(0.1, 300, 0.0, cab=100)])
+
 CAL_OK = _calib(lambda thr: 300 if thr > WANT_T else 100)
 CAL_BAD = _calib(lambda thr: 300 if thr > WANT_T - 0.01 else 100)     # WANT_T itself fails
 CAL_NONE = _calib(lambda thr: 300)
 
 
+def _calib_obs():
+    """Observations 2 and 3 scored: at T=0.8 cab/cba = 3 but c-later chains ~ eager under
+    operations; at WANT_T cab = cba but eager's operations 20-25x the c-later chains'."""
+    rows = []
+    for thr in (0.8, WANT_T):
+        for fc in (0.001, 1.0):
+            r = {"threshold": thr, "f_c": fc, "sel_bc": 0.5, "evals_cab": 300 if thr > WANT_T
+                 else 100, "evals_cba": 100, **{f"evals_{k}": 10_000 for k in CHAINS[:4]}}
+            near = thr > WANT_T
+            r.update({"ops_eager": 1000 if near else 25_000,
+                      **{f"ops_{k}": v for k, v in zip(CHAINS[:4], (1000, 900, 950, 1000) if near
+                                                        else (1000, 1000, 1250, 1100))}})
+            rows.append(r)
+    return _t(rows)
+
+
+CAL_OBS = _calib_obs()
+
+
 def _nasdaq(fc, tree, routing, cba, data="nasdaq", regime="paper_regime"):
+    """``tree``: the tree's condition evaluations with its ``routing`` decisions counted as
+    conditions (the pre-issue-22 reading); ``evals_tree`` = tree - routing (take edges)."""
     return {"regime": regime, "data": data, "f_c": fc, "routing_tree": routing,
             "frac_b_rarer": 0.9, **{f"evals_{k}": 1000 for k in CHAINS},
-            "evals_tree": tree, "evals_cba": cba}
+            "evals_tree": tree - routing, "evals_route_tree": tree, "evals_cba": cba}
 
 
 NAS_OK = _t([_nasdaq(0.1, 110, 10, 95), _nasdaq(1.0, 1100, 100, 1000),
@@ -174,13 +208,14 @@ CASES = [
     ("tree_vs_best_chain-pass",
      lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="paper_regime"),
      TVB_OK, True,
-     [r"^paper_regime condition evaluations: a,b,c f_c=0\.1: tree/cab=1\.05 \(routing 4\.76% of "
-      r"tree's conditions; without them 1\)$"]),
+     [r"^paper_regime condition evaluations: a,b,c f_c=0\.1: tree/cab=1\.05 \(routing decisions "
+      r"5, tree/cab with routing as conditions \(pre-issue-22\) 1\.1\)$"]),
     ("tree_vs_best_chain-fail",
      lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="paper_regime"),
      TVB_BAD, False,
-     [r"f_c=0\.1: tree/cab=1\.05 \(routing", r"f_c=1: tree/bac=1\.2 \(routing 16\.7% .*without "
-      r"them 1\) \[s_ab=0\.5 s_bc=0\.25; cab/cba=0\.5 \(predicted 1/s_bc=4\), eager/cab=5 "
+     [r"f_c=0\.1: tree/cab=1\.05 \(routing", r"f_c=1: tree/bac=1\.2 \(routing decisions 20, "
+      r"tree/bac with routing as conditions \(pre-issue-22\) 1\.4\) "
+      r"\[s_ab=0\.5 s_bc=0\.25; cab/cba=0\.5 \(predicted 1/s_bc=4\), eager/cab=5 "
       r"\(predicted near f_c=1: s_ab\+2/W_b=0\.7\)\]$"]),
     ("tree_vs_best_chain-other-regime-fails",
      lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="selective"),
@@ -192,6 +227,42 @@ CASES = [
     ("tree_vs_best_chain-per-sequence",
      lambda d: S.claim_tree_vs_best_chain(d, factor=1.1), TVB_SEQS, False,
      [r"a,b,c f_c=0\.1: tree/cab=1\.05 .*; c,b,a f_c=0\.1: tree/cba=1\.5 "]),
+    ("tree_vs_best_chain-below-swinging-rows-only-pass",
+     lambda d: S.claim_tree_vs_best_chain(d, metric="evals", regime="paper_regime", below=True),
+     SW_OK, True,
+     [r"^paper_regime condition evaluations: a,b,c f_c=0\.1: tree/cab=0\.95 \(routing decisions 5, "
+      r"tree/cab with routing as conditions \(pre-issue-22\) 1\)$"]),
+    ("tree_vs_best_chain-below-tie-fails-with-the-swing-bound",
+     lambda d: S.claim_tree_vs_best_chain(d, metric="evals", regime="paper_regime", below=True),
+     SW_TIE, False,
+     [r"tree/cab=1 \(routing decisions 5, .*\) \[W_a=50 W_b=40 E\|W_a-W_b\|=10: count routing "
+      r"saves at most ~1%; b rarer at 60% of c arrivals, routing to a costs up to "
+      r"1-s_bc=0\.75\]$"]),
+    ("tree_vs_best_chain-below-no-swinging-row",
+     lambda d: S.claim_tree_vs_best_chain(d, metric="evals", below=True), SW_NONE, False,
+     [r"^no row whose a/b rates swing$"]),
+    ("tree_vs_best_chain-streams-per-swing-never-averaged",
+     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1), SW_TWO, False,
+     [r"a,b,c swing none amp 0 f_c=0\.1: tree/cab=3 .*; a,b,c swing random amp 0\.3 f_c=0\.1: "
+      r"tree/cab=0\.99 .*; a,b,c swing sine amp 0\.15 f_c=0\.1: tree/cab=0\.95 "]),
+    ("peak_instances-other-regime-has-no-rows",
+     lambda d: S.claim_peak_instances(d, factor=0.1, regime="selective"),
+     PEAK_OK.assign(regime="paper_regime"), False, [r"^no rows of regime selective$"]),
+    ("peak_instances-regime-named",
+     lambda d: S.claim_peak_instances(d, factor=0.1, regime="paper_regime"),
+     PEAK_OK.assign(regime="paper_regime"), True, [r"^paper_regime n_events=100: eager peak "]),
+    ("nasdaq_tree_is_cba-operations",
+     lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime", metric="ops"),
+     NAS_OK.assign(**{**{f"ops_{k}": 2000 for k in CHAINS}, "ops_tree": 2300}), False,
+     [r"^paper_regime operations \(conditions \+ instance work\): f_c=0\.1: b rarer at 90% of c "
+      r"arrivals, tree/cba=1\.15, tree/abc=1\.15; f_c=1: "]),
+    ("tree_vs_best_chain-failure-prints-routing-mix-and-work",
+     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, regime="paper_regime"),
+     _t([{**_tvb(0.1, 115, 5, cab=120, cba=100), "frac_b_rarer": 0.5,
+          **{f"work_{k}": 1000 for k in CHAINS}, "work_cba": 500, "work_tree": 1000}]), False,
+     [r"; tree routes c->b at 50% of c arrivals: predicted tree/cba ~1\.1, measured 1\.15 "
+      r"\(condition evaluations\); instance work tree/cba=2 \(instances waiting in the tree's "
+      r"non-c-first states\)\]$"]),
     ("c_first_vs_eager-pass",
      lambda d: S.claim_c_first_vs_eager(d, factor=100.0, metric="evals", regime="paper_regime"),
      CFE_OK, True,
@@ -268,22 +339,36 @@ CASES = [
      True, [r"^ operations \(conditions \+ instance work\): tree 100, best chain abc 150 "]),
     ("calibrated_regime-pass", lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05),
      CAL_OK, True,
-     [rf"^search picks T={WANT_T:g}, configured paper_regime T={WANT_T:g}; T=0\.8: no \(s_bc=0\.5,"
-      rf" worst cab/cba or inverse 3\); T={WANT_T + 0.1:g}: no .*T={WANT_T - 0.05:g}: ok "
-      r"\(s_bc=0\.5, worst cab/cba or inverse 1\)$"]),
+     [re.escape(f"search picks T={WANT_T:g} (4/4 checks held; every check at some T: yes), "
+                f"configured paper_regime T={WANT_T:g} | T=0.8: 2/4 [c-first best 2/2; cab/cba in "
+                f"[0.8, 1.25] 0/2 (worst cab/cba or inverse 3, s_bc=0.5)] | T={WANT_T + 0.1:g}: "
+                f"2/4 ["), "^search picks",
+      re.escape(f"| T={WANT_T - 0.05:g}: 4/4 [c-first best 2/2; cab/cba in [0.8, 1.25] 2/2 "
+                f"(worst cab/cba or inverse 1, s_bc=0.5)]") + "$"]),
     ("calibrated_regime-fail-other-T",
      lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05), CAL_BAD, False,
-     [rf"^search picks T={WANT_T - 0.05:g}, configured paper_regime T={WANT_T:g}; "]),
-    ("calibrated_regime-fail-none",
+     [re.escape(f"search picks T={WANT_T - 0.05:g} (4/4 checks held; every check at some T: "
+                f"yes), configured paper_regime T={WANT_T:g} | ")]),
+    ("calibrated_regime-none-meets-all-picks-the-largest-best",
      lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05), CAL_NONE, False,
-     [r"^search picks T=nan, "]),
+     [r"^search picks T=0\.8 \(2/4 checks held; every check at some T: no\)"]),
+    ("calibrated_regime-observations-2-3-scored",
+     lambda d: S.claim_calibrated_regime(d, far=10.0, near=3.0), CAL_OBS, True,
+     [re.escape(f"search picks T={WANT_T:g} (5/6 checks held; every check at some T: no)"),
+      re.escape("| T=0.8: 4/6 [c-first best 2/2; cab/cba in [0.8, 1.25] 0/2 (worst cab/cba or "
+                "inverse 3, s_bc=0.5); obs3 yes (c-later/c-first 33.3); obs2 yes (c-later/eager "
+                "ops 0.9-1)] | "),
+      re.escape(f"| T={WANT_T:g}: 5/6 [c-first best 2/2; cab/cba in [0.8, 1.25] 2/2 (worst "
+                f"cab/cba or inverse 1, s_bc=0.5); obs3 yes (c-later/c-first 100); obs2 no "
+                f"(c-later/eager ops 0.04-0.05)]") + "$"]),
     ("nasdaq_tree_is_cba-pass",
      lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_OK, True,
-     [r"^paper_regime: f_c=0\.1: b rarer at 90% of c arrivals, tree take-edges/cba=1\.05, tree "
-      r"\(with routing\)/cba=1\.16; f_c=1: .*take-edges/cba=1, tree \(with routing\)/abc=1\.1$"]),
+     [r"^paper_regime: f_c=0\.1: b rarer at 90% of c arrivals, tree/cba=1\.05, tree/cba=1\.05, "
+      r"with routing as conditions \(pre-issue-22\) 1\.16; f_c=1: .*tree/cba=1, tree/abc=1, "
+      r"with routing as conditions \(pre-issue-22\) 1\.1$"]),
     ("nasdaq_tree_is_cba-fail",
      lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_BAD, False,
-     [r"tree take-edges/cba=1\.26"]),
+     [r"tree/cba=1\.26"]),
     ("nasdaq_tree_is_cba-no-nasdaq-rows",
      lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1), NAS_NONE, False, [r"^: $"]),
     ("tree_near_best_when_unselective-pass",
@@ -429,12 +514,13 @@ CASES += [
     ("dynamic_tree_best-best-1", lambda d: S.claim_dynamic_tree_best(d), DYN_BEST_1, True,
      [r"tree 0\.5, best chain cab 1 \(tree/best=0\.5\)"]),
     ("nasdaq_tree_is_cba-defaults-fail", lambda d: S.claim_nasdaq_tree_is_cba(d), NAS_BAD, False,
-     [r"tree take-edges/cba=1\.26"]),
+     [r"tree/cba=1\.26"]),
     ("nasdaq_tree_is_cba-at-limit", lambda d: S.claim_nasdaq_tree_is_cba(d), NAS_AT_LIMIT, True,
-     [r"^: f_c=0\.1: .*tree take-edges/cba=1\.1, tree \(with routing\)/cba=1\.1$"]),
+     [r"^: f_c=0\.1: .*tree/cba=1\.1, tree/cba=1\.1, with routing as conditions "
+      r"\(pre-issue-22\) 1\.1$"]),
     ("nasdaq_tree_is_cba-fail-then-pass",
      lambda d: S.claim_nasdaq_tree_is_cba(d, regime="paper_regime"), NAS_FAIL_THEN_PASS, False,
-     [r"^paper_regime: f_c=0\.1: .*take-edges/cba=1\.26, .*; f_c=1: .*take-edges/cba=1, "]),
+     [r"^paper_regime: f_c=0\.1: .*tree/cba=1\.26, .*; f_c=1: .*tree/cba=1, "]),
 ]
 
 # tree vs best chain without a sequence column, defaults; floors (best chain 1, tree 1)
@@ -490,9 +576,8 @@ SENS_AT_LIMIT_BAD_BELOW = _sens([(0.1, 0.5, 0.3, 200, 100), (0.1, 0.2, 0.95, 110
 CASES += [
     ("tree_vs_best_chain-no-sequence-column-defaults-floors",
      lambda d: S.claim_tree_vs_best_chain(d), TVB_NO_SEQ, True,
-     [r"^ condition evaluations: f_c=0\.1: tree/cab=1 \(routing 50% of tree's conditions; "
-      r"without them 0\.5\); f_c=1: tree/cab=1\.1 \(routing 10% of tree's conditions; without "
-      r"them 0\.99\)$"]),
+     [r"^ condition evaluations: f_c=0\.1: tree/cab=1 \(routing decisions 0\); f_c=1: "
+      r"tree/cab=1\.1 \(routing decisions 11\)$"]),
     ("tree_vs_best_chain-defaults-fail", lambda d: S.claim_tree_vs_best_chain(d), TVB_OPS.assign(
         evals_tree=150), False, [r"tree/cab=1\.5 "]),
     ("tree_vs_best_chain-no-rows-of-regime",
@@ -513,11 +598,16 @@ CASES += [
       r"\(predicted 1/s_bc=inf\)\]$"]),      # unknown s_bc: "inf" (not > 0)
     ("calibrated_regime-defaults-at-every-limit", lambda d: S.claim_calibrated_regime(d),
      CAL_EDGE, True,
-     [rf"^search picks T={WANT_T:g}, configured paper_regime T={WANT_T:g}; "
-      r"T=0\.8: no \(s_bc=0\.5, worst cab/cba or inverse 1\); "
-      rf"T={WANT_T + 0.1:g}: no \(s_bc=0\.5, worst cab/cba or inverse 2\); "
-      rf"T={WANT_T:g}: ok \(s_bc=0\.5, worst cab/cba or inverse 1\.25\); "
-      rf"T={WANT_T - 0.05:g}: ok \(s_bc=0\.5, worst cab/cba or inverse 1\.25\)$"]),
+     [re.escape(f"search picks T={WANT_T:g} (6/6 checks held; every check at some T: yes), "
+                f"configured paper_regime T={WANT_T:g} | "
+                "T=0.8: 2/4 [c-first best 0/2; cab/cba in [0.8, 1.25] 2/2 (worst cab/cba or "
+                "inverse 1, s_bc=0.5)] | "
+                f"T={WANT_T + 0.1:g}: 3/4 [c-first best 2/2; cab/cba in [0.8, 1.25] 1/2 (worst "
+                "cab/cba or inverse 2, s_bc=0.5)] | "
+                f"T={WANT_T:g}: 6/6 [c-first best 3/3; cab/cba in [0.8, 1.25] 3/3 (worst cab/cba "
+                "or inverse 1.25, s_bc=0.5)] | "
+                f"T={WANT_T - 0.05:g}: 4/4 [c-first best 2/2; cab/cba in [0.8, 1.25] 2/2 (worst "
+                "cab/cba or inverse 1.25, s_bc=0.5)]") + "$"]),
     ("tree_near_best_when_unselective-defaults-interpolation", 
      lambda d: S.claim_tree_near_best_when_unselective(d), SENS_TWO_FC, True,
      [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.874 \(interpolated\); "
@@ -541,7 +631,7 @@ CASES += [
 
 
 def test_unknown_metric_is_named():
-    with pytest.raises(ValueError, match=r"^metric must be one of \['evals', 'ops'\], got 'bogus'$"):
+    with pytest.raises(ValueError, match=r"^metric must be one of \['evals', 'ops', 'evals_route'\], got 'bogus'$"):
         S.claim_convergence(CONV_OK, metric="bogus")
 
 @pytest.mark.parametrize("call, df, want, patterns",

@@ -4,7 +4,7 @@ import pytest
 
 from engines.counters import COUNTER_NAMES, N_COUNTERS, LIVE_PM, PRED_EVAL, PM_CREATED
 from engines.errors import CepsimInputError
-from sim.costmodel import COUNT_NAMES, CostProfile, load_profile, save_profile
+from sim.costmodel import COUNT_NAMES, SIDE_NAMES, CostProfile, load_profile, save_profile
 
 
 def test_default_profile_covers_all_counts():
@@ -60,7 +60,7 @@ def _write(tmp_path, text):
     return f
 
 
-BASE = "\n".join(f"{k} = 1e-8" for k in COUNT_NAMES)
+BASE = "\n".join(f"{k} = {'0.0' if k in SIDE_NAMES else '1e-8'}" for k in COUNT_NAMES)
 
 
 @pytest.mark.parametrize("text, needle", [
@@ -75,6 +75,9 @@ BASE = "\n".join(f"{k} = 1e-8" for k in COUNT_NAMES)
     ("[unit_cost]\n" + BASE, "base_cost"),
     ("base_cost = 1e-6\n[unit_cost]\n" + BASE + "\nlive_pm = 1e-8\n", "live_pm"),
     ("base_cost = = 1", "TOML"),
+    # a side metric (the tree NFA's routing decisions, charged in instance_work) must cost 0
+    ("base_cost = 1e-6\n[unit_cost]\n" + BASE.replace("routing_check = 0.0", "routing_check = 1e-8"),
+     "routing_check"),
 ])
 def test_strict_validation_names_file_and_key(tmp_path, text, needle):
     f = _write(tmp_path, text)

@@ -5,7 +5,7 @@ import pytest
 from engines.counters import N_COUNTERS
 from engines.errors import CepsimInputError
 from sim.arrivals import piecewise_poisson_arrivals, poisson_arrivals
-from sim.costmodel import CostProfile, COUNT_NAMES, load_profile
+from sim.costmodel import CostProfile, COUNT_NAMES, SIDE_NAMES, load_profile
 from sim.fastpath import lindley
 from sim.queue import simulate_simpy
 from sim.simulate import simulate_counters
@@ -24,7 +24,8 @@ def _counters(seed, n=N):
 
 def _profiles():
     default = load_profile(None)
-    heavy_pm = CostProfile(unit_cost={k: (2e-6 if k.startswith("pm") else 1e-8)
+    heavy_pm = CostProfile(unit_cost={k: (2e-6 if k.startswith("pm") else 0.0 if k in SIDE_NAMES
+                                          else 1e-8)
                                       for k in COUNT_NAMES}, base_cost=1e-6, name="heavy_pm")
     return [default, heavy_pm]
 

@@ -158,10 +158,11 @@ def test_section4_lazy_example_200_evaluations():
     s2 = _prices(seq2)
     tree = run_tree(prog, s2)
     assert tree.matches.key_set() == run_oracle(prog, s2).matches.key_set()
-    # take edges: 1 + 50 + 100 as the c,b,a chain; routing checks (conditions of the tree's
-    # store/take edges): the root at each of the 151 events, {c} once, the one {c, b} once
+    # take edges: 1 + 50 + 100 as the c,b,a chain; routing decisions (part of the offer, not
+    # condition evaluations; tests/test_lazy_nfa_counts.py): the root at each of the 151 events,
+    # {c} once, the one {c, b} once
     assert tree.info["routing_checks"] == 151 + 1 + 1
-    assert int(tree.counters[:, EDGE_EVAL].sum()) == 1 + 50 + 100 + 153
+    assert int(tree.counters[:, EDGE_EVAL].sum()) == 1 + 50 + 100
     assert int(tree.counters[:, DECISION_CHECK].sum()) == 0
 
 
@@ -289,10 +290,22 @@ def test_regime_threshold_and_scenario_rows():
     for k in ("eager", "cab", "cba", "tree"):
         assert row[f"ops_{k}"] == row[f"evals_{k}"] + row[f"work_{k}"]
         assert row[f"work_{k}"] >= row["n_stream_events"]          # the root sees every event
-    assert 0 < row["routing_tree"] <= row["evals_tree"]
+    assert row["routing_tree"] > 0
+    assert row["evals_route_tree"] == row["evals_tree"] + row["routing_tree"]
+    for k in ("eager", "cab", "cba"):
+        assert row[f"routing_{k}"] == 0 and row[f"evals_route_{k}"] == row[f"evals_{k}"]
+    assert row["swing_kind"] == "sine" and row["swing_amp"] == 0.15
     assert 0 <= row["sel_ab"] <= 1 and 0 <= row["frac_b_rarer"] <= 1
     with pytest.raises(CepsimInputError, match="regime"):
         condition_evaluations({"n_events": 100, "f_c": 0.2, "regime": "nope"}, 1)
+    # the a/b rate swing (issue 22): named in the row, refused when unknown or out of range
+    rn = condition_evaluations({"n_events": 600, "f_c": 0.2, "h": 5, "regime": "selective",
+                                "nfas": "cab", "swing": "random", "fluctuation": 0.0}, 1)
+    assert rn["swing_kind"] == "none" and rn["swing_amp"] == 0.0 and rn["w_absdiff"] >= 0
+    with pytest.raises(CepsimInputError, match="swing must be one of"):
+        condition_evaluations({"n_events": 100, "f_c": 0.2, "swing": "zigzag"}, 1)
+    with pytest.raises(CepsimInputError, match="fluctuation"):
+        condition_evaluations({"n_events": 100, "f_c": 0.2, "fluctuation": 1.5}, 1)
     with pytest.raises(CepsimInputError, match="not both"):
         condition_evaluations({"n_events": 100, "f_c": 0.2, "regime": "selective",
                                "threshold": 0.5}, 1)

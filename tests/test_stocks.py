@@ -5,8 +5,10 @@ from pathlib import Path
 
 import numpy as np
 
-from workloads.stocks import (add_history, dynamic_stock_stream, nasdaq_stock_stream,
-                              resample_type, stock_stream)
+import pytest
+
+from workloads.stocks import (SWINGS, ab_swing, add_history, dynamic_stock_stream,
+                              nasdaq_stock_stream, resample_type, stock_stream)
 
 DATA = Path(__file__).parent / "data" / "nasdaq_medium_head.txt"
 
@@ -55,6 +57,44 @@ def test_a_and_b_frequencies_fluctuate_around_each_other():
              for k in range(blocks.max())]
     assert min(ratio) < 0.95 and max(ratio) > 1.05   # each is dominant part of the time
     assert 0.9 < np.mean(ratio) < 1.1
+
+
+def test_ab_swing_shapes():
+    """issue 22: the a/b rate swing -- "sine" is the formula every earlier stream used, "random"
+    a seeded telegraph signal (+/- amplitude, exponential stretches of mean period / 2), "none"
+    equal rates."""
+    t = np.arange(5000)
+    assert np.array_equal(ab_swing(5000, 1, "sine", 0.15, 120), 0.15 * np.sin(2 * np.pi * t / 120))
+    assert not ab_swing(5000, 1, "none", 0.15, 120).any()
+    assert not ab_swing(5000, 1, "random", 0.0, 120).any()
+    r = ab_swing(20000, 7, "random", 0.2, 120)
+    assert set(np.unique(r)) == {-0.2, 0.2}
+    assert np.array_equal(r, ab_swing(20000, 7, "random", 0.2, 120))          # seeded
+    assert not np.array_equal(r, ab_swing(20000, 8, "random", 0.2, 120))
+    switches = int(np.count_nonzero(np.diff(r)))
+    assert 20000 / 60 * 0.8 < switches < 20000 / 60 * 1.2        # mean stretch 60 minutes
+    assert abs(np.mean(r > 0) - 0.5) < 0.1                        # each dominant about half the time
+    for bad in (("zigzag", 0.1, 120), ("sine", 1.0, 120), ("sine", 0.1, 0)):
+        with pytest.raises(ValueError):
+            ab_swing(100, 1, *bad)
+    assert SWINGS == ("sine", "random", "none")
+
+
+def test_swing_none_and_random_streams():
+    """"none": a and b about equal in every block; "random": one of them dominant for long
+    stretches; the default stream is the "sine" stream."""
+    assert np.array_equal(stock_stream(3000, 4).types, stock_stream(3000, 4, swing="sine").types)
+    for swing, lo_hi in (("none", (0.8, 1.25)), ("random", None)):
+        s = stock_stream(15000, 2, f_c=0.1, fluctuation=0.3, swing=swing)
+        blocks = (s.ts // 60).astype(int) // 30
+        ratio = np.array([np.sum((blocks == k) & (s.types == 0))
+                          / max(1, np.sum((blocks == k) & (s.types == 1)))
+                          for k in range(blocks.max())])
+        if lo_hi:
+            assert np.median(ratio) == pytest.approx(1.0, abs=0.1)
+            assert np.mean((ratio > 1.4) | (ratio < 1 / 1.4)) < 0.1
+        else:      # +/-30 %: a/b = 1.3/0.7 or 0.7/1.3 in most blocks
+            assert np.mean((ratio > 1.4) | (ratio < 1 / 1.4)) > 0.5
 
 
 def test_dynamic_stream_rarest_switches_every_period():

@@ -14,9 +14,18 @@ pairwise correlated histories within ``h`` minutes.  We cannot ship that data se
   factor weights set how often two histories correlate above a threshold T -- the knob
   ``market_weight`` / ``sector_weight`` controls the rate of "corr > T" pairs.
 * **Events.** Every minute each Finance / HiTech ticker reports with probability
-  ``p_update * (1 +/- fluctuation * sin(2 pi t / fluct_period))`` (Finance gets ``+``, HiTech
-  ``-``: their frequencies are about equal and each is slightly dominant half of the time, as the
-  paper describes).  GOOG reports every minute.  Events of one minute share the timestamp
+  ``p_update * (1 +/- w(t))`` (Finance gets ``+``, HiTech ``-``: their frequencies are about
+  equal and each is slightly dominant part of the time, as section 7 describes: "a and b share
+  approximately equal frequencies, which also fluctuated slightly over time, making each of the
+  event types slightly more dominant part of the time").  The *swing* ``w(t)`` (issue 22): the
+  paper gives neither its size nor its time scale, so both are readings with a sensitivity axis
+  (``experiments/lazy_nfa/swing_sensitivity.toml``): amplitude ``fluctuation`` (0.15 = "slightly")
+  and time scale ``fluct_period`` (120 minutes, 12 windows of the paper's h = 10), shape
+  ``swing``: ``"sine"`` (default, ``fluctuation * sin(2 pi t / fluct_period)``, the reading every
+  earlier run used), ``"random"`` (seeded: ``+/- fluctuation``, the dominant sector switching
+  after exponentially distributed stretches of mean ``fluct_period / 2`` minutes drawn from
+  ``default_rng([seed, 22])``, so the dominance changes at irregular times) or ``"none"`` (equal
+  rates).  GOOG reports every minute.  Events of one minute share the timestamp
   ``60 * t`` and appear in a seeded random order.
 * **f_c.** The relative frequency of ``c`` (GOOG) events w.r.t. ``a`` (Finance) events is set as
   the paper does, by filtering out or duplicating GOOG events (``apply_f_c``): each GOOG event is
@@ -116,9 +125,10 @@ def stock_stream(n_events: int, seed: int, *, h: int = 10, f_c: float = 0.1,
                  n_finance: int = 10, n_hitech: int = 10, p_update: float = 0.5,
                  fluctuation: float = 0.15, fluct_period: int = 120,
                  market_weight: float = 0.5, sector_weight: float = 0.5,
-                 vol: float = 0.002) -> EventStream:
+                 vol: float = 0.002, swing: str = "sine") -> EventStream:
     """The Figure 7-9 workload: Finance/HiTech/GOOG events with ``h``-minute histories and the
-    GOOG frequency at ``f_c`` times the Finance frequency (see module docstring)."""
+    GOOG frequency at ``f_c`` times the Finance frequency, the Finance / HiTech rates swinging
+    against each other as ``swing`` says (see module docstring)."""
     if not 0 < f_c:
         raise ValueError("f_c must be positive")
     rng = np.random.default_rng(seed)
@@ -126,14 +136,40 @@ def stock_stream(n_events: int, seed: int, *, h: int = 10, f_c: float = 0.1,
     per_min = rate_a + n_hitech * p_update + f_c * rate_a
     n_min = int(n_events / per_min * 1.3) + h + 50
     prices = _price_paths(n_min, n_finance, n_hitech, rng, market_weight, sector_weight, vol)
-    t = np.arange(n_min)
-    wave = fluctuation * np.sin(2 * np.pi * t / fluct_period)
+    wave = ab_swing(n_min, seed, swing, fluctuation, fluct_period)
     rates = np.empty((n_min, n_finance + n_hitech + 1))
     rates[:, :n_finance] = np.clip(p_update * (1 + wave), 0, 1)[:, None]
     rates[:, n_finance:n_finance + n_hitech] = np.clip(p_update * (1 - wave), 0, 1)[:, None]
     rates[:, -1] = apply_f_c_rate(f_c, rate_a)
     return _assemble(rates, prices, n_finance, n_hitech, h, n_events, rng,
                      f"stock_stream(seed={seed}, f_c={f_c})")
+
+
+SWINGS: tuple[str, ...] = ("sine", "random", "none")
+
+
+def ab_swing(n_min: int, seed: int, swing: str = "sine", fluctuation: float = 0.15,
+             fluct_period: float = 120) -> np.ndarray:
+    """Relative swing ``w(t)`` of the Finance (+) / HiTech (-) report rates per minute
+    (module docstring, "Events"): ``"sine"``, ``"random"`` (seeded telegraph signal, its own
+    generator ``default_rng([seed, 22])``) or ``"none"``."""
+    if swing not in SWINGS:
+        raise ValueError(f"swing {swing!r} must be one of {list(SWINGS)}")
+    if not (0 <= float(fluctuation) < 1) or not float(fluct_period) > 0:
+        raise ValueError(f"fluctuation {fluctuation!r} must be in [0, 1) and fluct_period "
+                         f"{fluct_period!r} positive")
+    t = np.arange(n_min)
+    if swing == "none":
+        return np.zeros(n_min)
+    if swing == "sine":
+        return fluctuation * np.sin(2 * np.pi * t / fluct_period)
+    r = np.random.default_rng([int(seed), 22])
+    # enough stretches to cover n_min minutes (mean length fluct_period / 2)
+    k = int(4 * n_min / max(fluct_period / 2, 1e-9)) + 8
+    ends = np.cumsum(r.exponential(fluct_period / 2, k))
+    sign0 = 1 if r.random() < 0.5 else -1
+    seg = np.searchsorted(ends, t, side="right")
+    return fluctuation * sign0 * np.where(seg % 2 == 0, 1.0, -1.0)
 
 
 def apply_f_c_rate(f_c: float, rate_a: float, base_rate_c: float = 1.0) -> float:

@@ -78,10 +78,20 @@ completed matches included), PM_REMOVED (expired, completed, fully explored), BU
 MATCH_EMIT, INSTANCE_WORK (every live instance, roots included, the event is offered to --
 whether it stores, ignores or takes it; children created while the event is processed are offered
 it too), PLAN_GEN (tree routing switches), gauges LIVE_PM (non-empty live instances) and
-BUFFERED (events in the input buffers).  The tree's routing check (``p_ne`` and ``p_se``, made
-once per event by every state that has a live instance) is a condition on its store/take edges
-in section 6, so it counts one EDGE_EVAL (not DECISION_CHECK); ``info['routing_checks']`` gives their total so a
-reader can split the tree's condition evaluations into routing and take-edge checks.
+BUFFERED (events in the input buffers), and the side metric ROUTING_CHECK.
+
+How the tree's routing is charged (issue 22).  Section 7's metric is "how many times a
+condition on an edge is evaluated", and its worked example counts take-edge validations only;
+store and ignore edges carry the condition ``true`` in the chain (section 5).  In the tree
+(section 6) ``p_ne`` and ``p_se`` are parts of the conditions of the state's store and take
+edges: an event offered to a tree state follows one store-or-take edge, exactly as in a chain,
+and the routing is how that edge is chosen, not an extra edge.  So the routing decision (made
+once per event by every state that has a live instance) is part of the *offer* of the event --
+charged by INSTANCE_WORK for every live instance, as the chain's store decision -- and is not
+an EDGE_EVAL.  ROUTING_CHECK (``engines.counters``, priced 0 by every profile) counts the
+decisions, and ``info['routing_checks']`` gives their total.  Until issue 22 each decision was
+one EDGE_EVAL; that reading survives as the claim metric ``evals_route`` (EDGE_EVAL +
+ROUTING_CHECK) in ``sim/scenarios/lazy_nfa.py``.
 ``EngineResult.info['peak_transient_instances']`` is the most non-empty instances alive at any
 moment, including those created and finished while one event is processed (the LIVE_PM gauge is
 read after each event, so a lazy chain that completes its work inside the event shows 0 there).
@@ -117,6 +127,7 @@ _PLAN_GEN = C.PLAN_GEN
 _INSTANCE_WORK = C.INSTANCE_WORK
 _LIVE_PM = C.LIVE_PM
 _BUFFERED = C.BUFFERED
+_ROUTING_CHECK = C.ROUTING_CHECK
 _NC = C.N_COUNTERS
 
 
@@ -199,7 +210,7 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
         st_b[b] = b
     live = 0  # non-root live instances
     peak_transient = 0  # most live instances at any moment, also inside an event
-    n_route = 0  # tree routing checks (also counted in EDGE_EVAL)
+    n_route = 0  # tree routing decisions (the ROUTING_CHECK column's total)
 
     # ---- matches
     mcap = 64
@@ -316,10 +327,12 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                 else:
                     sk = i_st[k]
                     if st_at[sk] != p:
-                        # the state's routing check for this event: p_ne and p_se are conditions
-                        # on the tree's store and take edges (section 6), one condition evaluation
+                        # the state's routing decision for this event (p_ne, p_se; section 6).
+                        # It is part of offering the event, which INSTANCE_WORK charges for every
+                        # instance as the chain's store decision, so it is no EDGE_EVAL (section 7
+                        # counts take-edge validations); ROUTING_CHECK records it at cost 0
                         st_at[sk] = p
-                        cnt[p, _EDGE_EVAL] += 1
+                        cnt[p, _ROUTING_CHECK] += 1
                         n_route += 1
                         ok = True
                         best = -1

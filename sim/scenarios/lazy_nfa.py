@@ -6,10 +6,13 @@ can record whether their match sets agree (``matches_agree``; the match count is
 NFA keys: ``eager``, ``tree`` and the chain orders as letter strings ``abc``, ``acb``, ``bac``,
 ``bca``, ``cab``, ``cba`` (the selectivity order of the variables a, b, c).
 
-Columns per NFA key ``k``: ``evals_k`` (EDGE_EVAL total = the paper's condition evaluations;
-for the tree its routing checks are included, ``routing_tree`` gives them), ``work_k``
-(INSTANCE_WORK: live instances the events were offered to), ``ops_k`` = evals + work (the
-paper's "number of operations"), ``preds_k`` (atomic predicate evaluations), ``peak_inst_k``
+Columns per NFA key ``k``: ``evals_k`` (EDGE_EVAL total = the paper's condition evaluations,
+section 7: take-edge validations), ``work_k`` (INSTANCE_WORK: live instances the events were
+offered to; the tree's routing decision is part of that offer), ``ops_k`` = evals + work (the
+per-offer metric), ``routing_k`` (ROUTING_CHECK, the tree's routing decisions, a side metric; 0
+for eager and chains), ``evals_route_k`` = evals + routing (the reading before issue 22, which
+charged every routing decision as a condition evaluation; kept as a named variant, printed by
+the tree claims), ``preds_k`` (atomic predicate evaluations), ``peak_inst_k``
 (peak live instances after an event), ``peak_inst_transient_k`` (lazy NFAs: peak live instances
 including those that live only inside one event's processing; -1 for eager), ``peak_buf_k``
 (peak buffered events), ``matches_k``.  Every row also carries the measured pass rates
@@ -48,7 +51,7 @@ from engines.errors import CepsimInputError
 CHAINS = tuple("".join(p) for p in itertools.permutations("abc"))
 ALL_NFAS = ("eager",) + CHAINS + ("tree",)
 _STOCK_KEYS = ("n_finance", "n_hitech", "p_update", "fluctuation", "fluct_period",
-               "market_weight", "sector_weight", "vol")
+               "market_weight", "sector_weight", "vol", "swing")
 
 
 def _nfas(params: dict) -> list[str]:
@@ -87,6 +90,12 @@ def _stream(params: dict, seed: int):
         raise CepsimInputError(f"scenario lazy_nfa: data must be 'synthetic' or 'nasdaq', got "
                                f"{data!r}")
     kw = {k: params[k] for k in _STOCK_KEYS if k in params}
+    if str(kw.get("swing", "sine")) not in stocks.SWINGS:
+        raise CepsimInputError(f"scenario lazy_nfa: swing must be one of {list(stocks.SWINGS)}, "
+                               f"got {kw['swing']!r}")
+    if not 0 <= float(kw.get("fluctuation", 0.15)) < 1:
+        raise CepsimInputError(f"scenario lazy_nfa: fluctuation (the a/b rate swing's amplitude) "
+                               f"must be in [0, 1), got {kw['fluctuation']!r}")
     n = int(params["n_events"])
     # prefix_of / stream_seed: every input size is a prefix of one stream (Figure 9)
     total = max(n, int(params.get("prefix_of", n)))
@@ -129,11 +138,14 @@ def _same_keys(a: np.ndarray, b: np.ndarray) -> bool:
 def _compare_all(program, stream, keys: list[str], bucket: int | None = None,
                  period: int | None = None) -> dict:
     """Run every NFA of ``keys``; per NFA ``k``: ``evals_k`` (condition evaluations: EDGE_EVAL,
-    the tree's routing checks included), ``work_k`` (INSTANCE_WORK), ``ops_k`` = evals + work
-    (the paper's "number of operations"), ``preds_k``, peaks, matches; ``routing_tree`` (the
-    tree's routing checks, part of ``evals_tree``).  With ``bucket``: JSON series of evals and
+    take-edge validations only), ``work_k`` (INSTANCE_WORK), ``ops_k`` = evals + work (the
+    per-offer metric), ``routing_k`` (ROUTING_CHECK: the tree's routing decisions, 0 for the
+    others; ``routing_tree`` as before), ``evals_route_k`` = evals + routing (the pre-issue-22
+    reading that charged each routing decision as a condition evaluation), ``preds_k``, peaks,
+    matches.  With ``bucket``: JSON series of evals and
     ops per ``bucket`` events; with ``period``: JSON lists of evals and ops per phase."""
-    from engines.counters import BUFFERED, EDGE_EVAL, INSTANCE_WORK, LIVE_PM, PRED_EVAL
+    from engines.counters import (BUFFERED, EDGE_EVAL, INSTANCE_WORK, LIVE_PM, PRED_EVAL,
+                                  ROUTING_CHECK)
     row: dict = {}
     ref = None
     agree = True
@@ -142,9 +154,12 @@ def _compare_all(program, stream, keys: list[str], bucket: int | None = None,
         c = res.counters
         ev = c[:, EDGE_EVAL]
         ops = ev + c[:, INSTANCE_WORK]
+        route = int(c[:, ROUTING_CHECK].sum())
         row[f"evals_{k}"] = int(ev.sum())
         row[f"work_{k}"] = int(c[:, INSTANCE_WORK].sum())
         row[f"ops_{k}"] = int(ops.sum())
+        row[f"routing_{k}"] = route
+        row[f"evals_route_{k}"] = int(ev.sum()) + route
         row[f"preds_{k}"] = int(c[:, PRED_EVAL].sum())
         row[f"peak_inst_{k}"] = int(c[:, LIVE_PM].max()) if len(c) else 0
         row[f"peak_buf_{k}"] = int(c[:, BUFFERED].max()) if len(c) else 0
@@ -180,8 +195,9 @@ def _compare_all(program, stream, keys: list[str], bucket: int | None = None,
 def _pass_rates(row: dict, stream, params: dict, types: dict | None, seed: int) -> None:
     """Add the measured pass rates ``sel_<xy>`` of the WHERE conditions (``sel_ab``, ``sel_bc``
     for the paper's query), ``sel_min``, the threshold, and the input-buffer counters seen at c
-    arrivals: ``w_a``/``w_b`` (mean a / b events in the window), ``frac_b_rarer`` (share of c
-    arrivals at which count(b) < count(a), i.e. where the tree's {c} state routes to b)."""
+    arrivals: ``w_a``/``w_b`` (mean a / b events in the window), ``w_absdiff`` (mean |count(a) -
+    count(b)|: what the a/b swing gives the tree's routing to choose from), ``frac_b_rarer`` (share
+    of c arrivals at which count(b) < count(a), i.e. where the tree's {c} state routes to b)."""
     from workloads.debs15 import VAR_TYPES, corr_pair_selectivity, window_counts_at
     types = types or VAR_TYPES
     seq = [v.strip() for v in str(params.get("sequence", "a,b,c")).split(",")]
@@ -202,6 +218,7 @@ def _pass_rates(row: dict, stream, params: dict, types: dict | None, seed: int) 
     row["n_c_events"] = int(len(wc))
     row["w_a"] = float(wc[:, 0].mean()) if len(wc) else float("nan")
     row["w_b"] = float(wc[:, 1].mean()) if len(wc) else float("nan")
+    row["w_absdiff"] = float(np.abs(wc[:, 0] - wc[:, 1]).mean()) if len(wc) else float("nan")
     row["frac_b_rarer"] = float(np.mean(wc[:, 1] < wc[:, 0])) if len(wc) else float("nan")
 
 
@@ -225,7 +242,19 @@ def condition_evaluations(params: dict, seed: int) -> dict:
     stream, types = _stream(params, seed)
     row = _compare_all(_program(params, stream.schema, types), stream, _nfas(params))
     _pass_rates(row, stream, params, types, seed)
+    row.update(_swing_cols(params))
     return row
+
+
+def _swing_cols(params: dict) -> dict:
+    """The a/b rate swing the stream really has (``workloads.stocks.ab_swing``):
+    ``swing_kind`` ("sine" | "random" | "none"; "data" for NASDAQ) and ``swing_amp`` (0 when the
+    rates do not swing) -- the rows the "tree below the best chain" claim may use."""
+    if params.get("data", "synthetic") != "synthetic":
+        return {"swing_kind": "data", "swing_amp": float("nan")}
+    kind = str(params.get("swing", "sine"))
+    amp = 0.0 if kind == "none" else float(params.get("fluctuation", 0.15))
+    return {"swing_kind": kind if amp > 0 else "none", "swing_amp": amp}
 
 
 def phased_evaluations(params: dict, seed: int) -> dict:
@@ -313,7 +342,9 @@ def claim_matches_agree(df, **_) -> object:
                   f"{sorted(int(m) for m in df['matches'])}")
 
 
-METRICS = {"evals": "condition evaluations", "ops": "operations (conditions + instance work)"}
+METRICS = {"evals": "condition evaluations", "ops": "operations (conditions + instance work)",
+           "evals_route": "condition evaluations with routing decisions counted as conditions "
+                          "(pre-issue-22 reading)"}
 
 
 def _pick(df, regime=None, data=None, sequence=None):
@@ -347,36 +378,102 @@ def _why(r) -> str:
         pred = sab + 2.0 / max(float(r["w_b"]), 1e-9)
         out += (f", eager/cab={_fmt(r['evals_eager'] / max(r['evals_cab'], 1))} "
                 f"(predicted near f_c=1: s_ab+2/W_b={_fmt(pred)})")
+    if "frac_b_rarer" in r and "evals_tree" in r and np.isfinite(float(r["frac_b_rarer"])):
+        # the tree's {c} state follows c,b,a where b is rarer and c,a,b otherwise (section 6)
+        fb = float(r["frac_b_rarer"])
+        mix = fb + (1 - fb) * r["evals_cab"] / max(r["evals_cba"], 1)
+        out += (f"; tree routes c->b at {_fmt(100 * fb)}% of c arrivals: predicted tree/cba "
+                f"~{_fmt(mix)}, measured {_fmt(r['evals_tree'] / max(r['evals_cba'], 1))} "
+                f"(condition evaluations)")
+    if "work_tree" in r and "work_cba" in r:
+        best_w = min((k for k in CHAINS if f"work_{k}" in r), key=lambda k: r[f"work_{k}"])
+        out += (f"; instance work tree/{best_w}={_fmt(r['work_tree'] / max(r[f'work_{best_w}'], 1))}"
+                f" (instances waiting in the tree's non-c-first states)")
     return out
+
+
+def _route_txt(r, m: str, best_k: str) -> str:
+    """The tree's routing decisions and, for the condition-evaluation metric, tree / best chain
+    under the pre-issue-22 reading (each routing decision charged as a condition evaluation)."""
+    txt = f"routing decisions {int(r.get('routing_tree', 0))}"
+    if m == "evals" and "evals_route_tree" in r:
+        txt += (f", tree/{best_k} with routing as conditions (pre-issue-22) "
+                f"{_fmt(r['evals_route_tree'] / max(r[f'evals_{best_k}'], 1))}")
+    return txt
+
+
+def _swings(d):
+    """Rows whose a/b rates swing (``swing_amp`` > 0, ``_swing_cols``)."""
+    if "swing_amp" not in d.columns:
+        return d.iloc[:0]
+    return d[d["swing_amp"].astype(float) > 0]
 
 
 @_successful
 def claim_tree_vs_best_chain(df, factor: float = 1.1, metric: str = "evals", regime=None,
-                             data: str | None = "synthetic", sequence=None, **_) -> object:
+                             data: str | None = "synthetic", sequence=None, below: bool = False,
+                             **_) -> object:
     """tree <= factor x best chain at every (sequence, f_c) point, under ``metric`` (means over
-    seeds).  Each point prints the ratio and the share of the tree's condition evaluations that
-    are routing checks; a failing point adds the pass rates and the ratios they predict."""
+    seeds).  ``below=True``: the paper's observation 4, "slightly better than the best chain",
+    i.e. tree < best chain, tested only on rows whose a/b rates swing (the paper credits the
+    gain to those swings; ``_swings``) -- fails when there is no such row.  Each point prints
+    the ratio and the tree's routing decisions; a failing point adds the pass rates and the
+    ratios they predict."""
     m = _metric(metric)
     d = _pick(df, regime, data, sequence)
+    if below:
+        d = _swings(d)
+        if d.empty:
+            return _claim(False, "no row whose a/b rates swing")
     chains = _chains_in(d)
     parts = []
     ok = len(d) > 0
-    seqs = sorted(set(d["sequence"])) if "sequence" in d.columns else [None]
-    for sq in seqs:
-        g = _mean_by_fc(d if sq is None else d[d["sequence"] == sq])
+    for label, sub in _stream_groups(d):
+        g = _mean_by_fc(sub)
         for fc, r in g.iterrows():
             best_k = min(chains, key=lambda k: r[f"{m}_{k}"])
             ratio = r[f"{m}_tree"] / max(r[f"{m}_{best_k}"], 1)
-            good = ratio <= factor
+            good = ratio < 1.0 if below else ratio <= factor
             ok &= good
-            no_route = (r[f"{m}_tree"] - r["routing_tree"]) / max(r[f"{m}_{best_k}"], 1)
-            txt = (f"{sq + ' ' if sq else ''}f_c={fc:g}: tree/{best_k}={_fmt(ratio)} "
-                   f"(routing {_fmt(100 * r['routing_tree'] / max(r['evals_tree'], 1))}% of "
-                   f"tree's conditions; without them {_fmt(no_route)})")
+            txt = (f"{label}f_c={fc:g}: tree/{best_k}={ratio:.4g} "
+                   f"({_route_txt(r, m, best_k)})")
             if not good:
-                txt += " [" + _why(r) + "]"
+                txt += " [" + (_swing_why(r) if below else _why(r)) + "]"
             parts.append(txt)
     return _claim(ok, f"{regime or ''} {METRICS[m]}: " + "; ".join(parts))
+
+
+def _swing_why(r) -> str:
+    """Why the tree cannot beat the best chain by routing on counts (section 6): after a c
+    event, c,a,b validates W_a a's and then ~W_a W_b / 2 b's (no a-c condition), c,b,a validates
+    W_b b's and then ~s_bc W_b W_a / 2 a's.  The a/b swing only changes the linear terms, so
+    routing to the rarer of a and b saves at most E|W_a - W_b| per c event, about
+    2 E|W_a - W_b| / (W_a W_b) of the best chain's work, while routing to a (whenever a is
+    rarer) costs the (1 - s_bc) W_a W_b / 2 that c,b,a's first condition filters out."""
+    wa, wb = float(r.get("w_a", np.nan)), float(r.get("w_b", np.nan))
+    dab, sbc = float(r.get("w_absdiff", np.nan)), float(r.get("sel_bc", np.nan))
+    gain = 2 * dab / max(wa * wb, 1e-9)
+    return (f"W_a={_fmt(wa)} W_b={_fmt(wb)} E|W_a-W_b|={_fmt(dab)}: count routing saves at most "
+            f"~{_fmt(100 * gain)}%; b rarer at {_fmt(100 * float(r.get('frac_b_rarer', np.nan)))}% "
+            f"of c arrivals, routing to a costs up to 1-s_bc={_fmt(1 - sbc)}")
+
+
+def _stream_groups(d):
+    """(label, rows) per sequence and, where the table varies them, per a/b swing
+    (``swing_kind``, ``swing_amp``): points of different streams are never averaged together."""
+    keys = [c for c in ("sequence", "swing_kind", "swing_amp")
+            if c in d.columns and (c == "sequence" or d[c].nunique(dropna=False) > 1)]
+    if not keys:
+        return [("", d)]
+    out = []
+    for vals, sub in d.groupby(keys, sort=True, dropna=False):
+        vals = vals if isinstance(vals, tuple) else (vals,)
+        lab = []
+        for c, v in zip(keys, vals):
+            lab.append(str(v) if c == "sequence" else
+                       f"swing {v}" if c == "swing_kind" else f"amp {float(v):g}")
+        out.append((" ".join(lab) + " ", sub))
+    return out
 
 
 @_successful
@@ -446,18 +543,23 @@ def claim_eager_close(df, factor: float = 2.0, sequence: str = "c,b,a", metric: 
 
 
 @_successful
-def claim_peak_instances(df, factor: float = 0.1, **_) -> object:
-    """At the largest input, c-first chains and tree hold <= factor x eager's peak instances.
+def claim_peak_instances(df, factor: float = 0.1, regime=None, **_) -> object:
+    """At the largest input, c-first chains and tree hold <= factor x eager's peak instances
+    (rows of ``regime``; all rows when None).
 
     The verdict uses the lazy NFAs' *transient* peak (instances alive at any moment, also inside
     one event), which is stricter than their after-event gauge (often 0: they finish within the
     event); eager's peak is its after-event gauge."""
+    df = _pick(df, regime)
+    if df.empty:
+        return _claim(False, f"no rows of regime {regime}")
     d = df[df["n_events"] == df["n_events"].max()]
     e = float(d["peak_inst_eager"].mean())
     gauge = {k: float(d[f"peak_inst_{k}"].mean()) for k in ("cab", "cba", "tree")}
     trans = {k: float(d[f"peak_inst_transient_{k}"].mean()) for k in ("cab", "cba", "tree")}
     ok = all(v <= factor * e for v in trans.values())
-    return _claim(ok, f"n_events={int(d['n_events'].iloc[0])}: eager peak {_fmt(e)}; transient "
+    return _claim(ok, f"{regime + ' ' if regime else ''}n_events={int(d['n_events'].iloc[0])}: "
+                  f"eager peak {_fmt(e)}; transient "
                   "(after-event) peaks: " +
                   ", ".join(f"{k} {_fmt(trans[k])} ({_fmt(gauge[k])})" for k in trans))
 
@@ -531,58 +633,116 @@ def claim_phase_gap(df, factor: float = 10.0, metric: str = "evals", regime=None
                   f"phase {i + 1}) is {_fmt(r)}x the tree in phase {j + 1}")
 
 
-@_successful
-def claim_calibrated_regime(df, lo: float = 0.8, hi: float = 1.25, tie: float = 1.05,
-                            **_) -> object:
-    """The calibration search for ``paper_regime``'s T: the paper's observable (Fig 7) is its own
-    chain ranking -- the best chain is c,a,b or c,b,a and c,a,b / c,b,a lies in [lo, hi] -- at
-    every f_c.  "Best" allows ties: a c-first chain within ``tie`` x of the best chain counts (at
-    f_c = 1 every order does about the same work, the paper's convergence, and the winner is
-    a matter of a few evaluations).  Picks the largest T of the grid (closest to a selective,
-    realistic threshold) at which the target holds; passes when it equals
-    ``workloads.debs15.REGIME_T['paper_regime']``."""
-    from workloads.debs15 import REGIME_T
+C_LATER = ("abc", "bac", "acb", "bca")     # chains with c second or third (observation 2)
+
+
+def regime_search_table(df, lo: float = 0.8, hi: float = 1.25, tie: float = 1.05,
+                        far: float | None = 10.0, near: float | None = 3.0):
+    """The calibration search for ``paper_regime``'s T (``calibrate_regime.toml``): per T of the
+    grid, every statement the paper makes about the *chains'* ranking in Figure 7 (section 7,
+    observations 2-4), checked on the seed means -- never a statement about the tree:
+
+    * ``best`` (obs. 4, "the best chain NFA (cab in our case)"), at every f_c: a c-first chain is
+      the best chain, ties within ``tie`` x allowed (at f_c = 1 all orders converge);
+    * ``cab~cba`` (obs. 3 and 4: c,a,b best, c,b,a close), at every f_c: c,a,b / c,b,a in
+      [lo, hi];
+    * ``obs3`` ("one to three orders of magnitude better"), at the smallest f_c: both c-first
+      chains >= ``far`` x below every c-second / c-third chain (condition evaluations);
+      skipped when ``far`` is None;
+    * ``obs2`` (c-second / c-third chains "equally suboptimal ... just as with eager NFA"), at
+      the smallest f_c, under the per-offer metric (operations): each of abc, bac, acb, bca
+      within ``near`` x of eager; skipped when ``near`` is None or the table has no ``ops``
+      columns.
+
+    Each (statement, f_c) check counts once.  Returns ``(table, n_checks)``: one dict per T with
+    ``held`` (checks held) and a text per statement."""
     chains = _chains_in(df)
-    good = []
-    parts = []
+    rows = []
+    n_checks = 0
     for thr, d in df.groupby("threshold"):
         g = _mean_by_fc(d)
-        ok = True
+        lo_r = g.iloc[0]
+        best_ok = 0
+        pair_ok = 0
         worst = 1.0
         for _, r in g.iterrows():
             best = min(r[f"evals_{k}"] for k in chains)
             ratio = r["evals_cab"] / max(r["evals_cba"], 1)
-            ok &= min(r["evals_cab"], r["evals_cba"]) <= tie * best and lo <= ratio <= hi
+            best_ok += bool(min(r["evals_cab"], r["evals_cba"]) <= tie * best)
+            pair_ok += bool(lo <= ratio <= hi)
             worst = max(worst, ratio, 1 / max(ratio, 1e-12))
-        if ok:
-            good.append(float(thr))
-        parts.append(f"T={thr:g}: {'ok' if ok else 'no'} (s_bc={_fmt(g['sel_bc'].min())}, "
-                     f"worst cab/cba or inverse {_fmt(worst)})")
-    chosen = max(good) if good else float("nan")
-    want = REGIME_T["paper_regime"]
-    return _claim(bool(good) and np.isclose(chosen, want),
-                  f"search picks T={chosen:g}, configured paper_regime T={want:g}; "
-                  + "; ".join(parts[::-1]))
+        held = best_ok + pair_ok
+        checks = 2 * len(g)
+        txt = {"best": f"c-first best {best_ok}/{len(g)}",
+               "pair": f"cab/cba in [{lo:g}, {hi:g}] {pair_ok}/{len(g)} (worst cab/cba or inverse "
+                       f"{_fmt(worst)}, s_bc={_fmt(g['sel_bc'].min())})"}
+        later = [k for k in C_LATER if k in chains]
+        if far is not None and later:
+            gap = min(lo_r[f"evals_{k}"] for k in later) / max(lo_r["evals_cab"],
+                                                                lo_r["evals_cba"], 1)
+            ok3 = gap >= far
+            held += ok3
+            checks += 1
+            txt["obs3"] = f"obs3 {'yes' if ok3 else 'no'} (c-later/c-first {_fmt(gap)})"
+        if near is not None and "ops_eager" in g.columns and later:
+            e = max(lo_r["ops_eager"], 1)
+            rat = [lo_r[f"ops_{k}"] / e for k in later]
+            ok2 = all(1 / near <= x <= near for x in rat)
+            held += ok2
+            checks += 1
+            txt["obs2"] = (f"obs2 {'yes' if ok2 else 'no'} (c-later/eager ops "
+                           f"{_fmt(min(rat))}-{_fmt(max(rat))})")
+        n_checks = max(n_checks, checks)
+        rows.append({"T": float(thr), "held": held, "checks": checks, "txt": txt})
+    return rows, n_checks
 
 
 @_successful
-def claim_nasdaq_tree_is_cba(df, factor: float = 1.1, regime=None, **_) -> object:
+def claim_calibrated_regime(df, lo: float = 0.8, hi: float = 1.25, tie: float = 1.05,
+                            far: float | None = None, near: float | None = None,
+                            **_) -> object:
+    """The documented search for ``paper_regime``'s T (``regime_search_table``): the T whose
+    chain ranking meets the most of the paper's (statement, f_c) checks, ties to the largest T
+    (the most selective, closest to a realistic threshold); when some T meets every check this is
+    the largest such T.  Passes when the pick equals ``workloads.debs15.REGIME_T
+    ['paper_regime']``.  The measured text is the whole search table, largest T first."""
+    from workloads.debs15 import REGIME_T
+    rows, n_checks = regime_search_table(df, lo, hi, tie, far, near)
+    top = max(r["held"] for r in rows)
+    chosen = max(r["T"] for r in rows if r["held"] == top)
+    full = any(r["held"] == r["checks"] == n_checks for r in rows)
+    want = REGIME_T["paper_regime"]
+    parts = [f"T={r['T']:g}: {r['held']}/{r['checks']} [" + "; ".join(r["txt"].values()) + "]"
+             for r in sorted(rows, key=lambda r: -r["T"])]
+    return _claim(bool(np.isclose(chosen, want)),
+                  f"search picks T={chosen:g} ({top}/{n_checks} checks held; every check at some "
+                  f"T: {'yes' if full else 'no'}), configured paper_regime T={want:g} | "
+                  + " | ".join(parts))
+
+
+@_successful
+def claim_nasdaq_tree_is_cba(df, factor: float = 1.1, regime=None, metric: str = "evals",
+                             **_) -> object:
     """NASDAQ sample, single tickers (not sectors), not counted as support for the tree claim:
     where count(b) < count(a) at (almost) every c arrival, the tree's {c} state routes to b,
-    so its take-edge evaluations (conditions minus routing checks) are within factor x those of
-    chain c,b,a at every f_c."""
+    so its condition evaluations (take edges; routing is no condition) are within factor x those
+    of chain c,b,a at every f_c."""
+    m = _metric(metric)
     g = _mean_by_fc(_pick(df, regime, "nasdaq"))
     ok = len(g) > 0
     parts = []
     for fc, r in g.iterrows():
-        take = r["evals_tree"] - r["routing_tree"]
-        ratio = take / max(r["evals_cba"], 1)
+        ratio = r[f"{m}_tree"] / max(r[f"{m}_cba"], 1)   # routing is not a condition (issue 22)
         ok &= ratio <= factor
-        best = min(_chains_in(df), key=lambda k: r[f"evals_{k}"])
-        parts.append(f"f_c={fc:g}: b rarer at {_fmt(100 * r['frac_b_rarer'])}% of c arrivals, "
-                     f"tree take-edges/cba={_fmt(ratio)}, tree (with routing)/{best}="
-                     f"{_fmt(r['evals_tree'] / max(r[f'evals_{best}'], 1))}")
-    return _claim(ok, f"{regime or ''}: " + "; ".join(parts))
+        best = min(_chains_in(df), key=lambda k: r[f"{m}_{k}"])
+        txt = (f"f_c={fc:g}: b rarer at {_fmt(100 * r['frac_b_rarer'])}% of c arrivals, "
+               f"tree/cba={_fmt(ratio)}, tree/{best}={_fmt(r[f'{m}_tree'] / max(r[f'{m}_{best}'], 1))}")
+        if m == "evals":
+            txt += (f", with routing as conditions (pre-issue-22) "
+                    f"{_fmt(r['evals_route_tree'] / max(r[f'evals_{best}'], 1))}")
+        parts.append(txt)
+    return _claim(ok, f"{regime or ''}{' ' + METRICS[m] if m != 'evals' else ''}: "
+                  + "; ".join(parts))
 
 
 def _sensitivity_table(df):
