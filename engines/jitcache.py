@@ -1,7 +1,11 @@
 """The one Numba kernel cache location (documented in ``docs/ARCHITECTURE.md``, "Caches").
 
-``$NUMBA_CACHE_DIR`` when set, else ``<repo>/.numba_cache`` (git-ignored), or
-``~/.cache/cepsim/numba`` when the checkout is not writable.  ``engines/__init__.py`` calls
+``$NUMBA_CACHE_DIR`` when set, else ``<repo>/.numba_cache/<key>`` (git-ignored), or
+``~/.cache/cepsim/numba/<key>`` when the checkout is not writable.  ``<key>`` hashes the source
+of every module under ``engines/``: Numba invalidates a cached kernel only when *its own* file
+changes, but a kernel freezes module constants of other files (``counters.N_COUNTERS``) and
+links the helpers it calls from other files, so a change there would otherwise leave stale
+machine code in the cache (an ``IndexError`` deep in a kernel after a counter was added).  ``engines/__init__.py`` calls
 ``ensure_numba_cache_dir`` before any engine module imports numba, so every command, the Python
 API, sweeps and their worker processes share one cache.  This lives in ``engines/`` (not ``sim/``)
 because ``engines/`` never imports ``sim/``.
@@ -26,12 +30,25 @@ def _writable(d: Path) -> bool:
         return False
 
 
+def engines_source_key() -> str:
+    """12 hex digits of SHA-256 over every ``engines/**/*.py`` (path and bytes, sorted)."""
+    import hashlib
+    h = hashlib.sha256()
+    root = REPO_ROOT / "engines"
+    for f in sorted(root.rglob("*.py")):
+        h.update(str(f.relative_to(root)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def default_numba_cache_dir() -> Path:
-    """``<repo>/.numba_cache`` if writable, else ``~/.cache/cepsim/numba``."""
-    d = REPO_ROOT / ".numba_cache"
+    """``<repo>/.numba_cache/<key>`` if writable, else ``~/.cache/cepsim/numba/<key>`` (module
+    docstring: the key changes with any engine source, so no kernel is ever stale)."""
+    key = engines_source_key()
+    d = REPO_ROOT / ".numba_cache" / key
     if _writable(d):
         return d
-    return Path.home() / ".cache" / "cepsim" / "numba"
+    return Path.home() / ".cache" / "cepsim" / "numba" / key
 
 
 def numba_cache_dir() -> Path:
