@@ -62,7 +62,7 @@ from engines import counters as C
 from engines.compile import (KIND_KLEENE, OP_EQ, OP_GE, OP_GT, OP_LE, OP_LT, OP_NE, PI_C1, PI_C2,
                              PI_KIND, PI_OP, PI_V2, PK_CMP, POLICY_NEXT, Program)
 from engines.evaluators.eager_out import (cand_grow, cap_for, kl_len, out_kleene, out_reserve, out_write)
-from engines.evaluators.eager_preds import neg_killed, neg_span, preds_hold
+from engines.evaluators.eager_preds import neg_killed, neg_span, trailing_kills
 from engines.evaluators.eager_tables import (DEFAULT_MAX_STATES, EDGE_ENTER, EDGE_LOOP, ROLE_SECOND,
                                   ROLE_SELF, branch_tables)
 from engines.errors import CapacityError, CepsimInputError
@@ -336,17 +336,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             for q in range(n_neg):
                 if not ng_trailing[q] or ng_type[q] != t:
                     continue
-                base = poff[pend_pool]
-                for k in range(pn[pend_pool] - 1, -1, -1):
-                    i = pidx[base + k]
-                    k_edge += 1
-                    ok, ne = preds_hold(np_start, np_pred, np_role, np_other, q, e, a_bind, i,
-                                        el_kleene, nev, npar, pred_i, pred_f, attrs)
-                    k_pred += ne
-                    if ok:
-                        pool_remove_at(pidx, poff, pn, pend_pool, k)
-                        free[nfree] = i
-                        nfree += 1
+                nfree, ne, npe = trailing_kills(q, e, pidx, poff, pn, pend_pool, free, nfree,
+                                                a_bind, np_start, np_pred, np_role, np_other,
+                                                el_kleene, nev, npar, pred_i, pred_f, attrs)
+                k_edge += ne
+                k_pred += npe
         # (4) negative-event buffer
         if has_buffered_neg:
             while nhead < ntail and nbuf[nhead] < lo:

@@ -46,16 +46,17 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, KIND_NEG, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V1, PI_V2,
-                             PK_ABS, PK_CMP, PK_CORR, POLICY_ANY, WIN_TIME, Program)
+from engines.compile import (KIND_KLEENE, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_CORR,
+                             POLICY_ANY, WIN_TIME, Program)
 from engines.errors import CepsimInputError
+from engines.evaluators.eager_preds import neg_killed, pred_holds, trailing_kills
+from engines.evaluators.eager_tables import ROLE_FIRST, ROLE_SECOND, ROLE_SELF, csr, split_preds
 from engines.matches import MatchSet
 from engines.evaluators.nfa_buffers import (grow_1d, grow_rows, pool_remove_at, pool_sweep, pools_new,
                                  pools_reserve)
-from engines.predicates import compare, eval_pred
+from engines.predicates import eval_pred
 from engines.stream import EventStream
 
-ROLE_SELF, ROLE_FIRST, ROLE_SECOND = 0, 1, 2
 CHK_TRAILING = -1
 ADM_NONE, ADM_STATE, ADM_TYPE, ADM_COUNT = 0, 1, 2, 3
 # scalar state (int64 vector ``S``)
@@ -66,89 +67,15 @@ _A_ADM = 25     # position of adm_mode in step_kernel's argument list (then util
 
 
 # ----------------------------------------------------------------------------- helpers
+# The predicate and negation checks are the eager NFA's (``engines.evaluators.eager_preds``;
+# this automaton has no Kleene slot: an all-False ``el_kleene`` and empty node arrays).
 # Speed: a call from one compiled function to another that takes arrays pays an atomic
 # reference-count increment and decrement per array argument (Numba increfs its arguments on
 # entry).  On the per-(event, partial match) path that cost more than the predicates themselves
 # (~185 ns per edge on soccer Q1 at W = 300 ms, 10 array arguments per call; Numba IR inlining
-# of such a helper keeps the counts), so phase 1 of ``step_kernel`` writes the predicate loop
-# out and evaluates each predicate on attribute values it loads, with the scalar-only
-# ``_pred_holds`` -- ``engines.predicates.eval_pred``'s arithmetic for comparison and distance
-# predicates; correlation predicates (rare, their cost is the correlation) still call
-# ``eval_pred``.  ``_preds_hold`` (trailing-NOT kills, negation checks) is the same loop as a
-# function.
-@njit(cache=True)
-def _pred_holds(kind, op, has2, x1, x2, f0, f1):
-    """``eval_pred`` for PK_CMP / PK_ABS on loaded values: ``x1`` = first variable's attribute,
-    ``x2`` = second's (ignored when ``has2`` is False: comparison with a constant)."""
-    if kind == PK_CMP:
-        if not has2:
-            return compare(op, x1, f1)
-        return compare(op, x1, x2 * f0 + f1)
-    if kind == PK_ABS:
-        return compare(op, abs(x1 - x2), f1)
-    return False
-
-
-@njit(cache=True)
-def _preds_hold(lst_start, lst_pred, lst_role, lst_other, q, e, a_bind, r, pred_i, pred_f,
-                attrs):
-    """All predicates of CSR list ``q`` hold for event ``e`` against row ``r``; (ok, evals)."""
-    n = 0
-    ok = True
-    for k in range(lst_start[q], lst_start[q + 1]):
-        p = lst_pred[k]
-        role = lst_role[k]
-        n += 1
-        e1 = e
-        e2 = e
-        if role == ROLE_FIRST:
-            e2 = np.int64(a_bind[r, lst_other[k]])
-        elif role == ROLE_SECOND:
-            e1 = np.int64(a_bind[r, lst_other[k]])
-        kind = pred_i[p, PI_KIND]
-        if kind == PK_CORR:
-            ok = eval_pred(pred_i, pred_f, p, attrs, e1, e2)
-        else:
-            has2 = pred_i[p, PI_V2] >= 0
-            x2 = attrs[e2, pred_i[p, PI_C2]] if has2 else 0.0
-            ok = _pred_holds(kind, pred_i[p, PI_OP], has2, attrs[e1, pred_i[p, PI_C1]], x2,
-                             pred_f[p, 0], pred_f[p, 1])
-        if not ok:
-            break
-    return ok, n
-
-
-@njit(cache=True)
-def _neg_killed(q, lo_ex, hi_ex, tab, r, nbuf, nhead, ntail, types, ng_type, np_start, np_pred,
-                np_role, np_other, pred_i, pred_f, attrs):
-    """A buffered event of negation ``q`` strictly inside (lo_ex, hi_ex) satisfying all of the
-    negation's predicates?  (killed, edge checks, predicate evaluations) — as the eager NFA."""
-    a = nhead
-    b = ntail
-    while a < b:
-        mid = (a + b) // 2
-        if nbuf[mid] <= lo_ex:
-            a = mid + 1
-        else:
-            b = mid
-    edges = 0
-    preds = 0
-    tq = ng_type[q]
-    for k in range(a, ntail):
-        c = nbuf[k]
-        if c >= hi_ex:
-            break
-        if types[c] != tq:
-            continue
-        edges += 1
-        ok, n = _preds_hold(np_start, np_pred, np_role, np_other, q, c, tab, r, pred_i, pred_f,
-                            attrs)
-        preds += n
-        if ok:
-            return True, edges, preds
-    return False, edges, preds
-
-
+# of such a helper keeps the counts), so phase 1 of ``step_kernel`` writes ``preds_hold``'s
+# loop out for plain slots and calls only the scalar-only ``pred_holds`` (correlation
+# predicates, rare and costly in themselves, still call ``eval_pred``).
 @njit(cache=True)
 def _window_lo(ts, e, lo, w):
     t = ts[e]
@@ -184,6 +111,8 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
     np_pred = tabs[tabs[11]:tabs[12]]
     np_role = tabs[tabs[12]:tabs[13]]
     np_other = tabs[tabs[13]:tabs[14]]
+    no_kleene = tabs[tabs[14]:tabs[15]]     # all 0: no slot is a Kleene slot
+    no_nodes = tabs[0:0]                    # hence no Kleene event nodes
     m = el_type.shape[0]
     n_neg = ng_type.shape[0]
     pend = m
@@ -264,17 +193,11 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
         for q in range(n_neg):
             if ng_chk[q] != CHK_TRAILING or ng_type[q] != t:
                 continue
-            base = poff[pend]
-            for k in range(pn[pend] - 1, -1, -1):
-                i = pidx[base + k]
-                k_edge += 1
-                ok, ne = _preds_hold(np_start, np_pred, np_role, np_other, q, e, a_bind, i,
-                                     pred_i, pred_f, attrs)
-                k_pred += ne
-                if ok:
-                    pool_remove_at(pidx, poff, pn, pend, k)
-                    free[nfree] = i
-                    nfree += 1
+            nfree, ne, npe = trailing_kills(q, e, pidx, poff, pn, pend, free, nfree, a_bind,
+                                            np_start, np_pred, np_role, np_other, no_kleene,
+                                            no_nodes, no_nodes, pred_i, pred_f, attrs)
+            k_edge += ne
+            k_pred += npe
     # (4) negative-event buffer
     if has_buffered:
         while nhead < ntail and nbuf[nhead] < lo:
@@ -328,7 +251,7 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                     if adm_util[st, t, b] < adm_thr:
                         continue
             k_edge += 1
-            # the slot's predicates (``_preds_hold``'s loop, written out here: this is the
+            # the slot's predicates (``preds_hold``'s loop, written out here: this is the
             # per-edge path, and a helper taking the arrays would pay their reference counts)
             ok = True
             for kq in range(sp_start[j], sp_start[j + 1]):
@@ -346,7 +269,7 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                 else:
                     has2 = pred_i[p, PI_V2] >= 0
                     x2 = attrs[e2, pred_i[p, PI_C2]] if has2 else 0.0
-                    ok = _pred_holds(kind, pred_i[p, PI_OP], has2, attrs[e1, pred_i[p, PI_C1]],
+                    ok = pred_holds(kind, pred_i[p, PI_OP], has2, attrs[e1, pred_i[p, PI_C1]],
                                      x2, pred_f[p, 0], pred_f[p, 1])
                 if not ok:
                     break
@@ -366,10 +289,11 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
         for q in range(n_neg):
             if ng_chk[q] != s:
                 continue
-            killed, ne, npe = _neg_killed(q, np.int64(c_row[ci, ng_left[q]]),
-                                          np.int64(c_row[ci, ng_right[q]]), c_row, ci, nbuf,
-                                          nhead, ntail, types, ng_type, np_start, np_pred,
-                                          np_role, np_other, pred_i, pred_f, attrs)
+            killed, ne, npe = neg_killed(q, np.int64(c_row[ci, ng_left[q]]),
+                                         np.int64(c_row[ci, ng_right[q]]), c_row, ci, nbuf,
+                                         nhead, ntail, types, ng_type, np_start, np_pred,
+                                         np_role, np_other, no_kleene, no_nodes, no_nodes,
+                                         pred_i, pred_f, attrs)
             k_edge += ne
             k_pred += npe
             if killed:
@@ -389,9 +313,10 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                 else:
                     lo_ex = np.int64(c_row[ci, L])
                     hi_ex = np.int64(c_row[ci, ng_right[q]])
-                killed, ne, npe = _neg_killed(q, lo_ex, hi_ex, c_row, ci, nbuf, nhead, ntail,
-                                              types, ng_type, np_start, np_pred, np_role,
-                                              np_other, pred_i, pred_f, attrs)
+                killed, ne, npe = neg_killed(q, lo_ex, hi_ex, c_row, ci, nbuf, nhead, ntail,
+                                             types, ng_type, np_start, np_pred, np_role,
+                                             np_other, no_kleene, no_nodes, no_nodes, pred_i,
+                                             pred_f, attrs)
                 k_edge += ne
                 k_pred += npe
                 if killed:
@@ -508,15 +433,6 @@ def _drop_rows(S, a_first, pidx, poff, pn, free, cnt_first, bnd_first, m, mark):
 
 
 # ----------------------------------------------------------------------------- tables
-def _csr(lists):
-    start = np.zeros(len(lists) + 1, dtype=np.int64)
-    flat = [x for lst in lists for x in lst]
-    start[1:] = np.cumsum([len(lst) for lst in lists])
-    arr = np.array(flat, dtype=np.int64).reshape(-1, 3)
-    return (start, np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1]),
-            np.ascontiguousarray(arr[:, 2]))
-
-
 def check_supported(program: Program, source: str = "pattern") -> None:
     """Refuse the pattern features the stepper does not implement (module docstring)."""
     why = None
@@ -544,33 +460,16 @@ def stepper_tables(program: Program) -> dict:
     slot = {v: s for s, v in enumerate(pos_vars)}
     cols = {v: c for c, v in enumerate(program.positive_vars)}
     neg_vars = [int(v) for v in br.neg_vars]
-    neg_index = {v: q for q, v in enumerate(neg_vars)}
-    slot_lists = [[] for _ in range(m)]
-    neg_lists = [[] for _ in neg_vars]
-    neg_mentions = [set() for _ in neg_vars]
-    for p in (int(x) for x in br.pred_ids):
-        v1 = int(program.pred_i[p, PI_V1])
-        v2 = int(program.pred_i[p, PI_V2])
-        negs = [v for v in (v1, v2) if v >= 0 and program.var_kind[v] == KIND_NEG]
-        if negs:
-            if len(set(negs)) == 2:
-                continue
-            q = neg_index[negs[0]]
-            if v2 < 0 or v1 == v2:
-                neg_lists[q].append((p, ROLE_SELF, -1))
-            elif v1 == negs[0]:
-                neg_lists[q].append((p, ROLE_FIRST, slot[v2]))
-                neg_mentions[q].add(slot[v2])
-            else:
-                neg_lists[q].append((p, ROLE_SECOND, slot[v1]))
-                neg_mentions[q].add(slot[v1])
-            continue
-        if v2 < 0 or v1 == v2:
-            slot_lists[slot[v1]].append((p, ROLE_SELF, -1))
-        elif slot[v1] > slot[v2]:
-            slot_lists[slot[v1]].append((p, ROLE_FIRST, slot[v2]))
+    pos_preds, neg_lists, neg_mentions = split_preds(program, br, slot)
+    # a positive predicate is checked on the edge into the later of its slots
+    slot_lists: list[list[tuple[int, int, int]]] = [[] for _ in range(m)]
+    for p, s1, s2 in pos_preds:
+        if s2 < 0:
+            slot_lists[s1].append((p, ROLE_SELF, -1))
+        elif s1 > s2:
+            slot_lists[s1].append((p, ROLE_FIRST, s2))
         else:
-            slot_lists[slot[v2]].append((p, ROLE_SECOND, slot[v1]))
+            slot_lists[s2].append((p, ROLE_SECOND, s1))
     chk = []
     for q in range(len(neg_vars)):
         L, R = int(br.neg_left[q]), int(br.neg_right[q])
@@ -580,8 +479,8 @@ def stepper_tables(program: Program) -> dict:
             chk.append(m)
         else:
             chk.append(min(max([L, R] + list(neg_mentions[q])), m))
-    sp = _csr(slot_lists)
-    npl = _csr(neg_lists)
+    sp = csr(slot_lists, 3)
+    npl = csr(neg_lists, 3)
     return dict(
         el_type=np.array([program.var_type[v] for v in pos_vars], dtype=np.int64),
         col_of_slot=np.array([cols[v] for v in pos_vars], dtype=np.int64),
@@ -591,11 +490,13 @@ def stepper_tables(program: Program) -> dict:
         ng_right=np.asarray(br.neg_right, dtype=np.int64),
         ng_chk=np.array(chk, dtype=np.int64),
         np_start=npl[0], np_pred=npl[1], np_role=npl[2], np_other=npl[3],
+        el_kleene=np.zeros(m, dtype=np.int64),
     )
 
 
 TABLE_KEYS = ("el_type", "col_of_slot", "sp_start", "sp_pred", "sp_role", "sp_other", "ng_type",
-              "ng_left", "ng_right", "ng_chk", "np_start", "np_pred", "np_role", "np_other")
+              "ng_left", "ng_right", "ng_chk", "np_start", "np_pred", "np_role", "np_other",
+              "el_kleene")
 
 
 def pack_tables(tb: dict) -> np.ndarray:

@@ -81,6 +81,7 @@ from engines.matches import KLEENE, UNBOUND, MatchSet
 from engines.pattern.ast import Same
 from engines.predicates import eval_pred
 from engines.registry import EngineResult
+from engines.evaluators.nfa_buffers import grow_1d, grow_rows
 from engines.evaluators.ztree_plan import Plan, alternatives, format_plan, make_plan, restrict
 
 __all__ = ["run_ztree", "make_plan", "Plan", "build_tables"]
@@ -409,6 +410,19 @@ def _lower_count(arr, lo, hi, x, cnt, crow):
 
 
 @njit(cache=True)
+def _cand_kills(g, c, row, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
+                ng_var, cnt, crow):
+    """Every predicate of negation ``g`` holds with its variable bound to candidate ``c``."""
+    cnt[crow, _JP] += 1
+    nvar = ng_var[g]
+    for q in range(gp_ptr[g], gp_ptr[g + 1]):
+        if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
+                           nvar, c, cnt, crow):
+            return False
+    return True
+
+
+@njit(cache=True)
 def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, g_size,
             gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
             wkind, W, cnt, crow):
@@ -418,21 +432,14 @@ def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, 
     off = g_off[g]
     lo = off + g_head[g]
     hi = off + g_size[g]
-    nvar = ng_var[g]
     if kind == 0:        # start: scan down from the last candidate before first
         k = _lower_count(G_pos, lo, hi, first, cnt, crow) - 1
         while k >= lo:
             c = G_pos[k]
             if not _span_ok(ts, c, last, wkind, W):
                 break
-            cnt[crow, _JP] += 1
-            ok = True
-            for q in range(gp_ptr[g], gp_ptr[g + 1]):
-                if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
-                                   attrs, nvar, c, cnt, crow):
-                    ok = False
-                    break
-            if ok:
+            if _cand_kills(g, c, row, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f,
+                           attrs, ng_var, cnt, crow):
                 return True
             k -= 1
         return False
@@ -442,14 +449,8 @@ def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, 
             c = G_pos[k]
             if c >= hi_pos:
                 break
-            cnt[crow, _JP] += 1
-            ok = True
-            for q in range(gp_ptr[g], gp_ptr[g + 1]):
-                if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
-                                   attrs, nvar, c, cnt, crow):
-                    ok = False
-                    break
-            if ok:
+            if _cand_kills(g, c, row, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f,
+                           attrs, ng_var, cnt, crow):
                 return True
             k += 1
         return False
@@ -458,14 +459,8 @@ def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, 
         c = G_pos[k]
         if not _span_ok(ts, first, c, wkind, W):
             break
-        cnt[crow, _JP] += 1
-        ok = True
-        for q in range(gp_ptr[g], gp_ptr[g + 1]):
-            if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
-                               attrs, nvar, c, cnt, crow):
-                ok = False
-                break
-        if ok:
+        if _cand_kills(g, c, row, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
+                       ng_var, cnt, crow):
             return True
         k += 1
     return False
@@ -486,6 +481,56 @@ def _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind, K_first, K_e
         if x < hi:
             hi = x
     return lo, hi
+
+
+@njit(cache=True)
+def _any_killed(ptr, ids, idx, kind, row, first, last, T, ng_kind, gl_ptr, gl_vars, gr_ptr,
+                gr_vars, G_pos, g_off, g_head, g_size, gp_ptr, gp_ids, var_kind, K_first, K_ev,
+                K_prev, pred_i, pred_f, attrs, ts, ng_var, wkind, W, cnt, crow):
+    """Does one of the negations ``ids[ptr[idx]:ptr[idx + 1]]`` kill the bindings ``row``
+    (first / last positions ``first`` / ``last``, window measured to ``T``)?  ``kind`` is the
+    check of every one (1 middle, 2 end: no neighbour bounds), or -1 for each its own
+    (``ng_kind``); counters go to row ``crow``."""
+    for q in range(ptr[idx], ptr[idx + 1]):
+        g = ids[q]
+        kg = ng_kind[g] if kind < 0 else kind
+        lo_p = 0
+        hi_p = 0
+        if kg != 2:
+            lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind,
+                                     K_first, K_ev)
+        if _killed(g, row, lo_p, hi_p, first, last, T, kg, G_pos, g_off, g_head, g_size, gp_ptr,
+                   gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var, wkind, W,
+                   cnt, crow):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _emit(M_bind, M_det, mn, row, det):
+    """Append match ``row`` detected at ``det`` as row ``mn`` (doubling the buffers when full);
+    returns (M_bind, M_det, mn + 1)."""
+    if mn == M_det.shape[0]:
+        M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
+    M_bind[mn] = row
+    M_det[mn] = det
+    return M_bind, M_det, mn + 1
+
+
+@njit(cache=True)
+def _park(P_bind, P_alt, P_first, P_last, pn, row, a, first, last):
+    """Park root result ``row`` of alternative ``a`` (trailing NOT pending) as row ``pn``
+    (doubling the buffers when full); returns the buffers and ``pn + 1``."""
+    if pn == P_alt.shape[0]:
+        P_bind = grow_rows(P_bind, 2 * pn)
+        P_alt = grow_1d(P_alt, 2 * pn)
+        P_first = grow_1d(P_first, 2 * pn)
+        P_last = grow_1d(P_last, 2 * pn)
+    P_bind[pn] = row
+    P_alt[pn] = a
+    P_first[pn] = first
+    P_last[pn] = last
+    return P_bind, P_alt, P_first, P_last, pn + 1
 
 
 @njit(cache=True)
@@ -600,16 +645,14 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
     g_head = np.zeros(n_negs, dtype=np.int64)
     g_size = np.zeros(n_negs, dtype=np.int64)
     # ---- parked matches (trailing NOT)
-    pcap = 16
-    P_bind = np.empty((pcap, V), dtype=np.int64)
-    P_alt = np.empty(pcap, dtype=np.int64)
-    P_first = np.empty(pcap, dtype=np.int64)
-    P_last = np.empty(pcap, dtype=np.int64)
+    P_bind = np.empty((16, V), dtype=np.int64)
+    P_alt = np.empty(16, dtype=np.int64)
+    P_first = np.empty(16, dtype=np.int64)
+    P_last = np.empty(16, dtype=np.int64)
     pn = 0
     # ---- output
-    mcap = 64
-    M_bind = np.empty((mcap, V), dtype=np.int64)
-    M_det = np.empty(mcap, dtype=np.int64)
+    M_bind = np.empty((64, V), dtype=np.int64)
+    M_det = np.empty(64, dtype=np.int64)
     mn = 0
     row = np.empty(V, dtype=np.int64)
     live = 0
@@ -686,28 +729,14 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                     a = P_alt[i]
                     for v in range(V):
                         row[v] = P_bind[i, v]
-                    dead = False
-                    for q in range(ae_ptr[a], ae_ptr[a + 1]):
-                        g = ae_ids[q]
-                        if _killed(g, row, 0, 0, P_first[i], P_last[i], e, 2, G_pos, g_off,
-                                   g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev,
-                                   pred_i, pred_f, attrs, ts, ng_var, wkind, W, cnt, e):
-                            dead = True
-                            break
+                    dead = _any_killed(ae_ptr, ae_ids, a, 2, row, P_first[i], P_last[i], e,
+                            ng_kind, gl_ptr, gl_vars, gr_ptr, gr_vars, G_pos, g_off, g_head,
+                            g_size, gp_ptr, gp_ids, var_kind, K_first, K_ev, K_prev, pred_i,
+                            pred_f, attrs, ts, ng_var, wkind, W, cnt, e)
                     cnt[e, _PMR] += 1
                     live -= 1
                     if not dead:
-                        if mn == mcap:
-                            mcap *= 2
-                            M_bind2 = np.empty((mcap, V), dtype=np.int64)
-                            M_bind2[:mn] = M_bind[:mn]
-                            M_bind = M_bind2
-                            M_det2 = np.empty(mcap, dtype=np.int64)
-                            M_det2[:mn] = M_det[:mn]
-                            M_det = M_det2
-                        M_bind[mn] = row
-                        M_det[mn] = e
-                        mn += 1
+                        M_bind, M_det, mn = _emit(M_bind, M_det, mn, row, e)
                         cnt[e, _ME] += 1
                 else:
                     if w != i:
@@ -783,15 +812,9 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                 if kcap > max_kleene:
                     status = 3
                     break
-                K_ev2 = np.empty(kcap, dtype=np.int64)
-                K_ev2[:kn] = K_ev[:kn]
-                K_ev = K_ev2
-                K_prev2 = np.empty(kcap, dtype=np.int64)
-                K_prev2[:kn] = K_prev[:kn]
-                K_prev = K_prev2
-                K_first2 = np.empty(kcap, dtype=np.int64)
-                K_first2[:kn] = K_first[:kn]
-                K_first = K_first2
+                K_ev = grow_1d(K_ev, kcap)
+                K_prev = grow_1d(K_prev, kcap)
+                K_first = grow_1d(K_first, kcap)
             for i in range(old_lo, old_hi):
                 cnt[e, _JP] += 1
                 f = R_first[off + i]
@@ -897,53 +920,19 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                 row[v] = R_bind[off + i, v]
                             first = R_first[off + i]
                             last = R_last[off + i]
-                            dead = False
-                            for q in range(ar_ptr[a], ar_ptr[a + 1]):
-                                g = ar_ids[q]
-                                lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars,
-                                                         var_kind, K_first, K_ev)
-                                if _killed(g, row, lo_p, hi_p, first, last, T, ng_kind[g], G_pos,
-                                           g_off, g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev,
-                                           K_prev, pred_i, pred_f, attrs, ts, ng_var, wkind, W,
-                                           cnt, e):
-                                    dead = True
-                                    break
-                            if dead:
+                            if ar_ptr[a + 1] > ar_ptr[a] and _any_killed(
+                                    ar_ptr, ar_ids, a, -1, row, first, last, T, ng_kind, gl_ptr,
+                                    gl_vars, gr_ptr, gr_vars, G_pos, g_off, g_head, g_size, gp_ptr,
+                                    gp_ids, var_kind, K_first, K_ev, K_prev, pred_i, pred_f, attrs,
+                                    ts, ng_var, wkind, W, cnt, e):
                                 continue
                             if ae_ptr[a + 1] > ae_ptr[a]:
-                                if pn == pcap:
-                                    pcap *= 2
-                                    P_bind2 = np.empty((pcap, V), dtype=np.int64)
-                                    P_bind2[:pn] = P_bind[:pn]
-                                    P_bind = P_bind2
-                                    P_alt2 = np.empty(pcap, dtype=np.int64)
-                                    P_alt2[:pn] = P_alt[:pn]
-                                    P_alt = P_alt2
-                                    P_first2 = np.empty(pcap, dtype=np.int64)
-                                    P_first2[:pn] = P_first[:pn]
-                                    P_first = P_first2
-                                    P_last2 = np.empty(pcap, dtype=np.int64)
-                                    P_last2[:pn] = P_last[:pn]
-                                    P_last = P_last2
-                                P_bind[pn] = row
-                                P_alt[pn] = a
-                                P_first[pn] = first
-                                P_last[pn] = last
-                                pn += 1
+                                P_bind, P_alt, P_first, P_last, pn = _park(
+                                    P_bind, P_alt, P_first, P_last, pn, row, a, first, last)
                                 live += 1
                                 cnt[e, _PMC] += 1
                             else:
-                                if mn == mcap:
-                                    mcap *= 2
-                                    M_bind2 = np.empty((mcap, V), dtype=np.int64)
-                                    M_bind2[:mn] = M_bind[:mn]
-                                    M_bind = M_bind2
-                                    M_det2 = np.empty(mcap, dtype=np.int64)
-                                    M_det2[:mn] = M_det[:mn]
-                                    M_det = M_det2
-                                M_bind[mn] = row
-                                M_det[mn] = ep
-                                mn += 1
+                                M_bind, M_det, mn = _emit(M_bind, M_det, mn, row, ep)
                                 cnt[e, _ME] += 1
                         continue
                     # ---- internal node k: new-left x old-right and old-left x new-right
@@ -1068,17 +1057,11 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                     continue
                                 first = nfirst if nfirst < ofirst else ofirst
                                 last = ep
-                                for q in range(nn_ptr[k], nn_ptr[k + 1]):
-                                    g = nn_ids[q]
-                                    lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
-                                                             gr_vars, var_kind, K_first, K_ev)
-                                    if _killed(g, row, lo_p, hi_p, first, last, T, 1, G_pos,
-                                               g_off, g_head, g_size, gp_ptr, gp_ids, var_kind,
-                                               K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
-                                               wkind, W, cnt, e):
-                                        good = False
-                                        break
-                                if not good:
+                                if nn_ptr[k + 1] > nn_ptr[k] and _any_killed(
+                                        nn_ptr, nn_ids, k, 1, row, first, last, T, ng_kind, gl_ptr,
+                                        gl_vars, gr_ptr, gr_vars, G_pos, g_off, g_head, g_size,
+                                        gp_ptr, gp_ids, var_kind, K_first, K_ev, K_prev, pred_i,
+                                        pred_f, attrs, ts, ng_var, wkind, W, cnt, e):
                                     continue
                                 if not root:
                                     if nsize[k] == ncap[k]:
@@ -1103,55 +1086,21 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                         status = 1
                                     continue
                                 # ---- root: start / root-level NOTs, then emit or park
-                                dead = False
-                                for q in range(ar_ptr[a], ar_ptr[a + 1]):
-                                    g = ar_ids[q]
-                                    lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
-                                                             gr_vars, var_kind, K_first, K_ev)
-                                    if _killed(g, row, lo_p, hi_p, first, last, T, ng_kind[g],
-                                               G_pos, g_off, g_head, g_size, gp_ptr, gp_ids,
-                                               var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts,
-                                               ng_var, wkind, W, cnt, e):
-                                        dead = True
-                                        break
-                                if dead:
+                                if ar_ptr[a + 1] > ar_ptr[a] and _any_killed(
+                                        ar_ptr, ar_ids, a, -1, row, first, last, T, ng_kind,
+                                        gl_ptr, gl_vars, gr_ptr, gr_vars, G_pos, g_off, g_head,
+                                        g_size, gp_ptr, gp_ids, var_kind, K_first, K_ev, K_prev,
+                                        pred_i, pred_f, attrs, ts, ng_var, wkind, W, cnt, e):
                                     continue
                                 if ae_ptr[a + 1] > ae_ptr[a]:
-                                    if pn == pcap:
-                                        pcap *= 2
-                                        P_bind2 = np.empty((pcap, V), dtype=np.int64)
-                                        P_bind2[:pn] = P_bind[:pn]
-                                        P_bind = P_bind2
-                                        P_alt2 = np.empty(pcap, dtype=np.int64)
-                                        P_alt2[:pn] = P_alt[:pn]
-                                        P_alt = P_alt2
-                                        P_first2 = np.empty(pcap, dtype=np.int64)
-                                        P_first2[:pn] = P_first[:pn]
-                                        P_first = P_first2
-                                        P_last2 = np.empty(pcap, dtype=np.int64)
-                                        P_last2[:pn] = P_last[:pn]
-                                        P_last = P_last2
-                                    P_bind[pn] = row
-                                    P_alt[pn] = a
-                                    P_first[pn] = first
-                                    P_last[pn] = last
-                                    pn += 1
+                                    P_bind, P_alt, P_first, P_last, pn = _park(
+                                        P_bind, P_alt, P_first, P_last, pn, row, a, first, last)
                                     live += 1
                                     cnt[e, _PMC] += 1
                                     if live > max_pm:
                                         status = 1
                                 else:
-                                    if mn == mcap:
-                                        mcap *= 2
-                                        M_bind2 = np.empty((mcap, V), dtype=np.int64)
-                                        M_bind2[:mn] = M_bind[:mn]
-                                        M_bind = M_bind2
-                                        M_det2 = np.empty(mcap, dtype=np.int64)
-                                        M_det2[:mn] = M_det[:mn]
-                                        M_det = M_det2
-                                    M_bind[mn] = row
-                                    M_det[mn] = ep
-                                    mn += 1
+                                    M_bind, M_det, mn = _emit(M_bind, M_det, mn, row, ep)
                                     cnt[e, _ME] += 1
                                     if mn > max_matches:
                                         status = 2
@@ -1179,27 +1128,13 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
             a = P_alt[i]
             for v in range(V):
                 row[v] = P_bind[i, v]
-            dead = False
-            for q in range(ae_ptr[a], ae_ptr[a + 1]):
-                g = ae_ids[q]
-                if _killed(g, row, 0, 0, P_first[i], P_last[i], n, 2, G_pos, g_off, g_head,
-                           g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
-                           ts, ng_var, wkind, W, cnt, crow):
-                    dead = True
-                    break
+            dead = _any_killed(ae_ptr, ae_ids, a, 2, row, P_first[i], P_last[i], n, ng_kind,
+                    gl_ptr, gl_vars, gr_ptr, gr_vars, G_pos, g_off, g_head, g_size, gp_ptr, gp_ids,
+                    var_kind, K_first, K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var, wkind, W,
+                    cnt, crow)
             cnt[crow, _PMR] += 1
             if not dead:
-                if mn == mcap:
-                    mcap *= 2
-                    M_bind2 = np.empty((mcap, V), dtype=np.int64)
-                    M_bind2[:mn] = M_bind[:mn]
-                    M_bind = M_bind2
-                    M_det2 = np.empty(mcap, dtype=np.int64)
-                    M_det2[:mn] = M_det[:mn]
-                    M_det = M_det2
-                M_bind[mn] = row
-                M_det[mn] = n
-                mn += 1
+                M_bind, M_det, mn = _emit(M_bind, M_det, mn, row, n)
                 cnt[crow, _ME] += 1
     return status, cnt, M_bind[:mn], M_det[:mn], K_ev[:kn], K_prev[:kn], peak_live
 
