@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from engines.compile import PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_ABS, PK_CMP, PK_CORR
-from engines.evaluators.eager_tables import ROLE_FIRST, ROLE_SECOND, ROLE_SELF
+from engines.evaluators.eager_tables import ROLE_SECOND, ROLE_SELF
 from engines.evaluators.nfa_buffers import node_first, pool_remove_at
 from engines.predicates import compare, eval_pred
 

@@ -410,19 +410,6 @@ def _lower_count(arr, lo, hi, x, cnt, crow):
 
 
 @njit(cache=True)
-def _cand_kills(g, c, row, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
-                ng_var, cnt, crow):
-    """Every predicate of negation ``g`` holds with its variable bound to candidate ``c``."""
-    cnt[crow, _JP] += 1
-    nvar = ng_var[g]
-    for q in range(gp_ptr[g], gp_ptr[g + 1]):
-        if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
-                           nvar, c, cnt, crow):
-            return False
-    return True
-
-
-@njit(cache=True)
 def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, g_size,
             gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
             wkind, W, cnt, crow):
@@ -432,14 +419,21 @@ def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, 
     off = g_off[g]
     lo = off + g_head[g]
     hi = off + g_size[g]
+    nvar = ng_var[g]
     if kind == 0:        # start: scan down from the last candidate before first
         k = _lower_count(G_pos, lo, hi, first, cnt, crow) - 1
         while k >= lo:
             c = G_pos[k]
             if not _span_ok(ts, c, last, wkind, W):
                 break
-            if _cand_kills(g, c, row, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f,
-                           attrs, ng_var, cnt, crow):
+            cnt[crow, _JP] += 1
+            ok = True
+            for q in range(gp_ptr[g], gp_ptr[g + 1]):
+                if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
+                                   attrs, nvar, c, cnt, crow):
+                    ok = False
+                    break
+            if ok:
                 return True
             k -= 1
         return False
@@ -449,8 +443,14 @@ def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, 
             c = G_pos[k]
             if c >= hi_pos:
                 break
-            if _cand_kills(g, c, row, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f,
-                           attrs, ng_var, cnt, crow):
+            cnt[crow, _JP] += 1
+            ok = True
+            for q in range(gp_ptr[g], gp_ptr[g + 1]):
+                if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
+                                   attrs, nvar, c, cnt, crow):
+                    ok = False
+                    break
+            if ok:
                 return True
             k += 1
         return False
@@ -459,8 +459,14 @@ def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, 
         c = G_pos[k]
         if not _span_ok(ts, first, c, wkind, W):
             break
-        if _cand_kills(g, c, row, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
-                       ng_var, cnt, crow):
+        cnt[crow, _JP] += 1
+        ok = True
+        for q in range(gp_ptr[g], gp_ptr[g + 1]):
+            if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
+                               attrs, nvar, c, cnt, crow):
+                ok = False
+                break
+        if ok:
             return True
         k += 1
     return False
@@ -484,53 +490,11 @@ def _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind, K_first, K_e
 
 
 @njit(cache=True)
-def _any_killed(ptr, ids, idx, kind, row, first, last, T, ng_kind, gl_ptr, gl_vars, gr_ptr,
-                gr_vars, G_pos, g_off, g_head, g_size, gp_ptr, gp_ids, var_kind, K_first, K_ev,
-                K_prev, pred_i, pred_f, attrs, ts, ng_var, wkind, W, cnt, crow):
-    """Does one of the negations ``ids[ptr[idx]:ptr[idx + 1]]`` kill the bindings ``row``
-    (first / last positions ``first`` / ``last``, window measured to ``T``)?  ``kind`` is the
-    check of every one (1 middle, 2 end: no neighbour bounds), or -1 for each its own
-    (``ng_kind``); counters go to row ``crow``."""
-    for q in range(ptr[idx], ptr[idx + 1]):
-        g = ids[q]
-        kg = ng_kind[g] if kind < 0 else kind
-        lo_p = 0
-        hi_p = 0
-        if kg != 2:
-            lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind,
-                                     K_first, K_ev)
-        if _killed(g, row, lo_p, hi_p, first, last, T, kg, G_pos, g_off, g_head, g_size, gp_ptr,
-                   gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var, wkind, W,
-                   cnt, crow):
-            return True
-    return False
-
-
-@njit(cache=True)
-def _emit(M_bind, M_det, mn, row, det):
-    """Append match ``row`` detected at ``det`` as row ``mn`` (doubling the buffers when full);
-    returns (M_bind, M_det, mn + 1)."""
-    if mn == M_det.shape[0]:
-        M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
-    M_bind[mn] = row
-    M_det[mn] = det
-    return M_bind, M_det, mn + 1
-
-
-@njit(cache=True)
-def _park(P_bind, P_alt, P_first, P_last, pn, row, a, first, last):
-    """Park root result ``row`` of alternative ``a`` (trailing NOT pending) as row ``pn``
-    (doubling the buffers when full); returns the buffers and ``pn + 1``."""
-    if pn == P_alt.shape[0]:
-        P_bind = grow_rows(P_bind, 2 * pn)
-        P_alt = grow_1d(P_alt, 2 * pn)
-        P_first = grow_1d(P_first, 2 * pn)
-        P_last = grow_1d(P_last, 2 * pn)
-    P_bind[pn] = row
-    P_alt[pn] = a
-    P_first[pn] = first
-    P_last[pn] = last
-    return P_bind, P_alt, P_first, P_last, pn + 1
+def _park_grow(P_bind, P_alt, P_first, P_last):
+    """The parked-match buffers (trailing NOT pending) with their capacity doubled."""
+    cap = 2 * P_alt.shape[0]
+    return (grow_rows(P_bind, cap), grow_1d(P_alt, cap), grow_1d(P_first, cap),
+            grow_1d(P_last, cap))
 
 
 @njit(cache=True)
@@ -729,14 +693,22 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                     a = P_alt[i]
                     for v in range(V):
                         row[v] = P_bind[i, v]
-                    dead = _any_killed(ae_ptr, ae_ids, a, 2, row, P_first[i], P_last[i], e,
-                            ng_kind, gl_ptr, gl_vars, gr_ptr, gr_vars, G_pos, g_off, g_head,
-                            g_size, gp_ptr, gp_ids, var_kind, K_first, K_ev, K_prev, pred_i,
-                            pred_f, attrs, ts, ng_var, wkind, W, cnt, e)
+                    dead = False
+                    for q in range(ae_ptr[a], ae_ptr[a + 1]):
+                        g = ae_ids[q]
+                        if _killed(g, row, 0, 0, P_first[i], P_last[i], e, 2, G_pos, g_off,
+                                   g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev,
+                                   pred_i, pred_f, attrs, ts, ng_var, wkind, W, cnt, e):
+                            dead = True
+                            break
                     cnt[e, _PMR] += 1
                     live -= 1
                     if not dead:
-                        M_bind, M_det, mn = _emit(M_bind, M_det, mn, row, e)
+                        if mn == M_det.shape[0]:
+                            M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
+                        M_bind[mn] = row
+                        M_det[mn] = e
+                        mn += 1
                         cnt[e, _ME] += 1
                 else:
                     if w != i:
@@ -920,19 +892,35 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                 row[v] = R_bind[off + i, v]
                             first = R_first[off + i]
                             last = R_last[off + i]
-                            if ar_ptr[a + 1] > ar_ptr[a] and _any_killed(
-                                    ar_ptr, ar_ids, a, -1, row, first, last, T, ng_kind, gl_ptr,
-                                    gl_vars, gr_ptr, gr_vars, G_pos, g_off, g_head, g_size, gp_ptr,
-                                    gp_ids, var_kind, K_first, K_ev, K_prev, pred_i, pred_f, attrs,
-                                    ts, ng_var, wkind, W, cnt, e):
+                            dead = False
+                            for q in range(ar_ptr[a], ar_ptr[a + 1]):
+                                g = ar_ids[q]
+                                lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars,
+                                                         var_kind, K_first, K_ev)
+                                if _killed(g, row, lo_p, hi_p, first, last, T, ng_kind[g], G_pos,
+                                           g_off, g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev,
+                                           K_prev, pred_i, pred_f, attrs, ts, ng_var, wkind, W,
+                                           cnt, e):
+                                    dead = True
+                                    break
+                            if dead:
                                 continue
                             if ae_ptr[a + 1] > ae_ptr[a]:
-                                P_bind, P_alt, P_first, P_last, pn = _park(
-                                    P_bind, P_alt, P_first, P_last, pn, row, a, first, last)
+                                if pn == P_alt.shape[0]:
+                                    P_bind, P_alt, P_first, P_last = _park_grow(P_bind, P_alt, P_first, P_last)
+                                P_bind[pn] = row
+                                P_alt[pn] = a
+                                P_first[pn] = first
+                                P_last[pn] = last
+                                pn += 1
                                 live += 1
                                 cnt[e, _PMC] += 1
                             else:
-                                M_bind, M_det, mn = _emit(M_bind, M_det, mn, row, ep)
+                                if mn == M_det.shape[0]:
+                                    M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
+                                M_bind[mn] = row
+                                M_det[mn] = ep
+                                mn += 1
                                 cnt[e, _ME] += 1
                         continue
                     # ---- internal node k: new-left x old-right and old-left x new-right
@@ -1057,11 +1045,17 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                     continue
                                 first = nfirst if nfirst < ofirst else ofirst
                                 last = ep
-                                if nn_ptr[k + 1] > nn_ptr[k] and _any_killed(
-                                        nn_ptr, nn_ids, k, 1, row, first, last, T, ng_kind, gl_ptr,
-                                        gl_vars, gr_ptr, gr_vars, G_pos, g_off, g_head, g_size,
-                                        gp_ptr, gp_ids, var_kind, K_first, K_ev, K_prev, pred_i,
-                                        pred_f, attrs, ts, ng_var, wkind, W, cnt, e):
+                                for q in range(nn_ptr[k], nn_ptr[k + 1]):
+                                    g = nn_ids[q]
+                                    lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
+                                                             gr_vars, var_kind, K_first, K_ev)
+                                    if _killed(g, row, lo_p, hi_p, first, last, T, 1, G_pos,
+                                               g_off, g_head, g_size, gp_ptr, gp_ids, var_kind,
+                                               K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
+                                               wkind, W, cnt, e):
+                                        good = False
+                                        break
+                                if not good:
                                     continue
                                 if not root:
                                     if nsize[k] == ncap[k]:
@@ -1086,21 +1080,37 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                         status = 1
                                     continue
                                 # ---- root: start / root-level NOTs, then emit or park
-                                if ar_ptr[a + 1] > ar_ptr[a] and _any_killed(
-                                        ar_ptr, ar_ids, a, -1, row, first, last, T, ng_kind,
-                                        gl_ptr, gl_vars, gr_ptr, gr_vars, G_pos, g_off, g_head,
-                                        g_size, gp_ptr, gp_ids, var_kind, K_first, K_ev, K_prev,
-                                        pred_i, pred_f, attrs, ts, ng_var, wkind, W, cnt, e):
+                                dead = False
+                                for q in range(ar_ptr[a], ar_ptr[a + 1]):
+                                    g = ar_ids[q]
+                                    lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
+                                                             gr_vars, var_kind, K_first, K_ev)
+                                    if _killed(g, row, lo_p, hi_p, first, last, T, ng_kind[g],
+                                               G_pos, g_off, g_head, g_size, gp_ptr, gp_ids,
+                                               var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts,
+                                               ng_var, wkind, W, cnt, e):
+                                        dead = True
+                                        break
+                                if dead:
                                     continue
                                 if ae_ptr[a + 1] > ae_ptr[a]:
-                                    P_bind, P_alt, P_first, P_last, pn = _park(
-                                        P_bind, P_alt, P_first, P_last, pn, row, a, first, last)
+                                    if pn == P_alt.shape[0]:
+                                        P_bind, P_alt, P_first, P_last = _park_grow(P_bind, P_alt, P_first, P_last)
+                                    P_bind[pn] = row
+                                    P_alt[pn] = a
+                                    P_first[pn] = first
+                                    P_last[pn] = last
+                                    pn += 1
                                     live += 1
                                     cnt[e, _PMC] += 1
                                     if live > max_pm:
                                         status = 1
                                 else:
-                                    M_bind, M_det, mn = _emit(M_bind, M_det, mn, row, ep)
+                                    if mn == M_det.shape[0]:
+                                        M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
+                                    M_bind[mn] = row
+                                    M_det[mn] = ep
+                                    mn += 1
                                     cnt[e, _ME] += 1
                                     if mn > max_matches:
                                         status = 2
@@ -1128,13 +1138,21 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
             a = P_alt[i]
             for v in range(V):
                 row[v] = P_bind[i, v]
-            dead = _any_killed(ae_ptr, ae_ids, a, 2, row, P_first[i], P_last[i], n, ng_kind,
-                    gl_ptr, gl_vars, gr_ptr, gr_vars, G_pos, g_off, g_head, g_size, gp_ptr, gp_ids,
-                    var_kind, K_first, K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var, wkind, W,
-                    cnt, crow)
+            dead = False
+            for q in range(ae_ptr[a], ae_ptr[a + 1]):
+                g = ae_ids[q]
+                if _killed(g, row, 0, 0, P_first[i], P_last[i], n, 2, G_pos, g_off, g_head,
+                           g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
+                           ts, ng_var, wkind, W, cnt, crow):
+                    dead = True
+                    break
             cnt[crow, _PMR] += 1
             if not dead:
-                M_bind, M_det, mn = _emit(M_bind, M_det, mn, row, n)
+                if mn == M_det.shape[0]:
+                    M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
+                M_bind[mn] = row
+                M_det[mn] = n
+                mn += 1
                 cnt[crow, _ME] += 1
     return status, cnt, M_bind[:mn], M_det[:mn], K_ev[:kn], K_prev[:kn], peak_live
 
