@@ -91,8 +91,13 @@ def project_root() -> Path:
 
 
 def out_root(out: Optional[Path]) -> Path:
-    """Results root: ``--out`` if given, else ``<project>/results``."""
-    return Path(out) if out is not None else project_root() / "results"
+    """Results root: ``--out`` if given, else ``<project>/results``; an existing file there is
+    bad input (results are a directory tree)."""
+    root = Path(out) if out is not None else project_root() / "results"
+    if root.exists() and not root.is_dir():
+        raise CepsimInputError(f"--out {root}: is a file; the results root is a directory, give "
+                               f"a directory path (e.g. {root.parent / 'results'})")
+    return root
 
 
 def figures_root(given: Optional[Path], out: Optional[Path] = None) -> Path:

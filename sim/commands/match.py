@@ -87,6 +87,9 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
                    ("--max-branches", max_branches), ("--max-states", max_states)):
         if v is not None and v < 1:
             raise CepsimInputError(f"{opt} must be >= 1 (got {v})")
+    _check_engine_options(engine, (("--order", "order", order), ("--plan", "plan", plan),
+                                   ("--trigger", "trigger", trigger),
+                                   ("--max-states", "max_states", max_states)))
     text, source = _pattern_text(pattern)
     if not data.exists():
         raise CepsimInputError(f"{data}: data file not found; give the path of the events file")
@@ -132,6 +135,20 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
         c4, t4 = time.process_time(), time.perf_counter()
     _match_report(res, n_matches, out, stats_json, engine, stream, atomic_write_text, ctr,
                   (c0, c1, c2, c3, c4), (t0, t1, t2, t3, t4), t_jit)
+
+
+def _check_engine_options(engine: str, given) -> None:
+    """Refuse an engine-specific option (``(flag, parameter, value)``, value None = not given)
+    that ``engine`` would silently ignore, naming the engines that take it."""
+    from engines.registry import engine_options, engines_taking
+
+    takes = engine_options(engine)
+    for flag, param, value in given:
+        if value is not None and param not in takes:
+            users = engines_taking(param)
+            raise CepsimInputError(f"{flag}: the {engine!r} engine does not use this option; it "
+                                   f"applies to --engine {' or '.join(users)} (drop {flag} or "
+                                   f"choose one of those engines)")
 
 
 def _match_progress(progress: Optional[bool], data: Path):
