@@ -19,12 +19,15 @@ from pathlib import Path
 _DRAW = r'''
 import json, sys, tempfile, time
 from pathlib import Path
-from sim import cli
+try:
+    from sim.commands.results import collect
+except ImportError:   # a revision before sim/commands/ (issue 28)
+    from sim.cli import _collect as collect
 from sim.config import resolve_function
 from sim.staleness import variant_of
 
 root, names = Path(sys.argv[1]), sys.argv[2:] or None
-entries, refused = cli._collect(root, names)
+entries, refused = collect(root, names)
 jobs = []
 for cfg, df in entries:
     suffix = f"@{variant_of(cfg.name)}" if variant_of(cfg.name) else ""

@@ -13,10 +13,10 @@ issue's target for the SEQ of 3: load + evaluate >= 1.5 M events/s; the whole co
 Other jobs on the machine inflate every wall-clock figure (the load average is printed).
 
     python benchmarks/bench_match.py [--events 100000] [--repeat 3] [--seed 14]
-                                     [--baseline REV]
+                                     [--baseline REV [--engine eager,stepper,ztree,sase]]
 
 ``--baseline REV`` adds a table that compares in-process evaluation of every pattern with the
-eager engine of git revision ``REV`` (checked out into a temporary worktree, its own Numba
+engine (``--engine``, default eager; several give one table each) of git revision ``REV`` (checked out into a temporary worktree, its own Numba
 cache), on the same file, alternating old and new in fresh processes.  The issue's "AND of 3 at
 least 3x faster than today" is read against ``1553bb0``, main when the issue was filed (AND was
 expanded into its 3! orders; AND of 8 was refused).
@@ -139,33 +139,37 @@ def in_process(data: Path, names: list[str], repeat: int) -> None:
 _EVAL_ONLY = r"""
 import json, sys, time
 from engines.compile import compile_pattern
-from engines.evaluators.eager import run_eager
 from engines.pattern import parse_pattern
+from engines.registry import run_engine
 from workloads.loaders import load_metastock
 data, repeat, texts = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+engine = sys.argv[4]
 stream = load_metastock(data)
 out = {}
 for name, text in texts.items():
     try:
         prog = compile_pattern(parse_pattern(text), stream.schema)
-        run_eager(prog, stream.slice(0, 200))
+        run_engine(engine, prog, stream.slice(0, 200))
         best = float("inf")
         for _ in range(repeat):
             c0 = time.process_time()
-            res = run_eager(prog, stream)
+            res = run_engine(engine, prog, stream)
             best = min(best, time.process_time() - c0)
         out[name] = [best, len(res.matches)]
-    except Exception as exc:  # an old revision may refuse a pattern (AND of 8)
+    except Exception as exc:  # an old revision or an engine may refuse a pattern
         out[name] = [None, type(exc).__name__]
 print(json.dumps(out))
 """
 
 
-def against_baseline(data: Path, names: list[str], repeat: int, rev: str) -> None:
-    """Evaluation CPU time per pattern: this checkout vs git revision ``rev``, side by side."""
+def against_baseline(data: Path, names: list[str], repeat: int, rev: str,
+                     engine: str = "eager") -> None:
+    """Evaluation CPU time per pattern with ``engine``: this checkout vs git revision ``rev``,
+    side by side."""
     from baseline import against_revision
     runs = against_revision(rev, _EVAL_ONLY, [str(data), str(repeat),
-                                              json.dumps({n: PATTERNS[n] for n in names})])
+                                              json.dumps({n: PATTERNS[n] for n in names}),
+                                              engine])
     best: dict[str, dict[str, list]] = {"old": {}, "new": {}}
     for tag, rounds in runs.items():
         for res in rounds:
@@ -173,11 +177,14 @@ def against_baseline(data: Path, names: list[str], repeat: int, rev: str) -> Non
                 prev = best[tag].get(n)
                 if prev is None or (t is not None and (prev[0] is None or t < prev[0])):
                     best[tag][n] = [t, m]
-    print(f"evaluation CPU s, this checkout vs {rev} (best of {2 * repeat}; load average "
+    print(f"{engine} evaluation CPU s, this checkout vs {rev} (best of {2 * repeat}; load average "
           f"{os.getloadavg()[0]:.2f})")
     print(f"{'pattern':<10}{rev[:10]:>12}{'now':>10}{'speed-up':>10}{'matches':>22}")
     for n in names:
         (to, mo), (tn, mn) = best["old"][n], best["new"][n]
+        if tn is None:
+            print(f"{n:<10}{'refused':>12}{'refused':>10}{'':>10}{str(mo) + '/' + str(mn):>22}")
+            continue
         old = f"{to:12.3f}" if to is not None else f"{'refused':>12}"
         ratio = f"{to / tn:9.1f}x" if to is not None and tn else f"{'-':>10}"
         same = "" if mo == mn or to is None else "  MATCH COUNTS DIFFER"
@@ -193,6 +200,9 @@ def main() -> None:
     ap.add_argument("--baseline", default=None, metavar="REV",
                     help="also compare evaluation with the eager engine of git revision REV")
     ap.add_argument("--baseline-only", action="store_true", help="only the --baseline table")
+    ap.add_argument("--engine", default="eager",
+                    help="engines of the --baseline table, comma-separated registry names "
+                         "(default eager), e.g. eager,stepper,ztree,sase")
     args = ap.parse_args()
     names = list(PATTERNS) if not args.only else [x.strip() for x in args.only.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
@@ -202,7 +212,8 @@ def main() -> None:
         print(f"stream: {args.events} Metastock lines, seed {args.seed}; {os.cpu_count()} CPUs, "
               f"load average {os.getloadavg()[0]:.2f}")
         if args.baseline:
-            against_baseline(data, names, args.repeat, args.baseline)
+            for engine in (x.strip() for x in args.engine.split(",")):
+                against_baseline(data, names, args.repeat, args.baseline, engine)
             if args.baseline_only:
                 return
         cols = ("import", "load", "compile", "evaluate", "write", "total")

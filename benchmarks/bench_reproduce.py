@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     ensure_numba_cache_dir()
     import numba  # noqa: F401
     nb = _Numba()
-    from sim.cli import _all_config_paths, _claim_rows, _draw_figures
+    from sim.commands.common import all_config_paths as _all_config_paths
+    from sim.commands.results import claim_rows as _claim_rows, draw_figures as _draw_figures
     from sim.config import load_config
     from sim.runner import run_experiment
     t_import = time.perf_counter() - t_import

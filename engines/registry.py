@@ -56,6 +56,22 @@ def get_engine(name: str) -> Callable[..., EngineResult]:
     return getattr(importlib.import_module(module), func)
 
 
+def engine_options(name: str) -> frozenset[str]:
+    """The options engine ``name`` takes by name (its function's keyword parameters besides the
+    program and the stream); other options reach it through ``**options`` and are ignored."""
+    import inspect
+
+    params = inspect.signature(get_engine(name)).parameters.values()
+    return frozenset(p.name for p in list(params)[2:]
+                     if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                     and not p.name.startswith("_"))
+
+
+def engines_taking(option: str) -> list[str]:
+    """Registered engines that take ``option`` by name (imports every engine module)."""
+    return [n for n in _ENGINES if option in engine_options(n)]
+
+
 def run_engine(name: str, program, stream, **options) -> EngineResult:
     """Run engine ``name`` on ``stream``; NaN in a used attribute is a user error."""
     stream.require_no_nan(program.used_columns)

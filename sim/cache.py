@@ -39,12 +39,12 @@ def counter_cache_dir() -> Path | None:
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """SHA-256 (16 hex) of every ``engines/**/*.py`` and ``workloads/*.py`` source file.
+    """SHA-256 (16 hex) of every ``engines/**/*.py`` and ``workloads/**/*.py`` source file.
 
     Part of every counter-cache key: any change to an engine, the pattern compiler or a
     generator invalidates the cached counters."""
     h = hashlib.sha256()
-    files = sorted((REPO_ROOT / "engines").rglob("*.py")) + sorted((REPO_ROOT / "workloads").glob("*.py"))
+    files = sorted((REPO_ROOT / "engines").rglob("*.py")) + sorted((REPO_ROOT / "workloads").rglob("*.py"))
     for f in files:
         h.update(str(f.relative_to(REPO_ROOT)).encode())
         h.update(f.read_bytes())

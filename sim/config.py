@@ -204,7 +204,37 @@ def _check_lists(source: str, key: str, d: Any) -> dict:
             raise _err(source, f"{key}.{k}", "empty array; give at least one value or remove the key")
         for i, x in enumerate(v):
             _check_value(source, f"{key}.{k}[{i}]", x)
+        _check_one_kind(source, f"{key}.{k}", v)
     return dict(d)
+
+
+def _kind(x: Any) -> str:
+    """The kind a result column needs for ``x``: integers and floats are both numbers."""
+    if isinstance(x, bool):
+        return "boolean"
+    if isinstance(x, (int, float)):
+        return "number"
+    return "string" if isinstance(x, str) else "array"
+
+
+def _leaves(x: Any) -> list:
+    return [y for z in x for y in _leaves(z)] if isinstance(x, list) else [x]
+
+
+def _check_one_kind(source: str, key: str, values: list) -> None:
+    """The values of one grid / zip axis become one result column: all of one kind (numbers,
+    strings, booleans or arrays, and the arrays' elements of one kind), so a stray string among
+    numbers is refused here, before any point runs, not by the result writer after they ran."""
+    for vals, what in ((values, "values"), (_leaves(values), "array elements")):
+        if not vals:
+            continue
+        want = _kind(vals[0])
+        for x in vals[1:]:
+            if _kind(x) != want:
+                an = "an" if want[0] in "aeiou" else "a"
+                raise _err(source, key, f"{what} mix kinds: {x!r} is a {_kind(x)} among "
+                                        f"{want}s ({vals[0]!r} first); make every value of the "
+                                        f"axis {an} {want} (quote numbers meant as names)")
 
 
 def _check_zip(source: str, key: str, d: dict) -> None:

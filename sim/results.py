@@ -6,6 +6,10 @@ skipped.  At the end all shards of the current config are consolidated into ``po
 The consolidated table is always built the same way from the shard rows, sorted by
 (point_id, rep), with a fixed column order, so every backend yields identical rows (``wall_s``
 is the only timing column and is excluded from equality).
+
+Reading stored results (``read_points``, ``read_meta``: ``check``, ``figures``, ``report``) never
+ends in a traceback: a corrupt or truncated file is a ``CepsimInputError`` naming it and the
+command that recomputes it.  An unreadable shard is not an error: its point simply runs again.
 """
 from __future__ import annotations
 
@@ -19,9 +23,10 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from engines.errors import CepsimInputError
 from sim.atomic import atomic_write
 from sim.config import ExperimentConfig, Point, param_names
-from sim.staleness import config_fingerprint
+from sim.staleness import config_fingerprint, rerun_command
 
 ID_COLUMNS = ("seed", "rep", "point_id")
 TAIL_COLUMNS = ("error", "wall_s")
@@ -173,11 +178,40 @@ def write_points(root: Path | str, cfg: ExperimentConfig, df: pd.DataFrame) -> P
     return p
 
 
+def _unreadable(root: Path | str, cfg: ExperimentConfig, path: Path, why: str
+                ) -> CepsimInputError:
+    """The error for a stored result file that cannot be read: the file, why, and the command
+    that recomputes it (with the stored run's ``--scale`` / ``--set`` when ``meta.json`` has
+    them)."""
+    scale, overrides = None, None
+    if path.name != "meta.json":
+        try:
+            meta = read_meta(root, cfg) or {}
+            scale, overrides = meta.get("scale"), meta.get("overrides")
+        except CepsimInputError:
+            pass
+    cmd = rerun_command(str(cfg.path or cfg.key), scale, overrides)
+    if scale is None and overrides is None:
+        cmd += " [--scale quick|full] [--set ... as in the original run]"
+    return CepsimInputError(f"{path}: stored results are unreadable ({why}); the file is corrupt "
+                            f"or truncated. Recompute them: {cmd} (or delete {path.parent})")
+
+
 def read_points(root: Path | str, cfg: ExperimentConfig) -> pd.DataFrame | None:
+    """The stored ``points.parquet`` of ``cfg`` (None when there is none)."""
+    import pyarrow as pa
+
     p = experiment_dir(root, cfg) / "points.parquet"
     if not p.exists():
         return None
-    return pd.read_parquet(p)
+    try:
+        df = pd.read_parquet(p)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise _unreadable(root, cfg, p, f"{type(exc).__name__}: {exc}") from None
+    missing = [c for c in (*ID_COLUMNS, "error") if c not in df.columns]
+    if missing:
+        raise _unreadable(root, cfg, p, f"no column {', '.join(missing)}")
+    return df
 
 
 def finish_shards(root: Path | str, cfg: ExperimentConfig, df: pd.DataFrame) -> None:
@@ -236,7 +270,14 @@ def write_meta(root: Path | str, cfg: ExperimentConfig, *, scale: str | None, ba
 
 
 def read_meta(root: Path | str, cfg: ExperimentConfig) -> dict | None:
+    """The stored ``meta.json`` of ``cfg`` (None when there is none)."""
     p = experiment_dir(root, cfg) / "meta.json"
     if not p.exists():
         return None
-    return json.loads(p.read_text())
+    try:
+        meta = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise _unreadable(root, cfg, p, f"{type(exc).__name__}: {exc}") from None
+    if not isinstance(meta, dict):
+        raise _unreadable(root, cfg, p, f"a JSON {type(meta).__name__}, not an object")
+    return meta

@@ -6,12 +6,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import assert_same_matches, cases, small_cases
+from strategies import GENERATED_PATTERN_WARNINGS, assert_same_matches, cases, small_cases
 
 from engines.planners.adaptive.epochs import earliest_event, run_schedule
 from engines.compile import compile_pattern
 from engines.evaluators.lazy_nfa import run_chain
 from engines.oracle import run_oracle
+
+pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 ANY = ("skip-till-any-match",)
 

@@ -110,7 +110,7 @@ def test_all_failed_experiment_skips_figures_and_claims(tmp_path):
 
 
 def test_overload_warning(capsys):
-    from sim.cli import _warn_overloaded
+    from sim.commands.results import warn_overloaded as _warn_overloaded
     from sim.config import config_from_dict
 
     cfg = config_from_dict({"name": "o", "paper": "t", "scenario": "demo:point", "seed": 1})

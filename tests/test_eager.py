@@ -15,7 +15,9 @@ from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
 from engines.registry import run_engine
 from engines.stream import EventStream
-from strategies import small_cases
+from strategies import GENERATED_PATTERN_WARNINGS, small_cases
+
+pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 ATTRS = ("p", "q")
 

@@ -18,7 +18,9 @@ from engines.compile import compile_pattern
 from engines.evaluators.eager import run_eager
 from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
-from strategies import assert_same_matches, cases, small_cases
+from strategies import GENERATED_PATTERN_WARNINGS, assert_same_matches, cases, small_cases
+
+pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 DATA = Path(__file__).resolve().parent / "data"
 TINY = (1, 1, 1, 1)   # every buffer starts at capacity 1, sweeps/collections run every event

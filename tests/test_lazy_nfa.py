@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from strategies import assert_same_matches, cases, small_cases
+from strategies import GENERATED_PATTERN_WARNINGS, assert_same_matches, cases, small_cases
 
 from engines.compile import compile_pattern
 from engines.counters import BUFFERED, DECISION_CHECK, EDGE_EVAL, INSTANCE_WORK, LIVE_PM, PM_CREATED
@@ -19,6 +19,8 @@ from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
 from engines.registry import run_engine
 from engines.stream import EventStream
+
+pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 ANY = ("skip-till-any-match",)
 

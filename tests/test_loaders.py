@@ -344,7 +344,9 @@ def test_fast_path_reads_the_samples_and_equals_the_precise_path(tmp_path):
     """The pyarrow/integer fast path accepts the real samples and gives the same stream as the
     pandas path that diagnoses errors (forced here by a leading space, which only the precise
     path accepts)."""
-    from workloads.loaders import _fast_metastock, _fast_soccer, _read_bytes
+    from workloads.formats.metastock import _fast_metastock
+    from workloads.formats.rawfile import _read_bytes
+    from workloads.formats.soccer import _fast_soccer
     p, data = _read_bytes(NASDAQ, "")
     fast = _fast_metastock(data, p)
     assert fast is not None
@@ -384,7 +386,8 @@ def test_fast_path_accepts_leap_day(tmp_path):
 def test_fast_path_declines_stamps_that_are_not_12_digits(tmp_path, stamp):
     """The compiled stamp scan accepts exactly 12 digits of a valid minute; anything else goes
     to the precise path (which strips blanks or names the line)."""
-    from workloads.loaders import _fast_metastock, _read_bytes
+    from workloads.formats.metastock import _fast_metastock
+    from workloads.formats.rawfile import _read_bytes
     lines = _lines(NASDAQ)[:3]
     f = lines[1].split(",")
     f[1] = stamp
@@ -399,7 +402,8 @@ def test_fast_path_multi_block_crlf_equals_precise_path(tmp_path, long_number):
     the fast path's codes, stamps and values equal the precise path's -- read by the compiled
     scan, or (a 16-digit value makes the scan decline) by pyarrow, whose per-block dictionaries
     are merged in first-appearance order."""
-    from workloads.loaders import _fast_metastock, _read_bytes
+    from workloads.formats.metastock import _fast_metastock
+    from workloads.formats.rawfile import _read_bytes
     from workloads.metastock_scan import _POW10, SCAN_OK, scan_metastock
     rng = np.random.default_rng(7)
     n = 95_000                                        # ~4.6 MB > the 4 MiB block
@@ -433,7 +437,7 @@ def test_compiled_metastock_scan_parses_numbers_exactly(tmp_path):
     """The one-pass scan's float conversion (<= 15 digits, exact division by a power of ten)
     gives the same doubles as the precise pandas path, for signs, leading/trailing points and
     zeros, and up to 15 digits; a 16-digit value makes the scan decline (pyarrow reads it)."""
-    from workloads.loaders import _read_bytes
+    from workloads.formats.rawfile import _read_bytes
     from workloads.metastock_scan import _POW10, SCAN_BAD, SCAN_OK, scan_metastock
     rng = np.random.default_rng(11)
 

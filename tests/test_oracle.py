@@ -21,7 +21,10 @@ from engines.oracle import _BranchOracle, _Pred, run_oracle
 from engines.pattern import parse_pattern
 from engines.predicates import eval_pred
 from engines.stream import EventStream
-from strategies import ATTR_NAMES, assert_same_matches, cases, small_cases
+from strategies import (ATTR_NAMES, GENERATED_PATTERN_WARNINGS, assert_same_matches, cases,
+                        small_cases)
+
+pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 HAND_ATTRS = ("x", "y", "id", "h[0]", "h[1]", "h[2]")
 

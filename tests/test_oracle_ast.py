@@ -21,7 +21,9 @@ from engines.oracle_ast import AstOracleError, ast_matches, run_oracle_ast
 from engines.pattern import parse_pattern
 from engines.pattern.ast import AbsDiff, And, Compare, Corr, Event, Not, Or, Same, Seq
 from engines.stream import EventStream
-from strategies import assert_same_matches, cases, small_cases
+from strategies import GENERATED_PATTERN_WARNINGS, assert_same_matches, cases, small_cases
+
+pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 SMALL = dict(max_events=24, kleene_max_events=14, unbounded_max_events=10,
              windows=("time", "count", "none"))

@@ -17,7 +17,7 @@ from engines.pattern import (AbsDiff, And, Attr, Compare, Corr, Event, Not, Or, 
                              parse_pattern, parse_predicate, pred, seq)
 from engines.pattern.ast import COUNT_UNITS, KEYWORDS, OPS, POLICIES, TIME_UNITS
 from engines.stream import EventStream, Schema
-from strategies import ATTR_NAMES, patterns
+from strategies import ATTR_NAMES, GENERATED_PATTERN_WARNINGS, patterns
 
 SCHEMA = Schema(("A", "B", "C", "D", "E"), ATTR_NAMES)
 
@@ -105,6 +105,7 @@ def test_round_trip_wild_asts(p):
     assert str(parse_pattern(text)) == text
 
 
+@pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 @settings(max_examples=300, deadline=None)
 @given(patterns(remote=True, windows=("time", "count", "none")))
 def test_round_trip_engine_patterns(p):

@@ -27,7 +27,9 @@ from engines.pattern import parse_pattern
 from engines.stream import EventStream
 from engines.evaluators.ztree import run_ztree
 from engines.evaluators.ztree_plan import make_plan, parse_plan_text
-from strategies import assert_same_matches, cases
+from strategies import GENERATED_PATTERN_WARNINGS, assert_same_matches, cases
+
+pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 # derandomized: the same examples every run, so the measured match rate is stable
 SETTINGS = dict(deadline=None, derandomize=True,

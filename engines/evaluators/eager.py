@@ -49,7 +49,8 @@ INSTANCE_WORK = live instances (after expiry) + 1 for the initial state, per eve
 the paper's eager NFA applies every event to every instance (section 3.2.2).
 Pending trailing-NOT matches are not partial matches and are not counted as live.
 
-Parts: engines/evaluators/eager_tables.py (the automaton as arrays), engines/evaluators/eager_preds.py (predicate and
+Parts: engines/evaluators/eager_tables.py (the automaton as arrays), engines/evaluators/eager_paths.py
+(which edges take the kernel's fast paths), engines/evaluators/eager_preds.py (predicate and
 negation checks on instance rows), engines/evaluators/eager_out.py (match output buffers),
 engines/evaluators/nfa_buffers.py (instance arena, pools, shared Kleene event-node chains).
 """
@@ -59,11 +60,12 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, OP_EQ, OP_GE, OP_GT, OP_LE, OP_LT, OP_NE, PI_C1, PI_C2,
-                             PI_KIND, PI_OP, PI_V2, PK_CMP, POLICY_NEXT, Program)
+from engines.compile import (KIND_KLEENE, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_CMP, POLICY_NEXT,
+                             Program)
+from engines.evaluators.eager_paths import edge_paths, fast_operand
 from engines.evaluators.eager_out import (cand_grow, cap_for, kl_len, out_kleene, out_reserve, out_write)
-from engines.evaluators.eager_preds import neg_killed, neg_span, preds_hold
-from engines.evaluators.eager_tables import (DEFAULT_MAX_STATES, EDGE_ENTER, EDGE_LOOP, ROLE_SECOND,
+from engines.evaluators.eager_preds import neg_killed, neg_span, trailing_kills
+from engines.evaluators.eager_tables import (DEFAULT_MAX_STATES, EDGE_LOOP, ROLE_SECOND,
                                   ROLE_SELF, branch_tables)
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
@@ -80,31 +82,6 @@ DEFAULT_MAX_MATCHES = 20_000_000
 DEFAULT_TUNE = (256, 1024, 1 << 16, 64)
 # kernel status
 ST_OK, ST_MAX_PM, ST_MAX_MATCHES = 0, 1, 2
-
-
-# the fast path takes edges with at most this many comparison predicates
-FAST_MAX_PREDS = 2
-# op with its operands swapped: x OP y == y FLIP[OP] x (NaN included)
-_FLIP = np.array([OP_GT, OP_GE, OP_LT, OP_LE, OP_EQ, OP_NE], dtype=np.int64)
-
-
-@njit(cache=True, inline="always")
-def fast_operand(kk, e, ep_pred, ep_role, ep_other, pred_i, pred_f, attrs, valid):
-    """Predicate ``ep_pred[kk]`` of a fast edge for arriving event ``e`` as (op, other slot,
-    column, scale, offset, event operand): it holds for an instance row ``i`` iff
-    ``compare(op, attrs[a_bind[i, other], column] * scale + offset, event operand)`` -- exactly
-    ``eval_pred``'s PK_CMP arithmetic, the event's side computed once (a predicate in which the
-    event is the left operand is written with its operator flipped).  ``valid`` False: an edge
-    without that predicate (a placeholder that is never evaluated)."""
-    if not valid:
-        return 0, 0, 0, 1.0, 0.0, 0.0
-    p = ep_pred[kk]
-    op = pred_i[p, PI_OP]
-    if ep_role[kk] == ROLE_SECOND:   # instance.c1 OP e.c2 * k + c
-        return (op, ep_other[kk], pred_i[p, PI_C1], 1.0, 0.0,
-                attrs[e, pred_i[p, PI_C2]] * pred_f[p, 0] + pred_f[p, 1])
-    return (_FLIP[op], ep_other[kk], pred_i[p, PI_C2], pred_f[p, 0], pred_f[p, 1],
-            attrs[e, pred_i[p, PI_C1]])
 
 
 # ----------------------------------------------------------------------------- kernel
@@ -164,76 +141,13 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
         if el_kleene[s]:
             kleene_cols[n_kl] = s
             n_kl += 1
-    # per state: full flag mask.  Per edge: fast-path eligibility (a plain ENTER edge with no
-    # predicate or a single comparison with another plain slot, skip-till-any-match) and direct
-    # emission (its destination completes the match and nothing can intervene)
+    # per state: full flag mask (one flag per edge)
     st_full = np.zeros(S, dtype=np.int64)
     for j in range(S):
         st_full[j] = (np.int64(1) << (st_start[j + 1] - st_start[j])) - 1
-    n_ed = ed_slot.shape[0]
-    ed_fast = np.zeros(n_ed, dtype=np.bool_)
-    ed_direct = np.zeros(n_ed, dtype=np.bool_)
-    for d in range(n_ed):
-        s = ed_slot[d]
-        npr = ep_start[d + 1] - ep_start[d]
-        if nextp or ed_kind[d] != EDGE_ENTER or el_kleene[s] or npr > FAST_MAX_PREDS:
-            continue
-        fast = True
-        for kk in range(ep_start[d], ep_start[d + 1]):
-            p = ep_pred[kk]
-            if (ep_role[kk] == ROLE_SELF or el_kleene[ep_other[kk]]
-                    or pred_i[p, PI_KIND] != PK_CMP or pred_i[p, PI_V2] < 0):
-                fast = False
-        if not fast:
-            continue
-        ed_fast[d] = True
-        dst = ed_dst[d]
-        ed_direct[d] = (st_complete[dst] and st_start[dst + 1] == st_start[dst] and n_kl == 0
-                        and not has_trailing and not has_emit_neg
-                        and en_start[d + 1] == en_start[d])
-
-    # start edges (from the initial state) whose instance can be stored as soon as the event
-    # takes it (no candidate, no phase 2; skip-till-any-match, where phase 1 removes no live
-    # instance, so the max_pm check sees the same count): a plain slot, no predicate, no negation decided on
-    # the edge, a destination that neither completes the match nor takes the same event type
-    # (so nothing else of this event reaches or visits that pool: same pool order as phase 2)
-    ed_start = np.zeros(n_ed, dtype=np.bool_)
-    for d in range(st_start[0], st_start[1]):
-        s = ed_slot[d]
-        dst = ed_dst[d]
-        if (nextp or ed_kind[d] != EDGE_ENTER or el_kleene[s] or ep_start[d + 1] > ep_start[d]
-                or en_start[d + 1] > en_start[d] or st_complete[dst]
-                or st_start[dst + 1] == st_start[dst]):
-            continue
-        ok = True
-        for d2 in range(st_start[dst], st_start[dst + 1]):
-            if el_type[ed_slot[d2]] == el_type[s]:
-                ok = False
-        ed_start[d] = ok
-
-    # fast edges into a state that does not complete the match and takes no event of the
-    # edge's type: their instances are stored as the edge is evaluated (no candidate, no phase
-    # 2), when every edge of that type into that state is stored that way (so the pool gets
-    # its new members in candidate order, as phase 2 would append them)
-    n_ty = ty_start.shape[0] - 1
-    ed_store = np.zeros(n_ed, dtype=np.bool_)
-    mixed = np.zeros((S, max(n_ty, 1)), dtype=np.bool_)
-    for d in range(n_ed):
-        s = ed_slot[d]
-        dst = ed_dst[d]
-        ok = (ed_fast[d] and not st_complete[dst] and en_start[d + 1] == en_start[d]
-              and st_start[dst + 1] > st_start[dst])
-        for d2 in range(st_start[dst], st_start[dst + 1]):
-            if el_type[ed_slot[d2]] == el_type[s]:
-                ok = False
-        ed_store[d] = ok
-    for d in range(n_ed):
-        if not (ed_store[d] or ed_start[d]):
-            mixed[ed_dst[d], el_type[ed_slot[d]]] = True
-    for d in range(n_ed):
-        if ed_store[d] and mixed[ed_dst[d], el_type[ed_slot[d]]]:
-            ed_store[d] = False
-
+    ed_fast, ed_direct, ed_start, ed_store = edge_paths(
+        el_type, el_kleene, st_start, st_complete, ed_slot, ed_kind, ed_dst, ep_start, ep_pred,
+        ep_role, ep_other, en_start, ty_start, pred_i, nextp, n_kl, has_trailing, has_emit_neg)
     # the branch binds every output column (no OR): a match row needs no -1 fill first
     all_cols = m == n_cols and n_kl == 0
 
@@ -336,17 +250,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             for q in range(n_neg):
                 if not ng_trailing[q] or ng_type[q] != t:
                     continue
-                base = poff[pend_pool]
-                for k in range(pn[pend_pool] - 1, -1, -1):
-                    i = pidx[base + k]
-                    k_edge += 1
-                    ok, ne = preds_hold(np_start, np_pred, np_role, np_other, q, e, a_bind, i,
-                                        el_kleene, nev, npar, pred_i, pred_f, attrs)
-                    k_pred += ne
-                    if ok:
-                        pool_remove_at(pidx, poff, pn, pend_pool, k)
-                        free[nfree] = i
-                        nfree += 1
+                nfree, ne, npe = trailing_kills(q, e, pidx, poff, pn, pend_pool, free, nfree,
+                                                a_bind, np_start, np_pred, np_role, np_other,
+                                                el_kleene, nev, npar, pred_i, pred_f, attrs)
+                k_edge += ne
+                k_pred += npe
         # (4) negative-event buffer
         if has_buffered_neg:
             while nhead < ntail and nbuf[nhead] < lo:

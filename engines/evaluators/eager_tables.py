@@ -42,12 +42,43 @@ ROLE_SELF, ROLE_FIRST, ROLE_SECOND = 0, 1, 2
 EDGE_ENTER, EDGE_LOOP = 0, 1
 
 
-def _csr(lists: list[list[tuple[int, ...]]], width: int):
+def csr(lists: list[list[tuple[int, ...]]], width: int):
     """CSR of ``lists`` (each a list of ``width``-tuples): (start, column 0, column 1, ...)."""
     start = np.zeros(len(lists) + 1, dtype=np.int64)
     start[1:] = np.cumsum([len(lst) for lst in lists])
     arr = np.array([x for lst in lists for x in lst], dtype=np.int64).reshape(-1, width)
     return (start,) + tuple(np.ascontiguousarray(arr[:, k]) for k in range(width))
+
+
+def split_preds(program: Program, br: Branch, slot: dict[int, int]):
+    """The predicates of branch ``br`` by what they constrain, in predicate order: positive
+    ones as (pred, slot1, slot2 or -1 for a one-slot predicate), and per negation of
+    ``br.neg_vars`` its list of (pred, role of the negated event, other slot or -1) with the
+    set of positive slots that list mentions.  A predicate between two negated variables has no
+    binding to be checked against and is left out.  ``slot`` maps positive variable -> slot."""
+    neg_index = {int(v): q for q, v in enumerate(br.neg_vars)}
+    pos_preds: list[tuple[int, int, int]] = []
+    neg_lists: list[list[tuple[int, int, int]]] = [[] for _ in neg_index]
+    neg_mentions: list[set[int]] = [set() for _ in neg_index]
+    for p in (int(x) for x in br.pred_ids):
+        v1 = int(program.pred_i[p, PI_V1])
+        v2 = int(program.pred_i[p, PI_V2])
+        negs = [v for v in (v1, v2) if v >= 0 and program.var_kind[v] == KIND_NEG]
+        if negs:
+            if len(set(negs)) == 2:
+                continue
+            q = neg_index[negs[0]]
+            if v2 < 0 or v1 == v2:
+                neg_lists[q].append((p, ROLE_SELF, -1))
+            elif v1 == negs[0]:
+                neg_lists[q].append((p, ROLE_FIRST, slot[v2]))
+                neg_mentions[q].add(slot[v2])
+            else:
+                neg_lists[q].append((p, ROLE_SECOND, slot[v1]))
+                neg_mentions[q].add(slot[v1])
+            continue
+        pos_preds.append((p, slot[v1], -1 if (v2 < 0 or v1 == v2) else slot[v2]))
+    return pos_preds, neg_lists, neg_mentions
 
 
 def branch_tables(program: Program, br: Branch, max_states: int = DEFAULT_MAX_STATES) -> dict:
@@ -71,32 +102,8 @@ def branch_tables(program: Program, br: Branch, max_states: int = DEFAULT_MAX_ST
             "--max-states / max_states=, or split the AND")
     cols = {v: c for c, v in enumerate(program.positive_vars)}
     neg_vars = [int(v) for v in br.neg_vars]
-    neg_index = {v: q for q, v in enumerate(neg_vars)}
-
     # predicates: positive ones by their slots, negation ones by negation
-    pos_preds: list[tuple[int, int, int]] = []          # (pred, slot1, slot2 or -1)
-    neg_lists: list[list[tuple[int, int, int]]] = [[] for _ in neg_vars]
-    neg_mentions: list[set[int]] = [set() for _ in neg_vars]
-    for p in (int(x) for x in br.pred_ids):
-        v1 = int(program.pred_i[p, PI_V1])
-        v2 = int(program.pred_i[p, PI_V2])
-        negs = [v for v in (v1, v2) if v >= 0 and program.var_kind[v] == KIND_NEG]
-        if negs:
-            if len(set(negs)) == 2:
-                continue   # between two negated variables: no binding to check against
-            q = neg_index[negs[0]]
-            if v2 < 0 or v1 == v2:
-                neg_lists[q].append((p, ROLE_SELF, -1))
-            elif v1 == negs[0]:
-                neg_lists[q].append((p, ROLE_FIRST, slot[v2]))
-                neg_mentions[q].add(slot[v2])
-            else:
-                neg_lists[q].append((p, ROLE_SECOND, slot[v1]))
-                neg_mentions[q].add(slot[v1])
-            continue
-        s1 = slot[v1]
-        s2 = -1 if (v2 < 0 or v1 == v2) else slot[v2]
-        pos_preds.append((p, s1, s2))
+    pos_preds, neg_lists, neg_mentions = split_preds(program, br, slot)
 
     # states, discovered breadth-first from the initial one
     full = [frozenset(ms) for ms in members]
@@ -197,9 +204,9 @@ def branch_tables(program: Program, br: Branch, max_states: int = DEFAULT_MAX_ST
     st_start = np.zeros(S + 1, dtype=np.int64)
     st_start[1:] = np.cumsum([len(e) for e in st_edges])
     ed = np.array(edges, dtype=np.int64).reshape(-1, 5)
-    ep = _csr(ed_preds, 3)
-    en = _csr(ed_negs, 1)
-    npl = _csr(neg_lists, 3)
+    ep = csr(ed_preds, 3)
+    en = csr(ed_negs, 1)
+    npl = csr(neg_lists, 3)
     el_type = np.array([program.var_type[v] for v in pos_vars], dtype=np.int64)
     # states with an edge for each type (CSR over type codes) and that edge count
     n_types = max(len(program.schema.type_names), int(el_type.max()) + 1 if m else 1)
@@ -210,7 +217,7 @@ def branch_tables(program: Program, br: Branch, max_states: int = DEFAULT_MAX_ST
             cnt.setdefault(int(el_type[edges[e][1]]), []).append(e)
         for t, es in sorted(cnt.items()):
             by_type[t].append((st, len(es), es[0] if len(es) == 1 else -1))
-    ty = _csr(by_type, 3)
+    ty = csr(by_type, 3)
     g_lo = np.array([ms[0] for ms in members], dtype=np.int64)
     g_hi = np.array([ms[-1] + 1 for ms in members], dtype=np.int64)
     return dict(

@@ -32,12 +32,26 @@ from numba import njit
 from engines import counters as C
 from engines.compile import PI_V1, PI_V2, POLICY_ANY, WIN_COUNT, Program
 from engines.errors import CapacityError, CepsimInputError
+from engines.evaluators.nfa_buffers import grow_1d, grow_rows
 from engines.matches import MatchSet
 from engines.predicates import eval_pred
 from engines.registry import EngineResult
 
 _IW, _PE, _PMC, _PMR, _ME, _LIVE = (C.INSTANCE_WORK, C.PRED_EVAL, C.PM_CREATED, C.PM_REMOVED,
                                     C.MATCH_EMIT, C.LIVE_PM)
+
+
+@njit(cache=True)
+def _runs_grow(runs, rn):
+    """``runs`` (state, run, slot) with twice the runs per state; the first ``rn[j]`` runs of
+    each state ``j`` are kept."""
+    L = runs.shape[0]
+    r2 = np.empty((L, 2 * runs.shape[1], runs.shape[2]), dtype=np.int64)
+    for a in range(L):
+        for b in range(rn[a]):
+            for k in range(runs.shape[2]):
+                r2[a, b, k] = runs[a, b, k]
+    return r2
 
 
 @njit(cache=True)
@@ -48,9 +62,8 @@ def _sase_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_ids, wk
     cap = 64
     runs = np.empty((L, cap, L), dtype=np.int64)     # runs[j]: runs with slots 0..j bound
     rn = np.zeros(L, dtype=np.int64)
-    mcap = 64
-    out = np.empty((mcap, L), dtype=np.int64)
-    det = np.empty(mcap, dtype=np.int64)
+    out = np.empty((64, L), dtype=np.int64)
+    det = np.empty(64, dtype=np.int64)
     mn = 0
     live = 0
     for e in range(n):
@@ -96,14 +109,8 @@ def _sase_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_ids, wk
                     live -= 1
                     continue
                 if s == L - 1:
-                    if mn == mcap:
-                        mcap *= 2
-                        o2 = np.empty((mcap, L), dtype=np.int64)
-                        o2[:mn] = out[:mn]
-                        out = o2
-                        d2 = np.empty(mcap, dtype=np.int64)
-                        d2[:mn] = det[:mn]
-                        det = d2
+                    if mn == det.shape[0]:
+                        out, det = grow_rows(out, 2 * mn), grow_1d(det, 2 * mn)
                     for k in range(L - 1):
                         out[mn, k] = runs[j, r, k]
                     out[mn, L - 1] = e
@@ -114,12 +121,7 @@ def _sase_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_ids, wk
                     if rn[s] == runs.shape[1]:
                         if 2 * runs.shape[1] > max_runs:
                             return -1, out[:0], det[:0]
-                        r2 = np.empty((L, 2 * runs.shape[1], L), dtype=np.int64)
-                        for a in range(L):
-                            for b in range(rn[a]):
-                                for k in range(L):
-                                    r2[a, b, k] = runs[a, b, k]
-                        runs = r2
+                        runs = _runs_grow(runs, rn)
                     for k in range(L):
                         runs[s, rn[s], k] = runs[j, r, k]
                     runs[s, rn[s], s] = e
@@ -137,14 +139,8 @@ def _sase_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_ids, wk
                     break
             if ok:
                 if L == 1:
-                    if mn == mcap:
-                        mcap *= 2
-                        o2 = np.empty((mcap, L), dtype=np.int64)
-                        o2[:mn] = out[:mn]
-                        out = o2
-                        d2 = np.empty(mcap, dtype=np.int64)
-                        d2[:mn] = det[:mn]
-                        det = d2
+                    if mn == det.shape[0]:
+                        out, det = grow_rows(out, 2 * mn), grow_1d(det, 2 * mn)
                     out[mn, 0] = e
                     det[mn] = e
                     mn += 1
@@ -153,12 +149,7 @@ def _sase_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_ids, wk
                     if rn[0] == runs.shape[1]:
                         if 2 * runs.shape[1] > max_runs:
                             return -1, out[:0], det[:0]
-                        r2 = np.empty((L, 2 * runs.shape[1], L), dtype=np.int64)
-                        for a in range(L):
-                            for b in range(rn[a]):
-                                for k in range(L):
-                                    r2[a, b, k] = runs[a, b, k]
-                        runs = r2
+                        runs = _runs_grow(runs, rn)
                     runs[0, rn[0], 0] = e
                     rn[0] += 1
                     cnt[e, _PMC] += 1

@@ -74,270 +74,22 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.compile import (KIND_KLEENE, KIND_NEG, OP_EQ, PI_V1, PI_V2, PK_CMP, POLICY_NEXT,
-                             WIN_COUNT, Program)
+from engines.compile import KIND_KLEENE, POLICY_NEXT, WIN_COUNT, Program
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import KLEENE, UNBOUND, MatchSet
-from engines.pattern.ast import Same
 from engines.predicates import eval_pred
 from engines.registry import EngineResult
-from engines.evaluators.ztree_plan import Plan, alternatives, format_plan, make_plan, restrict
+from engines.evaluators.nfa_buffers import grow_1d, grow_rows
+from engines.evaluators.ztree_plan import Plan, format_plan, make_plan
+from engines.evaluators.ztree_tables import SPLIT_GEN, TRIGGERS, build_tables
 
 __all__ = ["run_ztree", "make_plan", "Plan", "build_tables"]
 
-TRIGGERS = {"push": 0, "batch": 1}
-SPLIT_LB, SPLIT_RB, SPLIT_GEN = 0, 1, 2      # left wholly before right / right before left / other
-CON_BEFORE, CON_DISJOINT = 0, 1
-NEG_START, NEG_MID, NEG_END = 0, 1, 2
 ST_OK, ST_PM, ST_MATCH, ST_KLEENE = 0, 1, 2, 3
+
 # counter columns (module constants frozen into the kernels; columns are never renumbered)
 _PE, _PMC, _PMR, _BI, _ME = C.PRED_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT
 _JP, _LIVE, _BUF, _SC = C.JOIN_PROBE, C.LIVE_PM, C.BUFFERED, C.SEARCH_CMP
-
-
-# ============================================================================= tables
-def _csr(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    ptr = np.zeros(len(groups) + 1, dtype=np.int64)
-    for i, g in enumerate(groups):
-        ptr[i + 1] = ptr[i] + len(g)
-    ids = np.array([x for g in groups for x in g], dtype=np.int64)
-    return ptr, ids
-
-
-def build_tables(program: Program, plan: Plan, trigger: str = "push",
-                 eager_vars: frozenset[str] = frozenset()) -> dict:
-    """Everything the kernel reads, as numpy arrays (one tree per OR alternative).
-
-    ``trigger="push"``: every node joins on arrival.  ``"batch"``: a node joins on arrival when
-    its variables all lie in ``eager_vars`` (APAM's eager group), otherwise at triggers."""
-    names = program.var_names
-    vid = {v: i for i, v in enumerate(names)}
-    pattern = program.pattern
-    n_global = len([p for p in pattern.where if not isinstance(p, Same)])
-    pred_i = [list(map(int, r)) for r in program.pred_i[:n_global]]
-    pred_f = [list(map(float, r)) for r in program.pred_f[:n_global]]
-    same_cols = []
-    for p in pattern.where:
-        if isinstance(p, Same):
-            same_cols.append(program.schema.attr_column(p.attr))
-    V = len(names)
-    kinds = [int(k) for k in program.var_kind]
-
-    def pvars(row):
-        return {row[PI_V1]} | ({row[PI_V2]} if row[PI_V2] >= 0 else set())
-
-    nd_left, nd_right, nd_var, nd_alt, nd_split, nd_trig = [], [], [], [], [], []
-    nd_preds, nd_cons, nd_negs = [], [], []
-    nd_lazy, nd_parent = [], []
-    side_skip, side_hb, side_hb_ok, side_lb, side_lb_ok = [], [], [], [], []
-    alt_root, alt_rootneg, alt_endneg = [], [], []
-    ng_var, ng_type, ng_kind, ng_L, ng_R, ng_preds, ng_upreds = [], [], [], [], [], [], []
-    for a, alt in enumerate(alternatives(program)):
-        pos = [vid[v] for v in alt.vars]
-        negs = [vid[n] for n, _, _ in alt.negs]
-        bound = set(pos) | set(negs)
-        pids = [p for p in range(n_global) if pvars(pred_i[p]) <= bound]
-        anchor = pos[0]
-        for c in same_cols:
-            for v in sorted(bound):
-                if v != anchor:
-                    pids.append(len(pred_i))
-                    pred_i.append([PK_CMP, OP_EQ, anchor, c, v, c, 1])
-                    pred_f.append([1.0, 0.0])
-        prec = {(vid[x], vid[y]) for x, y in alt.prec}
-        for p in pids:
-            nv = [v for v in pvars(pred_i[p]) if kinds[v] == KIND_NEG]
-            if len(nv) > 1:
-                raise CepsimInputError(f"predicate '{program.pred_text[p] if p < len(program.pred_text) else p}'"
-                                       " relates two negated variables; the ztree engine "
-                                       "cannot evaluate it")
-        tree = restrict(plan.tree, set(alt.vars))
-        base = len(nd_left)
-        # post-order numbering: children before parents
-        node_vars: list[set[int]] = []
-
-        def build(t) -> int:
-            if isinstance(t, str):
-                k = len(nd_left)
-                v = vid[t]
-                nd_left.append(-1)
-                nd_right.append(-1)
-                nd_var.append(v)
-                nd_alt.append(a)
-                nd_split.append(-1)
-                nd_trig.append(int(not any(x == v for x, _ in prec)))
-                nd_cons.append([])
-                nd_parent.append(-1)
-                node_vars.append({v})
-                for _ in range(2):
-                    side_skip.append(0)
-                    side_hb.append([])
-                    side_hb_ok.append(0)
-                    side_lb.append([])
-                    side_lb_ok.append(0)
-                return k
-            lk, rk = build(t[0]), build(t[1])
-            k = len(nd_left)
-            L, R = node_vars[lk - base], node_vars[rk - base]
-            cons = []
-            lb = rb = True
-            for x in sorted(L):
-                for y in sorted(R):
-                    if (x, y) in prec:
-                        cons.append((x, y, CON_BEFORE))
-                        rb = False
-                    elif (y, x) in prec:
-                        cons.append((y, x, CON_BEFORE))
-                        lb = False
-                    else:
-                        cons.append((x, y, CON_DISJOINT))
-                        lb = rb = False
-            nd_left.append(lk)
-            nd_right.append(rk)
-            nd_var.append(-1)
-            nd_alt.append(a)
-            nd_split.append(SPLIT_LB if lb else SPLIT_RB if rb else SPLIT_GEN)
-            nd_trig.append(0)
-            nd_cons.append(cons)
-            nd_parent.append(-1)
-            nd_parent[lk] = k
-            nd_parent[rk] = k
-            node_vars.append(L | R)
-            # per side (0: new right vs old left, 1: new left vs old right) the bounds that
-            # restrict the stored side by binary search on its (sorted) last positions
-            for old, new, oldk in ((L, R, lk), (R, L, rk)):
-                # every new variable has a stored variable after it: the new result's newest
-                # event would precede a stored event -- no partner at all
-                side_skip.append(int(all(any((w, x) in prec for x in old) for w in new)))
-                # stored.last < max over stored x of min over new w after x of first(w)
-                hb = [(x, w) for x in sorted(old) for w in sorted(new) if (x, w) in prec]
-                side_hb.append(hb)
-                side_hb_ok.append(int(all(any(xx == x for xx, _ in hb) for x in old)))
-                # a stored plain leaf u: its position > last(v) for every new v before u
-                u = next(iter(old)) if len(old) == 1 else -1
-                leaf_plain = u >= 0 and nd_var[oldk] == u and kinds[u] != KIND_KLEENE
-                lb = [v for v in sorted(new) if leaf_plain and (v, u) in prec]
-                side_lb.append(lb)
-                side_lb_ok.append(int(bool(lb)))
-            return k
-
-        root = build(tree)
-        nodes = range(base, root + 1)
-        ev = {vid[x] for x in eager_vars}
-        for k in nodes:
-            if trigger == "push":
-                nd_lazy.append(0)
-            elif nd_var[k] >= 0:
-                nd_lazy.append(-1)             # leaves: fixed below from their parent
-            else:
-                nd_lazy.append(int(not node_vars[k - base] <= ev))
-        for k in nodes:
-            if nd_var[k] >= 0 and nd_lazy[k] < 0:
-                par = nd_parent[k]
-                nd_lazy[k] = 1 if par < 0 else nd_lazy[par]
-
-        def lowest(vs: set[int]) -> int:
-            best = root
-            for k in nodes:
-                if vs <= node_vars[k - base] and len(node_vars[k - base]) < len(node_vars[best - base]):
-                    best = k
-            return best
-
-        preds_at: dict[int, list[int]] = {k: [] for k in nodes}
-        negs_at: dict[int, list[int]] = {k: [] for k in nodes}
-        for p in pids:
-            vs = pvars(pred_i[p])
-            if any(kinds[v] == KIND_NEG for v in vs):
-                continue
-            preds_at[lowest(vs)].append(p)
-        rootneg, endneg = [], []
-        for (n, left, right) in alt.negs:
-            g = len(ng_var)
-            nv = vid[n]
-            ng_var.append(nv)
-            ng_type.append(int(program.var_type[nv]))
-            mine = [p for p in pids if nv in pvars(pred_i[p])]
-            ng_upreds.append([p for p in mine if pvars(pred_i[p]) == {nv}])
-            ng_preds.append([p for p in mine if pvars(pred_i[p]) != {nv}])
-            Lv = [vid[x] for x in left] if left is not None else []
-            Rv = [vid[x] for x in right] if right is not None else []
-            ng_L.append(Lv)
-            ng_R.append(Rv)
-            if left is None:
-                ng_kind.append(NEG_START)
-                rootneg.append(g)
-            elif right is None:
-                ng_kind.append(NEG_END)
-                endneg.append(g)
-            else:
-                ng_kind.append(NEG_MID)
-                others = {v for p in ng_preds[-1] for v in pvars(pred_i[p]) if v != nv}
-                k = lowest(set(Lv) | set(Rv) | others)
-                if k == root:
-                    rootneg.append(g)
-                else:
-                    negs_at[k].append(g)
-        for k in nodes:
-            nd_preds.append(preds_at[k])
-            nd_negs.append(negs_at[k])
-        alt_root.append(root)
-        alt_rootneg.append(rootneg)
-        alt_endneg.append(endneg)
-
-    n_nodes = len(nd_left)
-    n_types = len(program.schema.type_names)
-    tl = [[k for k in range(n_nodes) if nd_var[k] >= 0 and int(program.var_type[nd_var[k]]) == t]
-          for t in range(n_types)]
-    tn = [[g for g in range(len(ng_var)) if ng_type[g] == t] for t in range(n_types)]
-    cons_flat = [c for cs in nd_cons for c in cs]
-    # phase-1 sources: results consumed by a lazy parent (lazy leaves, eager nodes under lazy)
-    nd_src1 = [int((nd_var[k] >= 0 and nd_lazy[k] == 1)
-                   or (nd_var[k] < 0 and nd_lazy[k] == 0 and nd_parent[k] >= 0
-                       and nd_lazy[nd_parent[k]] == 1)) for k in range(n_nodes)]
-    # transient leaves: joined on arrival and never read back as stored results by their parent
-    # (e.g. every leaf but the first of an eager left-deep SEQ tree): dropped after the event
-    nd_transient = []
-    for k in range(n_nodes):
-        par = nd_parent[k]
-        tr = 0
-        if nd_var[k] >= 0 and kinds[nd_var[k]] != KIND_KLEENE and nd_lazy[k] == 0 and par >= 0:
-            side_old = 0 if nd_left[par] == k else 1
-            tr = int(side_skip[2 * par + side_old] == 1)
-        nd_transient.append(tr)
-    t = dict(
-        V=V, n_nodes=n_nodes, n_alts=len(alt_root),
-        var_kind=np.array(kinds, dtype=np.int64),
-        pred_i=np.array(pred_i, dtype=np.int32).reshape(-1, 7),
-        pred_f=np.array(pred_f, dtype=np.float64).reshape(-1, 2),
-        nd_left=np.array(nd_left, np.int64), nd_right=np.array(nd_right, np.int64),
-        nd_var=np.array(nd_var, np.int64), nd_alt=np.array(nd_alt, np.int64),
-        nd_split=np.array(nd_split, np.int64), nd_trig=np.array(nd_trig, np.int64),
-        alt_root=np.array(alt_root, np.int64),
-        nd_lazy=np.array(nd_lazy, np.int64), nd_src1=np.array(nd_src1, np.int64),
-        nd_transient=np.array(nd_transient, np.int64),
-        side_skip=np.array(side_skip, np.int64), side_hb_ok=np.array(side_hb_ok, np.int64),
-        side_lb_ok=np.array(side_lb_ok, np.int64),
-        ng_var=np.array(ng_var, np.int64), ng_type=np.array(ng_type, np.int64),
-        ng_kind=np.array(ng_kind, np.int64))
-    t["np_ptr"], t["np_ids"] = _csr(nd_preds)
-    t["nn_ptr"], t["nn_ids"] = _csr(nd_negs)
-    t["nc_ptr"], _ = _csr(nd_cons)
-    t["nc_i"] = np.array([c[0] for c in cons_flat], np.int64)
-    t["nc_j"] = np.array([c[1] for c in cons_flat], np.int64)
-    t["nc_k"] = np.array([c[2] for c in cons_flat], np.int64)
-    t["hb_ptr"], _ = _csr(side_hb)
-    t["hb_x"] = np.array([x for hb in side_hb for x, _ in hb], np.int64)
-    t["hb_w"] = np.array([w for hb in side_hb for _, w in hb], np.int64)
-    t["lb_ptr"], t["lb_v"] = _csr(side_lb)
-    t["ar_ptr"], t["ar_ids"] = _csr(alt_rootneg)
-    t["ae_ptr"], t["ae_ids"] = _csr(alt_endneg)
-    t["gl_ptr"], t["gl_vars"] = _csr(ng_L)
-    t["gr_ptr"], t["gr_vars"] = _csr(ng_R)
-    t["gp_ptr"], t["gp_ids"] = _csr(ng_preds)
-    t["gu_ptr"], t["gu_ids"] = _csr(ng_upreds)
-    t["tl_ptr"], t["tl_nodes"] = _csr(tl)
-    t["tn_ptr"], t["tn_ids"] = _csr(tn)
-    return t
 
 
 # ============================================================================= kernel helpers
@@ -489,6 +241,14 @@ def _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind, K_first, K_e
 
 
 @njit(cache=True)
+def _park_grow(P_bind, P_alt, P_first, P_last):
+    """The parked-match buffers (trailing NOT pending) with their capacity doubled."""
+    cap = 2 * P_alt.shape[0]
+    return (grow_rows(P_bind, cap), grow_1d(P_alt, cap), grow_1d(P_first, cap),
+            grow_1d(P_last, cap))
+
+
+@njit(cache=True)
 def _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop, ts, T,
              wkind, W):
     """Drop node ``k``'s dead head and the results whose first event left the window of ``T``;
@@ -600,16 +360,14 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
     g_head = np.zeros(n_negs, dtype=np.int64)
     g_size = np.zeros(n_negs, dtype=np.int64)
     # ---- parked matches (trailing NOT)
-    pcap = 16
-    P_bind = np.empty((pcap, V), dtype=np.int64)
-    P_alt = np.empty(pcap, dtype=np.int64)
-    P_first = np.empty(pcap, dtype=np.int64)
-    P_last = np.empty(pcap, dtype=np.int64)
+    P_bind = np.empty((16, V), dtype=np.int64)
+    P_alt = np.empty(16, dtype=np.int64)
+    P_first = np.empty(16, dtype=np.int64)
+    P_last = np.empty(16, dtype=np.int64)
     pn = 0
     # ---- output
-    mcap = 64
-    M_bind = np.empty((mcap, V), dtype=np.int64)
-    M_det = np.empty(mcap, dtype=np.int64)
+    M_bind = np.empty((64, V), dtype=np.int64)
+    M_det = np.empty(64, dtype=np.int64)
     mn = 0
     row = np.empty(V, dtype=np.int64)
     live = 0
@@ -697,14 +455,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                     cnt[e, _PMR] += 1
                     live -= 1
                     if not dead:
-                        if mn == mcap:
-                            mcap *= 2
-                            M_bind2 = np.empty((mcap, V), dtype=np.int64)
-                            M_bind2[:mn] = M_bind[:mn]
-                            M_bind = M_bind2
-                            M_det2 = np.empty(mcap, dtype=np.int64)
-                            M_det2[:mn] = M_det[:mn]
-                            M_det = M_det2
+                        if mn == M_det.shape[0]:
+                            M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
                         M_bind[mn] = row
                         M_det[mn] = e
                         mn += 1
@@ -783,15 +535,9 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                 if kcap > max_kleene:
                     status = 3
                     break
-                K_ev2 = np.empty(kcap, dtype=np.int64)
-                K_ev2[:kn] = K_ev[:kn]
-                K_ev = K_ev2
-                K_prev2 = np.empty(kcap, dtype=np.int64)
-                K_prev2[:kn] = K_prev[:kn]
-                K_prev = K_prev2
-                K_first2 = np.empty(kcap, dtype=np.int64)
-                K_first2[:kn] = K_first[:kn]
-                K_first = K_first2
+                K_ev = grow_1d(K_ev, kcap)
+                K_prev = grow_1d(K_prev, kcap)
+                K_first = grow_1d(K_first, kcap)
             for i in range(old_lo, old_hi):
                 cnt[e, _JP] += 1
                 f = R_first[off + i]
@@ -911,20 +657,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                             if dead:
                                 continue
                             if ae_ptr[a + 1] > ae_ptr[a]:
-                                if pn == pcap:
-                                    pcap *= 2
-                                    P_bind2 = np.empty((pcap, V), dtype=np.int64)
-                                    P_bind2[:pn] = P_bind[:pn]
-                                    P_bind = P_bind2
-                                    P_alt2 = np.empty(pcap, dtype=np.int64)
-                                    P_alt2[:pn] = P_alt[:pn]
-                                    P_alt = P_alt2
-                                    P_first2 = np.empty(pcap, dtype=np.int64)
-                                    P_first2[:pn] = P_first[:pn]
-                                    P_first = P_first2
-                                    P_last2 = np.empty(pcap, dtype=np.int64)
-                                    P_last2[:pn] = P_last[:pn]
-                                    P_last = P_last2
+                                if pn == P_alt.shape[0]:
+                                    P_bind, P_alt, P_first, P_last = _park_grow(P_bind, P_alt, P_first, P_last)
                                 P_bind[pn] = row
                                 P_alt[pn] = a
                                 P_first[pn] = first
@@ -933,14 +667,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                 live += 1
                                 cnt[e, _PMC] += 1
                             else:
-                                if mn == mcap:
-                                    mcap *= 2
-                                    M_bind2 = np.empty((mcap, V), dtype=np.int64)
-                                    M_bind2[:mn] = M_bind[:mn]
-                                    M_bind = M_bind2
-                                    M_det2 = np.empty(mcap, dtype=np.int64)
-                                    M_det2[:mn] = M_det[:mn]
-                                    M_det = M_det2
+                                if mn == M_det.shape[0]:
+                                    M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
                                 M_bind[mn] = row
                                 M_det[mn] = ep
                                 mn += 1
@@ -1117,20 +845,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                 if dead:
                                     continue
                                 if ae_ptr[a + 1] > ae_ptr[a]:
-                                    if pn == pcap:
-                                        pcap *= 2
-                                        P_bind2 = np.empty((pcap, V), dtype=np.int64)
-                                        P_bind2[:pn] = P_bind[:pn]
-                                        P_bind = P_bind2
-                                        P_alt2 = np.empty(pcap, dtype=np.int64)
-                                        P_alt2[:pn] = P_alt[:pn]
-                                        P_alt = P_alt2
-                                        P_first2 = np.empty(pcap, dtype=np.int64)
-                                        P_first2[:pn] = P_first[:pn]
-                                        P_first = P_first2
-                                        P_last2 = np.empty(pcap, dtype=np.int64)
-                                        P_last2[:pn] = P_last[:pn]
-                                        P_last = P_last2
+                                    if pn == P_alt.shape[0]:
+                                        P_bind, P_alt, P_first, P_last = _park_grow(P_bind, P_alt, P_first, P_last)
                                     P_bind[pn] = row
                                     P_alt[pn] = a
                                     P_first[pn] = first
@@ -1141,14 +857,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                     if live > max_pm:
                                         status = 1
                                 else:
-                                    if mn == mcap:
-                                        mcap *= 2
-                                        M_bind2 = np.empty((mcap, V), dtype=np.int64)
-                                        M_bind2[:mn] = M_bind[:mn]
-                                        M_bind = M_bind2
-                                        M_det2 = np.empty(mcap, dtype=np.int64)
-                                        M_det2[:mn] = M_det[:mn]
-                                        M_det = M_det2
+                                    if mn == M_det.shape[0]:
+                                        M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
                                     M_bind[mn] = row
                                     M_det[mn] = ep
                                     mn += 1
@@ -1189,14 +899,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                     break
             cnt[crow, _PMR] += 1
             if not dead:
-                if mn == mcap:
-                    mcap *= 2
-                    M_bind2 = np.empty((mcap, V), dtype=np.int64)
-                    M_bind2[:mn] = M_bind[:mn]
-                    M_bind = M_bind2
-                    M_det2 = np.empty(mcap, dtype=np.int64)
-                    M_det2[:mn] = M_det[:mn]
-                    M_det = M_det2
+                if mn == M_det.shape[0]:
+                    M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
                 M_bind[mn] = row
                 M_det[mn] = n
                 mn += 1

@@ -1,0 +1,396 @@
+"""The steppable eager NFA's kernel: ``step_kernel`` processes one event against state kept in
+numpy arrays owned by ``engines.evaluators.stepper.Stepper`` (see that module for the semantics,
+counters and shedder interface), plus the compiled state queries ``_live_rows`` / ``_drop_rows``.
+
+State layout: the scalar vector ``S`` (``S_*`` indices: window start, arena top, free-stack
+size, live partial matches, bound events, negative-buffer head/tail, matches, last event);
+the instance arena ``a_first`` / ``a_bind`` with the free stack ``free``; one pool per state
+``A_j`` (``pidx``/``poff``/``pcap``/``pn``, ``engines.evaluators.nfa_buffers``), pool ``m``
+holding complete matches that wait for a trailing NOT; per first event the live count and
+bound events (``cnt_first``/``bnd_first``, exact expiry); the candidate buffer ``c_*`` and
+the output ``o_*``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engines import counters as C
+from engines.compile import PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_CORR
+from engines.evaluators.eager_preds import neg_killed, pred_holds, trailing_kills
+from engines.evaluators.eager_tables import ROLE_FIRST, ROLE_SECOND
+from engines.evaluators.nfa_buffers import pool_remove_at, pool_sweep
+from engines.evaluators.stepper_tables import CHK_TRAILING
+from engines.predicates import eval_pred
+
+ADM_NONE, ADM_STATE, ADM_TYPE, ADM_COUNT = 0, 1, 2, 3
+# scalar state (int64 vector ``S``)
+S_LO, S_TOP, S_NFREE, S_LIVE, S_BOUND, S_NHEAD, S_NTAIL, S_NM, S_LAST, S_NC = range(10)
+N_S = 10
+ST_OK, ST_GROW = 0, 1
+_A_ADM = 25     # position of adm_mode in step_kernel's argument list (then util, thr, bins)
+
+# ----------------------------------------------------------------------------- helpers
+# The predicate and negation checks are the eager NFA's (``engines.evaluators.eager_preds``;
+# this automaton has no Kleene slot: an all-False ``el_kleene`` and empty node arrays).
+# Speed: a call from one compiled function to another that takes arrays pays an atomic
+# reference-count increment and decrement per array argument (Numba increfs its arguments on
+# entry).  On the per-(event, partial match) path that cost more than the predicates themselves
+# (~185 ns per edge on soccer Q1 at W = 300 ms, 10 array arguments per call; Numba IR inlining
+# of such a helper keeps the counts), so phase 1 of ``step_kernel`` writes ``preds_hold``'s
+# loop out for plain slots and calls only the scalar-only ``pred_holds`` (correlation
+# predicates, rare and costly in themselves, still call ``eval_pred``).
+@njit(cache=True)
+def _window_lo(ts, e, lo, w):
+    t = ts[e]
+    while lo < e and t - ts[lo] > w:
+        lo += 1
+    return lo
+
+
+# ----------------------------------------------------------------------------- kernel
+@njit(cache=True)
+def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
+                window, S, a_first, a_bind, free, pidx, poff, pcap, pn, cnt_first, bnd_first,
+                nbuf, c_row, c_first, c_slot, o_pos, o_det, o_last,
+                adm_mode, adm_util, adm_thr, adm_bins, row, row_f, total):
+    """Process event ``e``; writes its counter row into ``row`` (zeroed first), the same row as
+    float64 into ``row_f`` (for pricing: ``row_f.dot(unit)`` is ``np.dot(row, unit)`` without
+    the cast) and adds it to the running sum ``total``.  ``tabs`` is ``pack_tables``' single
+    array of the branch tables (fewer arguments to convert at every call from Python).
+
+    Returns ``ST_GROW`` without touching any state when a buffer could overflow on this event
+    (the caller grows the buffers and calls again), else ``ST_OK``."""
+    el_type = tabs[tabs[0]:tabs[1]]
+    col_of_slot = tabs[tabs[1]:tabs[2]]
+    sp_start = tabs[tabs[2]:tabs[3]]
+    sp_pred = tabs[tabs[3]:tabs[4]]
+    sp_role = tabs[tabs[4]:tabs[5]]
+    sp_other = tabs[tabs[5]:tabs[6]]
+    ng_type = tabs[tabs[6]:tabs[7]]
+    ng_left = tabs[tabs[7]:tabs[8]]
+    ng_right = tabs[tabs[8]:tabs[9]]
+    ng_chk = tabs[tabs[9]:tabs[10]]
+    np_start = tabs[tabs[10]:tabs[11]]
+    np_pred = tabs[tabs[11]:tabs[12]]
+    np_role = tabs[tabs[12]:tabs[13]]
+    np_other = tabs[tabs[13]:tabs[14]]
+    no_kleene = tabs[tabs[14]:tabs[15]]     # all 0: no slot is a Kleene slot
+    no_nodes = tabs[0:0]                    # hence no Kleene event nodes
+    m = el_type.shape[0]
+    n_neg = ng_type.shape[0]
+    pend = m
+    t = types[e]
+    # ---- worst-case room check (nothing mutated before this)
+    bound = 0
+    for j in range(m):
+        if el_type[j] == t:
+            bound += 1 if j == 0 else pn[j]
+    if bound > c_first.shape[0]:
+        return ST_GROW
+    if S[S_TOP] + bound + 1 > a_first.shape[0]:
+        return ST_GROW
+    for j in range(m + 1):
+        if pn[j] + bound > pcap[j]:
+            return ST_GROW
+    if S[S_NM] + bound + pn[pend] + 1 > o_det.shape[0]:
+        return ST_GROW
+    if S[S_NTAIL] + 1 > nbuf.shape[0]:
+        return ST_GROW
+    for k in range(row.shape[0]):
+        row[k] = 0
+    k_edge = 0
+    k_pred = 0
+    k_emit = 0
+    k_created = 0
+    k_removed = 0
+    k_dec = 0
+    k_stat = 0
+    lo = S[S_LO]
+    nfree = S[S_NFREE]
+    a_top = S[S_TOP]
+    live = S[S_LIVE]
+    lbound = S[S_BOUND]
+    nhead = S[S_NHEAD]
+    ntail = S[S_NTAIL]
+    nm = S[S_NM]
+    # (1) window and expiry
+    new_lo = _window_lo(ts, e, lo, window)
+    for p in range(lo, new_lo):
+        live -= cnt_first[p]
+        k_removed += cnt_first[p]
+        lbound -= bnd_first[p]
+        cnt_first[p] = 0
+        bnd_first[p] = 0
+    lo = new_lo
+    # INSTANCE_WORK as the eager NFA: the event is offered to every live instance (after
+    # expiry) and to the initial state
+    row[C.INSTANCE_WORK] += live + 1
+    has_trailing = False
+    has_buffered = False
+    for q in range(n_neg):
+        if ng_chk[q] == CHK_TRAILING:
+            has_trailing = True
+        else:
+            has_buffered = True
+    if has_trailing:
+        # (2) pending matches whose window closed are final (detect = e)
+        base = poff[pend]
+        for k in range(pn[pend] - 1, -1, -1):
+            i = pidx[base + k]
+            if a_first[i] < lo:
+                for c in range(o_pos.shape[1]):
+                    o_pos[nm, c] = -1
+                last = 0
+                for s2 in range(m):
+                    o_pos[nm, col_of_slot[s2]] = a_bind[i, s2]
+                    if a_bind[i, s2] > last:
+                        last = a_bind[i, s2]
+                o_det[nm] = e
+                o_last[nm] = last
+                nm += 1
+                k_emit += 1
+                pool_remove_at(pidx, poff, pn, pend, k)
+                free[nfree] = i
+                nfree += 1
+        # (3) trailing NOT kills
+        for q in range(n_neg):
+            if ng_chk[q] != CHK_TRAILING or ng_type[q] != t:
+                continue
+            nfree, ne, npe = trailing_kills(q, e, pidx, poff, pn, pend, free, nfree, a_bind,
+                                            np_start, np_pred, np_role, np_other, no_kleene,
+                                            no_nodes, no_nodes, pred_i, pred_f, attrs)
+            k_edge += ne
+            k_pred += npe
+    # (4) negative-event buffer
+    if has_buffered:
+        while nhead < ntail and nbuf[nhead] < lo:
+            nhead += 1
+        isneg = False
+        for q in range(n_neg):
+            if ng_chk[q] != CHK_TRAILING and ng_type[q] == t:
+                isneg = True
+        if isneg:
+            if nhead > 0 and ntail == nbuf.shape[0]:
+                for k in range(ntail - nhead):
+                    nbuf[k] = nbuf[nhead + k]
+                ntail -= nhead
+                nhead = 0
+            nbuf[ntail] = e
+            ntail += 1
+            row[C.BUF_INSERT] += 1
+    # (5) phase 1: edges of the live instances -> candidates
+    nc = 0
+    for j in range(m):
+        if el_type[j] != t:
+            continue
+        base = poff[j]
+        n_visit = pn[j] if j > 0 else 1
+        for k in range(n_visit - 1, -1, -1):
+            if j == 0:
+                i = 0
+                first = e
+            else:
+                i = pidx[base + k]
+                first = a_first[i]
+                if first < lo:
+                    pool_remove_at(pidx, poff, pn, j, k)
+                    free[nfree] = i
+                    nfree += 1
+                    continue
+            if adm_mode != ADM_NONE:
+                b = 0
+                if j > 0 and window > 0.0 and window < np.inf:
+                    b = int((ts[e] - ts[first]) / window * adm_bins)
+                    if b >= adm_bins:
+                        b = adm_bins - 1
+                if adm_mode == ADM_COUNT:
+                    adm_util[j, t, b] += 1.0
+                    k_stat += 1
+                else:
+                    st = 0
+                    if adm_mode == ADM_STATE:
+                        k_dec += 1
+                        st = j
+                    if adm_util[st, t, b] < adm_thr:
+                        continue
+            k_edge += 1
+            # the slot's predicates (``preds_hold``'s loop, written out here: this is the
+            # per-edge path, and a helper taking the arrays would pay their reference counts)
+            ok = True
+            for kq in range(sp_start[j], sp_start[j + 1]):
+                p = sp_pred[kq]
+                k_pred += 1
+                e1 = e
+                e2 = e
+                if sp_role[kq] == ROLE_FIRST:
+                    e2 = np.int64(a_bind[i, sp_other[kq]])
+                elif sp_role[kq] == ROLE_SECOND:
+                    e1 = np.int64(a_bind[i, sp_other[kq]])
+                kind = pred_i[p, PI_KIND]
+                if kind == PK_CORR:
+                    ok = eval_pred(pred_i, pred_f, p, attrs, e1, e2)
+                else:
+                    has2 = pred_i[p, PI_V2] >= 0
+                    x2 = attrs[e2, pred_i[p, PI_C2]] if has2 else 0.0
+                    ok = pred_holds(kind, pred_i[p, PI_OP], has2, attrs[e1, pred_i[p, PI_C1]],
+                                     x2, pred_f[p, 0], pred_f[p, 1])
+                if not ok:
+                    break
+            if not ok:
+                continue
+            for s2 in range(m):
+                c_row[nc, s2] = a_bind[i, s2]
+            c_row[nc, j] = e
+            c_first[nc] = first
+            c_slot[nc] = j
+            nc += 1
+    # (6) phase 2: negation checks, emission, new instances
+    for ci in range(nc):
+        s = c_slot[ci]
+        first = c_first[ci]
+        alive = True
+        for q in range(n_neg):
+            if ng_chk[q] != s:
+                continue
+            killed, ne, npe = neg_killed(q, np.int64(c_row[ci, ng_left[q]]),
+                                         np.int64(c_row[ci, ng_right[q]]), c_row, ci, nbuf,
+                                         nhead, ntail, types, ng_type, np_start, np_pred,
+                                         np_role, np_other, no_kleene, no_nodes, no_nodes,
+                                         pred_i, pred_f, attrs)
+            k_edge += ne
+            k_pred += npe
+            if killed:
+                alive = False
+                break
+        if not alive:
+            continue
+        if s == m - 1:
+            emit = True
+            for q in range(n_neg):
+                if ng_chk[q] != m:
+                    continue
+                L = ng_left[q]
+                if L < 0:
+                    lo_ex = np.int64(lo - 1)
+                    hi_ex = np.int64(first)
+                else:
+                    lo_ex = np.int64(c_row[ci, L])
+                    hi_ex = np.int64(c_row[ci, ng_right[q]])
+                killed, ne, npe = neg_killed(q, lo_ex, hi_ex, c_row, ci, nbuf, nhead, ntail,
+                                             types, ng_type, np_start, np_pred, np_role,
+                                             np_other, no_kleene, no_nodes, no_nodes, pred_i,
+                                             pred_f, attrs)
+                k_edge += ne
+                k_pred += npe
+                if killed:
+                    emit = False
+                    break
+            if emit:
+                if has_trailing:
+                    if nfree > 0:
+                        nfree -= 1
+                        i = free[nfree]
+                    else:
+                        i = a_top
+                        a_top += 1
+                    a_first[i] = first
+                    for s2 in range(m):
+                        a_bind[i, s2] = c_row[ci, s2]
+                    pidx[poff[pend] + pn[pend]] = i
+                    pn[pend] += 1
+                else:
+                    for c in range(o_pos.shape[1]):
+                        o_pos[nm, c] = -1
+                    for s2 in range(m):
+                        o_pos[nm, col_of_slot[s2]] = c_row[ci, s2]
+                    o_det[nm] = e
+                    o_last[nm] = e
+                    nm += 1
+                    k_emit += 1
+            continue
+        if nfree > 0:
+            nfree -= 1
+            i = free[nfree]
+        else:
+            i = a_top
+            a_top += 1
+        a_first[i] = first
+        for s2 in range(m):
+            a_bind[i, s2] = c_row[ci, s2]
+        dst = s + 1
+        pidx[poff[dst] + pn[dst]] = i
+        pn[dst] += 1
+        live += 1
+        lbound += dst
+        cnt_first[first] += 1
+        bnd_first[first] += dst
+        k_created += 1
+    # maintenance: sweep expired members of large pools (not counted: already removed)
+    for j in range(1, m):
+        if pn[j] > 64 and pn[j] > 2 * (live + 1):
+            nfree = pool_sweep(pidx, poff, pn, j, a_first, lo, free, nfree)
+    row[C.EDGE_EVAL] += k_edge
+    row[C.PRED_EVAL] += k_pred
+    row[C.MATCH_EMIT] += k_emit
+    row[C.PM_CREATED] += k_created
+    row[C.PM_REMOVED] += k_removed
+    row[C.DECISION_CHECK] += k_dec
+    row[C.STAT_UPDATE] += k_stat
+    row[C.LIVE_PM] = live
+    row[C.BUFFERED] = ntail - nhead
+    row[C.LIVE_BOUND] = lbound
+    S[S_LO] = lo
+    S[S_NFREE] = nfree
+    S[S_TOP] = a_top
+    S[S_LIVE] = live
+    S[S_BOUND] = lbound
+    S[S_NHEAD] = nhead
+    S[S_NTAIL] = ntail
+    S[S_NM] = nm
+    S[S_LAST] = e
+    for k in range(row.shape[0]):
+        row_f[k] = row[k]
+        total[k] += row[k]
+    return ST_OK
+
+
+@njit(cache=True)
+def _live_rows(S, a_first, pidx, poff, pn, m, out_row, out_state, out_first):
+    """Write the live instances (rows, state, first event); returns their number."""
+    lo = S[S_LO]
+    n = 0
+    for j in range(1, m):
+        for k in range(pn[j]):
+            i = pidx[poff[j] + k]
+            if a_first[i] >= lo:
+                out_row[n] = i
+                out_state[n] = j
+                out_first[n] = a_first[i]
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _drop_rows(S, a_first, pidx, poff, pn, free, cnt_first, bnd_first, m, mark):
+    """Remove the live instances whose arena row is marked; returns how many were removed."""
+    lo = S[S_LO]
+    nfree = S[S_NFREE]
+    removed = 0
+    for j in range(1, m):
+        base = poff[j]
+        for k in range(pn[j] - 1, -1, -1):
+            i = pidx[base + k]
+            if mark[i] and a_first[i] >= lo:
+                mark[i] = False
+                f = a_first[i]
+                cnt_first[f] -= 1
+                bnd_first[f] -= j
+                S[S_LIVE] -= 1
+                S[S_BOUND] -= j
+                pool_remove_at(pidx, poff, pn, j, k)
+                free[nfree] = i
+                nfree += 1
+                removed += 1
+    S[S_NFREE] = nfree
+    return removed
