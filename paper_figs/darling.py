@@ -19,11 +19,12 @@ LABEL = {"darling": "DARLING", "random_input": "random input", "random_pm": "ran
 ORDER = ["darling", "random_input", "random_pm", "espice", "hspice", "icde20", "none"]
 AXIS = {"window_ms": "window size W (ms)", "length": "pattern length",
         "b_keep": "fraction of ball events kept by b.v > X (partial matches per window)",
+        "b_threshold": "ball speed threshold X in b.v > X (fewer partial matches as X rises)",
         "overload": "overload rate (fraction of the stream at peak rate)"}
 
 
 def _axis(df) -> str:
-    for x in ("window_ms", "length", "b_keep", "overload"):
+    for x in ("window_ms", "length", "b_keep", "b_threshold", "overload"):
         if x in df.columns and df[x].nunique() > 1:
             return x
     return "window_ms"

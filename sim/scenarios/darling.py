@@ -49,21 +49,44 @@ PEAKS = ((0.03, 0.30), (0.40, 0.10), (0.60, 0.20), (0.90, 0.10))
 
 
 # ----------------------------------------------------------------------------- queries
+# Where each query comes from (koralchapnik/vldb_submission, darling/patterns_examples.txt;
+# 1e9 picoseconds = 1 ms).  ``q1``: lines 228-233, the window panel W = 1/7/15/50/100/300 ms;
+# ``q1_readme``: the artifact's README and env files (darling/env line 12), which cepsim ran
+# before issue 23 (the ball has no speed condition there, so Eq. 11 cannot rank it);
+# ``q1pm``: lines 240-244, the partial-matches panel at W = 50 ms with b.v > X,
+# X = 0/53705/71560/86259/100000; ``q4``: lines 234-239 (``13! b`` = NOT(13 b));
+# ``q2len``: the length panel of lines 168-197 rebuilt on the synthetic players (see below).
+QUERY_SOURCES = {
+    "q1": "darling/patterns_examples.txt:228-233",
+    "q1_readme": "darling/env:12 (README form)",
+    "q1pm": "darling/patterns_examples.txt:240-244",
+    "q4": "darling/patterns_examples.txt:234-239",
+    "q2len": "darling/patterns_examples.txt:168-197 (conditions changed: see query_text)",
+}
+
+
 def query_text(query: str, window_ms: float, threshold: float | None = None,
                length: int = 3) -> str:
-    """Pattern text of the DARLING soccer queries used here (module docstring)."""
+    """Pattern text of the DARLING soccer queries (sources in ``QUERY_SOURCES``)."""
     w = f"WITHIN {window_ms:g} ms"
+    extra = f" AND b.v > {threshold!r}" if threshold is not None else ""
     if query == "q1":
-        extra = f" AND b.v > {threshold!r}" if threshold is not None else ""
+        return ("PATTERN SEQ(61 a, 8 b, 13 c) WHERE |a.x - b.x| <= 50000 AND a.v > b.v * 1.5"
+                f"{extra} {w}")
+    if query == "q1_readme":
         return ("PATTERN SEQ(61 a, 8 b, 13 c) WHERE |a.x - b.x| <= 50000 AND c.v > a.v * 1.2"
                 f"{extra} {w}")
+    if query == "q1pm":
+        x = 0.0 if threshold is None else float(threshold)
+        return ("PATTERN SEQ(61 a, 8 b, 13 c) WHERE |a.x - c.x| <= 100000 AND b.v > c.v "
+                f"AND c.v > 100000 AND b.v > {x!r} {w}")
     if query == "q4":
-        return (f"PATTERN SEQ(61 a, NOT(13 g), 8 b) WHERE |a.x - b.x| <= 50000 AND g.v < 100000 "
+        return (f"PATTERN SEQ(61 a, NOT(13 b), 8 c) WHERE |a.x - c.x| <= 50000 AND b.v < 120000 "
                 f"{w}")
     if query == "q2len":
         # Q2^B-shaped SEQ(Goal, D1, ..., Dn) on the synthetic players; the condition compares
         # speeds (Di.v > Goal.v * 0.8): positions in the sample barely move (std of x 41-241
-        # mm over 21 s), so a distance condition would be constant per sensor
+        # mm over 21 s), so the artifact's |Di.x - a.x| <= 50000 would be constant per sensor
         from workloads.soccer_synth import PLAYER_IDS
         if not 2 <= length <= len(PLAYER_IDS) + 1:
             raise CepsimInputError(f"darling: pattern length {length} outside 2..{len(PLAYER_IDS) + 1}")
@@ -71,7 +94,8 @@ def query_text(query: str, window_ms: float, threshold: float | None = None,
         parts = ["61 g"] + [f"{PLAYER_IDS[k - 1]} d{k}" for k in range(1, length)]
         conds = " AND ".join(f"{v}.v > g.v * 0.8" for v in ids[1:])
         return f"PATTERN SEQ({', '.join(parts)}) WHERE {conds} {w}"
-    raise CepsimInputError(f"darling: unknown query {query!r}; use q1, q4 or q2len")
+    raise CepsimInputError(f"darling: unknown query {query!r}; use one of "
+                           f"{', '.join(QUERY_SOURCES)}")
 
 
 @lru_cache(maxsize=4)
@@ -340,10 +364,13 @@ def claim_latency_le_lmax(df, x: str = "window_ms") -> ClaimResult:
 
 def claim_kept_ge_baselines(df, x: str = "window_ms", tol: float = 0.05,
                             factor_at_max: float = 2.0, paper: str = "",
-                            metric: str = "kept_pct") -> ClaimResult:
+                            metric: str = "kept_pct", at: str = "last") -> ClaimResult:
     """DARLING keeps >= (1 - tol) x every baseline's matches at every point, and >=
-    factor_at_max x the best baseline at the largest x."""
+    factor_at_max x the best baseline at the largest x (``at="first"``: the smallest x, e.g.
+    the lowest b.v threshold = the most partial matches)."""
     t = _table(df, x, metric)
+    if at == "first":
+        t = t.iloc[::-1]
     if (bad := _no_darling(t)) is not None:
         return bad
     base = [b for b in BASELINES if b in t.columns]
@@ -363,15 +390,18 @@ def claim_kept_ge_baselines(df, x: str = "window_ms", tol: float = 0.05,
     if ri is not None:
         extra = "; random input: " + ", ".join(f"{v:.1f}%" for v in ri)
     return ClaimResult(every and ok_top,
-                       f"{metric} DARLING vs best baseline per {x}: {parts}; ratio at largest "
+                       f"{metric} DARLING vs best baseline per {x}: {parts}; ratio at "
+                       f"{'smallest' if at == 'first' else 'largest'} "
                        f"{x} {top:.2f} (need >= {factor_at_max}; paper {paper}){extra}")
 
 
 def claim_latency_lowest(df, x: str = "window_ms", factor_at_max: float = 5.0,
-                         paper: str = "") -> ClaimResult:
+                         paper: str = "", at: str = "last") -> ClaimResult:
     """DARLING's latency is the lowest at every point and >= factor_at_max x below the
-    lowest-latency baseline at the largest x."""
+    lowest-latency baseline at the largest x (``at="first"``: at the smallest x)."""
     t = _table(df, x, "latency_mean")
+    if at == "first":
+        t = t.iloc[::-1]
     if (bad := _no_darling(t)) is not None:
         return bad
     base = [b for b in BASELINES if b in t.columns]
@@ -382,7 +412,8 @@ def claim_latency_lowest(df, x: str = "window_ms", factor_at_max: float = 5.0,
                        "lowest baseline latency / DARLING per " + x + ": "
                        + ", ".join(f"{k:g}: {v:.2f}x ({n})" for k, v, n in
                                    zip(t.index, ratio, t[base].idxmin(axis=1)))
-                       + f" (need all >= 1 and >= {factor_at_max} at the largest; paper {paper})")
+                       + f" (need all >= 1 and >= {factor_at_max} at the "
+                       f"{'smallest ' + x if at == 'first' else 'largest'}; paper {paper})")
 
 
 def claim_aux_memory(df, x: str = "window_ms", limit_pct: float = 0.1) -> ClaimResult:
