@@ -216,7 +216,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     # arithmetic); the engine's work is summed by the stepper (``Stepper.total``)
     ingest_busy = 0.0
     ingest_free_at = -np.inf
-    peak_mem = peak_bound = peak_live = vetoed = warm_matches = 0
+    peak_mem = peak_bound = peak_live = vetoed = warm_matches = n_over = 0
     server_shed_s = 0.0
     replication_s = 0.0
     m = stp.m
@@ -257,7 +257,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
         return 0.0
 
     def collect(i_det: int, t_det: float) -> None:
-        nonlocal warm_matches
+        nonlocal warm_matches, n_over
         k = S[S_NM]
         if k == 0:
             return
@@ -268,6 +268,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
             lat = t_det - arr[lasts]
             if latency_cap is not None:
                 ok = lat <= latency_cap
+                n_over += int(k - ok.sum())
                 lat = lat[ok]
             else:
                 ok = None
@@ -366,6 +367,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
         "peak_live_pm": int(peak_live), "peak_live_bound": int(peak_bound),
         "peak_memory_events": int(peak_mem),
         "matches_measured": int(lat.size), "warm_matches": int(warm_matches),
+        "matches_over_cap": int(n_over),
         "ingest_busy_s": float(ingest_busy),
         "ingest_utilisation": float(ingest_busy / max(end - t0, 1e-300)),
         "server_shed_s": float(server_shed_s),
