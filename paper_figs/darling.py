@@ -100,7 +100,7 @@ def fig10(df, out_base: Path) -> list[Path]:
     return save(fig, out_base)
 
 
-VARIANTS = ["paper", "equal budgets", "local check", "random victim", "work on server",
+VARIANTS = ["paper", "equal budgets", "local check", "random victim", "free ingest",
             "peak 100x", "peak 10x", "random input 10x", "hSPICE replicated", "hSPICE shared",
             "eSPICE shared", "ICDE20 fixed", "ICDE20 artifact", "N_in 500", "N_in 2000",
             "warm-up 20 %", "hSPICE 5 bins", "hSPICE 20 bins", "ICDE20 2 classes",

@@ -42,3 +42,15 @@ def test_absolute_cap_variant():
     r = _pt(method="darling", n_in_target=100, latency_cap_s=1800.0)
     assert r["latency_cap_s"] == 1800.0
     assert r["latency_cap_lmax"] == pytest.approx(1800.0 / r["lmax_s"])
+
+
+def test_ingest_on_the_server_by_default_free_ingest_is_an_option():
+    srv = _pt(method="darling", n_in_target=100)
+    free = _pt(method="darling", n_in_target=100, ingest="free")
+    assert srv["ingest"] == "server" and free["ingest"] == "free"
+    # on the server: no separate ingest resource, the per-arrival work is server time
+    assert srv["ingest_busy_s"] == 0.0
+    assert free["ingest_busy_s"] > 0.0
+    assert srv["server_shed_s"] > free["server_shed_s"]
+    with pytest.raises(D.CepsimInputError):
+        _pt(method="darling", n_in_target=100, ingest="gpu")

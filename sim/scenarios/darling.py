@@ -271,6 +271,21 @@ def lmax_for(params: dict, n_warm: int, profile) -> tuple[float, float]:
     return float(params.get("n_in_target", 1000)) * ref["z_pre"], ref["z_pre"]
 
 
+def ingest_on_server(params: dict) -> bool:
+    """Where the shedder's per-arrival work runs.  Default: on the server, as in the authors'
+    testbed, where the receiving thread runs DARLING's ``add_event`` (utility, buffers) in the
+    same one-CPU container and Python process as the matcher (darling/processor.py lines 83-90
+    and 191-200, tree_evaluation_mechanism.py lines 235-258).  ``ingest = "free"`` (or
+    ``ingest_on_server = false``) charges it to a separate ingest resource instead (the
+    pre-issue-23 default, kept as a sensitivity row)."""
+    mode = params.get("ingest")
+    if mode is not None:
+        if mode not in ("server", "free"):
+            raise CepsimInputError(f"darling: ingest must be 'server' or 'free', got {mode!r}")
+        return mode == "server"
+    return bool(params.get("ingest_on_server", True))
+
+
 def latency_cap(params: dict, lmax: float) -> tuple[float, float]:
     """(cap as a multiple of Lmax, cap in seconds): matches slower than the cap are not counted
     in ``kept_pct``.  The paper drops matches slower than 30 minutes with Lmax = 1.5 s (Section
@@ -304,7 +319,7 @@ def point(params: dict, seed: int) -> dict:
     has_neg = len(prog.branches[0].neg_vars) > 0
     cap_lmax, cap = latency_cap(params, lmax)
     res = run_shedding(stream, prog, arr, profile, sh, n_warm=n_warm,
-                       ingest_on_server=bool(params.get("ingest_on_server", False)),
+                       ingest_on_server=ingest_on_server(params),
                        keep_keys=has_neg, latency_cap=cap)
     met = dict(res.metrics)
     m0 = ref["m0"]
@@ -321,6 +336,7 @@ def point(params: dict, seed: int) -> dict:
         "kept_pct": 100.0 * kept / m0 if m0 else float("nan"), "m0": m0, "kept": int(kept),
         "kept_within_lmax_pct": 100.0 * kept_l / m0 if m0 else float("nan"),
         "false_positives": int(met["matches_measured"] - kept),
+        "ingest": "server" if ingest_on_server(params) else "free",
         "lmax_s": lmax, "latency_cap_s": cap, "latency_cap_lmax": cap_lmax, "z_ref": z_ref, "z_pre": ref["z_pre"], "lambda0": lam0,
         "n_warm_events": n_warm, "event_bytes": event_bytes,
         "peak_memory_bytes": int(met["peak_memory_events"] * event_bytes
