@@ -168,11 +168,15 @@ CASES = [
 
     # --- claim_aux_memory
     ("aux-pass", lambda df: S.claim_aux_memory(df, x="length"), _aux(), True,
-     [r"^aux / peak memory: mean 0\.050 %, max 0\.050 % \(limit 0\.1 %; paper 0\.03 %"]),
+     [r"^aux / peak memory: mean 0\.050 % over 2 settings, max 0\.050 % \(limit 0\.1 % on the "
+      r"mean; paper 0\.03 % on average\); above the limit: none$"]),
+    ("aux-pass-on-average-names-the-point-above", lambda df: S.claim_aux_memory(df),
+     _aux(aux=[5, 15]), True,
+     [r"mean 0\.100 % over 2 settings, max 0\.150 %", r"above the limit: window_ms=100: 0\.150 %$"]),
     ("aux-pass-error-row-ignored", lambda df: S.claim_aux_memory(df),
      _with_error_row(_aux(), aux_memory_bytes=10_000), True, [r"max 0\.050 %"]),
     ("aux-fail", lambda df: S.claim_aux_memory(df, limit_pct=0.1), _aux(aux=20), False,
-     [r"mean 0\.200 %, max 0\.200 %"]),
+     [r"mean 0\.200 % over 2 settings, max 0\.200 %"]),
 
     # --- claim_overload_flat
     ("flat-pass", lambda df: S.claim_overload_flat(df, x="overload", points=10.0), _overload(),
@@ -263,7 +267,7 @@ CASES = [
          "random_pm": {"latency_mean": [3.0, 6.0, 4.0], "matches_measured": 5}}), False,
      [r"50: 6\.00x \(random_pm\), 100: 2\.00x"]),
     ("aux-pass-one-row-at-limit", lambda df: S.claim_aux_memory(df, limit_pct=0.1),
-     _aux(aux=10).iloc[[0, 2, 3]], True, [r"mean 0\.100 %, max 0\.100 %"]),
+     _aux(aux=10).iloc[[0, 2, 3]], True, [r"mean 0\.100 % over 1 settings, max 0\.100 %"]),
     ("flat-pass-span-at-limit-full-text", lambda df: S.claim_overload_flat(df),
      _overload(kept=(60.0, 55.0, 50.0)), True,
      [r"span 10\.0 points, limit 10\.0\); baseline latency highest/lowest overload: "
