@@ -101,3 +101,40 @@ def test_aux_memory_is_the_papers_formula():
     n_t = sum(int(np.ceil(r[f"shedder_N_T_{t}"])) for t in ("61", "8", "13"))
     assert r["aux_memory_bytes"] == (n_t + 3 * 100) * 8
     assert r["peak_memory_bytes"] == r["peak_pm_slots"] * 648
+
+
+@pytest.mark.parametrize("kind", ["espice", "hspice"])
+def test_spice_windows_per_served_event_hand_count(kind):
+    """SEQ(A a, B b) WITHIN 10 s over A@0 C@1 A@2 B@3 B@20 (C is not in the pattern: the
+    artifact's generator never sends it, so it opens no window).  Windows (artifact: one per
+    processed event, the event processed in every open window):
+      A@0: window w0 -> nothing replicated;
+      A@2: windows w0, w2 -> one extra window: its leaf instance (1 INSTANCE_WORK, 1 PM_CREATED);
+      B@3: windows w0, w2, w3.  w0 holds a0, a2 -> 2 pairs/matches, w2 holds a2 -> 1, w3 none:
+           3 (window, partial match) pairs against the shared engine's 2 -> 1 extra edge,
+           1 extra match, INSTANCE_WORK 1 + 2 extra windows, PM_CREATED 2 (leaf b3 in w2, w3);
+      B@20: every window expired -> w20 alone, nothing replicated."""
+    from sim.costmodel import load_profile
+    from sim.shedding.queue import run_shedding
+    from sim.shedding.spice import Spice
+    st, prog = _tiny([0, 2, 0, 1, 1], [0, 1, 2, 3, 20], [0, 0, 0, 0, 0],
+                     "PATTERN SEQ(A a, B b) WITHIN 10 s")
+    arr = np.arange(5) * 100.0
+    prof = load_profile(None)
+    res = run_shedding(st, prog, arr, prof, Spice(1e9, kind=kind), n_warm=5)
+    m = res.metrics
+    assert m["warm_matches"] == 2
+    assert m["shedder_replicated_edge_eval"] == 1
+    assert m["shedder_replicated_match_emit"] == 1
+    assert m["shedder_replicated_instance_work"] == 1 + 3
+    assert m["shedder_replicated_pm_created"] == 1 + 2
+    assert m["shedder_replicated_pred_eval"] == 0
+    # charged as server work: every served event's service = engine row + replicated row
+    from engines import counters as C
+    none = run_shedding(st, prog, arr, prof, Spice(1e9, kind=kind, replicate=False),
+                        n_warm=5).metrics
+    u = prof.unit_vector()
+    extra = (u[C.EDGE_EVAL] + u[C.MATCH_EMIT] + 4 * u[C.INSTANCE_WORK] + 3 * u[C.PM_CREATED])
+    assert m["server_shed_s"] - none["server_shed_s"] == pytest.approx(extra, rel=1e-9)
+    assert m["shedder_replication_s"] == pytest.approx(extra, rel=1e-9)
+    assert none["shedder_replicated_edge_eval"] == 0

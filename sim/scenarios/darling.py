@@ -351,6 +351,8 @@ def point(params: dict, seed: int) -> dict:
                                           + met["aux_memory_bytes"]),
     }
     met["events_total"] = met.pop("n_events")
+    if "shedder_replication_s" in met:      # eSPICE/hSPICE: replicated windows as counters
+        met["replication_s"] = met["shedder_replication_s"]
     out.update({k: v for k, v in met.items()
                 if isinstance(v, (int, float, str)) and k not in params})
     return out
