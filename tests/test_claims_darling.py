@@ -338,3 +338,21 @@ def test_darling_claim_fails_on_empty_and_all_error_tables(call, df):
     res = call(errs)
     assert isinstance(res, ClaimResult) and not res.passed, res.measured
     pd.testing.assert_frame_equal(errs, before)
+
+
+def test_claims_are_reported_per_peak_factor():
+    """With several peak loads in the table a claim is evaluated per factor, prints each verdict
+    and passes only where it holds at every factor (no factor is chosen)."""
+    import pandas as pd
+    good = _kept()
+    bad = _kept(darling=(10.0, 11.0))
+    df = pd.concat([good.assign(peak_factor=3.0), bad.assign(peak_factor=500.0)],
+                   ignore_index=True)
+    r = S.claim_kept_ge_baselines(df)
+    assert not r.passed
+    assert r.measured.startswith("holds at 1/2 peak factors (lambda_peak/mu); [peak 3: PASS] ")
+    assert "[peak 500: FAIL] " in r.measured
+    r2 = S.claim_kept_ge_baselines(pd.concat([good.assign(peak_factor=3.0),
+                                              good.assign(peak_factor=500.0)],
+                                             ignore_index=True))
+    assert r2.passed and r2.measured.startswith("holds at 2/2 peak factors")

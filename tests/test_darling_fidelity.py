@@ -138,3 +138,13 @@ def test_spice_windows_per_served_event_hand_count(kind):
     assert m["server_shed_s"] - none["server_shed_s"] == pytest.approx(extra, rel=1e-9)
     assert m["shedder_replication_s"] == pytest.approx(extra, rel=1e-9)
     assert none["shedder_replicated_edge_eval"] == 0
+
+
+def test_peak_factor_is_the_peak_load_over_mu():
+    a = _pt(method="darling", n_in_target=100, peak_factor=30.0)
+    b = _pt(method="darling", n_in_target=100, peak_factor=60.0, peak_ref="lambda0")
+    assert a["peak_rho"] == 30.0 and b["peak_rho"] == 30.0      # rho0 = 0.5
+    for k in ("kept_pct", "latency_mean", "shed_events"):        # same arrivals, same run
+        assert a[k] == b[k]
+    with pytest.raises(D.CepsimInputError):
+        _pt(method="darling", n_in_target=100, peak_ref="lambda")
