@@ -356,3 +356,15 @@ def test_claims_are_reported_per_peak_factor():
                                               good.assign(peak_factor=500.0)],
                                              ignore_index=True))
     assert r2.passed and r2.measured.startswith("holds at 2/2 peak factors")
+
+
+def test_kept_claim_says_when_the_stream_is_too_short_for_the_cap():
+    df = _kept().assign(latency_cap_s=100.0, latency_cap_lmax=1200.0, latency_max=2.0,
+                        matches_over_cap=0, events_total=10000)
+    r = S.claim_kept_ge_baselines(df)
+    assert r.measured.endswith("; cap: no baseline match reached the cap of 1200 x Lmax "
+                               "(slowest kept match 0.02 x cap): on 10000 events the stream is "
+                               "too short for the cap to cut")
+    cut = df.assign(matches_over_cap=3, latency_max=99.0)
+    assert S.claim_kept_ge_baselines(cut).measured.endswith(
+        "; cap: 12 baseline matches over the cap cut (slowest kept 0.99 x cap)")

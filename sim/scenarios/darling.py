@@ -453,6 +453,26 @@ def claim_latency_le_lmax(df, x: str = "window_ms") -> ClaimResult:
                        + " (paper: <= 1 everywhere)")
 
 
+def cap_note(df) -> str:
+    """Whether the latency cap (1,200 x Lmax) cut any baseline match on this stream (issue 23
+    item 7): if no baseline's slowest match comes near the cap, the stream is too short for
+    the cap to matter and kept_pct counts every late match."""
+    d = _ok(df)
+    if "latency_cap_s" not in d.columns or "latency_max" not in d.columns:
+        return ""
+    b = d[d["method"].isin(BASELINES)]
+    if b.empty:
+        return ""
+    frac = float((b["latency_max"] / b["latency_cap_s"]).max())
+    cut = int(b["matches_over_cap"].sum()) if "matches_over_cap" in b.columns else 0
+    n = int(d["events_total"].max()) if "events_total" in d.columns else 0
+    if cut == 0:
+        return (f"; cap: no baseline match reached the cap of "
+                f"{float(d['latency_cap_lmax'].median()):g} x Lmax (slowest kept match "
+                f"{frac:.2g} x cap): on {n} events the stream is too short for the cap to cut")
+    return f"; cap: {cut} baseline matches over the cap cut (slowest kept {frac:.2g} x cap)"
+
+
 @per_peak_factor
 def claim_kept_ge_baselines(df, x: str = "window_ms", tol: float = 0.05,
                             factor_at_max: float = 2.0, paper: str = "",
@@ -481,6 +501,7 @@ def claim_kept_ge_baselines(df, x: str = "window_ms", tol: float = 0.05,
     extra = ""
     if ri is not None:
         extra = "; random input: " + ", ".join(f"{v:.1f}%" for v in ri)
+    extra += cap_note(df)
     return ClaimResult(every and ok_top,
                        f"{metric} DARLING vs best baseline per {x}: {parts}; ratio at "
                        f"{'smallest' if at == 'first' else 'largest'} "
