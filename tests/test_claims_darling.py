@@ -365,6 +365,6 @@ def test_kept_claim_says_when_the_stream_is_too_short_for_the_cap():
     assert r.measured.endswith("; cap: no baseline match reached the cap of 1200 x Lmax "
                                "(slowest kept match 0.02 x cap): on 10000 events the stream is "
                                "too short for the cap to cut")
-    cut = df.assign(matches_over_cap=3, latency_max=99.0)
+    cut = df.assign(matches_over_cap=3, latency_max=99.0)     # 8 baseline rows x 3
     assert S.claim_kept_ge_baselines(cut).measured.endswith(
-        "; cap: 12 baseline matches over the cap cut (slowest kept 0.99 x cap)")
+        "; cap: 24 baseline matches over the cap cut (slowest kept 0.99 x cap)")
