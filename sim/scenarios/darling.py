@@ -377,9 +377,9 @@ def point(params: dict, seed: int) -> dict:
     met["events_total"] = met.pop("n_events")
     if "shedder_replication_s" in met:      # eSPICE/hSPICE: replicated windows as counters
         met["replication_s"] = met["shedder_replication_s"]
-    out.update({k: v for k, v in met.items()
-                if isinstance(v, (int, float, str)) and k not in params})
-    return out
+    out.update({k: v for k, v in met.items() if isinstance(v, (int, float, str))})
+    # a value the config set itself (e.g. latency_cap_lmax) is already its parameter column
+    return {k: v for k, v in out.items() if k not in params}
 
 
 def _intersect(keys, ref_keys) -> int:
@@ -540,6 +540,10 @@ def claim_aux_memory(df, x: str = "window_ms", limit_pct: float = 0.1) -> ClaimR
         return ClaimResult(False, "no DARLING row with a peak memory")
     pct = 100.0 * d["aux_memory_bytes"] / d["peak_memory_bytes"]
     keys = [c for c in (x, "peak_factor") if c in d.columns and d[c].nunique() > 1]
+    order = np.lexsort(tuple(d[k].to_numpy() for k in reversed(keys))) if keys else \
+        np.arange(len(d))
+    d = d.iloc[order]
+    pct = pct.iloc[order]
     over = d[pct > limit_pct]
     names = ", ".join(
         "/".join(f"{k}={r[k]:g}" for k in keys) + f": {p:.3f} %"
