@@ -117,7 +117,7 @@ def fig10(df, out_base: Path) -> list[Path]:
 
 VARIANTS = ["paper", "equal budgets", "local check", "random victim", "free ingest",
             "peak 50 (old 100x lambda0)", "peak 5 (old 10x lambda0)", "random input peak 5",
-            "paper, peak 5", "free ingest, peak 5", "random input", "random PM",
+            "free ingest, peak 5", "random input", "random PM",
             "q1 README form", "random input, q1 README form", "cap 60000 x Lmax (old 1800 s)",
             "random PM, cap 60000 x Lmax", "hSPICE replicated", "hSPICE shared",
             "eSPICE shared", "ICDE20 fixed", "ICDE20 artifact", "N_in 500", "N_in 2000",
