@@ -168,11 +168,15 @@ CASES = [
 
     # --- claim_aux_memory
     ("aux-pass", lambda df: S.claim_aux_memory(df, x="length"), _aux(), True,
-     [r"^aux / peak memory: mean 0\.050 %, max 0\.050 % \(limit 0\.1 %; paper 0\.03 %"]),
+     [r"^aux / peak memory: mean 0\.050 % over 2 settings, max 0\.050 % \(limit 0\.1 % on the "
+      r"mean; paper 0\.03 % on average\); above the limit: none$"]),
+    ("aux-pass-on-average-names-the-point-above", lambda df: S.claim_aux_memory(df),
+     _aux(aux=[5, 15]), True,
+     [r"mean 0\.100 % over 2 settings, max 0\.150 %", r"above the limit: window_ms=100: 0\.150 %$"]),
     ("aux-pass-error-row-ignored", lambda df: S.claim_aux_memory(df),
      _with_error_row(_aux(), aux_memory_bytes=10_000), True, [r"max 0\.050 %"]),
     ("aux-fail", lambda df: S.claim_aux_memory(df, limit_pct=0.1), _aux(aux=20), False,
-     [r"mean 0\.200 %, max 0\.200 %"]),
+     [r"mean 0\.200 % over 2 settings, max 0\.200 %"]),
 
     # --- claim_overload_flat
     ("flat-pass", lambda df: S.claim_overload_flat(df, x="overload", points=10.0), _overload(),
@@ -263,7 +267,7 @@ CASES = [
          "random_pm": {"latency_mean": [3.0, 6.0, 4.0], "matches_measured": 5}}), False,
      [r"50: 6\.00x \(random_pm\), 100: 2\.00x"]),
     ("aux-pass-one-row-at-limit", lambda df: S.claim_aux_memory(df, limit_pct=0.1),
-     _aux(aux=10).iloc[[0, 2, 3]], True, [r"mean 0\.100 %, max 0\.100 %"]),
+     _aux(aux=10).iloc[[0, 2, 3]], True, [r"mean 0\.100 % over 1 settings, max 0\.100 %"]),
     ("flat-pass-span-at-limit-full-text", lambda df: S.claim_overload_flat(df),
      _overload(kept=(60.0, 55.0, 50.0)), True,
      [r"span 10\.0 points, limit 10\.0\); baseline latency highest/lowest overload: "
@@ -334,3 +338,33 @@ def test_darling_claim_fails_on_empty_and_all_error_tables(call, df):
     res = call(errs)
     assert isinstance(res, ClaimResult) and not res.passed, res.measured
     pd.testing.assert_frame_equal(errs, before)
+
+
+def test_claims_are_reported_per_peak_factor():
+    """With several peak loads in the table a claim is evaluated per factor, prints each verdict
+    and passes only where it holds at every factor (no factor is chosen)."""
+    import pandas as pd
+    good = _kept()
+    bad = _kept(darling=(10.0, 11.0))
+    df = pd.concat([good.assign(peak_factor=3.0), bad.assign(peak_factor=500.0)],
+                   ignore_index=True)
+    r = S.claim_kept_ge_baselines(df)
+    assert not r.passed
+    assert r.measured.startswith("holds at 1/2 peak factors (lambda_peak/mu); [peak 3: PASS] ")
+    assert "[peak 500: FAIL] " in r.measured
+    r2 = S.claim_kept_ge_baselines(pd.concat([good.assign(peak_factor=3.0),
+                                              good.assign(peak_factor=500.0)],
+                                             ignore_index=True))
+    assert r2.passed and r2.measured.startswith("holds at 2/2 peak factors")
+
+
+def test_kept_claim_says_when_the_stream_is_too_short_for_the_cap():
+    df = _kept().assign(latency_cap_s=100.0, latency_cap_lmax=1200.0, latency_max=2.0,
+                        matches_over_cap=0, events_total=10000)
+    r = S.claim_kept_ge_baselines(df)
+    assert r.measured.endswith("; cap: no baseline match reached the cap of 1200 x Lmax "
+                               "(slowest kept match 0.02 x cap): on 10000 events the stream is "
+                               "too short for the cap to cut")
+    cut = df.assign(matches_over_cap=3, latency_max=99.0)     # 8 baseline rows x 3
+    assert S.claim_kept_ge_baselines(cut).measured.endswith(
+        "; cap: 24 baseline matches over the cap cut (slowest kept 0.99 x cap)")

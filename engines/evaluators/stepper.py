@@ -294,6 +294,14 @@ class Stepper:
         return MatchSet(names, tuple(False for _ in names), pos, z, z.copy(),
                         np.zeros(0, dtype=np.int64), self.o_det[:nm].copy())
 
+    def first_weights(self, t: int, weight: np.ndarray, base: int) -> tuple[int, int]:
+        """Before stepping an event of type ``t``: (the live partial matches it will be
+        offered to, the sum over them of ``max(weight[first] - base + 1, 0)``).  eSPICE/hSPICE
+        (``sim.shedding.spice``) pass each event's window rank: the sum is the number of
+        (window, partial match) pairs their per-window matchers would process."""
+        return _first_weights(int(t), np.asarray(self.tb["el_type"], dtype=np.int64),
+                              self.pidx, self.poff, self.pn, self.a_first, weight, int(base))
+
 
 def run_stepped(program: Program, stream: EventStream, events=None,
                 max_partial_matches: int | None = None,
@@ -336,3 +344,21 @@ def run_stepper(program: Program, stream: EventStream, max_partial_matches: int 
     ms, counters = run_stepped(program, stream, max_partial_matches=max_partial_matches,
                                max_matches=max_matches)
     return EngineResult(matches=ms, counters=counters, info={"engine": "stepper"})
+
+
+@njit(cache=True)
+def _first_weights(t, el_type, pidx, poff, pn, a_first, weight, base):
+    """``Stepper.first_weights``: pools ``j >= 1`` waiting for type ``t``; instances whose
+    weight is below ``base`` (expired: older than every open window) count for nothing."""
+    cnt = 0
+    wsum = 0
+    for j in range(1, el_type.shape[0]):
+        if el_type[j] != t:
+            continue
+        b = poff[j]
+        for k in range(pn[j]):
+            w = weight[a_first[pidx[b + k]]] - base + 1
+            if w > 0:
+                cnt += 1
+                wsum += w
+    return cnt, wsum

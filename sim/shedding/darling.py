@@ -24,9 +24,11 @@ warm-up events' attributes the Normal fits of Eq. (11) (``sim.shedding.utility``
 event in one bucket, random victims.
 
 Work: each utility evaluation costs ``|C_type(T)|`` UTILITY_UPDATE, each bucket insert, victim
-selection and drop one SHED_OP.  By default this per-arrival work runs on the ingest resource of
-the queue (``run_shedding(ingest_on_server=False)``); the server switch charges it to the server.
-Auxiliary memory = (peak bucket entries + psi * types) pointers of 8 bytes.
+selection and drop one SHED_OP.  Where this per-arrival work runs is the queue's choice
+(``run_shedding(ingest_on_server=...)``; the DARLING scenario puts it on the server by default).
+Auxiliary memory (``aux_memory_bytes``) is the paper's Section 4.4 formula
+``sum_T (N_T + psi) * 8`` over the pattern's types (``sim.shedding.memory.aux_bytes``); the
+measured (peak bucket entries + psi * types) pointers are in ``info()`` as ``aux_measured_bytes``.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ import numpy as np
 from engines import counters as C
 from engines.compile import KIND_NEG
 from engines.errors import CepsimInputError
+from sim.shedding.memory import aux_bytes, pattern_types
 from sim.shedding.queue import Shedder
 from sim.shedding.utility import fit_normals, utilities
 
@@ -248,6 +251,13 @@ class Darling(Shedder):
         return False, None
 
     def aux_memory_bytes(self) -> int:
+        """Section 4.4: sum over the pattern's types of (N_T + psi) pointers."""
+        if not self.active:
+            return 0
+        return aux_bytes(self.N_T, self.psi, pattern_types(self.ctx.program))
+
+    def aux_measured_bytes(self) -> int:
+        """The structures' measured peak: (peak bucket entries + psi * types) pointers."""
         if not self.active:
             return 0
         return int((self.peak_entries + self.psi * len(self.N_T)) * POINTER_BYTES)
@@ -255,7 +265,8 @@ class Darling(Shedder):
     def info(self) -> dict:
         if not self.active:
             return {}
-        d = {"z_bar": self.z_bar, "n_in": self.n_in, "drops": self.drops}
+        d = {"z_bar": self.z_bar, "n_in": self.n_in, "drops": self.drops,
+             "aux_measured_bytes": self.aux_measured_bytes()}
         names = self.ctx.stream.schema.type_names
         for t, nm in enumerate(names):
             d[f"N_T_{nm}"] = float(self.N_T[t])

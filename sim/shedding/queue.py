@@ -186,12 +186,17 @@ class ShedResult:
 
 def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = None,
                  n_warm: int = 0, ingest_on_server: bool = False, keep_keys: bool = False,
-                 latency_cap: float | None = None) -> ShedResult:
+                 latency_cap: float | None = None,
+                 leaf_mask: np.ndarray | None = None) -> ShedResult:
     """Simulate the shedding queue (module docstring); ``n_warm`` first events are the warm-up
     (the shedder must not drop there; it gathers statistics and ``end_warmup`` is called when
     event ``n_warm`` arrives).  Matches detected at or after event ``n_warm`` are measured;
     ``keep_keys`` keeps their bindings (rows in slot order) for the Eq. (4) intersection;
-    ``latency_cap`` (seconds) excludes matches slower than it (the paper's 30 minutes)."""
+    ``latency_cap`` (seconds) excludes matches slower than it (the paper's 30 minutes).
+    ``leaf_mask`` (bool per event, ``sim.shedding.memory.leaf_mask``): served events the tree
+    would also store at a leaf, counted while within the window; ``peak_pm_slots`` is the peak
+    over the served events from ``n_warm`` on of (events bound by the engine's partial matches +
+    those leaf events) -- the DARLING artifact's storage size (``sim.shedding.memory``)."""
     n = len(stream)
     arr = np.ascontiguousarray(arrivals, dtype=np.float64)
     if arr.shape != (n,):
@@ -216,7 +221,12 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     # arithmetic); the engine's work is summed by the stepper (``Stepper.total``)
     ingest_busy = 0.0
     ingest_free_at = -np.inf
-    peak_mem = peak_bound = peak_live = vetoed = warm_matches = 0
+    peak_mem = peak_bound = peak_live = vetoed = warm_matches = n_over = 0
+    peak_slots = 0
+    leaf_l = leaf_mask.tolist() if leaf_mask is not None else None
+    ts_l = np.asarray(stream.ts, dtype=np.float64).tolist() if leaf_l is not None else None
+    leaves: deque = deque()        # timestamps of the served leaf events within the window
+    win = float(stp.window)
     server_shed_s = 0.0
     replication_s = 0.0
     m = stp.m
@@ -257,7 +267,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
         return 0.0
 
     def collect(i_det: int, t_det: float) -> None:
-        nonlocal warm_matches
+        nonlocal warm_matches, n_over
         k = S[S_NM]
         if k == 0:
             return
@@ -268,6 +278,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
             lat = t_det - arr[lasts]
             if latency_cap is not None:
                 ok = lat <= latency_cap
+                n_over += int(k - ok.sum())
                 lat = lat[ok]
             else:
                 ok = None
@@ -282,6 +293,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
 
     def server():
         nonlocal peak_mem, peak_bound, peak_live, vetoed, server_shed_s, replication_s
+        nonlocal peak_slots
         nxt = 0
         carry = 0.0       # ingest work charged to the server (ingest_on_server)
         warm_service = ctx.warm_service
@@ -334,6 +346,14 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
             live = S[S_LIVE]
             if live > peak_live:
                 peak_live = live
+            if leaf_l is not None:
+                t_i = ts_l[i]
+                while leaves and t_i - leaves[0] > win:
+                    leaves.popleft()
+                if leaf_l[i]:
+                    leaves.append(t_i)
+                if i >= n_warm and live_bound + len(leaves) > peak_slots:
+                    peak_slots = live_bound + len(leaves)
             yield env.timeout(svc)
             t = env.now
             depart_l[i] = t
@@ -365,7 +385,9 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
         "vetoed": int(vetoed), "peak_queue": int(q.peak),
         "peak_live_pm": int(peak_live), "peak_live_bound": int(peak_bound),
         "peak_memory_events": int(peak_mem),
+        "peak_pm_slots": int(peak_slots) if leaf_l is not None else -1,
         "matches_measured": int(lat.size), "warm_matches": int(warm_matches),
+        "matches_over_cap": int(n_over),
         "ingest_busy_s": float(ingest_busy),
         "ingest_utilisation": float(ingest_busy / max(end - t0, 1e-300)),
         "server_shed_s": float(server_shed_s),

@@ -25,12 +25,27 @@ together).  Overloaded = queue ``>= beta * N_in`` and
 ``lambda > mu`` (``N_in = Lmax / z_bar``, the same warm-up statistics as DARLING); the threshold
 is recomputed every 64 served events.  Every look-up is one DECISION_CHECK in the engine row.
 
-Window replication (default ``replicate=True``): the public eSPICE/hSPICE artifacts run each open
-window as its own matcher and process every event in each window it falls into.  The shared NFA
-here does the partial-match work once; the replicated per-window processing is modelled as
-``(open windows - 1) * base_cost`` extra server seconds per processed event, where the open
-windows are those opened by the processed events of the first pattern type in the last W
-(``replication_s`` in the results).  ``replicate=False`` is the shared-window sensitivity.
+Window replication (default ``replicate=True``), as the public artifacts run it
+(koralchapnik/vldb_submission espice|hspice/patterns/plans/tree/tree_evaluation_mechanism.py,
+``process``: lines 167-202 in espice): every processed event opens a new window
+(``add_new_window_from_event``, any event type of the pattern) and is then processed in every
+open window (those opened by the processed events of the last W, itself included), each window
+being its own tree matcher over its own events (window.py ``process_new_event``).  A partial
+match whose first event is ``f`` therefore lives in every open window opened at or before ``f``
+and each of them repeats its join work.  The shared NFA does that work once; before each step
+``Stepper.first_weights`` gives ``cnt`` (partial matches the event is offered to) and ``wsum``
+(their (window, partial match) pairs: each partial match weighted by the number of open windows
+that hold its first event), and ``after_step`` charges the replicated work as counters:
+
+* the step's join counts (EDGE_EVAL, PRED_EVAL, PM_CREATED, MATCH_EMIT, and hSPICE's
+  DECISION_CHECK) times ``wsum / cnt - 1`` (rounded),
+* INSTANCE_WORK ``wsum - cnt`` (the extra (window, partial match) offers) plus, per extra open
+  window, one INSTANCE_WORK and one PM_CREATED (the event's leaf instance in that window),
+
+priced with the cost profile like every other counter (``replicated_*`` in the results; the
+server seconds are in ``replication_s``).  The per-window join is assumed to cost the same per
+partial match as the shared one (the windows' contents differ only by what each window
+dropped).  ``replicate=False`` is the shared-window sensitivity.
 """
 from __future__ import annotations
 
@@ -43,6 +58,9 @@ from engines.errors import CepsimInputError
 from engines.evaluators.stepper import ADM_COUNT, ADM_NONE, ADM_STATE, ADM_TYPE
 from sim.shedding.queue import Shedder
 from sim.shedding.rates import recent_rate
+
+
+REPLICATED = (C.EDGE_EVAL, C.PRED_EVAL, C.PM_CREATED, C.MATCH_EMIT)
 
 
 class Spice(Shedder):
@@ -59,9 +77,12 @@ class Spice(Shedder):
         self.active = False
         self.on = False
         self.n_served = 0
-        self.extra = 0.0
-        self.open = deque()
+        self.open = deque()          # (timestamp, rank) of the open windows, oldest first
         self.on_events = 0
+        self.rank_n = 0
+        self._cnt = self._wsum = 0
+        self._nw = 1
+        self.rep = np.zeros(C.N_COUNTERS, dtype=np.int64)      # replicated work charged
 
     def attach(self, ctx) -> None:
         super().attach(ctx)
@@ -75,6 +96,11 @@ class Spice(Shedder):
         self._types_l = self.types.tolist()
         self.t0 = int(stp.tb["el_type"][0])
         self.window = stp.window
+        self.rank = np.zeros(max(len(self.types), 1), dtype=np.int64)   # window rank per event
+        prog = ctx.program
+        br = prog.branches[0]
+        pt = {int(prog.var_type[v]) for v in list(br.pos_vars) + list(br.neg_vars)}
+        self._in_pattern = [int(t) in pt for t in range(nt)]
 
     def _bin(self, dt: np.ndarray) -> np.ndarray:
         if not np.isfinite(self.window) or self.window <= 0:
@@ -131,12 +157,18 @@ class Spice(Shedder):
         w = self.window
         t = self._ts_l[i]
         op = self.open
-        while op and t - op[0] > w:
+        while op and t - op[0][0] > w:
             op.popleft()
-        if self.replicate and len(op) > 1:
-            self.extra += (len(op) - 1) * self.ctx.base_cost
-        if self._types_l[i] == self.t0:
-            op.append(t)
+        ty = self._types_l[i]
+        if self._in_pattern[ty]:
+            # the artifact opens a window for every processed event (the generator sends only
+            # the pattern's types) and processes the event in every open window
+            self.rank_n += 1
+            self.rank[i] = self.rank_n
+            op.append((t, self.rank_n))
+            if self.replicate:
+                self._nw = len(op)
+                self._cnt, self._wsum = self.ctx.stepper.first_weights(ty, self.rank, op[0][1])
         if not self.active:
             return False, None
         self.n_served += 1
@@ -162,11 +194,36 @@ class Spice(Shedder):
                 return False, row
         return False, None
 
-    def take_extra_seconds(self) -> float:
-        x = self.extra
-        self.extra = 0.0
-        return x
+    def after_step(self, i: int, row: np.ndarray, now: float):
+        """The replicated per-window work of the step just made (module docstring)."""
+        nw = self._nw
+        if not self.replicate or nw <= 1:
+            return None
+        cnt = self._cnt
+        wsum = self._wsum
+        r = np.zeros(C.N_COUNTERS, dtype=np.int64)
+        if cnt > 0 and wsum > cnt:
+            f = wsum / cnt - 1.0
+            for k in REPLICATED:
+                if row[k]:
+                    r[k] = int(round(f * row[k]))
+            if self.kind == "hspice" and row[C.DECISION_CHECK]:
+                r[C.DECISION_CHECK] = int(round(f * row[C.DECISION_CHECK]))
+        r[C.INSTANCE_WORK] = (wsum - cnt) + (nw - 1)
+        r[C.PM_CREATED] += nw - 1
+        self._nw = 1
+        self.rep += r
+        return r
+
+    def replication_seconds(self) -> float:
+        """Server seconds of the replicated work charged so far (counters x unit costs)."""
+        return float(np.dot(self.rep, self.ctx.unit))
 
     def info(self) -> dict:
-        return {"n_in": self.n_in, "z_bar": self.z_bar, "shedding_events": self.on_events} \
-            if self.active else {}
+        d = {f"replicated_{C.COUNTER_NAMES[k]}": int(self.rep[k])
+             for k in (C.EDGE_EVAL, C.PRED_EVAL, C.PM_CREATED, C.MATCH_EMIT, C.INSTANCE_WORK,
+                       C.DECISION_CHECK)}
+        d["replication_s"] = self.replication_seconds()
+        if self.active:
+            d.update({"n_in": self.n_in, "z_bar": self.z_bar, "shedding_events": self.on_events})
+        return d
