@@ -57,6 +57,7 @@ from engines.evaluators.stepper_kernel import (_A_ADM, ADM_COUNT, ADM_NONE, ADM_
                                                S_NC, S_NFREE, S_NHEAD, S_NM, S_NTAIL, S_TOP,
                                                ST_GROW, ST_OK, _drop_rows, _live_rows,
                                                step_kernel)
+from engines.evaluators.stepper_kernel import _first_weights
 from engines.evaluators.stepper_tables import (CHK_TRAILING, TABLE_KEYS,  # noqa: F401
                                                check_supported, pack_tables, stepper_tables)
 from engines.matches import MatchSet
@@ -344,21 +345,3 @@ def run_stepper(program: Program, stream: EventStream, max_partial_matches: int 
     ms, counters = run_stepped(program, stream, max_partial_matches=max_partial_matches,
                                max_matches=max_matches)
     return EngineResult(matches=ms, counters=counters, info={"engine": "stepper"})
-
-
-@njit(cache=True)
-def _first_weights(t, el_type, pidx, poff, pn, a_first, weight, base):
-    """``Stepper.first_weights``: pools ``j >= 1`` waiting for type ``t``; instances whose
-    weight is below ``base`` (expired: older than every open window) count for nothing."""
-    cnt = 0
-    wsum = 0
-    for j in range(1, el_type.shape[0]):
-        if el_type[j] != t:
-            continue
-        b = poff[j]
-        for k in range(pn[j]):
-            w = weight[a_first[pidx[b + k]]] - base + 1
-            if w > 0:
-                cnt += 1
-                wsum += w
-    return cnt, wsum

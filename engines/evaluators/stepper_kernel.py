@@ -394,3 +394,21 @@ def _drop_rows(S, a_first, pidx, poff, pn, free, cnt_first, bnd_first, m, mark):
                 removed += 1
     S[S_NFREE] = nfree
     return removed
+
+
+@njit(cache=True)
+def _first_weights(t, el_type, pidx, poff, pn, a_first, weight, base):
+    """``Stepper.first_weights``: pools ``j >= 1`` waiting for type ``t``; instances whose
+    weight is below ``base`` (expired: older than every open window) count for nothing."""
+    cnt = 0
+    wsum = 0
+    for j in range(1, el_type.shape[0]):
+        if el_type[j] != t:
+            continue
+        b = poff[j]
+        for k in range(pn[j]):
+            w = weight[a_first[pidx[b + k]]] - base + 1
+            if w > 0:
+                cnt += 1
+                wsum += w
+    return cnt, wsum
