@@ -77,8 +77,8 @@ def matrix(df, out_base: Path) -> list[Path]:
         best = np.nanmax(g, axis=1, keepdims=True) if metric == "lsr" else \
             np.nanmin(g, axis=1, keepdims=True)
         rel = g / best if metric == "lsr" else best / g
-        im = ax.imshow(np.ma.masked_invalid(rel), cmap="viridis", vmin=0, vmax=1, aspect="auto")
-        im.cmap.set_bad("0.85")
+        cmap = plt.get_cmap("viridis").with_extremes(bad="0.85")   # not run: grey
+        im = ax.imshow(np.ma.masked_invalid(rel), cmap=cmap, vmin=0, vmax=1, aspect="auto")
         for i in range(g.shape[0]):
             own = str(d.iloc[i].get("own") or "").split("|")
             for j, k in enumerate(keys):

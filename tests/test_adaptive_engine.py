@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from strategies import assert_same_matches, small_cases
+from strategies import GENERATED_PATTERN_WARNINGS, assert_same_matches, small_cases
 
 from engines import counters as C
 from engines.compile import compile_pattern
 from engines.errors import CepsimInputError
 from engines.oracle import run_oracle
 from engines.registry import run_engine
+
+pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 ANY = ("skip-till-any-match",)
 SEQ = dict(simple_sequence=True, policies=ANY, windows=("time", "count"), n_types=(2, 3),
