@@ -1,4 +1,6 @@
 """Cost profiles: default contents, service times, strict validation, round trip."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -112,3 +114,12 @@ def test_calibration_fit_recovers_known_costs():
     assert fit["base_cost"] == pytest.approx(2e-6, rel=0.2)
     assert fit["unit_cost"]["plan_gen"] is None   # never observed -> not measured
     assert all(v is None or v >= 0 for v in fit["unit_cost"].values())
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "sim" /
+                                         "profiles").glob("*.toml")), ids=lambda p: p.name)
+def test_every_shipped_profile_loads(path):
+    """A counter added later must be priced by every shipped profile (DESIGN section 4), or each
+    experiment naming that profile fails at its first point."""
+    prof = load_profile(path)
+    assert set(prof.unit_cost) == set(COUNT_NAMES)
