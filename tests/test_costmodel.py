@@ -119,7 +119,7 @@ def test_calibration_fit_recovers_known_costs():
 @pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "sim" /
                                          "profiles").glob("*.toml")), ids=lambda p: p.name)
 def test_every_shipped_profile_loads(path):
-    """A counter added later must be priced by every shipped profile (DESIGN section 4), or each
+    """A counter added later must be priced by every shipped profile (docs/COST_MODEL.md), or each
     experiment naming that profile fails at its first point."""
     prof = load_profile(path)
     assert set(prof.unit_cost) == set(COUNT_NAMES)

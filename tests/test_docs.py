@@ -86,3 +86,12 @@ def test_docs_index_documents_exist_and_are_linked(doc):
 def test_checker_catches_a_missing_path():
     assert "engines/no_such_engine.py" in _refs("see `engines/no_such_engine.py` for details")
     assert not _exists("engines/no_such_engine.py") and _exists("engines/registry")
+
+
+def test_readme_claims_table_matches_the_claims_file():
+    """The README's claims table is generated from docs/reproduction/claims_quick.md."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, str(REPO / "tools" / "readme_claims_table.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -1,0 +1,99 @@
+"""Regenerate the README's claims table from a claims file (``cepsim reproduce`` writes one).
+
+    python3 tools/readme_claims_table.py                 # print the table
+    python3 tools/readme_claims_table.py --write         # replace it in README.md
+    python3 tools/readme_claims_table.py --check         # exit 1 if README.md differs
+
+The claims file defaults to ``docs/reproduction/claims_quick.md`` (a committed copy of
+``results/claims.md`` from one quick-scale reproduce, with the commit it ran at on its first
+line).  One row per experiment: its paper, its config, the first comment line of the config as
+the description, and PASS / total claims.  The README's table lies between the markers
+``<!-- claims-table:start -->`` and ``<!-- claims-table:end -->``.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+START, END = "<!-- claims-table:start -->", "<!-- claims-table:end -->"
+PAPERS = {"basic": "simulator check", "lazy_nfa": "DEBS'15", "apam": "CIKM'16 APAM",
+          "adaptive": "PVLDB'18", "eires": "SIGMOD'21 EIRES", "darling": "PVLDB'22 DARLING",
+          "cross": "all five", "examples": "examples"}
+
+
+def parse_claims(path: Path) -> dict[str, list[str]]:
+    """``{experiment: [result, ...]}`` in file order (``measured`` may hold escaped pipes)."""
+    out: dict[str, list[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("| ") or line.startswith(("| experiment", "|---")):
+            continue
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        if len(cells) >= 3:
+            out.setdefault(cells[0], []).append(cells[2])
+    return out
+
+
+def description(experiment: str) -> str:
+    """First sentence of the leading comment block of ``experiments/<experiment>.toml``."""
+    cfg = REPO / "experiments" / f"{experiment}.toml"
+    words: list[str] = []
+    for line in cfg.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        words += line.lstrip("#").split()
+    text = " ".join(words).replace("|", "/")
+    for m in re.finditer(r"\.(\s+(?=[A-Z(])|$)", text):     # a sentence end, not "Fig. 4"
+        if not re.search(r"\b(Fig|Figs|Eq|Eqs|Sec|al|e\.g|i\.e)$", text[:m.start()]):
+            text = text[:m.start() + 1]
+            break
+    return text if len(text) <= 170 else text[:169].rsplit(" ", 1)[0] + " …"
+
+
+def table(claims: Path) -> str:
+    rows = ["| paper | config | what | claims PASS (quick scale) |", "|---|---|---|---|"]
+    for exp, results in parse_claims(claims).items():
+        paper = PAPERS.get(exp.split("/")[0], exp.split("/")[0])
+        n_pass = sum(r == "PASS" for r in results)
+        rows.append(f"| {paper} | `experiments/{exp}.toml` | {description(exp)} | "
+                    f"{n_pass} of {len(results)} |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--claims", type=Path, default=REPO / "docs" / "reproduction" / "claims_quick.md")
+    ap.add_argument("--readme", type=Path, default=REPO / "README.md")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--write", action="store_true")
+    g.add_argument("--check", action="store_true")
+    a = ap.parse_args(argv)
+    if not a.claims.is_file():
+        print(f"error: {a.claims}: no claims file; run `cepsim reproduce --scale quick` and copy "
+              f"results/claims.md there", file=sys.stderr)
+        return 2
+    new = table(a.claims)
+    if not (a.write or a.check):
+        print(new)
+        return 0
+    text = a.readme.read_text(encoding="utf-8")
+    if START not in text or END not in text:
+        print(f"error: {a.readme}: markers {START} / {END} not found", file=sys.stderr)
+        return 2
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    updated = f"{head}{START}\n{new}\n{END}{tail}"
+    if a.check:
+        if updated != text:
+            print("README.md's claims table differs from the claims file; run "
+                  "python3 tools/readme_claims_table.py --write", file=sys.stderr)
+            return 1
+        return 0
+    a.readme.write_text(updated, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
