@@ -119,6 +119,9 @@ def test_sample_point_when_nothing_is_stored(tmp_path, monkeypatch):
         return real(c, p)
 
     monkeypatch.setattr(estimate, "run_point", counted)
+    # the patched run_point reaches the sample's child only through fork; under pytest-xdist
+    # the worker runs a second thread (execnet), so the automatic choice would be spawn
+    monkeypatch.setenv("CEPSIM_POOL_CONTEXT", "fork")
     root = tmp_path / "res"
     est = estimate.estimate_experiment(cfg, None, [root])
     assert len(calls.read_text().split()) == 1 and est.source == "sample"
@@ -193,6 +196,7 @@ def test_shared_work_sample_times_a_leader_and_a_point_reusing_its_work(tmp_path
         return real(c, pt)
 
     monkeypatch.setattr(estimate, "run_point", counted)
+    monkeypatch.setenv("CEPSIM_POOL_CONTEXT", "fork")   # see test_sample_point_when_nothing_is_stored
     seen: set = set()
     est = estimate.estimate_experiment(cfg, None, [tmp_path / "res"], seen_work=seen)
     ran = calls.read_text().split("\n")[:-1]
