@@ -1,6 +1,14 @@
 """Where the time of ``cepsim reproduce`` goes: one serial pass over every experiment.
 
-Runs each experiment of ``experiments/`` (demo excluded) in THIS process, one after another
+With ``--pool`` it instead runs ``cepsim reproduce`` as a user does (one process pool on all
+cores) under ``reproduce_monitor.py`` and reports per experiment, most CPU first, its points,
+CPU seconds, wall span and the peak resident memory of one point, and in total the wall, the
+CPU and the peak memory of the whole process tree:
+
+    python benchmarks/bench_reproduce.py --pool --scale full --out results/full \
+        --figures-dir paper_figs/full --markdown docs/reproduction/full_timing.md
+
+Without it, runs each experiment of ``experiments/`` (demo excluded) in THIS process, one after another
 (the serial backend), and prints per experiment: wall time of its points, the part of it spent
 compiling Numba kernels (cache misses) and in Numba's compiler lock at all (compiles + cache
 loads + cache writes), the longest single point, figure drawing and claim checking.  Run it on a
@@ -75,8 +83,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", default="quick")
     ap.add_argument("--out", type=Path, required=True, help="results root (scratch)")
     ap.add_argument("--json", type=Path, help="write the per-experiment table here")
-    ap.add_argument("names", nargs="*", help="only these paper/name keys")
+    ap.add_argument("--pool", action="store_true",
+                    help="run `cepsim reproduce` as a user does (one pool, all cores) and report "
+                         "CPU, wall span and peak memory per experiment (reproduce_monitor.py)")
+    ap.add_argument("--workers", type=int, help="--pool: pool workers (default: all cores)")
+    ap.add_argument("--figures-dir", type=Path, help="--pool: figures root of the reproduce")
+    ap.add_argument("--log", type=Path, help="--pool: per-point log (default <out>/.timing/)")
+    ap.add_argument("--markdown", type=Path, help="--pool: write the table as Markdown here")
+    ap.add_argument("names", nargs="*", help="only these paper/name keys (serial mode)")
     args = ap.parse_args(argv)
+    if args.pool:
+        from reproduce_monitor import main_pool
+        os.chdir(REPO)
+        return main_pool(args.scale, args.out, args.figures_dir, args.workers, args.log,
+                         args.json, args.markdown)
 
     t_import = time.perf_counter()
     from engines.jitcache import ensure_numba_cache_dir

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from engines.errors import CepsimInputError
-from sim import results
+from sim import pointlog, results
 from sim.config import (ExperimentConfig, Point, apply_overrides, apply_scale, expand_points,
                         resolve_function)
 from sim.inputs import check_input_files
@@ -98,6 +98,7 @@ def clean_metrics(scenario: str, metrics: dict, params: dict) -> dict:
 def run_point(cfg: ExperimentConfig, point: Point) -> dict:
     """Run the scenario at one (point, rep) -> row dict (params, ids, metrics, error, wall_s)."""
     t0 = time.perf_counter()
+    clocks = pointlog.start()
     row: dict[str, Any] = dict(point.params)
     row.update(seed=point.seed, rep=point.rep, point_id=point.point_id)
     try:
@@ -111,6 +112,7 @@ def run_point(cfg: ExperimentConfig, point: Point) -> dict:
     except Exception as exc:  # recorded, the sweep goes on
         row["error"] = f"{type(exc).__name__}: {exc}"
     row["wall_s"] = time.perf_counter() - t0
+    pointlog.finish(clocks, str(cfg.path or cfg.key), point.point_id, point.rep, row["error"])
     return row
 
 
