@@ -104,9 +104,11 @@ def _md_cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
-def format_markdown(rows: list[ClaimRow]) -> str:
-    """Markdown version of the claims table (written to ``results/claims.md``)."""
-    lines = ["# Claims", "", "| experiment | claim | result | measured |", "|---|---|---|---|"]
+def format_markdown(rows: list[ClaimRow], provenance: str | None = None) -> str:
+    """Markdown version of the claims table (written to ``results/claims.md``); ``provenance``
+    (scale and commit of the rows) goes under the title."""
+    lines = ["# Claims", ""] + ([provenance, ""] if provenance else [])
+    lines += ["| experiment | claim | result | measured |", "|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {_md_cell(r.experiment)} | {_md_cell(r.claim)} | "
                      f"{'PASS' if r.result.passed else 'FAIL'} | {_md_cell(r.result.measured)} |")
@@ -120,6 +122,19 @@ def write_text_atomic(path: Path, text: str) -> None:
     atomic_write_text(path, text)
 
 
-def write_markdown(rows: list[ClaimRow], path: Path) -> Path:
-    write_text_atomic(Path(path), format_markdown(rows))
+def write_markdown(rows: list[ClaimRow], path: Path, provenance: str | None = None) -> Path:
+    write_text_atomic(Path(path), format_markdown(rows, provenance))
     return Path(path)
+
+
+def provenance_line(metas: dict[str, dict]) -> str:
+    """``{experiment: meta.json}`` -> one line naming the scale(s) and the git commit(s) the rows
+    were produced at (a claims file states where its numbers come from)."""
+    by_commit: dict[str, list[str]] = {}
+    scales = sorted({str(m.get("scale")) for m in metas.values()})
+    for exp, m in sorted(metas.items()):
+        by_commit.setdefault(str(m.get("git_commit") or "unknown")[:12], []).append(exp)
+    parts = [f"commit {c} ({len(e)} experiment{'s' if len(e) != 1 else ''}"
+             + ("" if len(by_commit) == 1 else ": " + ", ".join(e)) + ")"
+             for c, e in sorted(by_commit.items(), key=lambda kv: -len(kv[1]))]
+    return f"Rows at scale {', '.join(scales)}, produced at " + "; ".join(parts) + "."

@@ -7,6 +7,10 @@ claims table (PASS/FAIL with the measured numbers next to the paper's, as each c
 them), the config as resolved by the run, scale, base seed, backend, rows, package versions and
 git commit (from ``meta.json``).  Everything is read from the results root; nothing runs.
 
+A *companion* reproduction (``cepsim report --scale full`` shows the quick-scale results beside
+the full ones) adds, per experiment it also has: its figures next to the main ones, its verdict
+and measured numbers in the claims table, and its claim count in the summary.
+
 A small inline script counts the images that loaded and writes the count into
 ``<body data-images-loaded=... data-images-total=...>`` so a headless browser test can check
 that every figure rendered.
@@ -16,7 +20,9 @@ from __future__ import annotations
 import html
 import json
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 from sim.atomic import atomic_write_text
 
@@ -44,8 +50,31 @@ def _e(x) -> str:
     return html.escape(str(x))
 
 
-def build_report(found, figs_root: Path, report_dir: Path, out_root: Path) -> Path:
-    """Write the report for ``found`` = [(cfg, df)] (configs with stored results)."""
+@dataclass
+class Companion:
+    """A second reproduction shown beside the report's own (e.g. quick beside full)."""
+    label: str              # its name in headers and captions, e.g. "quick"
+    found: list             # [(cfg, df)] with stored results
+    figs_root: Path         # where its figures are
+    out_root: Path          # its results root (meta.json)
+
+
+def _figure(src: Path, img_dir: Path, report_dir: Path, sub: str, caption: str) -> Optional[str]:
+    """Copy one figure beside the page; its ``<figure>`` element, or None when not drawn."""
+    if not src.exists():
+        return None
+    dst = img_dir / sub / src.name
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+    rel = dst.relative_to(report_dir).as_posix()
+    return (f'<figure><img src="{_e(rel)}" alt="{_e(caption)}">'
+            f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+
+def build_report(found, figs_root: Path, report_dir: Path, out_root: Path,
+                 companion: Optional[Companion] = None, label: str = "") -> Path:
+    """Write the report for ``found`` = [(cfg, df)] (configs with stored results); with a
+    ``companion``, its results of the same experiments are shown beside them."""
     from sim import results
     from sim.claims import check_experiment
 
@@ -53,6 +82,7 @@ def build_report(found, figs_root: Path, report_dir: Path, out_root: Path) -> Pa
     img_dir = report_dir / "img"
     if img_dir.exists():
         shutil.rmtree(img_dir)
+    other = {cfg.key: (cfg, df) for cfg, df in companion.found} if companion else {}
     body: list[str] = []
     summary: list[tuple] = []
     by_paper: dict[str, list] = {}
@@ -68,8 +98,12 @@ def build_report(found, figs_root: Path, report_dir: Path, out_root: Path) -> Pa
             python = python or meta.get("python")
             claims = check_experiment(cfg, df)
             n_pass = sum(1 for _, r in claims if r.passed)
+            twin = other.get(cfg.key)
+            twin_claims = dict(check_experiment(twin[0], twin[1])) if twin else {}
+            twin_count = (f"{sum(r.passed for r in twin_claims.values())} of {len(twin_claims)}"
+                          if twin else "")
             summary.append((cfg.key, cfg.title, meta.get("scale"), meta.get("rows", len(df)),
-                            meta.get("failed_rows", 0), n_pass, len(claims)))
+                            meta.get("failed_rows", 0), n_pass, len(claims), twin_count))
             body.append(f'<h3 id="{_e(cfg.key)}">{_e(cfg.key)}: {_e(cfg.title)}</h3>')
             body.append('<table class="meta">' + "".join(
                 f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in (
@@ -80,43 +114,58 @@ def build_report(found, figs_root: Path, report_dir: Path, out_root: Path) -> Pa
                     ("git commit", meta.get("git_commit")))) + "</table>")
             figs = []
             for f in cfg.figures:
-                src = Path(figs_root) / cfg.paper / f"{f.name}.png"
-                if src.exists():
-                    dst = img_dir / cfg.paper / src.name
-                    dst.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(src, dst)
-                    rel = dst.relative_to(report_dir).as_posix()
-                    figs.append(f'<figure><img src="{_e(rel)}" alt="{_e(f.name)}">'
-                                f"<figcaption>{_e(f.name)}</figcaption></figure>")
-                else:
+                mine = _figure(Path(figs_root) / cfg.paper / f"{f.name}.png", img_dir,
+                               report_dir, cfg.paper, f"{f.name} ({label})" if twin else f.name)
+                if mine is None:
                     figs.append(f'<p class="missing">figure {_e(f.name)} not drawn yet '
                                 f"(run <code>cepsim figures {_e(cfg.name)}</code>)</p>")
+                    continue
+                figs.append(mine)
+                if twin:
+                    theirs = _figure(Path(companion.figs_root) / cfg.paper / f"{f.name}.png",
+                                     img_dir, report_dir, f"{companion.label}/{cfg.paper}",
+                                     f"{f.name} ({companion.label})")
+                    figs.append(theirs or "")
             body.extend(figs)
             if claims:
-                body.append("<table class=\"claims\"><tr><th>claim</th><th>result</th>"
-                            "<th>measured (paper)</th></tr>")
+                head_twin = (f"<th>{_e(companion.label)}</th><th>measured "
+                             f"({_e(companion.label)})</th>") if twin else ""
+                mine_label = f" ({_e(label)})" if twin else ""
+                body.append(f"<table class=\"claims\"><tr><th>claim</th><th>result{mine_label}"
+                            f"</th><th>measured{mine_label} (paper)</th>{head_twin}</tr>")
                 for name, r in claims:
                     verdict = "PASS" if r.passed else "FAIL"
+                    cells = ""
+                    if twin:
+                        t = twin_claims.get(name)
+                        tv = "" if t is None else ("PASS" if t.passed else "FAIL")
+                        cells = (f'<td class="{tv}">{tv or "-"}</td>'
+                                 f"<td>{_e(t.measured) if t is not None else ''}</td>")
                     body.append(f'<tr class="claim-row"><td>{_e(name)}</td>'
                                 f'<td class="{verdict}">{verdict}</td><td>{_e(r.measured)}</td>'
-                                "</tr>")
+                                f"{cells}</tr>")
                 body.append("</table>")
             conf = meta.get("config") or cfg.to_dict()
             body.append("<details><summary>config as run</summary><pre>"
                         + _e(json.dumps(conf, indent=2, default=str)) + "</pre></details>")
-    table_md = ["| experiment | title | scale | rows | failed rows | claims passed |",
-                "|---|---|---|---|---|---|"]
+    extra = f" claims passed ({companion.label}) |" if companion else ""
+    table_md = ["| experiment | title | scale | rows | failed rows | claims passed |" + extra,
+                "|---|---|---|---|---|---|" + ("---|" if companion else "")]
     table_md += [f"| `{k}` | {t} | {s} | {r} | {f} | {p} of {n} |"
-                 for k, t, s, r, f, p, n in summary]
+                 + (f" {c} |" if companion else "")
+                 for k, t, s, r, f, p, n, c in summary]
     head = ["<h1>cepsim reproduction report</h1>",
             f"<p>git commit <code>{_e(commit)}</code>, Python {_e(python)}; packages: "
             + ", ".join(f"{_e(k)} {_e(v)}" for k, v in sorted((versions or {}).items()))
             + "</p>",
             '<table class="summary"><tr><th>experiment</th><th>title</th><th>scale</th>'
-            "<th>rows</th><th>failed rows</th><th>claims passed</th></tr>"]
+            "<th>rows</th><th>failed rows</th><th>claims passed</th>"
+            + (f"<th>claims passed ({_e(companion.label)})</th>" if companion else "")
+            + "</tr>"]
     head += [f'<tr><td><a href="#{_e(k)}">{_e(k)}</a></td><td>{_e(t)}</td><td>{_e(s)}</td>'
-             f"<td>{_e(r)}</td><td>{_e(f)}</td><td>{p} of {n}</td></tr>"
-             for k, t, s, r, f, p, n in summary]
+             f"<td>{_e(r)}</td><td>{_e(f)}</td><td>{p} of {n}</td>"
+             + (f"<td>{_e(c)}</td>" if companion else "") + "</tr>"
+             for k, t, s, r, f, p, n, c in summary]
     head.append("</table>")
     page = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>cepsim report</title>"
             f"<style>{_CSS}</style><script>{_SCRIPT}</script></head><body>"

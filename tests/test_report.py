@@ -68,3 +68,29 @@ def test_report_renders_in_headless_chromium(report, tmp_path):
     assert loaded and total, out.stderr[-2000:]
     assert int(total.group(1)) > 0 and loaded.group(1) == total.group(1)
     assert dom.count('class="claim-row"') == page.read_text().count('class="claim-row"')
+
+
+def test_full_scale_roots_and_report_beside_quick(tmp_path, repo_root, monkeypatch):
+    """``--scale full`` defaults to results/full and paper_figs/full (beside, never over, the
+    quick roots); ``report --scale full`` shows the quick verdicts and figures next to them."""
+    (tmp_path / "experiments" / "demo").mkdir(parents=True)
+    shutil.copy(repo_root / "experiments/demo/basic.toml", tmp_path / "experiments/demo/")
+    monkeypatch.chdir(tmp_path)
+    for scale in ("quick", "full"):
+        r = runner.invoke(app, ["run", "demo/basic", "--scale", scale])
+        assert r.exit_code in (0, 1), r.output + r.stderr
+    assert (tmp_path / "results/demo/basic/points.parquet").is_file()
+    assert (tmp_path / "results/full/demo/basic/points.parquet").is_file()
+    assert (tmp_path / "paper_figs/demo/basic_mean.png").is_file()
+    assert (tmp_path / "paper_figs/full/demo/basic_mean.png").is_file()
+    r = runner.invoke(app, ["report", "--scale", "full"])
+    assert r.exit_code == 0, r.output + r.stderr
+    page = tmp_path / "results/full/report/index.html"
+    text = page.read_text()
+    assert "claims passed (quick)" in text
+    imgs = re.findall(r'<img src="([^"]+)"', text)
+    assert sorted(imgs) == ["img/demo/basic_mean.png", "img/quick/demo/basic_mean.png"]
+    assert "basic_mean (full)" in text and "basic_mean (quick)" in text
+    assert text.count('class="claim-row"') == 2 and text.count("<th>quick</th>") == 1
+    r = runner.invoke(app, ["report", "--scale", "huge"])
+    assert r.exit_code == 2 and "--scale" in r.stderr

@@ -4,10 +4,12 @@
     python3 tools/readme_claims_table.py --write         # replace it in README.md
     python3 tools/readme_claims_table.py --check         # exit 1 if README.md differs
 
-The claims file defaults to ``docs/reproduction/claims_quick.md`` (a committed copy of
-``results/claims.md`` from one quick-scale reproduce, with the commit it ran at on its first
-line).  One row per experiment: its paper, its config, the first comment line of the config as
-the description, and PASS / total claims.  The README's table lies between the markers
+Two claims files, side by side: ``results/full/claims.md`` (written by ``cepsim reproduce
+--scale full``, committed with its rows; its provenance line names the commit) and
+``docs/reproduction/claims_quick.md`` (a committed copy of ``results/claims.md`` from one
+quick-scale reproduce, with the commit it ran at on its first line).  One row per experiment:
+its paper, its config, the first sentence of the config's comment as the description, and
+PASS / total claims at full and at quick scale ("-" where a file has no claims of it).  The README's table lies between the markers
 ``<!-- claims-table:start -->`` and ``<!-- claims-table:end -->``.
 """
 from __future__ import annotations
@@ -52,29 +54,42 @@ def description(experiment: str) -> str:
     return text if len(text) <= 170 else text[:169].rsplit(" ", 1)[0] + " …"
 
 
-def table(claims: Path) -> str:
-    rows = ["| paper | config | what | claims PASS (quick scale) |", "|---|---|---|---|"]
-    for exp, results in parse_claims(claims).items():
+def _count(results: list[str] | None) -> str:
+    return "-" if not results else f"{sum(r == 'PASS' for r in results)} of {len(results)}"
+
+
+def table(full: Path, quick: Path) -> str:
+    """The README table: one row per experiment of either file (full-scale order first)."""
+    f, q = parse_claims(full), parse_claims(quick)
+    rows = ["| paper | config | what | claims PASS, full scale | quick scale |",
+            "|---|---|---|---|---|"]
+    for exp in list(f) + [e for e in q if e not in f]:
         paper = PAPERS.get(exp.split("/")[0], exp.split("/")[0])
-        n_pass = sum(r == "PASS" for r in results)
         rows.append(f"| {paper} | `experiments/{exp}.toml` | {description(exp)} | "
-                    f"{n_pass} of {len(results)} |")
+                    f"{_count(f.get(exp))} | {_count(q.get(exp))} |")
+    tot = [sum(r == "PASS" for v in d.values() for r in v) for d in (f, q)]
+    n = [sum(len(v) for v in d.values()) for d in (f, q)]
+    rows.append(f"| **all** | | | **{tot[0]} of {n[0]}** | **{tot[1]} of {n[1]}** |")
     return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--claims", type=Path, default=REPO / "docs" / "reproduction" / "claims_quick.md")
+    ap.add_argument("--full", type=Path, default=REPO / "results" / "full" / "claims.md")
+    ap.add_argument("--quick", type=Path,
+                    default=REPO / "docs" / "reproduction" / "claims_quick.md")
     ap.add_argument("--readme", type=Path, default=REPO / "README.md")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--write", action="store_true")
     g.add_argument("--check", action="store_true")
     a = ap.parse_args(argv)
-    if not a.claims.is_file():
-        print(f"error: {a.claims}: no claims file; run `cepsim reproduce --scale quick` and copy "
-              f"results/claims.md there", file=sys.stderr)
-        return 2
-    new = table(a.claims)
+    for path, how in ((a.full, "`cepsim reproduce --scale full` writes it"),
+                      (a.quick, "run `cepsim reproduce --scale quick` and copy results/claims.md "
+                                "there")):
+        if not path.is_file():
+            print(f"error: {path}: no claims file; {how}", file=sys.stderr)
+            return 2
+    new = table(a.full, a.quick)
     if not (a.write or a.check):
         print(new)
         return 0

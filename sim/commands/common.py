@@ -19,9 +19,15 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SCALE_HELP = "quick or full: apply the config's [scale.<name>] overrides"
 SET_HELP = ("override a config key, e.g. params.n_events=1000, grid.rho=[0.1,0.2], seed=3; "
             "results go to <name>@<overrides>/, never over the config's own results")
-OUT_HELP = ("results root (default <project>/results); when given, figures go to "
-            "<out>/figures unless --figures-dir")
-FIGS_HELP = "figures root (default <out>/figures with --out, else <project>/paper_figs)"
+OUT_HELP = ("results root (default <project>/results, <project>/results/full at --scale full); "
+            "when given, figures go to <out>/figures unless --figures-dir")
+FIGS_HELP = ("figures root (default <out>/figures with --out, else <project>/paper_figs, "
+             "<project>/paper_figs/full at --scale full)")
+ROOT_SCALE_HELP = ("quick or full: which stored reproduction to read (default roots "
+                   "<project>/results and paper_figs, or results/full and paper_figs/full)")
+# The full-scale reproduction lives in its own subdirectory of the results and figures roots,
+# so that it is committed beside (never over) a user's quick runs (docs/EXPERIMENTS.md).
+FULL_SUBDIR = "full"
 
 # Set by one-shot commands (``match``) once their outputs are written through closed files: the
 # process then ends without the interpreter's teardown (Numba/LLVM and module clean-up cost about
@@ -90,24 +96,32 @@ def project_root() -> Path:
     return Path.cwd() if Path("experiments").is_dir() else REPO_ROOT
 
 
-def out_root(out: Optional[Path]) -> Path:
-    """Results root: ``--out`` if given, else ``<project>/results``; an existing file there is
-    bad input (results are a directory tree)."""
-    root = Path(out) if out is not None else project_root() / "results"
+def out_root(out: Optional[Path], scale: Optional[str] = None) -> Path:
+    """Results root: ``--out`` if given, else ``<project>/results`` (``<project>/results/full``
+    at scale full); an existing file there is bad input (results are a directory tree)."""
+    if out is not None:
+        root = Path(out)
+    else:
+        root = project_root() / "results"
+        if scale == "full":
+            root = root / FULL_SUBDIR
     if root.exists() and not root.is_dir():
         raise CepsimInputError(f"--out {root}: is a file; the results root is a directory, give "
                                f"a directory path (e.g. {root.parent / 'results'})")
     return root
 
 
-def figures_root(given: Optional[Path], out: Optional[Path] = None) -> Path:
+def figures_root(given: Optional[Path], out: Optional[Path] = None,
+                 scale: Optional[str] = None) -> Path:
     """Figures root: ``--figures-dir``; else ``<--out>/figures`` when ``--out`` is given (results
-    and figures both under ``--out``); else ``<project>/paper_figs`` (both under the project)."""
+    and figures both under ``--out``); else ``<project>/paper_figs`` (both under the project),
+    ``<project>/paper_figs/full`` at scale full."""
     if given is not None:
         return given
     if out is not None:
         return Path(out) / "figures"
-    return project_root() / "paper_figs"
+    root = project_root() / "paper_figs"
+    return root / FULL_SUBDIR if scale == "full" else root
 
 
 def resolve_config_path(config: str) -> Path:

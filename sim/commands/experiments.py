@@ -52,8 +52,9 @@ def _after_run(summary, backend: str, figs_root: Path) -> list[str]:
 def _run_command(config, scale, out, overrides, backend, workers, master, figures_dir, fresh):
     from sim.claims import print_table
 
-    summary, fig_errors = _run_one(resolve_config_path(config), scale, out_root(out), overrides,
-                                   backend, workers, master, figures_root(figures_dir, out), fresh)
+    summary, fig_errors = _run_one(resolve_config_path(config), scale, out_root(out, scale),
+                                   overrides, backend, workers, master,
+                                   figures_root(figures_dir, out, scale), fresh)
     rows = [] if all_failed(summary) else claim_rows(summary.cfg, summary.df)
     if rows:
         print_table(rows)
@@ -97,8 +98,8 @@ def sweep(config: str = typer.Argument(..., help="experiments/<paper>/<name>.tom
                                f"(use `cepsim run` for serial)")
     if dry_run:
         from sim.estimate import dry_run as estimate
-        estimate([resolve_config_path(config)], scale, out_root(out), out_root(None), backend,
-                 workers, master, shared=False, overrides=set_, echo=typer.echo)
+        estimate([resolve_config_path(config)], scale, out_root(out, scale), out_root(None),
+                 backend, workers, master, shared=False, overrides=set_, echo=typer.echo)
         return
     _run_command(config, scale, out, set_, backend, workers, master, figures_dir, fresh)
 
@@ -128,20 +129,21 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
         raise CepsimInputError("no experiment configs under experiments/ (besides demo)")
     if dry_run:
         from sim.estimate import dry_run as estimate
-        estimate(paths, scale, out_root(out), out_root(None), backend, workers, master,
+        estimate(paths, scale, out_root(out, scale), out_root(None), backend, workers, master,
                  shared=backend != "serial", echo=typer.echo)
         return
-    figs_root = figures_root(figures_dir, out)
+    figs_root = figures_root(figures_dir, out, scale)
+    root = out_root(out, scale)
     if backend in ("local", "spark"):
-        bad = _reproduce_shared(paths, scale, out_root(out), workers, figs_root, backend, master)
+        bad = _reproduce_shared(paths, scale, root, workers, figs_root, backend, master)
     else:
         with Progress(len(paths), desc="reproduce", unit="experiments") as bar:
             for p in paths:
-                summary, fig_errors = _run_one(p, scale, out_root(out), None, backend, workers,
+                summary, fig_errors = _run_one(p, scale, root, None, backend, workers,
                                                master, figs_root, False)
                 bad |= bool(summary.n_failed or fig_errors)
                 bar.update(1)
-    ok = check_all(out_root(out), [str(p) for p in paths])
+    ok = check_all(root, [str(p) for p in paths])
     if bad or not ok:
         raise typer.Exit(1)
 

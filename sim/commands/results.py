@@ -13,7 +13,7 @@ from typing import List, Optional
 import typer
 
 from engines.errors import CepsimInputError
-from sim.commands.common import (FIGS_HELP, OUT_HELP, all_config_paths, check_output_path,
+from sim.commands.common import (FIGS_HELP, OUT_HELP, ROOT_SCALE_HELP, all_config_paths, check_output_path,
                                  figures_root, guard, out_root, resolve_config_path)
 
 
@@ -159,9 +159,10 @@ def collect(out: Path, names: Optional[List[str]]):
 def figures(names: Optional[List[str]] = typer.Argument(None, help="configs (path, paper/name, "
                                                                    "name or paper; default all)"),
             out: Optional[Path] = typer.Option(None, "--out", help=OUT_HELP),
-            figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=FIGS_HELP)):
+            figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=FIGS_HELP),
+            scale: str = typer.Option("quick", "--scale", help=ROOT_SCALE_HELP)):
     """Redraw figures from stored results only (no simulation); refuses stale results."""
-    root = out_root(out)
+    root = out_root(out, _root_scale(scale))
     entries, refused = collect(root, names)
     if not entries and not refused:
         raise CepsimInputError(f"no stored results under {root}; run experiments first (`cepsim "
@@ -170,23 +171,33 @@ def figures(names: Optional[List[str]] = typer.Argument(None, help="configs (pat
         typer.echo(msg, err=True)
     errors = []
     for cfg, df in entries:
-        errors += draw_figures(cfg, df, figures_root(figures_dir, out))
+        errors += draw_figures(cfg, df, figures_root(figures_dir, out, scale))
     if errors or refused:
         raise typer.Exit(1)
 
 
+def _root_scale(scale: str) -> str:
+    """``--scale`` of the commands that read stored results: which default root to read."""
+    if scale not in ("quick", "full"):
+        raise CepsimInputError(f"--scale: quick or full, got {scale!r}")
+    return scale
+
+
 def check_all(out: Path, names: Optional[List[str]] = None) -> bool:
-    from sim.claims import print_table, write_markdown
+    from sim import results
+    from sim.claims import print_table, provenance_line, write_markdown
 
     entries, refused = collect(out, names)
     rows = []
+    metas = {}
     for cfg, df in entries:
         warn_overloaded(cfg, df)
         rows += claim_rows(cfg, df)
+        metas[cfg.key] = results.read_meta(out, cfg) or {}
     print_table(rows)
     for msg in refused:
         typer.echo(msg, err=True)
-    md = write_markdown(rows, out / "claims.md")
+    md = write_markdown(rows, out / "claims.md", provenance_line(metas) if metas else None)
     typer.echo(f"wrote {md}")
     return not refused and all(r.result.passed for r in rows)
 
@@ -195,9 +206,10 @@ def check_all(out: Path, names: Optional[List[str]] = None) -> bool:
 def check(configs: Optional[List[str]] = typer.Argument(None, help="configs to check (path, "
                                                                    "paper/name, name or paper; "
                                                                    "default all with results)"),
-          out: Optional[Path] = typer.Option(None, "--out", help=OUT_HELP)):
+          out: Optional[Path] = typer.Option(None, "--out", help=OUT_HELP),
+          scale: str = typer.Option("quick", "--scale", help=ROOT_SCALE_HELP)):
     """Claims table (PASS/FAIL + measured numbers); refuses results of a changed config."""
-    if not check_all(out_root(out), configs):
+    if not check_all(out_root(out, _root_scale(scale)), configs):
         raise typer.Exit(1)
 
 
@@ -205,12 +217,16 @@ def check(configs: Optional[List[str]] = typer.Argument(None, help="configs to c
 def report(out: Optional[Path] = typer.Option(None, "--out", help=OUT_HELP),
            figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=FIGS_HELP),
            report_dir: Optional[Path] = typer.Option(None, "--report-dir",
-                                                     help="where to write (default OUT/report)")):
+                                                     help="where to write (default OUT/report)"),
+           scale: str = typer.Option("quick", "--scale", help=ROOT_SCALE_HELP)):
     """Write a browsable HTML report (figures, claims, configs, versions) from stored results;
-    stale results (config changed since the run) are left out with a message."""
-    from sim.report import build_report
+    stale results (config changed since the run) are left out with a message.  At ``--scale
+    full`` (default roots) the quick-scale results, where they exist, are shown beside the full
+    ones: figures side by side and both verdicts per claim."""
+    from sim.report import Companion, build_report
 
-    root = out_root(out)
+    scale = _root_scale(scale)
+    root = out_root(out, scale)
     found, refused = collect(root, None)
     for msg in refused:
         typer.echo(msg, err=True)
@@ -219,5 +235,12 @@ def report(out: Optional[Path] = typer.Option(None, "--out", help=OUT_HELP),
                                f"reproduce --scale quick`), or pass --out RESULTS_ROOT")
     dest = report_dir if report_dir is not None else root / "report"
     check_output_path(dest / "index.html", "--report-dir")
-    page = build_report(found, figures_root(figures_dir, out), dest, root)
+    companion = None
+    if scale == "full" and out is None and figures_dir is None:
+        quick_root = out_root(None)
+        quick_found, _ = collect(quick_root, None)
+        if quick_found:
+            companion = Companion("quick", quick_found, figures_root(None), quick_root)
+    page = build_report(found, figures_root(figures_dir, out, scale), dest, root,
+                        companion=companion, label=scale)
     typer.echo(f"report: {page} ({len(found)} experiments)")
