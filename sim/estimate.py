@@ -178,13 +178,16 @@ def stored_timings(roots: Iterable[Path], cfg: ExperimentConfig, scale: str | No
     return other
 
 
-def _pending(root: Path, cfg: ExperimentConfig, points: list[Point]) -> list[Point]:
-    """The points a run would still run: all but those with a usable shard (read only)."""
+def _pending(root: Path, cfg: ExperimentConfig, points: list[Point],
+             resume_stored: bool = False) -> list[Point]:
+    """The points a run would still run: all but those with a usable shard and, with
+    ``resume_stored`` (``cepsim reproduce``), those with a stored row of this config (read
+    only)."""
     from sim import results
 
-    if not results.shards_match(root, cfg):
-        return list(points)
-    done = results.done_points(root, cfg, points)
+    done = set(results.done_points(root, cfg, points)) if results.shards_match(root, cfg) else set()
+    if resume_stored:
+        done |= set(results.stored_rows(root, cfg, points))
     return [p for p in points if (p.point_id, p.rep) not in done]
 
 
@@ -196,9 +199,11 @@ def _scaled(params: dict, per_event: float | None, per_point: float) -> float:
 def estimate_experiment(cfg: ExperimentConfig, scale: str | None, roots: list[Path],
                         overrides: list[str] | None = None, sample: bool = True,
                         progress: Callable[[str], None] | None = None,
-                        seen_work: set | None = None) -> ExperimentEstimate:
+                        seen_work: set | None = None,
+                        resume_stored: bool = False) -> ExperimentEstimate:
     """Estimate the pending points of ``cfg`` at ``scale`` (see the module docstring); runs a
     sample (one point, or two where points share work) only when no stored timings exist.
+    ``resume_stored``: stored rows of this config count as done (``cepsim reproduce``).
 
     ``seen_work``: the shared-work keys of the experiments estimated before in the same command
     (updated here), whose points here reuse that work."""
@@ -207,7 +212,7 @@ def estimate_experiment(cfg: ExperimentConfig, scale: str | None, roots: list[Pa
 
     base_name = cfg.name
     rcfg, points = resolve_run(cfg, scale, overrides)
-    pending = _pending(Path(roots[0]), rcfg, points)
+    pending = _pending(Path(roots[0]), rcfg, points, resume_stored)
     est = ExperimentEstimate(rcfg.key, len(points), len(pending), "none")
     if not pending:
         return est
@@ -471,8 +476,10 @@ def format_table(ests: list[ExperimentEstimate]) -> list[str]:
 def dry_run(paths: list[Path], scale: str | None, out: Path, default_out: Path,
             backend: str, workers: int | None, master: str | None, shared: bool,
             overrides: list[str] | None = None,
-            echo: Callable[[str], None] = print) -> list[ExperimentEstimate]:
-    """``--dry-run``: estimate every config of ``paths`` and print the table and the wall time.
+            echo: Callable[[str], None] = print,
+            resume_stored: bool = False) -> list[ExperimentEstimate]:
+    """``--dry-run``: estimate every config of ``paths`` and print the table and the wall time;
+    ``resume_stored`` as ``cepsim reproduce`` (stored rows of an unchanged config are done).
 
     Every config is checked as a real run checks it (bad input: ``CepsimInputError``)."""
     from sim import backends
@@ -484,8 +491,8 @@ def dry_run(paths: list[Path], scale: str | None, out: Path, default_out: Path,
     cfgs = [load_config(p) for p in paths]   # every config checked before any sample runs
     say = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731 - progress on stderr
     seen: set = set()
-    ests = [estimate_experiment(c, scale, roots, overrides, progress=say, seen_work=seen)
-            for c in cfgs]
+    ests = [estimate_experiment(c, scale, roots, overrides, progress=say, seen_work=seen,
+                                resume_stored=resume_stored) for c in cfgs]
     for line in format_table(ests):
         echo(line)
     wall, how = wall_estimate(ests, backend, workers, master, shared)

@@ -117,6 +117,45 @@ def prepare_shards(root: Path | str, cfg: ExperimentConfig, fresh: bool = False)
     return d
 
 
+def restore_shards(root: Path | str, cfg: ExperimentConfig, points: Iterable[Point]) -> int:
+    """Unpack the consolidated rows of ``cfg`` into missing shards, so that a run resumes from
+    results that were committed without their shards (``results/full/`` keeps only
+    ``points.parquet`` and ``meta.json``).  Only when the stored config is this config
+    (``meta.json``'s fingerprint; a changed config resumes nothing) and only successful rows of
+    the same seed.  Returns the number of shards written."""
+    stored = stored_rows(root, cfg, points)
+    n = 0
+    for p in points:
+        row = stored.get((p.point_id, p.rep))
+        if row is None or shard_path(root, cfg, p).exists():
+            continue
+        write_shard(root, cfg, p, row)
+        n += 1
+    return n
+
+
+def stored_rows(root: Path | str, cfg: ExperimentConfig,
+                points: Iterable[Point]) -> dict[tuple[str, int], dict]:
+    """``(point_id, rep) -> row`` of the successful consolidated rows of ``points`` (same seed)
+    when ``meta.json`` says they were produced by this very config; else empty.  Reads only."""
+    meta = read_meta(root, cfg)
+    if not meta or meta.get("config_fingerprint") != config_fingerprint(cfg.to_dict()):
+        return {}
+    df = read_points(root, cfg)
+    if df is None:
+        return {}
+    by_id = {(r["point_id"], int(r["rep"])): r for r in df.to_dict("records")}
+    out: dict[tuple[str, int], dict] = {}
+    for p in points:
+        row = by_id.get((p.point_id, p.rep))
+        if row is None:
+            continue
+        row = {k: _plain(v) for k, v in row.items()}
+        if row.get("error") is None and row.get("seed") == p.seed:
+            out[(p.point_id, p.rep)] = row
+    return out
+
+
 def done_points(root: Path | str, cfg: ExperimentConfig, points: Iterable[Point]) -> dict[tuple[str, int], dict]:
     """(point_id, rep) -> stored row, for points with a usable successful shard of the same seed.
 

@@ -194,6 +194,7 @@ class PreparedRun:
     pending: list[Point]
     t0: float
     failures: list = field(default_factory=list)
+    stored_commit: str | None = None   # commit of stored rows this run resumed from, if any
 
     def on_row(self, p: Point, row: dict) -> None:
         """Store one finished point (atomic shard write)."""
@@ -218,16 +219,25 @@ def resolve_run(cfg: ExperimentConfig, scale: str | None = None,
 
 
 def prepare_run(cfg: ExperimentConfig, scale: str | None = None, out_dir: Path | str = "results",
-                overrides: list[str] | None = None, fresh: bool = False) -> PreparedRun:
+                overrides: list[str] | None = None, fresh: bool = False,
+                resume_stored: bool = False) -> PreparedRun:
     """Resolve scale + overrides, check everything that can be checked before any work (input
-    files, claim arguments, parameter values) and find the pending points."""
+    files, claim arguments, parameter values) and find the pending points.
+
+    Points with a shard (an interrupted run) are done.  With ``resume_stored`` (``cepsim
+    reproduce``) so are the rows of a finished earlier run of the same config, shards or not
+    (``results.restore_shards``): a reproduction resumes from committed results."""
     t0 = time.perf_counter()
     cfg, points = resolve_run(cfg, scale, overrides)
     root = Path(out_dir)
     results.prepare_shards(root, cfg, fresh=fresh)
+    stored_commit = None
+    if resume_stored and not fresh and results.restore_shards(root, cfg, points):
+        stored_commit = (results.read_meta(root, cfg) or {}).get("git_commit")
     done = results.done_points(root, cfg, points)
     pending = [p for p in points if (p.point_id, p.rep) not in done]
-    return PreparedRun(cfg, root, scale, overrides, points, done, pending, t0)
+    return PreparedRun(cfg, root, scale, overrides, points, done, pending, t0,
+                       stored_commit=stored_commit)
 
 
 def finish_run(prep: PreparedRun, backend: str) -> RunSummary:
@@ -245,10 +255,14 @@ def finish_run(prep: PreparedRun, backend: str) -> RunSummary:
     df = results.rows_to_frame(cfg, rows)
     results.write_points(root, cfg, df)
     n_failed = int(df["error"].notna().sum())
+    extra = {"overrides": list(prep.overrides or []), "resumed_rows": len(prep.done)}
+    if prep.stored_commit is not None:
+        # rows resumed from an earlier finished run keep naming the commit that produced them
+        extra["resumed_from_commit"] = prep.stored_commit
+        if not prep.pending:
+            extra["git_commit"] = prep.stored_commit
     results.write_meta(root, cfg, scale=prep.scale, backend=backend, n_rows=len(df),
-                       n_failed=n_failed, cost_profile=_cost_profile_info(cfg),
-                       extra={"overrides": list(prep.overrides or []),
-                              "resumed_rows": len(prep.done)})
+                       n_failed=n_failed, cost_profile=_cost_profile_info(cfg), extra=extra)
     results.finish_shards(root, cfg, df)
     failed = [(r["point_id"], r["rep"], r["error"]) for r in df.to_dict("records")
               if r["error"] is not None]
@@ -261,17 +275,18 @@ def finish_run(prep: PreparedRun, backend: str) -> RunSummary:
 def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Path | str = "results",
                    backend: str = "serial", workers: int | None = None, master: str | None = None,
                    progress: bool | None = None, overrides: list[str] | None = None,
-                   fresh: bool = False) -> RunSummary:
+                   fresh: bool = False, resume_stored: bool = False) -> RunSummary:
     """Resolve scale + overrides, run every pending point on ``backend``, write results.
 
-    Resumes from shards of an earlier interrupted run unless ``fresh``.  Never raises for a
+    Resumes from shards of an earlier interrupted run unless ``fresh`` (and, with
+    ``resume_stored``, from the stored rows of a finished run of the same config).  Never raises for a
     failing point: failures are rows with ``error`` set and are listed in the summary."""
     from sim import backends
     run_backend = backends.get_backend(backend)
     if workers is not None and workers < 1:
         raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
     backends.preflight(backend)  # fail fast, before any work (Spark: Java missing or too old)
-    prep = prepare_run(cfg, scale, out_dir, overrides, fresh)
+    prep = prepare_run(cfg, scale, out_dir, overrides, fresh, resume_stored)
 
     with Progress(len(prep.points), desc=prep.cfg.key, enabled=progress) as bar:
         bar.update(len(prep.done))

@@ -157,12 +157,18 @@ def test_reproduce_dry_run_uses_stored_timings_of_every_experiment(tmp_path, rep
         n_points += len(pts)
     before = _files(out)
     res = CliRunner().invoke(app, ["reproduce", "--scale", "quick", "--dry-run", "--out",
-                                   str(out), "--workers", "2"])
+                                   str(out), "--workers", "2", "--fresh"])
     assert res.exit_code == 0, res.output
     last = [ln for ln in res.output.splitlines() if ln.startswith("total")][0].split()
     assert int(last[1]) == n_points and float(last[3]) == pytest.approx(total, abs=0.05)
     assert "samples of 0 experiment(s) run here" in res.output
     assert _files(out) == before
+    # without --fresh a reproduce keeps the stored rows of unchanged configs: nothing pending
+    res = CliRunner().invoke(app, ["reproduce", "--scale", "quick", "--dry-run", "--out",
+                                   str(out), "--workers", "2"])
+    assert res.exit_code == 0, res.output
+    last = [ln for ln in res.output.splitlines() if ln.startswith("total")][0].split()
+    assert (int(last[1]), int(last[2])) == (n_points, 0)
 
 
 def test_wall_models():

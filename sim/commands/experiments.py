@@ -26,13 +26,15 @@ def _report_failures(summary) -> None:
         typer.echo(f"  FAILED {len(ids)} point(s) [{', '.join(ids[:3])}{more}]: {err}", err=True)
 
 
-def _run_one(config: Path, scale, out: Path, overrides, backend, workers, master, figs_root, fresh):
+def _run_one(config: Path, scale, out: Path, overrides, backend, workers, master, figs_root, fresh,
+             resume_stored: bool = False):
     from sim.config import load_config
     from sim.runner import run_experiment
 
     cfg = load_config(config)
     summary = run_experiment(cfg, scale=scale, out_dir=out, backend=backend, workers=workers,
-                             master=master, overrides=list(overrides or []), fresh=fresh)
+                             master=master, overrides=list(overrides or []), fresh=fresh,
+                             resume_stored=resume_stored)
     return summary, _after_run(summary, backend, figs_root)
 
 
@@ -115,12 +117,18 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
                                          "local[*]; docs/CLUSTER.md)"),
               out: Optional[Path] = typer.Option(None, "--out", help=OUT_HELP),
               figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=FIGS_HELP),
-              dry_run: bool = typer.Option(False, "--dry-run", help=DRY_HELP)):
+              dry_run: bool = typer.Option(False, "--dry-run", help=DRY_HELP),
+              fresh: bool = typer.Option(
+                  False, "--fresh", help="recompute every point; by default the stored rows of "
+                                         "an unchanged config are kept (a reproduction resumes, "
+                                         "also from committed results/full)")):
     """Run every experiment (except demo) in parallel, draw all figures, check all claims.
 
     The local backend runs the points of all experiments in one process pool
     (``sim.reproduce_pool``), spark in one Spark job (``sim.spark_reproduce``); serial runs the
-    experiments one after another."""
+    experiments one after another.  Rows already stored for an unchanged config (an interrupted
+    reproduction, or the committed ``results/full``) are kept unless ``--fresh``; a changed
+    config's rows are recomputed."""
     from sim.progress import Progress
 
     bad = False
@@ -130,17 +138,17 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
     if dry_run:
         from sim.estimate import dry_run as estimate
         estimate(paths, scale, out_root(out, scale), out_root(None), backend, workers, master,
-                 shared=backend != "serial", echo=typer.echo)
+                 shared=backend != "serial", echo=typer.echo, resume_stored=not fresh)
         return
     figs_root = figures_root(figures_dir, out, scale)
     root = out_root(out, scale)
     if backend in ("local", "spark"):
-        bad = _reproduce_shared(paths, scale, root, workers, figs_root, backend, master)
+        bad = _reproduce_shared(paths, scale, root, workers, figs_root, backend, master, fresh)
     else:
         with Progress(len(paths), desc="reproduce", unit="experiments") as bar:
             for p in paths:
                 summary, fig_errors = _run_one(p, scale, root, None, backend, workers,
-                                               master, figs_root, False)
+                                               master, figs_root, fresh, resume_stored=True)
                 bad |= bool(summary.n_failed or fig_errors)
                 bar.update(1)
     ok = check_all(root, [str(p) for p in paths])
@@ -149,7 +157,8 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
 
 
 def _reproduce_shared(paths: list[Path], scale, out: Path, workers: Optional[int],
-                      figs_root: Path, backend: str = "local", master: Optional[str] = None) -> bool:
+                      figs_root: Path, backend: str = "local", master: Optional[str] = None,
+                      fresh: bool = False) -> bool:
     """Every experiment's points in one local pool (``sim.reproduce_pool``) or one Spark job
     (``sim.spark_reproduce``); each experiment's summary line and figures as soon as its last
     point is back.  Returns whether a point or a figure failed."""
@@ -163,7 +172,8 @@ def _reproduce_shared(paths: list[Path], scale, out: Path, workers: Optional[int
         raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
     preflight(backend)   # Spark: Java present and recent enough, before any work
     # every config is checked (inputs, claim arguments, parameter values) before any work
-    preps = [prepare_run(load_config(p), scale, out) for p in paths]
+    preps = [prepare_run(load_config(p), scale, out, fresh=fresh, resume_stored=True)
+             for p in paths]
     bad = False
 
     def on_done(summary) -> None:
