@@ -115,7 +115,13 @@ def run_artifact(root: Path, stream: Path, eql: Path, policy: str, cache: str, s
         cmd = artifact_cmd(root, stream, eql, policy, cache, strategy, events, name,
                            fetch_latency)
         t0 = time.perf_counter()
-        subprocess.run(cmd, cwd=tmp, check=True, capture_output=True, timeout=timeout)
+        try:
+            subprocess.run(cmd, cwd=tmp, check=True, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            nan = float("nan")
+            return {"p50": nan, "p95": nan, "matches": -1, "blocking": -1, "events": -1,
+                    "loop_ms": nan, "us_per_event": nan, "wall_s": timeout,
+                    "cmd": " ".join(cmd), "timeout": True}
         wall = time.perf_counter() - t0
         p50, p95, nlat = latency_file_stats(Path(tmp) / f"latency_{name}.csv")
         res = results_file(Path(tmp) / f"results_{name}.txt")
@@ -160,6 +166,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--strategies", default=",".join(STRATEGY_ROWS))
     ap.add_argument("--timeout", type=float, default=900.0, help="per artifact run (s)")
     ap.add_argument("--json", type=Path, default=None, help="write every number here")
+    ap.add_argument("--reuse-cepsim", type=Path, default=None,
+                    help="take cepsim's numbers from an earlier --json of the same arguments "
+                         "(run cepsim in one CPU slot, the artifact with two)")
     a = ap.parse_args(argv)
     if a.artifact_dir is not None and a.stream is None:
         ap.error("--artifact-dir needs --stream (the artifact's DS1 CSV)")
@@ -172,9 +181,16 @@ def main(argv: list[str] | None = None) -> dict:
     memo: dict = {}                  # BL1 / BL3 do not depend on the cache: run once per policy
     out: dict = {"events": a.events, "fetch_latency": a.fetch_latency, "profile": a.profile,
                  "stream": str(a.stream) if a.stream else "cepsim DS1 (seed 1)", "cases": {}}
+    prev = json.loads(a.reuse_cepsim.read_text()) if a.reuse_cepsim else None
+    if prev is not None and (prev["events"], prev["fetch_latency"], prev["profile"]) != \
+            (a.events, a.fetch_latency, a.profile):
+        ap.error(f"{a.reuse_cepsim}: made with other --events / --fetch-latency / --profile")
     for policy, cache in cases:
-        ours = {st: run_cepsim(policy, cache, st, a.events, a.profile, a.stream,
-                               a.fetch_latency) for st in strategies}
+        if prev is not None:
+            ours = {st: prev["cases"][f"{policy}:{cache}"]["cepsim"][st] for st in strategies}
+        else:
+            ours = {st: run_cepsim(policy, cache, st, a.events, a.profile, a.stream,
+                                   a.fetch_latency) for st in strategies}
         dat50 = dat_by_strategy(DAT[(policy, cache)], "p50")
         dat95 = dat_by_strategy(DAT[(policy, cache)], "p95")
         live = {}
