@@ -137,7 +137,9 @@ def run_cepsim(policy: str, cache: str, strategy: str, events: int, profile: str
                stream: Path | None, fetch_latency: float) -> dict:
     params = dict(dataset="DS1", query="Q1", policy=policy, cache=cache, strategy=strategy,
                   n_events=events, bl3_greedy_events=events, v1_max=10_000, cache_share=0.2,
-                  profile=profile, utility="artifact", latency_unit_us=float(fetch_latency))
+                  profile=profile, utility="artifact",
+                  # the engine wants a positive unit: L = 0 runs with 1 ps, i.e. free fetches
+                  latency_unit_us=float(fetch_latency) if fetch_latency > 0 else 1e-6)
     if stream is not None:
         params["stream_csv"] = str(stream)
     if fetch_latency == 0:

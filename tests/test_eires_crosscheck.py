@@ -122,3 +122,16 @@ def test_run_artifact_parses_its_output_files(tmp_path):
     assert r["p50"] == 10.0 and r["matches"] == 5 and r["blocking"] == 7
     assert r["events"] == 3000 and r["us_per_event"] == pytest.approx(30e3 / 3000)
     assert r["p95"] == pytest.approx(np.percentile([10, 10, 10, 20, 400], 95))
+
+
+def test_free_fetches_mean_no_fetch_time_in_cepsim(tmp_path):
+    """``--fetch-latency 0``: the artifact's sleep_for(0) returns at once, so cepsim's side has
+    no latency and no overshoot - BL1's blocking fetches then cost nothing but their counter."""
+    cc = _crosscheck()
+    f = tmp_path / "ds1.csv"
+    _write_artifact_csv(f, generate("DS1", 2500, 1, v1_max=10_000))
+    free = cc.run_cepsim("nongreedy", "lru", "BL1", 2500, "eires_artifact", f, 0)
+    paid = cc.run_cepsim("nongreedy", "lru", "BL1", 2500, "eires_artifact", f, 10)
+    assert free["blocking"] == paid["blocking"] > 0
+    assert free["p50"] < 10.0 < 66.0 < paid["p50"]
+    assert free["us_per_event"] < paid["us_per_event"] / 5
