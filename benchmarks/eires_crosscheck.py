@@ -198,6 +198,11 @@ def run_cepsim(policy: str, cache: str, strategy: str, events: int, profile: str
             "us_per_event": 1e6 / row["throughput"]}
 
 
+def finite(d: dict[str, float]) -> dict[str, float]:
+    """The entries with a number (a timed-out run has NaN, which sorting would misplace)."""
+    return {k: v for k, v in d.items() if v == v}
+
+
 def _fmt(v: float) -> str:
     return f"{v:9.1f}" if v == v else f"{'-':>9s}"
 
@@ -274,13 +279,15 @@ def main(argv: list[str] | None = None) -> dict:
             print(line)
         c50 = {k: v["p50"] for k, v in ours.items()}
         d50 = {k: v for k, v in dat50.items() if k in ours}
-        print("ranking cepsim:", order(c50))
-        print("ranking dat:   ", order(d50))
+        print("ranking cepsim:", order(finite(c50)))
+        print("ranking dat:   ", order(finite(d50)))
         case_out = {"cepsim": ours, "dat_p50": d50, "dat_p95": dat95,
                     "agree_cepsim_dat": pair_agreement(c50, d50)}
         if live:
             l50 = {k: v["p50"] for k, v in live.items()}
-            print("ranking live:  ", order(l50))
+            print("ranking live:  ", order(finite(l50)),
+                  "(no result: " + ", ".join(k for k in l50 if k not in finite(l50)) + ")"
+                  if len(finite(l50)) < len(l50) else "")
             for label, ref in (("cepsim", c50), ("dat", d50)):
                 share, bad_pairs = pair_agreement(ref, l50)
                 print(f"pairs ordered alike, {label} vs live: {share:.0%} "

@@ -135,3 +135,10 @@ def test_free_fetches_mean_no_fetch_time_in_cepsim(tmp_path):
     assert free["blocking"] == paid["blocking"] > 0
     assert free["p50"] < 10.0 < 66.0 < paid["p50"]
     assert free["us_per_event"] < paid["us_per_event"] / 5
+
+
+def test_rankings_leave_out_runs_without_a_result():
+    cc = _crosscheck()
+    from sim.scenarios.eires_refs import order
+    d = {"BL1": 12178.5, "BL3": float("nan"), "Hybrid": 120.0, "LzEval": 93.0}
+    assert order(cc.finite(d)) == "LzEval < Hybrid < BL1"
