@@ -63,6 +63,49 @@ def generate(dataset: str, n_events: int, seed: int, v1_max: int = 10_000,
                                    ATTRS, source=f"eires:{dataset}")
 
 
+def load_artifact_csv(path, n_events: int) -> EventStream:
+    """The first ``n_events`` events of a stream file in the authors' format (DS1 / DS2 CSVs).
+
+    Rows are ``type,timestamp,id,v1,v2`` as the artifact's generators write them
+    (data/synthetic_datasets/Uniform_generator.cpp, the ``ofs <<`` line of ``run_uniform``) and
+    its ``readEventStreamFromFiles`` reads them (cep_match.cpp lines 1338-1375: name, timestamp,
+    ID, v1, v2).  ``ts`` is the position, as for the generated streams (the artifact's timestamp
+    column is the event counter 1..N, so its count window is the same).  Used to run cepsim on
+    exactly the events the artifact reads (benchmarks/eires_crosscheck.py).
+    """
+    from pathlib import Path
+    path = Path(path)
+    if n_events < 0:
+        raise CepsimInputError(f"{path}: n_events must be >= 0, got {n_events}")
+    if not path.is_file():
+        raise CepsimInputError(f"{path}: stream file not found (the artifact's DS1 is "
+                               "data/synthetic_datasets/Stream_uniform_500K.csv, written by "
+                               "its Uniform_generator.cpp)")
+    types, vals = [], []
+    with path.open() as fh:
+        for lineno, line in enumerate(fh, 1):
+            if len(types) >= n_events:
+                break
+            parts = line.strip().split(",")
+            if parts == [""]:
+                continue
+            if len(parts) < 5 or parts[0] not in TYPES:
+                raise CepsimInputError(f"{path}:{lineno}: expected 'type,timestamp,id,v1,v2' "
+                                       f"with type in {TYPES}, got {line.strip()!r}")
+            try:
+                vals.append((float(parts[2]), float(parts[3]), float(parts[4])))
+            except ValueError:
+                raise CepsimInputError(f"{path}:{lineno}: id, v1 and v2 must be numbers, got "
+                                       f"{line.strip()!r}") from None
+            types.append(TYPES.index(parts[0]))
+    if len(types) < n_events:
+        raise CepsimInputError(f"{path}: has {len(types)} events, {n_events} asked for")
+    attrs = np.asarray(vals, dtype=np.float64).reshape(len(types), 3)
+    return EventStream.from_arrays(np.asarray(types, np.int32),
+                                   np.arange(len(types), dtype=np.float64), attrs, TYPES, ATTRS,
+                                   source=str(path))
+
+
 def queries(query: str, greedy: bool, threshold: float = 5000.0) -> list[str]:
     """Pattern texts of a query (Q2 is two runs whose latencies are pooled).
 

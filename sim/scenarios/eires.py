@@ -16,6 +16,9 @@ Latency metrics (microseconds):
   on it are labelled "[extension]" and kept as their own rows.
 Throughput = events / busy virtual time of the saturated run.
 
+``stream_csv`` (optional) replaces the generated stream by the first ``n_events`` rows of a
+stream file in the artifact's format (``workloads.eires.load_artifact_csv``).
+
 Every point names its cost profile (``profile``: ``default`` = cepsim's round numbers,
 ``eires_artifact`` = the authors' system, sim/profiles/eires_artifact.toml) and its reading of
 the artifact (``in_event_order``, ``merge_requests``; see engines/remote/config.py).
@@ -42,6 +45,12 @@ BASELINES = ("BL1", "BL2", "BL3")
 def _stream(dataset: str, n: int, seed: int, v1_max: int):
     from workloads.eires import generate
     return generate(dataset, n, seed, v1_max=v1_max)
+
+
+@lru_cache(maxsize=4)
+def _csv_stream(path: str, n: int):
+    from workloads.eires import load_artifact_csv
+    return load_artifact_csv(path, n)
 
 
 @lru_cache(maxsize=4)
@@ -117,7 +126,12 @@ def point(params: dict, seed: int) -> dict:
         # the first ``greedy_events`` events, every strategy alike (row column ``n_used``)
         n = min(n, int(p["greedy_events"]))
     v1_max = int(p.get("v1_max", 10_000))
-    stream = _stream(dataset, n, int(p.get("stream_seed", 1)), v1_max)
+    if p.get("stream_csv"):
+        # the authors' stream file itself (benchmarks/eires_crosscheck.py: the same events on
+        # both systems); ``dataset`` then only labels the row
+        stream = _csv_stream(str(p["stream_csv"]), n)
+    else:
+        stream = _stream(dataset, n, int(p.get("stream_seed", 1)), v1_max)
     texts = queries(query, greedy, float(p.get("threshold", 5000.0)))
     prof = _profile(str(p.get("profile", "default")))
     # the cache as a share of the key domain (the artifact: 2,000 of DS1's 10^4 keys = 0.2)
