@@ -132,7 +132,8 @@ def length_needed(lengths, fracs) -> float:
     if len(x) < 2:
         return float("nan")
     b, a = np.polyfit(x, y, 1)
-    return float((1.0 - a) / b) if b > 0 else float("inf")
+    # a slope that adds under 1e-9 of the cap over the probed range is no growth
+    return float((1.0 - a) / b) if b * float(x.max()) > 1e-9 else float("inf")
 
 
 def _main(argv=None) -> int:
