@@ -80,12 +80,19 @@ def test_config_runs_the_continued_stream_at_the_lengths_it_asks(scale):
     from sim.config import apply_scale, expand_points, load_config
     cfg = apply_scale(load_config(ROOT / "experiments/darling/cap_binding.toml"), scale)
     pts = expand_points(cfg)
-    lengths = sorted({int(p.params["n_events"]) for p in pts})
-    assert len(lengths) == 2 and lengths[0] <= SAMPLE_N < lengths[1]
     assert all(p.params["stream"] == "continued" and p.params["query"] == "q1" for p in pts)
-    if scale == "quick":     # the long streams of full scale take seconds to build: quick only
-        for n in lengths:
-            assert len(D._stream_for(pts[0].params | {"n_events": n})) == n
+    by_w: dict = {}
+    for p in pts:
+        by_w.setdefault(p.params["window_ms"], set()).add(int(p.params["n_events"]))
+    assert sorted(by_w) == [50, 300]
+    for w, ns in by_w.items():      # per window: the sample (or its prefix) and a longer stream
+        short, long = sorted(ns)
+        assert len(ns) == 2 and short <= SAMPLE_N and long > short
+        if scale == "full":
+            assert short == SAMPLE_N and long > SAMPLE_N
+        else:    # the long streams of full scale take seconds to build: built at quick only
+            for n in (short, long):
+                assert len(D._stream_for(pts[0].params | {"n_events": n})) == n
 
 
 def test_point_on_the_continued_stream():
@@ -129,6 +136,12 @@ def test_on_streams_verdict_is_the_longest_streams():
     r = DC.on_streams(df, claim="claim_kept_ge_baselines", x="window_ms", factor_at_max=0.95)
     assert r.passed
     assert r.measured.startswith("900000 events:") and "50000 events (sample): [FAIL]" in r.measured
+    # every window its own long length
+    df3 = pd.concat([df, df.assign(window_ms=300, n_events=df["n_events"] // 3)])
+    r3 = DC.on_streams(df3, claim="claim_kept_ge_baselines", x="window_ms", factor_at_max=0.95)
+    assert r3.passed
+    assert r3.measured.startswith("W=50ms: 900000 events, W=300ms: 300000 events:")
+    assert "W=50ms: 50000 events, W=300ms: 16666 events (sample): [FAIL]" in r3.measured
     assert "77 baseline matches over the cap cut" in r.measured
     df2 = pd.DataFrame(_rows(50000, long) + _rows(900000, short))
     assert not DC.on_streams(df2, claim="claim_kept_ge_baselines", x="window_ms",

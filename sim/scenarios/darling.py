@@ -119,7 +119,7 @@ def _synth(n_events: int, seed: int):
     return generate(n_events, seed=seed)
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=4)
 def _continued(n_events: int, seed: int):
     from workloads.soccer_synth import continue_sample
     return continue_sample(n_events, seed=seed)

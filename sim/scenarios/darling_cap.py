@@ -46,28 +46,38 @@ def point(params: dict, seed: int) -> dict:
 
 # ----------------------------------------------------------------------------- claims
 def _split(df):
-    """(rows of the longest stream, rows of the sample or its prefix, longest length)."""
+    """(rows of the longest stream, rows of the shortest, each per window, and a label naming the
+    lengths): every window may run its own long length (the config zips them)."""
     d = D._ok(df)
-    n = d["n_events"]
-    n_long = int(n.max())
-    return d[n == n_long], d[n == int(n.min())], n_long
+    by = d.groupby("window_ms")["n_events"] if "window_ms" in d.columns else None
+    n_max = by.transform("max") if by is not None else d["n_events"].max()
+    n_min = by.transform("min") if by is not None else d["n_events"].min()
+    long_df, short_df = d[d["n_events"] == n_max], d[d["n_events"] == n_min]
+
+    def label(part):
+        if "window_ms" not in part.columns or part["window_ms"].nunique() <= 1:
+            return f"{int(part['n_events'].max())} events"
+        return ", ".join(f"W={w:g}ms: {int(n)} events"
+                         for w, n in part.groupby("window_ms")["n_events"].max().items())
+    return long_df, short_df, label
 
 
 def on_streams(df, claim: str, **args) -> ClaimResult:
     """The darling claim ``claim`` (a function name in ``sim.scenarios.darling``) on the longest
-    stream, which gives the verdict, with the same claim on the shortest stream (the sample)
-    printed beside it."""
+    stream of every window, which gives the verdict, with the same claim on the shortest stream
+    (the sample) printed beside it."""
     fn = getattr(D, claim, None)
     if not callable(fn) or not claim.startswith("claim_"):
         return ClaimResult(False, f"no darling claim {claim!r}")
-    long_df, short_df, n_long = _split(df)
+    long_df, short_df, label = _split(df)
+    if long_df.empty:
+        return ClaimResult(False, "no valid rows")
     r_long = fn(long_df, **args)
-    if short_df is long_df or short_df.empty or int(short_df["n_events"].iloc[0]) == n_long:
-        return ClaimResult(r_long.passed, f"{n_long} events: {r_long.measured}")
+    if short_df.empty or (short_df["n_events"].to_numpy() == long_df["n_events"].max()).all():
+        return ClaimResult(r_long.passed, f"{label(long_df)}: {r_long.measured}")
     r_short = fn(short_df, **args)
-    n_short = int(short_df["n_events"].iloc[0])
     return ClaimResult(r_long.passed,
-                       f"{n_long} events: {r_long.measured} || beside it, {n_short} events "
+                       f"{label(long_df)}: {r_long.measured} || beside it, {label(short_df)} "
                        f"(sample): [{'PASS' if r_short.passed else 'FAIL'}] {r_short.measured}")
 
 
