@@ -62,10 +62,15 @@ def _split(df):
     return long_df, short_df, label
 
 
-def on_streams(df, claim: str, **args) -> ClaimResult:
+def on_streams(df, claim: str, x: str = "window_ms", metric: str | None = None,
+               factor_at_max: float | None = None, tol: float | None = None,
+               paper: str | None = None) -> ClaimResult:
     """The darling claim ``claim`` (a function name in ``sim.scenarios.darling``) on the longest
     stream of every window, which gives the verdict, with the same claim on the shortest stream
-    (the sample) printed beside it."""
+    (the sample) printed beside it; the other arguments go to that claim (those left None are
+    not passed)."""
+    args = {k: v for k, v in dict(x=x, metric=metric, factor_at_max=factor_at_max, tol=tol,
+                                  paper=paper).items() if v is not None}
     fn = getattr(D, claim, None)
     if not callable(fn) or not claim.startswith("claim_"):
         return ClaimResult(False, f"no darling claim {claim!r}")
