@@ -14,8 +14,14 @@ whose mean, standard deviation and lag-1 autocorrelation are fitted to the sampl
   players stand apart as the two sample sensors do), every other attribute keeps the
   template's fit.
 
+``continue_sample`` (DARLING's latency-cap experiment, issue 23 item 7) keeps the sample's three
+sensors and makes it longer: the sample itself, then per sensor the same kind of fitted path
+(``_fit_sensor`` on that sensor: its own rate and attribute fit), each starting from the
+sensor's last sample event.
+
 Nothing here is copied from the sample beyond those summary statistics; the sample is only read
-to fit them.  Same ``seed`` => identical stream.
+to fit them (and, for ``continue_sample``, kept as the prefix).  Same ``seed`` => identical
+stream.
 """
 from __future__ import annotations
 
@@ -33,30 +39,44 @@ PLAYER_IDS = ("13", "14", "97", "98", "47", "16", "49")
 JITTER = 0.5
 
 
+def _fit_sensor(st: EventStream, name: str) -> tuple:
+    """(mu, sigma, rho, mean gap) of one sensor's attributes in stream ``st``: per attribute
+    the mean, standard deviation and lag-1 autocorrelation (clipped to [0, 0.9999]), and the
+    mean inter-event gap of the sensor (seconds)."""
+    code = st.schema.type_code(name)
+    sel = st.types == code
+    a = st.attrs[sel]
+    mu = a.mean(0)
+    sd = np.maximum(a.std(0), 1e-9)
+    rho = np.array([np.corrcoef(a[1:, j], a[:-1, j])[0, 1] if sd[j] > 1e-9 else 0.0
+                    for j in range(a.shape[1])])
+    return mu, sd, np.clip(np.nan_to_num(rho), 0.0, 0.9999), np.diff(st.ts[sel]).mean()
+
+
 def fit_sample(path: str = SAMPLE) -> dict:
     """(mu, sigma, rho) per attribute for the goalkeeper and the player template, and dt."""
     st = load_soccer(path)
     out = {}
     gaps = []
     for name in (GOALKEEPER, TEMPLATE_PLAYER):
-        code = st.schema.type_code(name)
-        sel = st.types == code
-        a = st.attrs[sel]
-        mu = a.mean(0)
-        sd = np.maximum(a.std(0), 1e-9)
-        rho = np.array([np.corrcoef(a[1:, j], a[:-1, j])[0, 1] if sd[j] > 1e-9 else 0.0
-                        for j in range(a.shape[1])])
-        out[name] = (mu, sd, np.clip(np.nan_to_num(rho), 0.0, 0.9999))
-        gaps.append(np.diff(st.ts[sel]).mean())
+        mu, sd, rho, gap = _fit_sensor(st, name)
+        out[name] = (mu, sd, rho)
+        gaps.append(gap)
     out["dt"] = float(np.mean(gaps))
     return out
 
 
-def _ar1(rng, n, mu, sd, rho) -> np.ndarray:
+def _ar1(rng, n, mu, sd, rho, x0: np.ndarray | None = None) -> np.ndarray:
+    """n steps of the AR(1) path ``x[k] = mu + rho (x[k-1] - mu) + eps``, stationary
+    standard deviation ``sd``; ``x0`` given: the path continues from the state ``x0`` (its first
+    row is one step after ``x0``), else its first row is drawn from the stationary law."""
     x = np.empty((n, len(mu)))
-    x[0] = mu + sd * rng.standard_normal(len(mu))
+    if x0 is None:
+        x[0] = mu + sd * rng.standard_normal(len(mu))
     innov = sd * np.sqrt(1.0 - rho ** 2)
     eps = rng.standard_normal((n, len(mu))) * innov
+    if x0 is not None and n:
+        x[0] = mu + rho * (np.asarray(x0, dtype=np.float64) - mu) + eps[0]
     for k in range(1, n):
         x[k] = mu + rho * (x[k - 1] - mu) + eps[k]
     return x
@@ -95,3 +115,45 @@ def generate(n_events: int, seed: int = 1, n_players: int = len(PLAYER_IDS),
     at = np.concatenate(attrs)[idx]
     return EventStream.from_arrays(ty, t_sel - t_sel[0], at, names, SOCCER_ATTRS,
                                    source=f"soccer_synth(seed={seed})")
+
+
+def continue_sample(n_events: int, seed: int = 1, path: str = SAMPLE) -> EventStream:
+    """The first ``n_events`` events of the sample followed by a seeded synthetic continuation
+    fitted to it.
+
+    ``n_events`` <= the sample's length: the sample's prefix, unchanged.  Longer: every sensor
+    of the sample goes on at its own mean inter-event gap ``dt`` (with the emission jitter
+    ``JITTER`` x dt of ``generate``; a stamp before the sample's last one is raised to it), its
+    attributes an AR(1) path with the sensor's own (mu, sigma, rho) that continues from the
+    sensor's last sample event; the sensors are merged in time order and cut at ``n_events``.
+    """
+    st = load_soccer(path)
+    n0 = len(st)
+    n_events = int(n_events)
+    if n_events <= n0:
+        return st if n_events == n0 else st.slice(0, max(n_events, 0))
+    rng = np.random.default_rng(seed)
+    names = st.schema.type_names
+    t_end = float(st.ts[-1])
+    fits = [_fit_sensor(st, name) for name in names]
+    need = n_events - n0
+    span = 1.02 * need / sum(1.0 / f[3] for f in fits)      # seconds the continuation covers
+    types, ts, attrs = [], [], []
+    for name, (mu, sd, rho, dt) in zip(names, fits):
+        code = st.schema.type_code(name)
+        sel = np.flatnonzero(st.types == code)
+        t_last = float(st.ts[sel[-1]])
+        k = int(np.ceil((t_end - t_last + span) / dt)) + 8
+        t = t_last + dt * np.arange(1, k + 1) + rng.normal(0, dt * JITTER, k)
+        ts.append(np.maximum(t, t_end))
+        attrs.append(_ar1(rng, k, mu, sd, rho, x0=st.attrs[sel[-1]]))
+        types.append(np.full(k, code, dtype=np.int32))
+    ts_c = np.concatenate(ts)
+    if ts_c.size < need:        # pragma: no cover - span has 2 % slack and 8 rows per sensor
+        raise RuntimeError(f"continue_sample: generated {ts_c.size} < {need} events")
+    idx = np.argsort(ts_c, kind="stable")[:need]
+    return EventStream.from_arrays(np.concatenate([st.types, np.concatenate(types)[idx]]),
+                                   np.concatenate([st.ts, ts_c[idx]]),
+                                   np.concatenate([st.attrs, np.concatenate(attrs)[idx]]),
+                                   names, st.schema.attr_names,
+                                   source=f"soccer_continued(n={n_events}, seed={seed})")

@@ -119,10 +119,29 @@ def _synth(n_events: int, seed: int):
     return generate(n_events, seed=seed)
 
 
+@lru_cache(maxsize=4)
+def _continued(n_events: int, seed: int):
+    from workloads.soccer_synth import continue_sample
+    return continue_sample(n_events, seed=seed)
+
+
+STREAMS = ("sample", "continued")
+
+
 def _stream_for(params: dict):
+    """The point's stream: the synthetic players for ``q2len``; else the soccer sample's first
+    ``n_events`` (``stream = "sample"``, the default) or, with ``stream = "continued"``, the
+    sample followed by the synthetic continuation fitted to it up to ``n_events``
+    (``workloads.soccer_synth.continue_sample``, seed ``synth_seed``: the latency-cap
+    experiment, issue 23 item 7)."""
     n = int(params.get("n_events", 50000))
     if params.get("query", "q1") == "q2len":
         return _synth(n, int(params.get("synth_seed", 1)))
+    kind = params.get("stream", "sample")
+    if kind == "continued":
+        return _continued(n, int(params.get("synth_seed", 1)))
+    if kind != "sample":
+        raise CepsimInputError(f"darling: stream must be one of {STREAMS}, got {kind!r}")
     return _soccer(n)
 
 
@@ -148,8 +167,8 @@ def _program(params: dict, stream, window_ms=None, threshold="param", length=Non
 
 # ----------------------------------------------------------------------------- reference
 def _ref_key(params: dict, window_ms=None, threshold="param", length=None) -> tuple:
-    return (params.get("query", "q1"), int(params.get("n_events", 50000)),
-            int(params.get("synth_seed", 1)),
+    return (params.get("query", "q1"), params.get("stream", "sample"),
+            int(params.get("n_events", 50000)), int(params.get("synth_seed", 1)),
             float(params["window_ms"] if window_ms is None else window_ms),
             (params.get("b_keep"), params.get("b_threshold")) if threshold == "param"
             else threshold,
@@ -326,6 +345,13 @@ def latency_cap(params: dict, lmax: float) -> tuple[float, float]:
 
 
 def point(params: dict, seed: int) -> dict:
+    """One row: the method's shedding run on the point's stream and arrivals (module doc)."""
+    return run_point(params, seed)[0]
+
+
+def run_point(params: dict, seed: int):
+    """(row, shedding result, arrival times, warm-up length, cap seconds) of one point: ``point``
+    returns the row; the latency-cap experiment (``darling_cap``) reads the result too."""
     from sim.shedding.queue import run_shedding
     profile = load_profile(params.get("profile"))
     stream = _stream_for(params)
@@ -379,7 +405,7 @@ def point(params: dict, seed: int) -> dict:
         met["replication_s"] = met["shedder_replication_s"]
     out.update({k: v for k, v in met.items() if isinstance(v, (int, float, str))})
     # a value the config set itself (e.g. latency_cap_lmax) is already its parameter column
-    return {k: v for k, v in out.items() if k not in params}
+    return {k: v for k, v in out.items() if k not in params}, res, arr, n_warm, cap
 
 
 def _intersect(keys, ref_keys) -> int:
