@@ -509,3 +509,28 @@ def test_compiled_metastock_reader_equals_the_precise_reader_with_edge_cases(tmp
             assert str(p) in str(e.value)
             msgs.append(str(e.value))
         assert msgs[0] == msgs[1]
+
+
+def test_metastock_reader_maps_plain_files_and_reads_the_rest_identically(tmp_path):
+    """``_map_file`` maps only a file ``_read_bytes`` would return unchanged (one final newline,
+    not gzip); every variant of one content loads to the same arrays."""
+    import gzip as gz
+
+    from workloads.formats.rawfile import _map_file
+    text = "\n".join(_lines(NASDAQ)[:40])
+    variants = {"plain.txt": (text + "\n").encode(), "none.txt": text.encode(),
+                "blank.txt": (text + "\n\n\r\n").encode(),
+                "zipped.txt.gz": gz.compress((text + "\n").encode())}
+    ref = None
+    for name, raw in variants.items():
+        p = tmp_path / name
+        p.write_bytes(raw)
+        mapped = _map_file(p)
+        assert (mapped is not None) == (name == "plain.txt"), name
+        if mapped is not None:
+            assert bytes(mapped[1]) == raw and mapped[0] == p
+        s = load_metastock(p)
+        if ref is None:
+            ref = s
+        assert s.schema == ref.schema and s.types.tobytes() == ref.types.tobytes()
+        assert s.ts.tobytes() == ref.ts.tobytes() and s.attrs.tobytes() == ref.attrs.tobytes()

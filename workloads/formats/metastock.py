@@ -10,7 +10,7 @@ from engines.errors import StreamError
 from engines.stream import EventStream
 from workloads.formats.arrow_fast import _arrow_table, _dict_codes, _to_numpy
 from workloads.formats.rawfile import (PathLike, _check_field_counts, _check_sorted, _fast_csv,
-                                       _raise_first_problem, _read_bytes, _str_csv)
+                                       _map_file, _raise_first_problem, _read_bytes, _str_csv)
 
 
 METASTOCK_ATTRS: tuple[str, ...] = ("open", "high", "low", "close", "volume")
@@ -71,8 +71,13 @@ def load_metastock(path: PathLike) -> EventStream:
 
     ``ts`` = seconds since 1970-01-01 00:00 UTC (stamps read as UTC, exact whole minutes);
     type = ticker, codes in order of first appearance; attributes ``open..volume``."""
+    mapped = _map_file(path)           # no copy of the file when it can be parsed as it is
+    if mapped is not None:
+        fast = _fast_metastock(mapped[1], mapped[0])
+        if fast is not None:
+            return fast
     p, data = _read_bytes(path, _METASTOCK_HINT)
-    fast = _fast_metastock(data, p)
+    fast = _fast_metastock(data, p) if mapped is None else None
     if fast is not None:
         return fast
     import pandas as pd
