@@ -67,7 +67,9 @@ def _map_file(path: PathLike) -> tuple[Path, Any] | None:
     ``\n`` -- else None (the caller reads the bytes).  The mapping is populated in one system
     call (``MAP_POPULATE``: the page-cache pages are mapped, not copied, and the parse takes no
     page faults): 5 MB in ~0.5 ms instead of ~2.5 ms for ``read_bytes``.  A fast parser may read
-    it like bytes (buffer protocol); diagnosis paths use ``_read_bytes``."""
+    it like bytes (buffer protocol); diagnosis paths use ``_read_bytes``.  (A file truncated by
+    another program while it is parsed would end the process with SIGBUS; data files are not
+    written while cepsim reads them.)"""
     import mmap
     populate = getattr(mmap, "MAP_POPULATE", None)
     p = resolve_data_path(path)
