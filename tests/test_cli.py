@@ -162,5 +162,6 @@ def test_match_writes_jsonl_and_stats(tmp_path):
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert lines == [{"a": 0, "b": 2}]
     s = json.loads(stats.read_text())
-    assert s["matches"] == 1 and set(s["seconds"]) == {"load", "compile", "jit", "evaluate", "write"}
+    assert s["matches"] == 1 and set(s["seconds"]) == {"load_jit", "load", "compile", "jit",
+                                                            "evaluate", "write"}
     assert "1 matches" in r.stdout

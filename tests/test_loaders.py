@@ -466,3 +466,71 @@ def test_compiled_metastock_scan_parses_numbers_exactly(tmp_path):
     p2, data2 = _read_bytes(path2, "")
     assert scan_metastock(np.frombuffer(data2, np.uint8), 5, _POW10)[0] == SCAN_BAD
     assert load_metastock(path2).attrs[3, 2] == 1234567.890123456
+
+
+def test_compiled_metastock_reader_equals_the_precise_reader_with_edge_cases(tmp_path,
+                                                                             monkeypatch):
+    """Issue 27 item 6: the compiled reader (``scan_metastock``, calls written out so its loop
+    pays no reference counts) gives exactly the arrays of the precise pandas reader (forced by
+    disabling the fast path) on a file with CRLF line ends, trailing blank lines, signs, leading
+    and trailing points, a 7-byte ticker, a leap day and repeated stamps; a header line, a blank
+    line inside and a bad value are CepsimInputErrors naming the file and the line, with the
+    same message from both readers."""
+    import workloads.formats.metastock as ms
+    lines = ["AAPL,200802282359,136.2,136.2,-1.5,.25,6700",
+             "ABCDEFG,200802290000,79.,79.36,79.25,79.36,0",
+             "GOOG,200802290000,532.04,532.04,530.51,530.51,17665",
+             "AAPL,200803010000,-0.5,136.25,136,136.125,100000000000000"]
+    path = tmp_path / "edge.txt"
+    path.write_bytes(("\r\n".join(lines) + "\r\n\r\n\n").encode())
+    fast = load_metastock(path)
+
+    def precise(p):
+        with monkeypatch.context() as m:
+            m.setattr(ms, "_fast_metastock", lambda data, p: None)
+            return load_metastock(p)
+
+    slow = precise(path)
+    assert fast.schema == slow.schema and list(fast.schema.type_names) == ["AAPL", "ABCDEFG",
+                                                                           "GOOG"]
+    assert fast.types.tobytes() == slow.types.tobytes() and fast.types.dtype == slow.types.dtype
+    assert fast.ts.tobytes() == slow.ts.tobytes()
+    assert fast.attrs.tobytes() == slow.attrs.tobytes()
+    assert fast.ts[1] == _utc_seconds("200802290000")
+    bad = {"header": (["ticker,stamp,open,high,low,close,volume"] + lines, 1),
+           "blank": (lines[:2] + [""] + lines[2:], 3),
+           "value": (lines[:3] + [lines[3].replace("136.25", "136.2.5")], 4)}
+    for name, (content, line) in bad.items():
+        p = _write(tmp_path, f"{name}.txt", content)
+        msgs = []
+        for reader in (load_metastock, precise):
+            with pytest.raises(CepsimInputError, match=rf"line {line}\b") as e:
+                reader(p)
+            assert str(p) in str(e.value)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]
+
+
+def test_metastock_reader_maps_plain_files_and_reads_the_rest_identically(tmp_path):
+    """``_map_file`` maps only a file ``_read_bytes`` would return unchanged (one final newline,
+    not gzip); every variant of one content loads to the same arrays."""
+    import gzip as gz
+
+    from workloads.formats.rawfile import _map_file
+    text = "\n".join(_lines(NASDAQ)[:40])
+    variants = {"plain.txt": (text + "\n").encode(), "none.txt": text.encode(),
+                "blank.txt": (text + "\n\n\r\n").encode(),
+                "zipped.txt.gz": gz.compress((text + "\n").encode())}
+    ref = None
+    for name, raw in variants.items():
+        p = tmp_path / name
+        p.write_bytes(raw)
+        mapped = _map_file(p)
+        assert (mapped is not None) == (name == "plain.txt"), name
+        if mapped is not None:
+            assert bytes(mapped[1]) == raw and mapped[0] == p
+        s = load_metastock(p)
+        if ref is None:
+            ref = s
+        assert s.schema == ref.schema and s.types.tobytes() == ref.types.tobytes()
+        assert s.ts.tobytes() == ref.ts.tobytes() and s.attrs.tobytes() == ref.attrs.tobytes()

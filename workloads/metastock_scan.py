@@ -32,7 +32,32 @@ def _days_from_civil(y, m, d):
 
 
 @njit(cache=True)
-def _stamp_minute(buf, j, mdays):
+def _civil_minute(v):
+    """Minutes since the epoch of the 12-digit value ``v`` = ``YYYYMMDDhhmm``, or -1 when it is
+    not a valid calendar minute.  Scalars only: a compiled call with an array argument costs an
+    atomic reference count update per array, more than this arithmetic (docs/ENGINEERING.md,
+    "Numba hot loops")."""
+    mi = v % 100
+    hh = (v // 100) % 100
+    d = (v // 10000) % 100
+    mo = (v // 1000000) % 100
+    y = v // 100000000
+    if y < 1000 or mo < 1 or mo > 12 or d < 1 or hh > 23 or mi > 59:
+        return np.int64(-1)
+    leap = (y % 4 == 0 and y % 100 != 0) or y % 400 == 0
+    if mo == 2:
+        dim = 29 if leap else 28
+    elif mo == 4 or mo == 6 or mo == 9 or mo == 11:
+        dim = 30
+    else:
+        dim = 31
+    if d > dim:
+        return np.int64(-1)
+    return (_days_from_civil(y, mo, d) * 24 + hh) * 60 + mi
+
+
+@njit(cache=True)
+def _stamp_minute(buf, j):
     """Minutes since the epoch of the 12 stamp digits ``buf[j+1 .. j+12]`` (``YYYYMMDDhhmm``),
     or -1 when they are not 12 digits or not a valid calendar minute.  The caller checks the
     commas around them."""
@@ -42,17 +67,7 @@ def _stamp_minute(buf, j, mdays):
         if c < 0 or c > 9:
             return np.int64(-1)
         v = v * 10 + c
-    mi = v % 100
-    hh = (v // 100) % 100
-    d = (v // 10000) % 100
-    mo = (v // 1000000) % 100
-    y = v // 100000000
-    if y < 1000 or mo < 1 or mo > 12 or d < 1 or hh > 23 or mi > 59:
-        return np.int64(-1)
-    leap = (y % 4 == 0 and y % 100 != 0) or y % 400 == 0
-    if d > mdays[mo] + (1 if (leap and mo == 2) else 0):
-        return np.int64(-1)
-    return (_days_from_civil(y, mo, d) * 24 + hh) * 60 + mi
+    return _civil_minute(v)
 
 
 @njit(cache=True)
@@ -60,7 +75,6 @@ def scan_metastock_minutes(buf, n):
     """(status, minutes[n]) for the ``n`` lines of ``buf`` (uint8, lines ending in ``\\n``)."""
     out = np.empty(n, dtype=np.int64)
     size = buf.shape[0]
-    mdays = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
     i = 0
     line = 0
     while i < size and line < n:
@@ -69,7 +83,7 @@ def scan_metastock_minutes(buf, n):
             j += 1
         if j + 13 >= size or buf[j] != 44 or buf[j + 13] != 44:
             return SCAN_BAD, out
-        m_ = _stamp_minute(buf, j, mdays)
+        m_ = _stamp_minute(buf, j)
         if m_ < 0:
             return SCAN_BAD, out
         if line > 0 and m_ < out[line - 1]:
@@ -92,39 +106,6 @@ _HASH_SIZE = 4096
 
 
 @njit(cache=True)
-def _number(buf, i, size, pow10):
-    """Parse ``[-]digits[.digits]`` at ``buf[i]``: (ok, value, index after it).  Exact: at most
-    15 digits (the significand is below 2**53) and at most 22 after the point, so one IEEE
-    division of two exact doubles gives the correctly rounded value, the same double as any
-    correct parser (pyarrow, pandas' round-trip reader).  Anything else is not ok (the caller
-    then uses pyarrow)."""
-    neg = False
-    if i < size and buf[i] == 45:
-        neg = True
-        i += 1
-    w = np.int64(0)
-    nd = 0
-    frac = 0
-    seen_point = False
-    while i < size:
-        c = np.int64(buf[i])
-        if 48 <= c <= 57:
-            w = w * 10 + (c - 48)
-            nd += 1
-            if seen_point:
-                frac += 1
-        elif c == 46 and not seen_point:
-            seen_point = True
-        else:
-            break
-        i += 1
-    if nd == 0 or nd > 15 or frac > 22:
-        return False, 0.0, i
-    v = np.float64(w) / pow10[frac]
-    return True, (-v if neg else v), i
-
-
-@njit(cache=True)
 def scan_metastock(buf, n_attrs, pow10):
     """All of a Metastock file in one compiled pass: (status, type codes, minutes, attributes,
     ticker keys).  Accepts only plain lines ``TICKER,YYYYMMDDhhmm,x,x,x,x,x`` (a ticker of 1-7
@@ -143,7 +124,6 @@ def scan_metastock(buf, n_attrs, pow10):
     keys = np.zeros(_MAX_TICKERS, dtype=np.uint64)
     table = np.full(_HASH_SIZE, -1, dtype=np.int64)
     n_keys = 0
-    mdays = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
     i = 0
     for line in range(n):
         # ticker: 1..7 bytes, no blank
@@ -177,7 +157,15 @@ def scan_metastock(buf, n_attrs, pow10):
         # stamp: exactly 12 digits, a valid calendar minute, non-decreasing
         if j + 13 >= size or buf[j + 13] != 44:
             return SCAN_BAD, codes, minutes, attrs, keys[:0]
-        m_ = _stamp_minute(buf, j, mdays)
+        # the stamp digits read here, not by _stamp_minute (a call with an array argument costs
+        # an atomic reference count update per array, more than the parsing)
+        v = np.int64(0)
+        for k in range(j + 1, j + 13):
+            c = np.int64(buf[k]) - 48
+            if c < 0 or c > 9:
+                return SCAN_BAD, codes, minutes, attrs, keys[:0]
+            v = v * 10 + c
+        m_ = _civil_minute(v)
         if m_ < 0:
             return SCAN_BAD, codes, minutes, attrs, keys[:0]
         if line > 0 and m_ < minutes[line - 1]:
@@ -186,10 +174,35 @@ def scan_metastock(buf, n_attrs, pow10):
         # attributes
         i = j + 14
         for a in range(n_attrs):
-            ok, x, i = _number(buf, i, size, pow10)
-            if not ok or i >= size:
+            # [-]digits[.digits], exact: at most 15 digits (the significand is below 2**53) and
+            # at most 22 after the point, so one IEEE division of two exact doubles gives the
+            # correctly rounded value, the same double as any correct parser (pyarrow,
+            # pandas' round-trip reader); anything else is SCAN_BAD (the loader then uses
+            # pyarrow).  Written out here: see the stamp above.
+            neg = False
+            if i < size and buf[i] == 45:
+                neg = True
+                i += 1
+            w = np.int64(0)
+            nd = 0
+            frac = 0
+            seen_point = False
+            while i < size:
+                c = np.int64(buf[i])
+                if 48 <= c <= 57:
+                    w = w * 10 + (c - 48)
+                    nd += 1
+                    if seen_point:
+                        frac += 1
+                elif c == 46 and not seen_point:
+                    seen_point = True
+                else:
+                    break
+                i += 1
+            if nd == 0 or nd > 15 or frac > 22 or i >= size:
                 return SCAN_BAD, codes, minutes, attrs, keys[:0]
-            attrs[line, a] = x
+            x = np.float64(w) / pow10[frac]
+            attrs[line, a] = -x if neg else x
             c = buf[i]
             if a < n_attrs - 1:
                 if c != 44:

@@ -61,6 +61,35 @@ def _read_bytes(path: PathLike, hint: str) -> tuple[Path, bytes]:
     return p, data[:end] + b"\n"
 
 
+def _map_file(path: PathLike) -> tuple[Path, Any] | None:
+    """(path, a read-only mapping of its bytes) when the file is exactly what ``_read_bytes``
+    would return unchanged -- an existing regular file, not ``*.gz``, that ends in exactly one
+    ``\n`` -- else None (the caller reads the bytes).  The mapping is populated in one system
+    call (``MAP_POPULATE``: the page-cache pages are mapped, not copied, and the parse takes no
+    page faults): 5 MB in ~0.5 ms instead of ~2.5 ms for ``read_bytes``.  A fast parser may read
+    it like bytes (buffer protocol); diagnosis paths use ``_read_bytes``.  (A file truncated by
+    another program while it is parsed would end the process with SIGBUS; data files are not
+    written while cepsim reads them.)"""
+    import mmap
+    populate = getattr(mmap, "MAP_POPULATE", None)
+    p = resolve_data_path(path)
+    if populate is None or p.suffix == ".gz":
+        return None
+    try:
+        with open(p, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size < 2 or not p.is_file():
+                return None
+            mm = mmap.mmap(fh.fileno(), size, flags=mmap.MAP_SHARED | populate,
+                           prot=mmap.PROT_READ)
+    except (OSError, ValueError):
+        return None
+    if mm[size - 1] != 10 or mm[size - 2] in (10, 13):
+        mm.close()
+        return None
+    return p, mm
+
+
 def _check_field_counts(data: bytes, expected: int, path: Path, hint: str) -> int:
     """Check that every line has ``expected`` comma-separated fields; return the line count.
 
