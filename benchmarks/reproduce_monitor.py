@@ -147,3 +147,22 @@ def main_pool(scale: str, out: Path, figures: Path | None, workers: int | None,
     if md_out:
         md_out.write_text(md + "\n")
     return 0 if total["rc"] == 0 else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the per-experiment table of an existing point log (e.g. of a reproduction that ran
+    in several parts, each with ``$CEPSIM_POINT_LOG`` set to the same file)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    ap.add_argument("log", type=Path)
+    ap.add_argument("--wall", type=float, default=float("nan"), help="wall seconds to print")
+    ap.add_argument("--peak-tree-mb", type=float, default=float("nan"))
+    a = ap.parse_args(argv)
+    rows = per_experiment(a.log)
+    print(markdown(rows, {"wall_s": a.wall, "peak_tree_rss_mb": a.peak_tree_mb}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
