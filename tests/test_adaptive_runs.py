@@ -155,3 +155,29 @@ def test_random_schedules_sum_like_run_schedule(kind):
             assert zero == {}
         checked += 1
     assert checked >= 10
+
+
+def test_canonical_set_is_a_multiset_form():
+    """Equal results exactly for equal row multisets: permutations agree, any changed row
+    differs, and forced hash ties (rows equal up to the hash) still compare exactly."""
+    from engines.matches import canonical_rows
+    from sim.scenarios import adaptive_runs as R
+    rng = np.random.default_rng(5)
+    for cols, hi in ((3, 50), (12, 100_000), (20, 2**40)):
+        rows = rng.integers(-1, hi, (400, cols))
+        rows[::7] = rows[3]                                     # duplicates
+        a = R.canonical_set(rows)
+        assert np.array_equal(a, R.canonical_set(rows[rng.permutation(len(rows))]))
+        other = rows.copy()
+        other[11, cols - 1] += 1
+        assert not np.array_equal(a, R.canonical_set(other))
+        assert np.array_equal(canonical_rows(rows), canonical_rows(rows[::-1]))
+    rows = rng.integers(0, 10**6, (50, 9))
+    real = R._MIX
+    try:
+        R._MIX = np.uint64(0)                                   # every hash collides
+        a = R.canonical_set(rows)
+        assert np.array_equal(a, canonical_rows(rows))
+        assert np.array_equal(a, R.canonical_set(rows[::-1]))
+    finally:
+        R._MIX = real

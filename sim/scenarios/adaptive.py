@@ -454,27 +454,27 @@ def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup,
     ``zero_sums`` the epoch sums (over ``zero_bounds``) of the runs from event 0 that the
     headroom oracle reuses (``adaptive_runs.evaluate_methods``: the epoch runs of all methods
     shared, each kept only as the sums and match rows later epochs read)."""
-    from engines.planners.adaptive.controller import run_controller
+    from engines.planners.adaptive.controller import run_controllers
     from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision, ThresholdDecision,
                                            UnconditionalDecision)
     from sim.scenarios.adaptive_runs import evaluate_methods
     memo = {} if memo is None else memo
     # every controller first (they never read the evaluation), so that the epoch runs of all
-    # methods know how far each (plan, start) is needed and share one engine run
-    schedules = []
+    # methods know how far each (plan, start) is needed and share one engine run; the
+    # controllers advance together, sharing each snapshot's recomputed values, and keep their
+    # charges packed (``_pack``'s form: 17 dense matrices are too big)
+    decisions = []
     for lab, mk, par in labels:
         if mk == "static":
-            D = StaticDecision()
+            decisions.append(StaticDecision())
         elif mk == "uncond":
-            D = UnconditionalDecision()
+            decisions.append(UnconditionalDecision())
         elif mk == "thr":
-            D = ThresholdDecision(par, stats.monitored)
+            decisions.append(ThresholdDecision(par, stats.monitored))
         else:
-            D = InvariantDecision(davg if par is None else par, K)
-        sch = run_controller(prog, stats, planner, D, n_events, n_warmup, shadow=True,
-                             plan_memo=memo)
-        sch.charges = _pack(sch.charges, stats.stat_work)     # 17 dense matrices are too big
-        schedules.append(sch)
+            decisions.append(InvariantDecision(davg if par is None else par, K))
+    schedules = run_controllers(prog, stats, planner, decisions, n_events, n_warmup,
+                                shadow=True, plan_memo=memo)
     evals, consistent, zero_sums = evaluate_methods(
         prog, stream, kind, [(s.starts, s.plans) for s in schedules], n_warmup, eopts,
         zero_bounds)
@@ -509,7 +509,9 @@ def _packed_sums(packed: tuple, stat_work: np.ndarray, lo: int, hi: int) -> np.n
 
 
 def _pack(charges: np.ndarray, stat_work: np.ndarray) -> tuple:
-    """A controller's charges without the dense parts: the rows with work other than statistics
+    """(The form ``controller.run_controllers`` returns directly; kept with ``_unpack`` and
+    ``_canonical`` for ``tests/test_adaptive_runs.py``'s reference evaluation.)  A controller's
+    charges without the dense parts: the rows with work other than statistics
     updates, and whether the STAT_UPDATE column is the statistics pass's work (the only way the
     controller writes it).  ``_unpack`` rebuilds the identical matrix."""
     n = len(charges)

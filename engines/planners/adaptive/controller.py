@@ -52,12 +52,83 @@ def warmup_snapshot(stats: StatsSnapshots, n_warmup: int) -> int:
     return idx
 
 
-def run_controller(program: Program, stats: StatsSnapshots, planner: str, decision: Decision,
-                   n_events: int, n_warmup: int, shadow: bool = False,
-                   plan_memo: dict | None = None) -> Schedule:
-    """Run Algorithm 1 over the snapshots of ``stats`` (module docstring).  ``plan_memo`` (a
-    dict, shared across decision functions on the same statistics) memoises A per snapshot:
-    A is deterministic, so this changes run time only, never a charge or a decision."""
+class _Controller:
+    """Algorithm 1's state for one decision function over one statistics pass: the loop body of
+    ``run_controller`` as ``step``, so that ``run_controllers`` can advance several decision
+    functions snapshot by snapshot.  Charges are kept per charged event (``rows``)."""
+
+    def __init__(self, stats: StatsSnapshots, decision: Decision, s0: int, A, groups,
+                 shadow: bool):
+        self.decision = decision
+        self.shadow = shadow
+        self.pr = A(s0)
+        decision.reset(self.pr, stats.rate_w[s0], stats.sel[s0], groups)
+        self.d0 = d_avg(self.pr)
+        self.starts, self.plans = [0], [self.pr.plan]
+        self.rows: dict[int, np.ndarray] = {}
+        self.n_checks = self.calls = self.repl = self.fp = self.fn = self.better = 0
+
+    def _charge(self, p: int, col: int, v: int) -> None:
+        row = self.rows.get(p)
+        if row is None:
+            row = self.rows[p] = np.zeros(C.N_COUNTERS, np.int64)
+        row[col] += v
+
+    def step(self, s: int, p: int, rw, sel, A, groups, memo: dict | None = None) -> None:
+        self.n_checks += 1
+        if memo is None:
+            replan, work = self.decision.check(rw, sel)
+        else:
+            replan, work = self.decision.check(rw, sel, memo)
+        self._charge(p, C.DECISION_CHECK, work)
+        differs = None
+        if self.shadow:
+            differs = A(s).plan != self.pr.plan
+            self.better += differs
+        if replan:
+            npr = A(s)
+            self.calls += 1
+            self._charge(p, C.PLAN_GEN, 1)
+            self._charge(p, C.PLANNER_STEP, npr.steps)
+            if npr.plan != self.pr.plan:
+                self.repl += 1
+                self._charge(p, C.PLAN_DEPLOY, 1)
+                self.starts.append(p + 1)
+                self.plans.append(npr.plan)
+            else:
+                self.fp += 1
+            self.pr = npr
+            self.decision.reset(npr, rw, sel, groups)
+        elif differs:
+            self.fn += 1
+
+    def schedule(self, stats: StatsSnapshots, n_events: int, dense: bool = True) -> Schedule:
+        """The schedule; ``charges`` dense (``int64[n, N_COUNTERS]``, as ``run_controller``
+        returns it) or, with ``dense=False``, packed as ``(n, rows, vals, uses)``: the charged
+        rows with work other than statistics updates (ascending), their values with STAT_UPDATE
+        zeroed, and whether STAT_UPDATE is the statistics pass's work (``stat_work``)."""
+        n = max(n_events, 1)
+        uses = self.decision.uses_stats
+        if dense:
+            charges = C.new_counters(n_events)
+            for p, row in self.rows.items():
+                charges[p] += row
+            if uses:
+                charges[:, C.STAT_UPDATE] += stats.stat_work[:n_events]
+        else:
+            ps = sorted(p for p, row in self.rows.items()
+                        if np.any(np.delete(row, C.STAT_UPDATE)))
+            vals = (np.stack([self.rows[p] for p in ps]) if ps
+                    else np.zeros((0, C.N_COUNTERS), np.int64))
+            vals[:, C.STAT_UPDATE] = 0
+            charges = (n, np.asarray(ps, np.int64), vals,
+                       bool(uses and np.any(stats.stat_work[:n])))
+        return Schedule(self.pr.kind, self.starts, self.plans, charges, self.n_checks,
+                        self.calls, self.repl, self.fp, self.fn, self.better, self.d0)
+
+
+def _planner_memo(program: Program, stats: StatsSnapshots, planner: str,
+                  plan_memo: dict | None):
     groups = planning_groups(program)
     A0 = make_planner(planner)
     memo = {} if plan_memo is None else plan_memo
@@ -68,41 +139,44 @@ def run_controller(program: Program, stats: StatsSnapshots, planner: str, decisi
             memo[key] = A0(groups, stats.rate_w[s], stats.sel[s])
         return memo[key]
 
+    return A, groups
+
+
+def run_controller(program: Program, stats: StatsSnapshots, planner: str, decision: Decision,
+                   n_events: int, n_warmup: int, shadow: bool = False,
+                   plan_memo: dict | None = None) -> Schedule:
+    """Run Algorithm 1 over the snapshots of ``stats`` (module docstring).  ``plan_memo`` (a
+    dict, shared across decision functions on the same statistics) memoises A per snapshot:
+    A is deterministic, so this changes run time only, never a charge or a decision."""
+    A, groups = _planner_memo(program, stats, planner, plan_memo)
     s0 = warmup_snapshot(stats, n_warmup)
-    charges = C.new_counters(n_events)
-    pr = A(s0)
-    decision.reset(pr, stats.rate_w[s0], stats.sel[s0], groups)
-    d0 = d_avg(pr)
-    starts, plans = [0], [pr.plan]
-    n_checks = calls = repl = fp = fn = better = 0
+    ctl = _Controller(stats, decision, s0, A, groups, shadow)
+    for s in range(s0 + 1, len(stats)):
+        p = int(stats.positions[s])
+        if p + 1 >= n_events:
+            break
+        ctl.step(s, p, stats.rate_w[s], stats.sel[s], A, groups)
+    return ctl.schedule(stats, n_events)
+
+
+def run_controllers(program: Program, stats: StatsSnapshots, planner: str,
+                    decisions: list[Decision], n_events: int, n_warmup: int,
+                    shadow: bool = False, plan_memo: dict | None = None) -> list[Schedule]:
+    """``[run_controller(..., D, ...) for D in decisions]`` with packed charges
+    (``_Controller.schedule(dense=False)``), computed snapshot by snapshot for all decision
+    functions together: at each snapshot they share one memo of the statistics-derived values
+    their checks recompute (greedy scores, ZStream subtree costs, monitored values), which
+    changes neither a value nor a charged count (``Decision.check``);
+    ``tests/test_adaptive_controller.py`` checks equality with ``run_controller``."""
+    A, groups = _planner_memo(program, stats, planner, plan_memo)
+    s0 = warmup_snapshot(stats, n_warmup)
+    ctls = [_Controller(stats, D, s0, A, groups, shadow) for D in decisions]
     for s in range(s0 + 1, len(stats)):
         p = int(stats.positions[s])
         if p + 1 >= n_events:
             break
         rw, sel = stats.rate_w[s], stats.sel[s]
-        n_checks += 1
-        replan, work = decision.check(rw, sel)
-        charges[p, C.DECISION_CHECK] += work
-        differs = None
-        if shadow:
-            differs = A(s).plan != pr.plan
-            better += differs
-        if replan:
-            npr = A(s)
-            calls += 1
-            charges[p, C.PLAN_GEN] += 1
-            charges[p, C.PLANNER_STEP] += npr.steps
-            if npr.plan != pr.plan:
-                repl += 1
-                charges[p, C.PLAN_DEPLOY] += 1
-                starts.append(p + 1)
-                plans.append(npr.plan)
-            else:
-                fp += 1
-            pr = npr
-            decision.reset(pr, rw, sel, groups)
-        elif differs:
-            fn += 1
-    if decision.uses_stats:
-        charges[:, C.STAT_UPDATE] += stats.stat_work[:n_events]
-    return Schedule(pr.kind, starts, plans, charges, n_checks, calls, repl, fp, fn, better, d0)
+        memo: dict = {}
+        for ctl in ctls:
+            ctl.step(s, p, rw, sel, A, groups, memo)
+    return [ctl.schedule(stats, n_events, dense=False) for ctl in ctls]

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.planners.adaptive.planners import (PlanResult, _DP, greedy_violated, tree_violated)
+from engines.planners.adaptive.planners import (PlanResult, _DP, greedy_score, greedy_violated,
+                                                shape_card_cost, shape_subtrees, tree_violated)
 
 
 class Decision:
@@ -40,7 +41,11 @@ class Decision:
     def reset(self, pr: PlanResult, rw: np.ndarray, sel: np.ndarray, groups) -> None:
         pass
 
-    def check(self, rw: np.ndarray, sel: np.ndarray) -> tuple[bool, int]:
+    def check(self, rw: np.ndarray, sel: np.ndarray,
+              memo: dict | None = None) -> tuple[bool, int]:
+        """``(replan, work)``.  ``memo``: one dict per statistics snapshot shared by the
+        decision functions checked on it (``controller.run_controllers``); it holds values
+        derived from ``(rw, sel)`` alone, so it changes neither the answer nor the work."""
         raise NotImplementedError
 
 
@@ -48,14 +53,14 @@ class StaticDecision(Decision):
     name = "static"
     uses_stats = False
 
-    def check(self, rw, sel):
+    def check(self, rw, sel, memo=None):
         return False, 0
 
 
 class UnconditionalDecision(Decision):
     name = "unconditional"
 
-    def check(self, rw, sel):
+    def check(self, rw, sel, memo=None):
         return True, 0
 
 
@@ -75,7 +80,9 @@ class ThresholdDecision(Decision):
         self.vars = sorted({v for g in groups for v in g})
         self.ref = self._values(rw, sel)
 
-    def check(self, rw, sel):
+    def check(self, rw, sel, memo=None):
+        if memo is not None:
+            return self._check_vec(rw, sel, memo)
         cur = self._values(rw, sel)
         work = 0
         for x, x0 in zip(cur, self.ref):
@@ -83,6 +90,23 @@ class ThresholdDecision(Decision):
             if (x0 == 0.0 and x > 0.0) or abs(x - x0) > self.t * x0:
                 return True, work
         return False, work
+
+    def _check_vec(self, rw, sel, memo):
+        """``check`` with the monitored values shared per snapshot and the comparisons made
+        element-wise at once (the same float64 operations): the first deviating value and the
+        work up to it are those of the loop."""
+        key = ("thr", tuple(self.vars), self.pairs)
+        cur = memo.get(key)
+        if cur is None:
+            cur = memo[key] = self._values(rw, sel)
+        ref = self.ref
+        m = min(len(cur), len(ref))
+        cur, ref = cur[:m], ref[:m]
+        bad = ((ref == 0.0) & (cur > 0.0)) | (np.abs(cur - ref) > self.t * ref)
+        hit = np.flatnonzero(bad)
+        if len(hit):
+            return True, int(hit[0]) + 1
+        return False, m
 
 
 class InvariantDecision(Decision):
@@ -105,7 +129,9 @@ class InvariantDecision(Decision):
             inv.extend(conds[i] for i in sorted(keep))
         self.invariants = inv
 
-    def check(self, rw, sel):
+    def check(self, rw, sel, memo=None):
+        if memo is not None and (self.kind == "order" or self.K is not None):
+            return self._check_shared(rw, sel, memo)
         if self.kind == "order":
             work = 0
             for c in self.invariants:
@@ -125,6 +151,55 @@ class InvariantDecision(Decision):
             if tree_violated(c, rw, sel, self.d, counter, dp, memo)[0]:
                 return True, counter[0]
         return False, counter[0]
+
+
+    def _check_shared(self, rw, sel, memo):
+        """``check`` reading the sides of the conditions from the snapshot's shared ``memo``
+        (greedy scores by (variable, prefix); ZStream (Card, Cost) by subtree shape, computed
+        by ``shape_card_cost`` with the same arithmetic).  ZStream work = the distinct subtrees
+        this check would recompute with its own memo: a subtree's value brings all of its
+        subtrees into that memo, so each side adds the subtrees not yet seen in this check."""
+        d = self.d
+        if self.kind == "order":
+            scores = memo.setdefault("greedy", {})
+            work = 0
+            for c in self.invariants:
+                work += 2
+                k1, k2 = (c.winner, c.prefix), (c.loser, c.prefix)
+                f1 = scores.get(k1)
+                if f1 is None:
+                    f1 = scores[k1] = greedy_score(c.winner, c.prefix, rw, sel)
+                f2 = scores.get(k2)
+                if f2 is None:
+                    f2 = scores[k2] = greedy_score(c.loser, c.prefix, rw, sel)
+                if d == 0.0:
+                    bad = f1 > f2 or (f1 == f2 and c.winner > c.loser)
+                else:
+                    bad = f1 > (1.0 + d) * f2
+                if bad:
+                    return True, work
+            return False, work
+        vals = memo.setdefault("tree", {})
+        seen: set = set()
+        work = 0
+        for c in self.invariants:
+            sides = []
+            for shape in (c.winner, c.loser):
+                v = vals.get(shape)
+                if v is None:
+                    v = shape_card_cost(shape, rw, sel, None, vals)
+                sub = shape_subtrees(shape)
+                work += len(sub - seen)
+                seen |= sub
+                sides.append(v[1])
+            f1, f2 = sides
+            if d == 0.0:
+                bad = f1 > f2 or (f1 == f2 and c.k_lose < c.k_win)
+            else:
+                bad = f1 > (1.0 + d) * f2
+            if bad:
+                return True, work
+        return False, work
 
 
 def d_avg(pr: PlanResult) -> float:
