@@ -65,14 +65,16 @@ class _Controller:
         decision.reset(self.pr, stats.rate_w[s0], stats.sel[s0], groups)
         self.d0 = d_avg(self.pr)
         self.starts, self.plans = [0], [self.pr.plan]
-        self.rows: dict[int, np.ndarray] = {}
+        self.ch_p: list[int] = []        # charges as (event, column, value), value != 0
+        self.ch_c: list[int] = []
+        self.ch_v: list[int] = []
         self.n_checks = self.calls = self.repl = self.fp = self.fn = self.better = 0
 
     def _charge(self, p: int, col: int, v: int) -> None:
-        row = self.rows.get(p)
-        if row is None:
-            row = self.rows[p] = np.zeros(C.N_COUNTERS, np.int64)
-        row[col] += v
+        if v:
+            self.ch_p.append(p)
+            self.ch_c.append(col)
+            self.ch_v.append(int(v))
 
     def step(self, s: int, p: int, rw, sel, A, groups, memo: dict | None = None) -> None:
         self.n_checks += 1
@@ -109,20 +111,21 @@ class _Controller:
         zeroed, and whether STAT_UPDATE is the statistics pass's work (``stat_work``)."""
         n = max(n_events, 1)
         uses = self.decision.uses_stats
+        ps = np.asarray(self.ch_p, np.int64)
+        cs = np.asarray(self.ch_c, np.int64)
+        vs = np.asarray(self.ch_v, np.int64)
         if dense:
             charges = C.new_counters(n_events)
-            for p, row in self.rows.items():
-                charges[p] += row
+            np.add.at(charges, (ps, cs), vs)
             if uses:
                 charges[:, C.STAT_UPDATE] += stats.stat_work[:n_events]
         else:
-            ps = sorted(p for p, row in self.rows.items()
-                        if np.any(np.delete(row, C.STAT_UPDATE)))
-            vals = (np.stack([self.rows[p] for p in ps]) if ps
-                    else np.zeros((0, C.N_COUNTERS), np.int64))
+            rows = np.unique(ps)
+            vals = np.zeros((len(rows), C.N_COUNTERS), np.int64)
+            np.add.at(vals, (np.searchsorted(rows, ps), cs), vs)
             vals[:, C.STAT_UPDATE] = 0
-            charges = (n, np.asarray(ps, np.int64), vals,
-                       bool(uses and np.any(stats.stat_work[:n])))
+            keep = vals.any(axis=1)
+            charges = (n, rows[keep], vals[keep], bool(uses and np.any(stats.stat_work[:n])))
         return Schedule(self.pr.kind, self.starts, self.plans, charges, self.n_checks,
                         self.calls, self.repl, self.fp, self.fn, self.better, self.d0)
 

@@ -71,6 +71,7 @@ class ThresholdDecision(Decision):
         self.t = float(t)
         self.pairs = tuple(monitored)
         self.ref: np.ndarray | None = None
+        self.ref_list: list | None = None
         self.vars: list[int] = []
 
     def _values(self, rw, sel) -> np.ndarray:
@@ -79,6 +80,7 @@ class ThresholdDecision(Decision):
     def reset(self, pr, rw, sel, groups):
         self.vars = sorted({v for g in groups for v in g})
         self.ref = self._values(rw, sel)
+        self.ref_list = None
 
     def check(self, rw, sel, memo=None):
         if memo is not None:
@@ -92,21 +94,21 @@ class ThresholdDecision(Decision):
         return False, work
 
     def _check_vec(self, rw, sel, memo):
-        """``check`` with the monitored values shared per snapshot and the comparisons made
-        element-wise at once (the same float64 operations): the first deviating value and the
-        work up to it are those of the loop."""
+        """``check`` with the monitored values built once per snapshot for every threshold
+        method, as Python floats (``tolist``: the same doubles), compared in the same order."""
         key = ("thr", tuple(self.vars), self.pairs)
         cur = memo.get(key)
         if cur is None:
-            cur = memo[key] = self._values(rw, sel)
-        ref = self.ref
-        m = min(len(cur), len(ref))
-        cur, ref = cur[:m], ref[:m]
-        bad = ((ref == 0.0) & (cur > 0.0)) | (np.abs(cur - ref) > self.t * ref)
-        hit = np.flatnonzero(bad)
-        if len(hit):
-            return True, int(hit[0]) + 1
-        return False, m
+            cur = memo[key] = self._values(rw, sel).tolist()
+        if self.ref_list is None:
+            self.ref_list = self.ref.tolist()
+        t = self.t
+        work = 0
+        for x, x0 in zip(cur, self.ref_list):
+            work += 1
+            if (x0 == 0.0 and x > 0.0) or abs(x - x0) > t * x0:
+                return True, work
+        return False, work
 
 
 class InvariantDecision(Decision):
