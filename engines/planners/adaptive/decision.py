@@ -119,6 +119,7 @@ class InvariantDecision(Decision):
         self.K = K
         self.kind = "order"
         self.invariants: list = []
+        self.cum_work: list | None = None
         self.groups = ()
 
     def reset(self, pr, rw, sel, groups):
@@ -130,6 +131,7 @@ class InvariantDecision(Decision):
             keep = ordered if self.K is None else ordered[: self.K]
             inv.extend(conds[i] for i in sorted(keep))
         self.invariants = inv
+        self.cum_work = None
 
     def check(self, rw, sel, memo=None):
         if memo is not None and (self.kind == "order" or self.K is not None):
@@ -160,7 +162,9 @@ class InvariantDecision(Decision):
         (greedy scores by (variable, prefix); ZStream (Card, Cost) by subtree shape, computed
         by ``shape_card_cost`` with the same arithmetic).  ZStream work = the distinct subtrees
         this check would recompute with its own memo: a subtree's value brings all of its
-        subtrees into that memo, so each side adds the subtrees not yet seen in this check."""
+        subtrees into that memo, so each side adds the subtrees not yet seen in this check, and
+        the work up to condition i is the number of distinct subtrees of conditions 0..i
+        (``cum_work``, set once per plan)."""
         d = self.d
         if self.kind == "order":
             scores = memo.setdefault("greedy", {})
@@ -182,26 +186,27 @@ class InvariantDecision(Decision):
                     return True, work
             return False, work
         vals = memo.setdefault("tree", {})
-        seen: set = set()
-        work = 0
-        for c in self.invariants:
-            sides = []
-            for shape in (c.winner, c.loser):
-                v = vals.get(shape)
-                if v is None:
-                    v = shape_card_cost(shape, rw, sel, None, vals)
-                sub = shape_subtrees(shape)
-                work += len(sub - seen)
-                seen |= sub
-                sides.append(v[1])
-            f1, f2 = sides
+        if self.cum_work is None:      # work after each condition: a function of the plan only
+            seen: set = set()
+            self.cum_work = []
+            for c in self.invariants:
+                seen |= shape_subtrees(c.winner) | shape_subtrees(c.loser)
+                self.cum_work.append(len(seen))
+        for i, c in enumerate(self.invariants):
+            v1 = vals.get(c.winner)
+            if v1 is None:
+                v1 = shape_card_cost(c.winner, rw, sel, None, vals)
+            v2 = vals.get(c.loser)
+            if v2 is None:
+                v2 = shape_card_cost(c.loser, rw, sel, None, vals)
+            f1, f2 = v1[1], v2[1]
             if d == 0.0:
                 bad = f1 > f2 or (f1 == f2 and c.k_lose < c.k_win)
             else:
                 bad = f1 > (1.0 + d) * f2
             if bad:
-                return True, work
-        return False, work
+                return True, self.cum_work[i]
+        return False, (self.cum_work[-1] if self.cum_work else 0)
 
 
 def d_avg(pr: PlanResult) -> float:
