@@ -132,14 +132,24 @@ class _Controller:
 
 def _planner_memo(program: Program, stats: StatsSnapshots, planner: str,
                   plan_memo: dict | None):
+    """A memoised per snapshot (``plan_memo``); a snapshot whose statistics are bit-identical to
+    those of the snapshot A last ran on gets that result (A is a pure function of them: with a
+    check at every event most snapshots repeat their predecessor's)."""
     groups = planning_groups(program)
     A0 = make_planner(planner)
     memo = {} if plan_memo is None else plan_memo
+    last: list = [None, None, None]          # rate bytes, selectivity bytes, result
 
     def A(s):
         key = (planner, s)
         if key not in memo:
-            memo[key] = A0(groups, stats.rate_w[s], stats.sel[s])
+            rw, sel = stats.rate_w[s], stats.sel[s]
+            rb, sb = rw.tobytes(), sel.tobytes()
+            if last[2] is not None and rb == last[0] and sb == last[1]:
+                memo[key] = last[2]
+            else:
+                memo[key] = A0(groups, rw, sel)
+                last[:] = [rb, sb, memo[key]]
         return memo[key]
 
     return A, groups

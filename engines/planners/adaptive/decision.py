@@ -134,7 +134,7 @@ class InvariantDecision(Decision):
         self.cum_work = None
 
     def check(self, rw, sel, memo=None):
-        if memo is not None and (self.kind == "order" or self.K is not None):
+        if memo is not None:
             return self._check_shared(rw, sel, memo)
         if self.kind == "order":
             work = 0
@@ -164,7 +164,8 @@ class InvariantDecision(Decision):
         this check would recompute with its own memo: a subtree's value brings all of its
         subtrees into that memo, so each side adds the subtrees not yet seen in this check, and
         the work up to condition i is the number of distinct subtrees of conditions 0..i
-        (``cum_work``, set once per plan)."""
+        (``cum_work``, set once per plan; ``_tree_cum_work``).  K = all: the losers' sides from
+        one DP per planning group and snapshot, shared as well."""
         d = self.d
         if self.kind == "order":
             scores = memo.setdefault("greedy", {})
@@ -186,20 +187,25 @@ class InvariantDecision(Decision):
                     return True, work
             return False, work
         vals = memo.setdefault("tree", {})
+        dps = memo.setdefault("dp", {})
+        exact = self.K is None
         if self.cum_work is None:      # work after each condition: a function of the plan only
-            seen: set = set()
-            self.cum_work = []
-            for c in self.invariants:
-                seen |= shape_subtrees(c.winner) | shape_subtrees(c.loser)
-                self.cum_work.append(len(seen))
+            self.cum_work = _tree_cum_work(self.invariants, exact)
         for i, c in enumerate(self.invariants):
             v1 = vals.get(c.winner)
             if v1 is None:
                 v1 = shape_card_cost(c.winner, rw, sel, None, vals)
-            v2 = vals.get(c.loser)
-            if v2 is None:
-                v2 = shape_card_cost(c.loser, rw, sel, None, vals)
-            f1, f2 = v1[1], v2[1]
+            f1 = v1[1]
+            if exact:
+                dp = dps.get(c.group)
+                if dp is None:
+                    dp = dps[c.group] = _DP(self.groups[c.group], rw, sel)
+                f2 = next(cost for k, _, cost in dp.best(c.a, c.b)[3] if k == c.k_lose)
+            else:
+                v2 = vals.get(c.loser)
+                if v2 is None:
+                    v2 = shape_card_cost(c.loser, rw, sel, None, vals)
+                f2 = v2[1]
             if d == 0.0:
                 bad = f1 > f2 or (f1 == f2 and c.k_lose < c.k_win)
             else:
@@ -207,6 +213,31 @@ class InvariantDecision(Decision):
             if bad:
                 return True, self.cum_work[i]
         return False, (self.cum_work[-1] if self.cum_work else 0)
+
+
+def _tree_cum_work(invariants: list, exact: bool) -> list[int]:
+    """ZStream decision work after each condition of a check that starts from empty memos
+    (``tree_violated``): the distinct subtrees whose (Card, Cost) it computes (winners; losers
+    too unless ``exact``) plus, when ``exact`` (K = all), the DP splits of every distinct
+    sub-interval of the conditions' intervals, per planning group (``_DP.best`` visits every
+    sub-interval ``[a', b']`` of ``[a, b]`` once and evaluates ``b' - a'`` splits there)."""
+    seen: set = set()
+    intervals: dict = {}
+    dp_work = 0
+    out = []
+    for c in invariants:
+        seen |= shape_subtrees(c.winner)
+        if exact:
+            have = intervals.setdefault(c.group, set())
+            for a2 in range(c.a, c.b + 1):
+                for b2 in range(a2, c.b + 1):
+                    if (a2, b2) not in have:
+                        have.add((a2, b2))
+                        dp_work += b2 - a2
+        else:
+            seen |= shape_subtrees(c.loser)
+        out.append(len(seen) + dp_work)
+    return out
 
 
 def d_avg(pr: PlanResult) -> float:
