@@ -34,7 +34,7 @@ from engines.matches import canonical_rows
 class _Run:
     """What later epochs need of one engine run over ``stream[lo:end)``."""
 
-    __slots__ = ("end", "offsets", "cs", "rows", "first", "detect", "uses")
+    __slots__ = ("end", "offsets", "cs", "rows", "first", "detect")
 
     def __init__(self, res, lo: int, end: int, offsets: list[int], kleene: np.ndarray):
         cnt = np.asarray(res.counters)
@@ -50,19 +50,20 @@ class _Run:
         self.cs = cs
         ms = res.matches
         first = earliest_event(ms) + lo
-        pos = ms.pos.copy()
-        pos[pos >= 0] += lo
-        kl = ms.kl_len[:, kleene]
         if np.any(ms.kl_len[:, ~kleene]):        # pragma: no cover - engine contract
             raise AssertionError("a plain variable has a Kleene length")
-        rows = np.concatenate([pos, kl, first[:, None]], axis=1)
-        small = (len(rows) == 0 or (rows.max() < np.iinfo(np.int32).max
-                                    and rows.min() >= -1))
-        dt = np.int32 if small else np.int64
-        self.rows = rows.astype(dt)
-        self.first = self.rows[:, -1]
+        # positions < end: int32 unless the stream is longer than int32 can count
+        dt = np.int32 if end < np.iinfo(np.int32).max else np.int64
+        m, nv, nk = len(first), ms.pos.shape[1], int(kleene.sum())
+        rows = np.empty((m, nv + nk + 1), dt)
+        rows[:, :nv] = ms.pos
+        view = rows[:, :nv]
+        np.add(view, lo, out=view, where=view >= 0)
+        rows[:, nv:nv + nk] = ms.kl_len[:, kleene]
+        rows[:, -1] = first
+        self.rows = rows
+        self.first = rows[:, -1]
         self.detect = np.asarray(ms.detect).astype(dt)
-        self.uses = 0
 
     def block(self, a: int, b: int) -> np.ndarray:
         """Counter sums over run offsets ``[a, b)``."""
