@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("experiment", help="adaptive experiment name (experiments/adaptive/NAME.toml)")
+    ap.add_argument("experiment",
+                    help="adaptive experiment name (the file experiments/adaptive/<name>.toml)")
     ap.add_argument("select", nargs="+", help="KEY=VALUE: the point's grid values")
     ap.add_argument("--scale", default="full")
     ap.add_argument("--committed", default=str(ROOT / "results" / "full"),

@@ -21,9 +21,9 @@ from sim.scenarios import adaptive as A
 from workloads.adaptive import make_stream, pattern_text
 
 
-def reference_run_controller(program: Program, stats: StatsSnapshots, planner: str, decision: Decision,
-                   n_events: int, n_warmup: int, shadow: bool = False,
-                   plan_memo: dict | None = None) -> Schedule:
+def reference_run_controller(program: Program, stats: StatsSnapshots, planner: str,
+                             decision: Decision, n_events: int, n_warmup: int,
+                             shadow: bool = False, plan_memo: dict | None = None) -> Schedule:
     """``controller.run_controller`` before issue 27 (its loop written out), the reference."""
     groups = planning_groups(program)
     A0 = make_planner(planner)
