@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from strategies import GENERATED_PATTERN_WARNINGS, small_cases
+from test_adaptive_epochs import _random_tree, random_schedules
 
 from engines import counters as C
 from engines.compile import compile_pattern
@@ -92,13 +93,6 @@ def test_point_work_equals_the_straightforward_evaluation(monkeypatch, dataset, 
     assert any(m["repl"] > 0 for m in lean["methods"].values())   # epochs were replaced
 
 
-def _random_tree(rng, leaves):
-    if len(leaves) == 1:
-        return leaves[0]
-    k = int(rng.integers(1, len(leaves)))
-    return (_random_tree(rng, leaves[:k]), _random_tree(rng, leaves[k:]))
-
-
 TREE_OPTS = dict(max_events=50, policies=("skip-till-any-match",), windows=("time", "count"),
                  n_types=(2, 3), max_len=4, max_preds=2, kleene=True, negation=True,
                  and_or=True)
@@ -123,12 +117,7 @@ def test_random_schedules_sum_like_run_schedule(kind):
                     for _ in range(3)]
         else:
             pool = [tuple(rng.permutation(list(prog.positive_vars)).tolist()) for _ in range(3)]
-        cuts = sorted(set(rng.integers(1, n, 5).tolist()))
-        scheds = []
-        for _ in range(4):
-            st_ = sorted({0} | set(rng.choice(cuts, rng.integers(0, len(cuts) + 1),
-                                              replace=False).tolist()))
-            scheds.append((st_, [pool[int(rng.integers(0, 3))] for _ in st_]))
+        scheds = random_schedules(rng, n, pool, 5)
         scheds.append(([0], [pool[0]]))                # a whole-stream run from event 0
         warm = int(rng.integers(0, n))
         bounds = [(lo, min(n, lo + 7)) for lo in range(warm, n, 7)]
