@@ -89,6 +89,18 @@ def _random_tree(rng, leaves):
     return (_random_tree(rng, leaves[:k]), _random_tree(rng, leaves[k:]))
 
 
+def random_schedules(rng, n: int, pool: list, n_cuts: int, n_scheds: int = 4) -> list:
+    """``n_scheds`` random ``(starts, plans)`` over ``n`` events: starts from ``n_cuts`` random
+    cut positions, each epoch's plan drawn from ``pool``."""
+    cuts = sorted(set(rng.integers(1, n, n_cuts).tolist()))
+    scheds = []
+    for _ in range(n_scheds):
+        st_ = sorted({0} | set(rng.choice(cuts, rng.integers(0, len(cuts) + 1),
+                                          replace=False).tolist()))
+        scheds.append((st_, [pool[int(rng.integers(0, len(pool)))] for _ in st_]))
+    return scheds
+
+
 TREE_OPTS = dict(max_events=50, policies=ANY, windows=("time", "count"), n_types=(2, 3),
                  max_len=4, max_preds=2, kleene=True, negation=True, and_or=True)
 
@@ -152,12 +164,7 @@ def test_prefix_shared_runs_are_bit_identical(kind, monkeypatch):
         else:
             pos = list(prog.positive_vars)
             pool = [tuple(rng.permutation(pos).tolist()) for _ in range(2)]
-        cuts = sorted(set(rng.integers(1, n, 4).tolist()))
-        scheds = []
-        for _ in range(4):
-            st_ = sorted({0} | set(rng.choice(cuts, rng.integers(0, len(cuts) + 1),
-                                              replace=False).tolist()))
-            scheds.append((st_, [pool[int(rng.integers(0, 2))] for _ in st_]))
+        scheds = random_schedules(rng, n, pool, 4)
         hor = E.epoch_horizon(prog, stream, [(kind, s, p) for s, p in scheds])
         cache: dict = {}
         calls[0] = 0

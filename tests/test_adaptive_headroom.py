@@ -188,6 +188,8 @@ def test_a_candidate_over_the_engine_cap_is_left_out_not_the_point(monkeypatch, 
               "check_every": 10, "n_samples": 2, "K": 1, "t_values": [0.3], "d_values": [0.1],
               "davg": False, "stream_seed": 1}
     row = A.point(params, 0)
-    assert len(seen) >= 3
+    # P0's epoch sums come from the static method's run (sim/scenarios/adaptive_runs.py); every
+    # other candidate is run here, the second of them over the cap
+    assert len(seen) >= 2
     assert row["supported"] == 1 and row["headroom_over_cap"] == 1
-    assert row["headroom_cands"] == len(seen) - 1
+    assert row["headroom_cands"] == 1 + len(seen) - 1

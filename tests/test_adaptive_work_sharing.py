@@ -102,3 +102,15 @@ def test_impossible_prices_are_refused_before_running(key, val, needle):
     with pytest.raises(CepsimInputError, match=needle):
         A.point.check_params(dict(PARAMS, **{key: val}))
     A.point.check_params(dict(PARAMS, adapt_rel=4.0, adapt_log2=-3.0))   # fine values pass
+
+
+def test_tuning_seeds_only_label_the_row(counted):
+    """``tune_seeds`` decides the row's role, never the work: left out of the work key, so a
+    point whose stream is a tuning stream elsewhere reads the same evaluation."""
+    assert A.work_key(dict(PARAMS, tune_seeds=[1])) == A.work_key(PARAMS)
+    tune = A.point(dict(PARAMS, tune_seeds=[1]), seed=0)
+    ev = A.point(dict(PARAMS, tune_seeds=[2]), seed=0)
+    assert len(counted) == 1
+    assert (tune["role"], ev["role"]) == ("tune", "eval")
+    assert {k: v for k, v in tune.items() if k != "role"} == \
+        {k: v for k, v in ev.items() if k != "role"}

@@ -174,7 +174,11 @@ def methods(params: dict) -> list[tuple[str, str, float | None]]:
 #: share one evaluation (``work_key``, ``_point_work``).
 COST_KEYS = ("adapt_log2", "adapt_rel", "base_cost", "plan_gen", "planner_step",
              "decision_check", "stat_update", "plan_deploy", "deploy_rel", "overlap_base")
-WORK_VERSION = 2
+WORK_VERSION = 3
+#: Parameters that only label the row (``point``: ``role`` = tune / eval), never the work: left out
+#: of the work key too, so that e.g. cost_sensitivity's points read the evaluation of the same
+#: stream that fig6 / fig7 computed under other tuning seeds.
+ROW_KEYS = ("tune_seeds",)
 #: How the per-event base cost is charged while plans overlap (``overlap_base``): "per_plan"
 #: (default: every live plan pays its own per-event dispatch, docs/COST_MODEL.md) or "once" (the
 #: reading before issue 25: one base cost per event however many plans are live), kept as a
@@ -185,17 +189,20 @@ _WORK_MEM: dict = {}
 
 @lru_cache(maxsize=1)
 def _scenario_fingerprint() -> str:
-    """SHA-256 (16 hex) of this scenario's source, read once per process."""
+    """SHA-256 (16 hex) of this scenario's source and of its epoch evaluation
+    (``adaptive_runs.py``), read once per process."""
     from pathlib import Path
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update((Path(__file__).parent / "adaptive_runs.py").read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _work_cache_key(params: dict, stream_seed: int) -> str:
-    """Everything that determines a point's evaluation: the parameters except ``COST_KEYS``, the
-    stream seed, and the source of the engines, workloads and this scenario (an edited engine or
-    scenario never reads a stale entry)."""
+    """Everything that determines a point's evaluation: the parameters except ``COST_KEYS`` and
+    ``ROW_KEYS``, the stream seed, and the source of the engines, workloads and this scenario (an
+    edited engine or scenario never reads a stale entry)."""
     from sim.cache import code_fingerprint
-    work = {k: v for k, v in params.items() if k not in COST_KEYS}
+    work = {k: v for k, v in params.items() if k not in COST_KEYS and k not in ROW_KEYS}
     blob = json.dumps({"v": WORK_VERSION, "code": code_fingerprint(),
                        "scenario": _scenario_fingerprint(),
                        "params": work, "stream_seed": int(stream_seed)},
@@ -374,15 +381,17 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
     if kind == "tree":
         cap = int(params.get("engine_cap", 2_000_000))
         eopts = {"max_partial_matches": cap, "max_matches": cap, "max_kleene_nodes": cap}
+    from engines.planners.adaptive.headroom import epoch_bounds
     memo: dict = {}
-    cache: dict = {}
     try:
-        per_method, consistent = _run_methods(labels, prog, stream, stats, planner, kind,
-                                              n_events, n_warmup, K, davg, eopts, memo, cache)
         epoch_len = int(params.get("headroom_epoch", 0)) or max(
             1, int(round(w_s * float(params.get("total_rate", 100.0)))))
-        head = _headroom_work(prog, stream, stats, planner, kind, p0.plan, memo, cache, eopts,
-                              n_events, n_warmup, epoch_len,
+        bounds = epoch_bounds(n_events, n_warmup, epoch_len)
+        per_method, consistent, zero_sums = _run_methods(labels, prog, stream, stats, planner,
+                                                         kind, n_events, n_warmup, K, davg,
+                                                         eopts, memo, bounds)
+        head = _headroom_work(prog, stream, stats, planner, kind, p0.plan, memo, zero_sums,
+                              eopts, n_events, n_warmup, epoch_len,
                               int(params.get("headroom_plans", 16)))
     except CapacityError as exc:
         return {"status": "capacity", "why": f"capacity: {exc}"[:200]}
@@ -391,22 +400,22 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
             "pattern": text.replace("\n", " ")}
 
 
-def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, cache, eopts, n_events,
-                   n_warmup, epoch_len, max_plans) -> dict:
+def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, zero_sums, eopts,
+                   n_events, n_warmup, epoch_len, max_plans) -> dict:
     """The cost-free part of the headroom oracle (``engines.planners.adaptive.headroom``): every
     candidate plan's counters summed per oracle epoch.  Candidates = P0 and the plans A returned
-    on the snapshots (``memo``, filled by the controllers' shadow calls of A at every check)."""
+    on the snapshots (``memo``, filled by the controllers' shadow calls of A at every check).
+    ``zero_sums``: the epoch sums of plans the methods already ran from event 0 over the whole
+    stream (``_run_methods``); the others are run here, one at a time."""
     from engines.planners.adaptive.headroom import candidate_plans, epoch_bounds, plan_epoch_sums
     bounds = epoch_bounds(n_events, n_warmup, epoch_len)
     snap = [memo[(planner, s)].plan if (planner, s) in memo else None for s in range(len(stats))]
     cands, capped = candidate_plans(p0_plan, snap, stats.positions, bounds, max_plans)
     sums, over_cap = [], 0
     for i, plan in enumerate(cands):
-        run = cache.get((kind, plan, 0))
-        have = run is not None and len(run[2]) >= n_events
         try:
-            sums.append(plan_epoch_sums(prog, stream, kind, plan, bounds, eopts,
-                                        counters=run[2][:n_events] if have else None))
+            sums.append(zero_sums[plan] if plan in zero_sums else
+                        plan_epoch_sums(prog, stream, kind, plan, bounds, eopts))
         except CapacityError:
             if i == 0:       # P0 ran in full for the static method: cannot happen
                 raise
@@ -436,65 +445,73 @@ def _headroom_row(head: dict, unit: np.ndarray, base: float) -> dict:
 
 
 def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K, davg,
-                 eopts, memo: dict | None = None, cache: dict | None = None
-                 ) -> tuple[dict, bool]:
-    """Every method's schedule and evaluation: ``({label: work}, matches consistent)``, where
-    work holds the integer sums the cost profile prices (``total_sums``: every counter column,
-    engine plus adaptation charges, over the events after the warm-up; ``adapt_sums``:
-    DECISION_CHECK, PLAN_GEN, PLANNER_STEP over the same events) and the method's counts."""
-    from engines.planners.adaptive.controller import run_controller
+                 eopts, memo: dict | None = None, zero_bounds: list | None = None
+                 ) -> tuple[dict, bool, dict]:
+    """Every method's schedule and evaluation: ``({label: work}, matches consistent, zero_sums)``,
+    where work holds the integer sums the cost profile prices (``total_sums``: every counter
+    column, engine plus adaptation charges, over the events after the warm-up; ``adapt_sums``:
+    DECISION_CHECK, PLAN_GEN, PLANNER_STEP over the same events) and the method's counts, and
+    ``zero_sums`` the epoch sums (over ``zero_bounds``) of the runs from event 0 that the
+    headroom oracle reuses (``adaptive_runs.evaluate_methods``: the epoch runs of all methods
+    shared, each kept only as the sums and match rows later epochs read)."""
+    from engines.planners.adaptive.controller import run_controllers
     from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision, ThresholdDecision,
                                            UnconditionalDecision)
-    from engines.planners.adaptive.epochs import epoch_horizon, run_schedule
-    ref_matches = None
-    consistent = True
+    from sim.scenarios.adaptive_runs import evaluate_methods
     memo = {} if memo is None else memo
-    cache = {} if cache is None else cache
     # every controller first (they never read the evaluation), so that the epoch runs of all
-    # methods know how far each (plan, start) is needed and share one engine run
-    schedules = []
+    # methods know how far each (plan, start) is needed and share one engine run; the
+    # controllers advance together, sharing each snapshot's recomputed values, and keep their
+    # charges packed (``_pack``'s form: 17 dense matrices are too big)
+    decisions = []
     for lab, mk, par in labels:
         if mk == "static":
-            D = StaticDecision()
+            decisions.append(StaticDecision())
         elif mk == "uncond":
-            D = UnconditionalDecision()
+            decisions.append(UnconditionalDecision())
         elif mk == "thr":
-            D = ThresholdDecision(par, stats.monitored)
+            decisions.append(ThresholdDecision(par, stats.monitored))
         else:
-            D = InvariantDecision(davg if par is None else par, K)
-        sch = run_controller(prog, stats, planner, D, n_events, n_warmup, shadow=True,
-                             plan_memo=memo)
-        sch.charges = _pack(sch.charges, stats.stat_work)     # 17 dense matrices are too big
-        schedules.append(sch)
-    horizon = epoch_horizon(prog, stream, [(kind, s.starts, s.plans) for s in schedules])
+            decisions.append(InvariantDecision(davg if par is None else par, K))
+    schedules = run_controllers(prog, stats, planner, decisions, n_events, n_warmup,
+                                shadow=True, plan_memo=memo)
+    evals, consistent, zero_sums = evaluate_methods(
+        prog, stream, kind, [(s.starts, s.plans) for s in schedules], n_warmup, eopts,
+        zero_bounds)
     out: dict = {}
-    for (lab, _, _), sch in zip(labels, schedules):
-        ms, cnt, info = run_schedule(prog, stream, kind, sch.starts, sch.plans, cache, eopts,
-                                     horizon)
-        charges = _unpack(sch.charges, stats.stat_work)
-        total = cnt + charges[:n_events]
-        keyset = _canonical(ms)
-        if ref_matches is None:
-            ref_matches = keyset
-        elif not np.array_equal(keyset, ref_matches):
-            consistent = False
-        after = slice(n_warmup, n_events)
+    for (lab, _, _), sch, ev in zip(labels, schedules, evals):
+        charge_sums = _packed_sums(sch.charges, stats.stat_work, n_warmup, n_events)
+        total = ev["eng_sums"] + charge_sums
         out[lab] = {
             "n_serv": int(n_events - n_warmup),
-            "total_sums": [int(x) for x in total[after].sum(axis=0)],
-            "adapt_sums": [int(charges[after, c].sum())
+            "total_sums": [int(x) for x in total],
+            "adapt_sums": [int(charge_sums[c])
                            for c in (C.DECISION_CHECK, C.PLAN_GEN, C.PLANNER_STEP)],
             "repl": int(sch.n_replacements), "calls": int(sch.n_planner_calls),
             "fn": (sch.false_neg / sch.n_better_available if sch.n_better_available else 0.0),
-            "fp": int(sch.false_pos), "matches": int(len(ms)),
-            "overlap": int(info["overlap_events"]),
-            "plan_events": int(info["live"][after].sum())}
-        del total, charges
-    return out, consistent
+            "fp": int(sch.false_pos), "matches": ev["matches"],
+            "overlap": ev["overlap"],
+            "plan_events": ev["plan_events"]}
+    return out, consistent, zero_sums
+
+
+def _packed_sums(packed: tuple, stat_work: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Column sums over events ``[lo, hi)`` of the matrix ``_unpack`` rebuilds from ``packed``
+    (exact integer sums, without building it)."""
+    n, rows, vals, uses = packed
+    hi = min(hi, n)
+    sel = (rows >= lo) & (rows < hi)
+    out = vals[sel].sum(axis=0, dtype=np.int64) if len(rows) else \
+        np.zeros(C.N_COUNTERS, np.int64)
+    if uses and hi > lo:
+        out[C.STAT_UPDATE] += int(stat_work[lo:hi].sum())
+    return out
 
 
 def _pack(charges: np.ndarray, stat_work: np.ndarray) -> tuple:
-    """A controller's charges without the dense parts: the rows with work other than statistics
+    """(The form ``controller.run_controllers`` returns directly; kept with ``_unpack`` and
+    ``_canonical`` for ``tests/test_adaptive_runs.py``'s reference evaluation.)  A controller's
+    charges without the dense parts: the rows with work other than statistics
     updates, and whether the STAT_UPDATE column is the statistics pass's work (the only way the
     controller writes it).  ``_unpack`` rebuilds the identical matrix."""
     n = len(charges)

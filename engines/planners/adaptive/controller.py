@@ -52,57 +52,144 @@ def warmup_snapshot(stats: StatsSnapshots, n_warmup: int) -> int:
     return idx
 
 
+class _Controller:
+    """Algorithm 1's state for one decision function over one statistics pass: the loop body of
+    ``run_controller`` as ``step``, so that ``run_controllers`` can advance several decision
+    functions snapshot by snapshot.  Charges are kept per charged event (``rows``)."""
+
+    def __init__(self, stats: StatsSnapshots, decision: Decision, s0: int, A, groups,
+                 shadow: bool):
+        self.decision = decision
+        self.shadow = shadow
+        self.pr = A(s0)
+        decision.reset(self.pr, stats.rate_w[s0], stats.sel[s0], groups)
+        self.d0 = d_avg(self.pr)
+        self.starts, self.plans = [0], [self.pr.plan]
+        self.ch_p: list[int] = []        # charges as (event, column, value), value != 0
+        self.ch_c: list[int] = []
+        self.ch_v: list[int] = []
+        self.n_checks = self.calls = self.repl = self.fp = self.fn = self.better = 0
+
+    def _charge(self, p: int, col: int, v: int) -> None:
+        if v:
+            self.ch_p.append(p)
+            self.ch_c.append(col)
+            self.ch_v.append(int(v))
+
+    def step(self, s: int, p: int, rw, sel, A, groups, memo: dict | None = None) -> None:
+        self.n_checks += 1
+        if memo is None:
+            replan, work = self.decision.check(rw, sel)
+        else:
+            replan, work = self.decision.check(rw, sel, memo)
+        self._charge(p, C.DECISION_CHECK, work)
+        differs = None
+        if self.shadow:
+            differs = A(s).plan != self.pr.plan
+            self.better += differs
+        if replan:
+            npr = A(s)
+            self.calls += 1
+            self._charge(p, C.PLAN_GEN, 1)
+            self._charge(p, C.PLANNER_STEP, npr.steps)
+            if npr.plan != self.pr.plan:
+                self.repl += 1
+                self._charge(p, C.PLAN_DEPLOY, 1)
+                self.starts.append(p + 1)
+                self.plans.append(npr.plan)
+            else:
+                self.fp += 1
+            self.pr = npr
+            self.decision.reset(npr, rw, sel, groups)
+        elif differs:
+            self.fn += 1
+
+    def schedule(self, stats: StatsSnapshots, n_events: int, dense: bool = True) -> Schedule:
+        """The schedule; ``charges`` dense (``int64[n, N_COUNTERS]``, as ``run_controller``
+        returns it) or, with ``dense=False``, packed as ``(n, rows, vals, uses)``: the charged
+        rows with work other than statistics updates (ascending), their values with STAT_UPDATE
+        zeroed, and whether STAT_UPDATE is the statistics pass's work (``stat_work``)."""
+        n = max(n_events, 1)
+        uses = self.decision.uses_stats
+        ps = np.asarray(self.ch_p, np.int64)
+        cs = np.asarray(self.ch_c, np.int64)
+        vs = np.asarray(self.ch_v, np.int64)
+        if dense:
+            charges = C.new_counters(n_events)
+            np.add.at(charges, (ps, cs), vs)
+            if uses:
+                charges[:, C.STAT_UPDATE] += stats.stat_work[:n_events]
+        else:
+            rows = np.unique(ps)
+            vals = np.zeros((len(rows), C.N_COUNTERS), np.int64)
+            np.add.at(vals, (np.searchsorted(rows, ps), cs), vs)
+            vals[:, C.STAT_UPDATE] = 0
+            keep = vals.any(axis=1)
+            charges = (n, rows[keep], vals[keep], bool(uses and np.any(stats.stat_work[:n])))
+        return Schedule(self.pr.kind, self.starts, self.plans, charges, self.n_checks,
+                        self.calls, self.repl, self.fp, self.fn, self.better, self.d0)
+
+
+def _planner_memo(program: Program, stats: StatsSnapshots, planner: str,
+                  plan_memo: dict | None):
+    """A memoised per snapshot (``plan_memo``); a snapshot whose statistics are bit-identical to
+    those of the snapshot A last ran on gets that result (A is a pure function of them: with a
+    check at every event most snapshots repeat their predecessor's)."""
+    groups = planning_groups(program)
+    A0 = make_planner(planner)
+    memo = {} if plan_memo is None else plan_memo
+    last: list = [None, None, None]          # rate bytes, selectivity bytes, result
+
+    def A(s):
+        key = (planner, s)
+        if key not in memo:
+            rw, sel = stats.rate_w[s], stats.sel[s]
+            rb, sb = rw.tobytes(), sel.tobytes()
+            if last[2] is not None and rb == last[0] and sb == last[1]:
+                memo[key] = last[2]
+            else:
+                memo[key] = A0(groups, rw, sel)
+                last[:] = [rb, sb, memo[key]]
+        return memo[key]
+
+    return A, groups
+
+
 def run_controller(program: Program, stats: StatsSnapshots, planner: str, decision: Decision,
                    n_events: int, n_warmup: int, shadow: bool = False,
                    plan_memo: dict | None = None) -> Schedule:
     """Run Algorithm 1 over the snapshots of ``stats`` (module docstring).  ``plan_memo`` (a
     dict, shared across decision functions on the same statistics) memoises A per snapshot:
     A is deterministic, so this changes run time only, never a charge or a decision."""
-    groups = planning_groups(program)
-    A0 = make_planner(planner)
-    memo = {} if plan_memo is None else plan_memo
-
-    def A(s):
-        key = (planner, s)
-        if key not in memo:
-            memo[key] = A0(groups, stats.rate_w[s], stats.sel[s])
-        return memo[key]
-
+    A, groups = _planner_memo(program, stats, planner, plan_memo)
     s0 = warmup_snapshot(stats, n_warmup)
-    charges = C.new_counters(n_events)
-    pr = A(s0)
-    decision.reset(pr, stats.rate_w[s0], stats.sel[s0], groups)
-    d0 = d_avg(pr)
-    starts, plans = [0], [pr.plan]
-    n_checks = calls = repl = fp = fn = better = 0
+    ctl = _Controller(stats, decision, s0, A, groups, shadow)
+    for s in range(s0 + 1, len(stats)):
+        p = int(stats.positions[s])
+        if p + 1 >= n_events:
+            break
+        ctl.step(s, p, stats.rate_w[s], stats.sel[s], A, groups)
+    return ctl.schedule(stats, n_events)
+
+
+def run_controllers(program: Program, stats: StatsSnapshots, planner: str,
+                    decisions: list[Decision], n_events: int, n_warmup: int,
+                    shadow: bool = False, plan_memo: dict | None = None) -> list[Schedule]:
+    """``[run_controller(..., D, ...) for D in decisions]`` with packed charges
+    (``_Controller.schedule(dense=False)``), computed snapshot by snapshot for all decision
+    functions together: at each snapshot they share one memo of the statistics-derived values
+    their checks recompute (greedy scores, ZStream subtree costs, monitored values), which
+    changes neither a value nor a charged count (``Decision.check``);
+    ``tests/test_adaptive_controller.py`` checks equality with ``run_controller``."""
+    A, groups = _planner_memo(program, stats, planner, plan_memo)
+    s0 = warmup_snapshot(stats, n_warmup)
+    ctls = [_Controller(stats, D, s0, A, groups, shadow) for D in decisions]
     for s in range(s0 + 1, len(stats)):
         p = int(stats.positions[s])
         if p + 1 >= n_events:
             break
         rw, sel = stats.rate_w[s], stats.sel[s]
-        n_checks += 1
-        replan, work = decision.check(rw, sel)
-        charges[p, C.DECISION_CHECK] += work
-        differs = None
-        if shadow:
-            differs = A(s).plan != pr.plan
-            better += differs
-        if replan:
-            npr = A(s)
-            calls += 1
-            charges[p, C.PLAN_GEN] += 1
-            charges[p, C.PLANNER_STEP] += npr.steps
-            if npr.plan != pr.plan:
-                repl += 1
-                charges[p, C.PLAN_DEPLOY] += 1
-                starts.append(p + 1)
-                plans.append(npr.plan)
-            else:
-                fp += 1
-            pr = npr
-            decision.reset(pr, rw, sel, groups)
-        elif differs:
-            fn += 1
-    if decision.uses_stats:
-        charges[:, C.STAT_UPDATE] += stats.stat_work[:n_events]
-    return Schedule(pr.kind, starts, plans, charges, n_checks, calls, repl, fp, fn, better, d0)
+        memo: dict = {}
+        for ctl in ctls:
+            ctl.step(s, p, rw, sel, A, groups, memo)
+    return [ctl.schedule(stats, n_events, dense=False) for ctl in ctls]

@@ -147,6 +147,14 @@ def _leaves(s) -> tuple[int, ...]:
     return (s,)
 
 
+@lru_cache(maxsize=1 << 16)
+def shape_subtrees(s) -> frozenset:
+    """Every subtree of a tree shape (itself and its leaves included), memoised."""
+    if isinstance(s, tuple):
+        return frozenset((s,)) | shape_subtrees(s[0]) | shape_subtrees(s[1])
+    return frozenset((s,))
+
+
 def _sel_between(left, right, sel: np.ndarray) -> float:
     x = 1.0
     item = sel.item

@@ -1,0 +1,172 @@
+"""The lean epoch evaluation of the adaptive scenario (sim/scenarios/adaptive_runs.py) equals the
+straightforward one it replaced: one ``run_schedule`` per method over a shared run cache, dense
+counter and charge matrices summed after the warm-up, match sets concatenated and compared in
+canonical form, and the headroom oracle reading P0's cached run (``reference_run_methods`` below
+is that code, kept as the reference)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from strategies import GENERATED_PATTERN_WARNINGS, small_cases
+from test_adaptive_epochs import _random_tree, random_schedules
+
+from engines import counters as C
+from engines.compile import compile_pattern
+from engines.planners.adaptive import epochs as E
+from engines.planners.adaptive.planners import planning_groups
+from sim.scenarios import adaptive as A
+from sim.scenarios.adaptive_runs import evaluate_methods
+
+pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
+
+
+def reference_run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K,
+                          davg, eopts, memo=None, zero_bounds=None):
+    """``sim.scenarios.adaptive._run_methods`` before issue 27 (same signature as now; it returns
+    no zero-start sums, so the headroom oracle runs P0 afresh)."""
+    from engines.planners.adaptive.controller import run_controller
+    from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision,
+                                                    ThresholdDecision, UnconditionalDecision)
+    ref_matches = None
+    consistent = True
+    memo = {} if memo is None else memo
+    cache: dict = {}
+    schedules = []
+    for lab, mk, par in labels:
+        if mk == "static":
+            D = StaticDecision()
+        elif mk == "uncond":
+            D = UnconditionalDecision()
+        elif mk == "thr":
+            D = ThresholdDecision(par, stats.monitored)
+        else:
+            D = InvariantDecision(davg if par is None else par, K)
+        sch = run_controller(prog, stats, planner, D, n_events, n_warmup, shadow=True,
+                             plan_memo=memo)
+        sch.charges = A._pack(sch.charges, stats.stat_work)
+        schedules.append(sch)
+    horizon = E.epoch_horizon(prog, stream, [(kind, s.starts, s.plans) for s in schedules])
+    out: dict = {}
+    for (lab, _, _), sch in zip(labels, schedules):
+        ms, cnt, info = E.run_schedule(prog, stream, kind, sch.starts, sch.plans, cache, eopts,
+                                       horizon)
+        charges = A._unpack(sch.charges, stats.stat_work)
+        total = cnt + charges[:n_events]
+        keyset = A._canonical(ms)
+        if ref_matches is None:
+            ref_matches = keyset
+        elif not np.array_equal(keyset, ref_matches):
+            consistent = False
+        after = slice(n_warmup, n_events)
+        out[lab] = {
+            "n_serv": int(n_events - n_warmup),
+            "total_sums": [int(x) for x in total[after].sum(axis=0)],
+            "adapt_sums": [int(charges[after, c].sum())
+                           for c in (C.DECISION_CHECK, C.PLAN_GEN, C.PLANNER_STEP)],
+            "repl": int(sch.n_replacements), "calls": int(sch.n_planner_calls),
+            "fn": (sch.false_neg / sch.n_better_available if sch.n_better_available else 0.0),
+            "fp": int(sch.false_pos), "matches": int(len(ms)),
+            "overlap": int(info["overlap_events"]),
+            "plan_events": int(info["live"][after].sum())}
+    return out, consistent, {}
+
+
+BASE = {"window": 1.0, "w_s": 3.0, "n_events": 2500, "n_types": 12, "total_rate": 500.0,
+        "check_every": 10, "n_samples": 2, "K": 1, "and_window": 0.25, "kleene_window": 0.1,
+        "engine_cap": 2_000_000, "t_values": [0.1, 1.0], "d_values": [0.0, 0.3],
+        "headroom_epoch": 400}
+
+
+@pytest.mark.parametrize("dataset,planner,pset,n", [
+    ("traffic", "greedy", "seq", 4), ("stocks", "greedy", "or", 3),
+    ("traffic", "greedy", "and", 3), ("traffic", "zstream", "neg", 4),
+    ("stocks", "zstream", "kleene", 3), ("traffic", "zstream", "or", 3),
+    ("stocks", "zstream", "and", 4)])
+def test_point_work_equals_the_straightforward_evaluation(monkeypatch, dataset, planner, pset,
+                                                          n):
+    params = dict(BASE, dataset=dataset, planner=planner, pset=pset, n=n)
+    lean = A._compute_work(params, 3)
+    assert lean["status"] == "ok"
+    monkeypatch.setattr(A, "_run_methods", reference_run_methods)
+    ref = A._compute_work(params, 3)
+    assert lean == ref
+    assert any(m["repl"] > 0 for m in lean["methods"].values())   # epochs were replaced
+
+
+TREE_OPTS = dict(max_events=50, policies=("skip-till-any-match",), windows=("time", "count"),
+                 n_types=(2, 3), max_len=4, max_preds=2, kleene=True, negation=True,
+                 and_or=True)
+OR_AND = dict(max_events=60, policies=("skip-till-any-match",), windows=("time", "count"),
+              n_types=(2, 3), max_len=4, max_preds=2, simple_sequence=False, and_or=True,
+              kleene=False, negation=False)
+
+
+@pytest.mark.parametrize("kind", ["order", "tree"])
+def test_random_schedules_sum_like_run_schedule(kind):
+    """Random schedules over random patterns: every sum, count and the consistency verdict of
+    ``evaluate_methods`` equal those built from ``run_schedule``'s dense outputs."""
+    rng = np.random.default_rng(27)
+    checked = 0
+    for pattern, stream in small_cases(2027, 25, **(TREE_OPTS if kind == "tree" else OR_AND)):
+        prog = compile_pattern(pattern, stream.schema)
+        n = len(stream)
+        if n < 4:
+            continue
+        if kind == "tree":
+            pool = [tuple(_random_tree(rng, list(g)) for g in planning_groups(prog))
+                    for _ in range(3)]
+        else:
+            pool = [tuple(rng.permutation(list(prog.positive_vars)).tolist()) for _ in range(3)]
+        scheds = random_schedules(rng, n, pool, 5)
+        scheds.append(([0], [pool[0]]))                # a whole-stream run from event 0
+        warm = int(rng.integers(0, n))
+        bounds = [(lo, min(n, lo + 7)) for lo in range(warm, n, 7)]
+        evals, consistent, zero = evaluate_methods(prog, stream, kind, scheds, warm, None,
+                                                   bounds)
+        hor = E.epoch_horizon(prog, stream, [(kind, s, p) for s, p in scheds])
+        cache: dict = {}
+        keysets = []
+        for (s, p), ev in zip(scheds, evals):
+            ms, cnt, info = E.run_schedule(prog, stream, kind, s, p, cache, None, hor)
+            np.testing.assert_array_equal(ev["eng_sums"], cnt[warm:n].sum(axis=0))
+            assert ev["plan_events"] == int(info["live"][warm:n].sum())
+            assert ev["overlap"] == info["overlap_events"]
+            assert ev["matches"] == len(ms)
+            keysets.append(A._canonical(ms))
+        assert consistent == all(np.array_equal(k, keysets[0]) for k in keysets)
+        if E.prefix_sharing(prog):
+            run = cache[(kind, pool[0], 0)]
+            cs = np.vstack([np.zeros((1, C.N_COUNTERS), np.int64), np.cumsum(run[2], axis=0)])
+            np.testing.assert_array_equal(zero[pool[0]],
+                                          np.stack([cs[h] - cs[lo] for lo, h in bounds])
+                                          if bounds else np.zeros((0, C.N_COUNTERS)))
+        else:
+            assert zero == {}
+        checked += 1
+    assert checked >= 10
+
+
+def test_canonical_set_is_a_multiset_form():
+    """Equal results exactly for equal row multisets: permutations agree, any changed row
+    differs, and forced hash ties (rows equal up to the hash) still compare exactly."""
+    from engines.matches import canonical_rows
+    from sim.scenarios import adaptive_runs as R
+    rng = np.random.default_rng(5)
+    for cols, hi in ((3, 50), (12, 100_000), (20, 2**40)):
+        rows = rng.integers(-1, hi, (400, cols))
+        rows[::7] = rows[3]                                     # duplicates
+        a = R.canonical_set(rows)
+        assert np.array_equal(a, R.canonical_set(rows[rng.permutation(len(rows))]))
+        other = rows.copy()
+        other[11, cols - 1] += 1
+        assert not np.array_equal(a, R.canonical_set(other))
+        assert np.array_equal(canonical_rows(rows), canonical_rows(rows[::-1]))
+    rows = rng.integers(0, 10**6, (50, 9))
+    real = R._MIX
+    try:
+        R._MIX = np.uint64(0)                                   # every hash collides
+        a = R.canonical_set(rows)
+        assert np.array_equal(a, canonical_rows(rows))
+        assert np.array_equal(a, R.canonical_set(rows[::-1]))
+    finally:
+        R._MIX = real
