@@ -57,3 +57,21 @@ def test_stream_statistics_with_point_rate_equal_per_point_estimate():
             a = evaluate_candidates(direct, costs, "paper", opt, "final-first")
             b = evaluate_candidates(shared, costs, "paper", opt, "final-first")
             assert repr(a) == repr(b)
+
+
+def test_shared_service_times_equal_pricing_the_counters(tmp_path):
+    n, exp, seed = 3000, 1, 1
+    costs = S.unit_costs({"t_pe": 7e-7, "t_rc": 3.5e-6, "t_bi": 3.5e-7, "base_cost": 2e-5,
+                          "seq_factor": 0.25})
+    for plan in ("/e,d,c,b,a", "sase"):
+        counters, finals = S._counters_mem(exp, n, seed, plan, str(tmp_path), "shift")
+        want = S.profile_for(costs).service_times(counters)
+        got, f2 = S._service_mem(exp, n, seed, plan, str(tmp_path), "shift",
+                                 tuple(sorted(costs.items())))
+        assert np.array_equal(got, want) and not got.flags.writeable
+        np.testing.assert_array_equal(f2, finals)
+        m, nf = S._matches_per_final(exp, n, seed, plan, str(tmp_path), "shift")
+        assert (m, nf) == (int(counters[:, C.MATCH_EMIT].sum()), finals.size)
+    S._counters_compact.cache_clear()
+    S._service_mem.cache_clear()
+    S._matches_per_final.cache_clear()

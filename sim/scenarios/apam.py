@@ -177,6 +177,43 @@ def _counters_mem(experiment: int, n_events: int, stream_seed: int, plan: str,
     return _expand(n_events, cols, data), finals
 
 
+@lru_cache(maxsize=128)
+def _service_mem(experiment: int, n_events: int, stream_seed: int, plan: str, cache_dir: str,
+                 reading: str, costs: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(service time of every event, unique final event indices) of ``plan`` priced at
+    ``costs`` (``unit_costs`` items, sorted): points of one stream that differ only in the
+    arrival rate share it (read-only; 0.8 MB at 100k events)."""
+    counters, finals = _counters_mem(experiment, n_events, stream_seed, plan, cache_dir, reading)
+    service = profile_for(dict(costs)).service_times(counters)
+    service.flags.writeable = False
+    return service, finals
+
+
+@lru_cache(maxsize=16)
+def _matches_per_final(experiment: int, n_events: int, stream_seed: int, plan: str,
+                       cache_dir: str, reading: str) -> tuple[int, int]:
+    """(matches emitted, true final events) of ``plan`` (its ``MATCH_EMIT`` column summed)."""
+    cols, data, finals = _counters_compact(experiment, n_events, stream_seed, plan, cache_dir,
+                                           reading)
+    m = 0
+    for k, v in zip(cols, data):
+        if k == C.MATCH_EMIT:
+            m = int(v.astype(np.int64).sum())
+    return m, int(finals.size)
+
+
+@lru_cache(maxsize=16)
+def _workload_mem(experiment: int, n_events: int, stream_seed: int, reading: str):
+    """Per stream: achieved selectivities, their expectations and standard errors, and the
+    number of events of the final type (the row's workload readings)."""
+    from workloads import apam_synthetic as W
+
+    st, _ = _stream(experiment, n_events, stream_seed, reading)
+    return (tuple(W.selectivity_errors(st, experiment, reading)),
+            tuple(W.empirical_selectivities(st)),
+            int((st.types == len(W.TYPE_NAMES) - 1).sum()))
+
+
 @lru_cache(maxsize=16)
 def _stats_mem(experiment: int, n_events: int, stream_seed: int, reading: str, n_warm: int):
     """Warm-up statistics of one stream (``estimate_statistics``); they do not depend on the
@@ -294,7 +331,6 @@ def point(params: dict, seed: int) -> dict:
     if rate <= 0:
         raise CepsimInputError(f"scenario apam: rate must be > 0 events/s, got {rate}")
     costs = unit_costs(params)
-    st, prog = _stream(exp, n, sseed, reading)
     arr = poisson_arrivals(n, rate, _arrival_seed(params, exp, rate, sseed, seed))
     rate_hat = (n_warm - 1) / float(arr[n_warm - 1] - arr[0])
     optimizer = str(params.get("optimizer", "apam"))
@@ -307,7 +343,7 @@ def point(params: dict, seed: int) -> dict:
              "base": costs["base_cost"], "t_seq": costs["t_seq"]}
     evs = {o: evaluate_candidates(stats, ucost, sigma, o, merge_order) for o in OPTIMIZERS}
     ev = evs[optimizer]
-    profile = profile_for(costs)
+    ckey = tuple(sorted(costs.items()))   # the service-time cache's pricing key
     cdir = _cache_dir(params)
     row: dict = {"rate_hat": rate_hat, "t_seq_s": costs["t_seq"],
                  "seq_over_pe": costs["t_seq"] / costs["t_pe"] if costs["t_pe"] > 0 else math.nan,
@@ -316,9 +352,8 @@ def point(params: dict, seed: int) -> dict:
     lats = {}
     for c in ev["candidates"]:
         k = c["k"]
-        counters, finals = _counters_mem(exp, n, sseed, c["plan"], str(cdir) if cdir else "",
-                                         reading)
-        service = profile.service_times(counters)
+        service, finals = _service_mem(exp, n, sseed, c["plan"], str(cdir) if cdir else "",
+                                       reading, ckey)
         start, depart = lindley(arr, service)
         f = finals[finals >= n_warm]
         lat = depart[f] - arr[f]
@@ -359,8 +394,8 @@ def point(params: dict, seed: int) -> dict:
     # "SASE acts as APAM that uses an eager evaluation plan does")
     row["sase_lat"] = lats[L]
     # the run loop of SASE's open-source code (engines.evaluators.sase), its own series
-    counters, finals = _counters_mem(exp, n, sseed, "sase", str(cdir) if cdir else "", reading)
-    service = profile.service_times(counters)
+    service, finals = _service_mem(exp, n, sseed, "sase", str(cdir) if cdir else "", reading,
+                                   ckey)
     start, depart = lindley(arr, service)
     f = finals[finals >= n_warm]
     row["saserun_lat"] = float((depart[f] - arr[f]).mean()) if f.size else math.nan
@@ -368,18 +403,16 @@ def point(params: dict, seed: int) -> dict:
     # workload readings: achieved selectivities, true final events, matches per true final
     from workloads import apam_synthetic as W
 
-    errs = W.selectivity_errors(st, exp, reading)
-    for i, v in enumerate(W.empirical_selectivities(st)):
+    errs, emp, n_final_type = _workload_mem(exp, n, sseed, reading)
+    for i, v in enumerate(emp):
         row[f"sel{i + 1}_achieved"] = v
         row[f"sel{i + 1}_table2"] = W.SELECTIVITIES[exp][i]
         row[f"sel{i + 1}_expected"] = errs[i][0]
         row[f"sel{i + 1}_se"] = errs[i][1]
-    c0, finals_all = _counters_mem(exp, n, sseed, row["k0_plan"], str(cdir) if cdir else "",
-                                   reading)
-    n_final_type = int((st.types == len(W.TYPE_NAMES) - 1).sum())
-    row["true_final_frac"] = finals_all.size / n_final_type if n_final_type else math.nan
-    row["matches_per_true_final"] = (float(c0[:, C.MATCH_EMIT].sum()) / finals_all.size
-                                     if finals_all.size else math.nan)
+    n_match, n_finals = _matches_per_final(exp, n, sseed, row["k0_plan"],
+                                           str(cdir) if cdir else "", reading)
+    row["true_final_frac"] = n_finals / n_final_type if n_final_type else math.nan
+    row["matches_per_true_final"] = (float(n_match) / n_finals if n_finals else math.nan)
     return row
 
 
