@@ -43,6 +43,7 @@ from numba import njit
 from engines import counters as C
 from engines.compile import (OP_GE, OP_GT, OP_LE, OP_LT, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V1,
                              PI_V2, PK_CMP, WIN_COUNT)
+from engines.evaluators.lazy_nfa import _lower_bound
 from engines.evaluators.nfa_buffers import grow_1d, grow_rows
 from engines.predicates import eval_pred
 
@@ -81,21 +82,58 @@ def _first_at_least(tree, off, size, count, l, v, strict):
 
 
 @njit(cache=True)
-def _lower_rank(tpos, lo, hi, e):
-    """Number of entries of sorted ``tpos[lo:hi]`` that are < ``e``."""
-    a, b = lo, hi
-    while a < b:
-        m = (a + b) >> 1
-        if tpos[m] < e:
-            a = m + 1
-        else:
-            b = m
-    return a - lo
+def _inside(ts, wkind, W, first, e):
+    return (e - first < W) if wkind == WIN_COUNT else (ts[e] - ts[first] <= W)
 
 
 @njit(cache=True)
-def _inside(ts, wkind, W, first, e):
-    return (e - first < W) if wkind == WIN_COUNT else (ts[e] - ts[first] <= W)
+def _next_walk(pred_i, pred_f, attrs, st_ptr, st_ids, s, b, tpos, lo, cT, i0, cnt):
+    """First index ``i >= i0`` (of the slot's type events ``tpos[lo:lo + cT]``) whose event
+    passes slot ``s``'s predicates with the run's bound events ``b``, evaluating them in order
+    (short-circuit) and charging each evaluation to its event; -1 when none."""
+    for i in range(i0, cT):
+        e = tpos[lo + i]
+        ok = True
+        for q in range(st_ptr[s], st_ptr[s + 1]):
+            p = st_ids[q]
+            cnt[e, _PE] += 1
+            v1 = pred_i[p, 2]
+            v2 = pred_i[p, 4]
+            e1 = e if v1 == s else b[v1]
+            e2 = e if (v2 < 0 or v2 == s) else b[v2]
+            if v2 < 0:
+                e2 = e1
+            if not eval_pred(pred_i, pred_f, p, attrs, e1, e2):
+                ok = False
+                break
+        if ok:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _extend(b, s, L, e, cnt, out, det, mn, sj, sc, sb, top):
+    """A run with slots ``b[:s]`` bound extended by ``e`` at slot ``s``: a match (last slot) or
+    a new run of state ``s`` pushed on the stack; returns the grown arrays and counts."""
+    if s == L - 1:
+        if mn == det.shape[0]:
+            out, det = grow_rows(out, 2 * mn), grow_1d(det, 2 * mn)
+        for k in range(L - 1):
+            out[mn, k] = b[k]
+        out[mn, L - 1] = e
+        det[mn] = e
+        cnt[e, _ME] += 1
+        return out, det, mn + 1, sj, sc, sb, top
+    cnt[e, _PMC] += 1
+    if top == sj.shape[0]:
+        sj, sc = grow_1d(sj, 2 * top), grow_1d(sc, 2 * top)
+        sb = grow_rows(sb, 2 * top)
+    sj[top] = s
+    sc[top] = e
+    for k in range(s):
+        sb[top, k] = b[k]
+    sb[top, s] = e
+    return out, det, mn, sj, sc, sb, top + 1
 
 
 @njit(cache=True)
@@ -133,19 +171,9 @@ def _sase_runs_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_id
                 break
         if not ok:
             continue
-        if L == 1:
-            if mn == det.shape[0]:
-                out, det = grow_rows(out, 2 * mn), grow_1d(det, 2 * mn)
-            out[mn, 0] = e0
-            det[mn] = e0
-            mn += 1
-            cnt[e0, _ME] += 1
-            continue
-        cnt[e0, _PMC] += 1
-        sj[0] = 0
-        sc[0] = e0
-        sb[0, 0] = e0
-        top = 1
+        # a new run of the first state (or, for one variable, a match)
+        top = 0
+        out, det, mn, sj, sc, sb, top = _extend(b, 0, L, e0, cnt, out, det, mn, sj, sc, sb, top)
         while top > 0:
             top -= 1
             j = sj[top]
@@ -156,104 +184,45 @@ def _sase_runs_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_id
             T = slot_type[s]
             lo, hi = tptr[T], tptr[T + 1]
             cT = hi - lo
-            l0 = _lower_rank(tpos, lo, hi, c + 1)
+            l0 = _lower_bound(tpos, lo, hi, c + 1) - lo
             f = b[0]
             d = -1
             last = cT - 1                    # last visiting index of type T (rank)
             md = mode[s]
-            if md == _WALK:
-                for i in range(l0, cT):
-                    e = tpos[lo + i]
-                    ok = True
-                    for q in range(st_ptr[s], st_ptr[s + 1]):
-                        p = st_ids[q]
-                        cnt[e, _PE] += 1
-                        v1 = pred_i[p, 2]
-                        v2 = pred_i[p, 4]
-                        e1 = e if v1 == s else b[v1]
-                        e2 = e if (v2 < 0 or v2 == s) else b[v2]
-                        if v2 < 0:
-                            e2 = e1
-                        if not eval_pred(pred_i, pred_f, p, attrs, e1, e2):
-                            ok = False
-                            break
-                    if not ok:
-                        continue
-                    if not _inside(ts, wkind, W, f, e):
-                        d = e
-                        last = i
-                        break
-                    # clone / match
-                    if s == L - 1:
-                        if mn == det.shape[0]:
-                            out, det = grow_rows(out, 2 * mn), grow_1d(det, 2 * mn)
-                        for k in range(L - 1):
-                            out[mn, k] = b[k]
-                        out[mn, L - 1] = e
-                        det[mn] = e
-                        mn += 1
-                        cnt[e, _ME] += 1
-                    else:
-                        cnt[e, _PMC] += 1
-                        if top == sj.shape[0]:
-                            sj, sc = grow_1d(sj, 2 * top), grow_1d(sc, 2 * top)
-                            sb = grow_rows(sb, 2 * top)
-                        sj[top] = s
-                        sc[top] = e
-                        for k in range(s):
-                            sb[top, k] = b[k]
-                        sb[top, s] = e
-                        top += 1
-            else:
-                v = 0.0
+            v = 0.0
+            if md == _TREE:
+                rs = run_slot[s]
+                if rs < 0:
+                    v = 0.5
+                else:
+                    p = st_ids[st_ptr[s]]
+                    x = attrs[b[rs], run_col[s]]
+                    if run_affine[s]:
+                        x = x * pred_f[p, 0] + pred_f[p, 1]
+                    v = -x if neg[s] else x
+            # the run's passing events in order: clones inside the window, then the deletion
+            i = l0
+            while True:
                 if md == _TREE:
-                    rs = run_slot[s]
-                    if rs < 0:
-                        v = 0.5
-                    else:
-                        p = st_ids[st_ptr[s]]
-                        x = attrs[b[rs], run_col[s]]
-                        if run_affine[s]:
-                            x = x * pred_f[p, 0] + pred_f[p, 1]
-                        v = -x if neg[s] else x
-                i = l0
-                while True:
-                    if md == _TREE:
-                        i = _first_at_least(tree, tree_off[s], tree_size[s], cT, i, v,
-                                            strict[s])
-                    elif i >= cT:
-                        i = -1
-                    if i < 0:
-                        break
-                    e = tpos[lo + i]
-                    if not _inside(ts, wkind, W, f, e):
-                        d = e
-                        last = i
-                        break
-                    if s == L - 1:
-                        if mn == det.shape[0]:
-                            out, det = grow_rows(out, 2 * mn), grow_1d(det, 2 * mn)
-                        for k in range(L - 1):
-                            out[mn, k] = b[k]
-                        out[mn, L - 1] = e
-                        det[mn] = e
-                        mn += 1
-                        cnt[e, _ME] += 1
-                    else:
-                        cnt[e, _PMC] += 1
-                        if top == sj.shape[0]:
-                            sj, sc = grow_1d(sj, 2 * top), grow_1d(sc, 2 * top)
-                            sb = grow_rows(sb, 2 * top)
-                        sj[top] = s
-                        sc[top] = e
-                        for k in range(s):
-                            sb[top, k] = b[k]
-                        sb[top, s] = e
-                        top += 1
-                    i += 1
-                if md == _TREE and l0 <= last:      # one predicate per visit of type T
-                    dpe[pe_off[s] + l0] += 1
-                    dpe[pe_off[s] + last + 1] -= 1
+                    i = _first_at_least(tree, tree_off[s], tree_size[s], cT, i, v, strict[s])
+                elif md == _WALK:
+                    i = _next_walk(pred_i, pred_f, attrs, st_ptr, st_ids, s, b, tpos, lo, cT, i,
+                                   cnt)
+                elif i >= cT:
+                    i = -1
+                if i < 0:
+                    break
+                e = tpos[lo + i]
+                if not _inside(ts, wkind, W, f, e):
+                    d = e
+                    last = i
+                    break
+                out, det, mn, sj, sc, sb, top = _extend(b, s, L, e, cnt, out, det, mn, sj, sc,
+                                                        sb, top)
+                i += 1
+            if md == _TREE and l0 <= last:      # one predicate per visit of type T
+                dpe[pe_off[s] + l0] += 1
+                dpe[pe_off[s] + last + 1] -= 1
             # the run's life: created at c (state j), visited by c+1 .. d (or the end)
             div[c + 1] += 1
             dlive[c] += 1
