@@ -6,7 +6,7 @@ Both kernels run in this process on the same section 6.1 stream (``workloads.apa
 experiment ``--exp``, reading ``--reading``, ``--events`` events); the script checks that every
 counter of every event and the match set are equal and prints the CPU seconds side by side
 (after one compilation run on a short prefix).  The reference is quadratic in the stream
-length (stale runs are visited by every later event): about 4 s at 20k events and 150 s at
+length (stale runs are visited by every later event): 3 s at 20k events (exp 1) and about 100 s at
 100k, so ``--events 100000`` takes minutes.  Speed is printed, never asserted.
 
     python benchmarks/bench_apam.py [--exp 1] [--reading shift] [--events 20000] [--points 4]

@@ -26,7 +26,7 @@ runs.  Runs are stored per state as structure-of-arrays rows (bound events + fir
 
 Computation: ``_sase_kernel`` below simulates the loop event by event and is the specification;
 it is quadratic in the stream (stale runs are walked by every later event of their next type:
-about 150 s and 2.5 GB for a 100k-event APAM stream).  ``run_sase`` computes the same counters
+about 100 s for the 100k-event APAM exp 1 stream).  ``run_sase`` computes the same counters
 and matches run by run (``engines.evaluators.sase_runs``: each run's life follows from the
 ordered list of its passing events; 0.05 s for that stream) and keeps ``_sase_kernel`` for
 ``reference=True``; ``tests/test_sase_runs.py`` compares them column by column.
