@@ -51,6 +51,7 @@ study over the sequence-check cost uses it).
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import os
@@ -69,7 +70,8 @@ OPTIMIZERS = ("apam", "apam-x", "apam-x-mean")
 # row columns of each optimizer's choice; apam-x-mean = apam-x with per-variable means only
 OPT_SUFFIX = {"apam": "_lit", "apam-x": "_x", "apam-x-mean": "_xm"}
 PRED_PREFIX = {"apam": "pred", "apam-x": "xpred", "apam-x-mean": "xmpred"}
-CACHE_VERSION = "apam-v3"   # v3: hybrid on the ztree evaluator (executed work, in-scope pairs)
+CACHE_VERSION = "apam-v4"   # v3: hybrid on the ztree evaluator (executed work, in-scope pairs);
+                            # v4: compact columns on disk, code fingerprint in the key
 
 
 def _p(params: dict, key: str, default, kind=float):
@@ -97,35 +99,129 @@ def _cache_dir(params: dict) -> Path | None:
     return None if not d else Path(d)
 
 
+def _compact(counters: np.ndarray) -> tuple[tuple[int, ...], tuple[np.ndarray, ...]]:
+    """The non-zero columns of a counter matrix, each in the narrowest integer dtype that holds
+    it exactly (most columns of an engine's matrix are zero; an APAM point prices 7 of them)."""
+    cols, data = [], []
+    for k in range(counters.shape[1]):
+        v = counters[:, k]
+        if not v.any():
+            continue
+        lo, hi = int(v.min()), int(v.max())
+        dt = next(d for d in (np.int8, np.int16, np.int32, np.int64)
+                  if np.iinfo(d).min <= lo and hi <= np.iinfo(d).max)
+        cols.append(k)
+        data.append(np.ascontiguousarray(v.astype(dt)))
+    return tuple(cols), tuple(data)
+
+
+def _expand(n: int, cols, data) -> np.ndarray:
+    """The full ``(n, N_COUNTERS)`` int64 matrix of ``_compact``'s columns (same values)."""
+    out = np.zeros((n, C.N_COUNTERS), dtype=np.int64)
+    for k, v in zip(cols, data):
+        out[:, k] = v
+    return out
+
+
+def _counters_key(experiment: int, n_events: int, stream_seed: int, plan: str,
+                  reading: str) -> str:
+    """Disk-cache key: everything the counters depend on (stream, plan, engine and workload
+    code via ``sim.cache.code_fingerprint``); not the rate, the costs or the experiment name."""
+    from sim.cache import code_fingerprint
+
+    return hashlib.sha256(f"{CACHE_VERSION}|{code_fingerprint()}|{C.N_COUNTERS}|{experiment}|"
+                          f"{n_events}|{stream_seed}|{plan}|{reading}".encode()).hexdigest()[:20]
+
+
 @lru_cache(maxsize=64)
-def _counters_mem(experiment: int, n_events: int, stream_seed: int, plan: str,
-                  cache_dir: str, reading: str = "shift") -> tuple[np.ndarray, np.ndarray]:
-    """(counters, unique final event indices) of ``plan`` (an APAM plan, or ``"sase"`` for the
-    SASE engine); disk-cached (atomic writes)."""
-    key = hashlib.sha256(f"{CACHE_VERSION}|{C.N_COUNTERS}|{experiment}|{n_events}|{stream_seed}|{plan}"
-                         f"|{reading}".encode()).hexdigest()[:20]
+def _counters_compact(experiment: int, n_events: int, stream_seed: int, plan: str,
+                      cache_dir: str, reading: str = "shift"):
+    """(non-zero counter columns, their values, unique final event indices) of ``plan`` (an
+    APAM plan, or ``"sase"`` for the SASE engine); disk-cached (atomic writes).  Kept compact in
+    memory: a process holds up to 64 of them (full int64 matrices were 18 MB each at 100k
+    events, over 1 GB per worker)."""
+    key = _counters_key(experiment, n_events, stream_seed, plan, reading)
     path = Path(cache_dir) / f"{key}.npz" if cache_dir else None
     if path is not None and path.exists():
         with np.load(path) as z:
-            return z["counters"], z["finals"]
+            cols = tuple(int(k) for k in z["cols"])
+            return cols, tuple(z[f"c{k}"] for k in cols), z["finals"]
     from engines.evaluators.hybrid import run_hybrid
     from engines.evaluators.sase import run_sase
 
     st, prog = _stream(experiment, n_events, stream_seed, reading)
     res = run_sase(prog, st) if plan == "sase" else run_hybrid(prog, st, plan=plan)
-    counters = np.ascontiguousarray(res.counters)
+    cols, data = _compact(np.ascontiguousarray(res.counters))
     finals = np.unique(res.matches.detect).astype(np.int64)
+    del res
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp.npz", dir=path.parent)
         os.close(fd)
         try:
-            np.savez_compressed(tmp, counters=counters, finals=finals)
+            np.savez_compressed(tmp, cols=np.array(cols, dtype=np.int64), finals=finals,
+                                **{f"c{k}": v for k, v in zip(cols, data)})
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-    return counters, finals
+    return cols, data, finals
+
+
+def _counters_mem(experiment: int, n_events: int, stream_seed: int, plan: str,
+                  cache_dir: str, reading: str = "shift") -> tuple[np.ndarray, np.ndarray]:
+    """(counters, unique final event indices) of ``plan`` (``_counters_compact``, expanded to
+    the full int64 matrix the cost profile prices)."""
+    cols, data, finals = _counters_compact(experiment, n_events, stream_seed, plan, cache_dir,
+                                           reading)
+    return _expand(n_events, cols, data), finals
+
+
+@lru_cache(maxsize=128)
+def _service_mem(experiment: int, n_events: int, stream_seed: int, plan: str, cache_dir: str,
+                 reading: str, costs: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(service time of every event, unique final event indices) of ``plan`` priced at
+    ``costs`` (``unit_costs`` items, sorted): points of one stream that differ only in the
+    arrival rate share it (read-only; 0.8 MB at 100k events)."""
+    counters, finals = _counters_mem(experiment, n_events, stream_seed, plan, cache_dir, reading)
+    service = profile_for(dict(costs)).service_times(counters)
+    service.flags.writeable = False
+    return service, finals
+
+
+@lru_cache(maxsize=16)
+def _matches_per_final(experiment: int, n_events: int, stream_seed: int, plan: str,
+                       cache_dir: str, reading: str) -> tuple[int, int]:
+    """(matches emitted, true final events) of ``plan`` (its ``MATCH_EMIT`` column summed)."""
+    cols, data, finals = _counters_compact(experiment, n_events, stream_seed, plan, cache_dir,
+                                           reading)
+    m = 0
+    for k, v in zip(cols, data):
+        if k == C.MATCH_EMIT:
+            m = int(v.astype(np.int64).sum())
+    return m, int(finals.size)
+
+
+@lru_cache(maxsize=16)
+def _workload_mem(experiment: int, n_events: int, stream_seed: int, reading: str):
+    """Per stream: achieved selectivities, their expectations and standard errors, and the
+    number of events of the final type (the row's workload readings)."""
+    from workloads import apam_synthetic as W
+
+    st, _ = _stream(experiment, n_events, stream_seed, reading)
+    return (tuple(W.selectivity_errors(st, experiment, reading)),
+            tuple(W.empirical_selectivities(st)),
+            int((st.types == len(W.TYPE_NAMES) - 1).sum()))
+
+
+@lru_cache(maxsize=16)
+def _stats_mem(experiment: int, n_events: int, stream_seed: int, reading: str, n_warm: int):
+    """Warm-up statistics of one stream (``estimate_statistics``); they do not depend on the
+    point's arrival rate, which ``point`` sets on a copy (``dataclasses.replace``)."""
+    from engines.planners.apam import estimate_statistics
+
+    st, prog = _stream(experiment, n_events, stream_seed, reading)
+    return estimate_statistics(prog, st, warmup=n_warm, arrival_rate=1.0, seed=stream_seed)
 
 
 def unit_costs(params: dict) -> dict:
@@ -218,7 +314,7 @@ def work_key(params: dict) -> tuple:
 
 def point(params: dict, seed: int) -> dict:
     """One (experiment, λ, stream_seed) point -> metrics of every candidate plan."""
-    from engines.planners.apam import estimate_statistics, evaluate_candidates
+    from engines.planners.apam import evaluate_candidates
     from sim.arrivals import poisson_arrivals
     from sim.fastpath import lindley
 
@@ -235,7 +331,6 @@ def point(params: dict, seed: int) -> dict:
     if rate <= 0:
         raise CepsimInputError(f"scenario apam: rate must be > 0 events/s, got {rate}")
     costs = unit_costs(params)
-    st, prog = _stream(exp, n, sseed, reading)
     arr = poisson_arrivals(n, rate, _arrival_seed(params, exp, rate, sseed, seed))
     rate_hat = (n_warm - 1) / float(arr[n_warm - 1] - arr[0])
     optimizer = str(params.get("optimizer", "apam"))
@@ -243,12 +338,12 @@ def point(params: dict, seed: int) -> dict:
     if optimizer not in OPTIMIZERS:
         raise CepsimInputError(f"scenario apam: optimizer must be one of {list(OPTIMIZERS)}, got "
                                f"{optimizer!r}")
-    stats = estimate_statistics(prog, st, warmup=n_warm, arrival_rate=rate_hat, seed=sseed)
+    stats = dataclasses.replace(_stats_mem(exp, n, sseed, reading, n_warm), rate=float(rate_hat))
     ucost = {"t_pe": costs["t_pe"], "t_rc": costs["t_rc"], "t_bi": costs["t_bi"],
              "base": costs["base_cost"], "t_seq": costs["t_seq"]}
     evs = {o: evaluate_candidates(stats, ucost, sigma, o, merge_order) for o in OPTIMIZERS}
     ev = evs[optimizer]
-    profile = profile_for(costs)
+    ckey = tuple(sorted(costs.items()))   # the service-time cache's pricing key
     cdir = _cache_dir(params)
     row: dict = {"rate_hat": rate_hat, "t_seq_s": costs["t_seq"],
                  "seq_over_pe": costs["t_seq"] / costs["t_pe"] if costs["t_pe"] > 0 else math.nan,
@@ -257,9 +352,8 @@ def point(params: dict, seed: int) -> dict:
     lats = {}
     for c in ev["candidates"]:
         k = c["k"]
-        counters, finals = _counters_mem(exp, n, sseed, c["plan"], str(cdir) if cdir else "",
-                                         reading)
-        service = profile.service_times(counters)
+        service, finals = _service_mem(exp, n, sseed, c["plan"], str(cdir) if cdir else "",
+                                       reading, ckey)
         start, depart = lindley(arr, service)
         f = finals[finals >= n_warm]
         lat = depart[f] - arr[f]
@@ -300,8 +394,8 @@ def point(params: dict, seed: int) -> dict:
     # "SASE acts as APAM that uses an eager evaluation plan does")
     row["sase_lat"] = lats[L]
     # the run loop of SASE's open-source code (engines.evaluators.sase), its own series
-    counters, finals = _counters_mem(exp, n, sseed, "sase", str(cdir) if cdir else "", reading)
-    service = profile.service_times(counters)
+    service, finals = _service_mem(exp, n, sseed, "sase", str(cdir) if cdir else "", reading,
+                                   ckey)
     start, depart = lindley(arr, service)
     f = finals[finals >= n_warm]
     row["saserun_lat"] = float((depart[f] - arr[f]).mean()) if f.size else math.nan
@@ -309,18 +403,16 @@ def point(params: dict, seed: int) -> dict:
     # workload readings: achieved selectivities, true final events, matches per true final
     from workloads import apam_synthetic as W
 
-    errs = W.selectivity_errors(st, exp, reading)
-    for i, v in enumerate(W.empirical_selectivities(st)):
+    errs, emp, n_final_type = _workload_mem(exp, n, sseed, reading)
+    for i, v in enumerate(emp):
         row[f"sel{i + 1}_achieved"] = v
         row[f"sel{i + 1}_table2"] = W.SELECTIVITIES[exp][i]
         row[f"sel{i + 1}_expected"] = errs[i][0]
         row[f"sel{i + 1}_se"] = errs[i][1]
-    c0, finals_all = _counters_mem(exp, n, sseed, row["k0_plan"], str(cdir) if cdir else "",
-                                   reading)
-    n_final_type = int((st.types == len(W.TYPE_NAMES) - 1).sum())
-    row["true_final_frac"] = finals_all.size / n_final_type if n_final_type else math.nan
-    row["matches_per_true_final"] = (float(c0[:, C.MATCH_EMIT].sum()) / finals_all.size
-                                     if finals_all.size else math.nan)
+    n_match, n_finals = _matches_per_final(exp, n, sseed, row["k0_plan"],
+                                           str(cdir) if cdir else "", reading)
+    row["true_final_frac"] = n_finals / n_final_type if n_final_type else math.nan
+    row["matches_per_true_final"] = (float(n_match) / n_finals if n_finals else math.nan)
     return row
 
 
