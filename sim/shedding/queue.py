@@ -1,4 +1,4 @@
-"""The shedding queue: a SimPy single server stepping the engine one event at a time.
+"""The shedding queue: a single server in virtual time stepping the engine one event at a time.
 
 Which events are processed depends on the queue in virtual time, so the engine is stepped
 (``engines.evaluators.stepper.Stepper``) from the server process.  Per event, in virtual time:
@@ -19,7 +19,10 @@ The server process ingests the arrivals up to its current instant before choosin
 event (an event that arrived during a service is offered to the shedder at its own arrival
 time: the queue only grows during a service, and the engine's state only changes at a step,
 so the shedder sees exactly the state it would see at ``a_i``), and idles with one timeout
-until the next arrival.  That is one SimPy timeout per served event.  With the no-op shedder
+until the next arrival.  That is one wait per served event: the server is a generator that
+yields its waits, and a plain clock adds each to the current time (``clock="plain"``), as a SimPy
+``Timeout`` would (``clock="simpy"`` drives the same generator with SimPy: the reference,
+identical bit for bit, ``tests/test_shedding_clock.py``).  With the no-op shedder
 the start/departure times equal the Lindley recursion over the engine's service times to
 1e-9 (``tests/test_shedding_queue.py``).
 """
@@ -54,6 +57,7 @@ class ShedQueue:
         self.length = 0
         self._bt = array("q", bytes(8 * n_types))
         self.by_type = np.frombuffer(self._bt, dtype=np.int64)
+        self.count_of_type = self._bt.__getitem__    # queued events of a type, as a Python int
         self.peak = 0
         self.dropped = 0
 
