@@ -110,12 +110,13 @@ def _stream(params: dict, seed: int):
     return (s.slice(0, n) if total > n else s), None
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=1)
 def _stock_stream(total: int, seed: int, h: int, f_c: float, kw: tuple):
-    """``workloads.stocks.stock_stream`` memoised per worker (issue 27: the points of one
-    ``stream_seed`` -- the 13 thresholds of one f_c in calibrate_regime, Figure 9's prefixes of
-    one 400k-event stream, Figure 10's two regimes -- generated it once per point).  The
-    generator is a pure function of these arguments and no consumer writes into a stream."""
+    """``workloads.stocks.stock_stream`` memoised per worker (issue 27: Figure 9's ten points
+    are prefixes of one 400k-event stream and Figure 10's two regimes share one 600k stream;
+    each point generated it again).  The generator is a pure function of these arguments and no
+    consumer writes into a stream.  One stream only: a worker keeps no stream of an earlier
+    experiment alive while it runs the next (peak memory)."""
     from workloads import stocks
     return stocks.stock_stream(total, seed, h=h, f_c=f_c, **dict(kw))
 
