@@ -99,9 +99,26 @@ def _stream(params: dict, seed: int):
     n = int(params["n_events"])
     # prefix_of / stream_seed: every input size is a prefix of one stream (Figure 9)
     total = max(n, int(params.get("prefix_of", n)))
-    s = stocks.stock_stream(total, int(params.get("stream_seed", seed)), h=h,
-                            f_c=float(params["f_c"]), **kw)
+    args = (total, int(params.get("stream_seed", seed)), h, float(params["f_c"]),
+            tuple(sorted(kw.items())))
+    try:
+        hash(args)
+    except TypeError:          # a list-valued generator keyword: not memoised
+        s = _stock_stream.__wrapped__(*args)
+    else:
+        s = _stock_stream(*args)
     return (s.slice(0, n) if total > n else s), None
+
+
+@functools.lru_cache(maxsize=1)
+def _stock_stream(total: int, seed: int, h: int, f_c: float, kw: tuple):
+    """``workloads.stocks.stock_stream`` memoised per worker (issue 27: Figure 9's ten points
+    are prefixes of one 400k-event stream and Figure 10's two regimes share one 600k stream;
+    each point generated it again).  The generator is a pure function of these arguments and no
+    consumer writes into a stream.  One stream only: a worker keeps no stream of an earlier
+    experiment alive while it runs the next (peak memory)."""
+    from workloads import stocks
+    return stocks.stock_stream(total, seed, h=h, f_c=f_c, **dict(kw))
 
 
 def _threshold(params: dict) -> float:

@@ -1,6 +1,6 @@
 """Load shedding in virtual time (DARLING, PVLDB'22, and its baselines).
 
-``queue.run_shedding`` is the SimPy queue that steps the engine (``engines.evaluators.stepper``); the
+``queue.run_shedding`` is the virtual-time queue that steps the engine (``engines.evaluators.stepper``); the
 shedders live in their own modules: ``darling`` (DARLING and random input dropping),
 ``random_pm`` (random partial-match dropping), ``spice`` (eSPICE, hSPICE), ``icde20``
 (Zhao et al., ICDE'20).  ``utility`` fits the Normal statistics of DARLING's Eq. (11).

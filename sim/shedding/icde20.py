@@ -135,6 +135,11 @@ class Icde20(Shedder):
         self.n_served = 0
         self.active = False
         self.shed_set = np.zeros(0, dtype=bool)
+        # the rows on_arrival returns (read-only for the queue): a class check, and a drop
+        self._row_keep = np.zeros(C.N_COUNTERS, dtype=np.int64)
+        self._row_keep[C.DECISION_CHECK] = DEPTH
+        self._row_drop = self._row_keep.copy()
+        self._row_drop[C.SHED_OP] = 1
         self.pm_dropped = 0
         self.ev_dropped = 0
         self.triggers = 0
@@ -254,17 +259,27 @@ class Icde20(Shedder):
             return np.zeros(len(state), dtype=np.int64)
         return self.tree.predict(self._features(state, first))
 
+    @property
+    def shed_set(self) -> np.ndarray:
+        """bool per class: classes shed now.  Assigning it also sets the Python mirrors that
+        ``on_arrival`` reads per event (numpy scalar reads cost ~1 us each); never modify it
+        in place."""
+        return self._shed_set
+
+    @shed_set.setter
+    def shed_set(self, v: np.ndarray) -> None:
+        self._shed_set = v
+        self._shed_l = v.tolist()
+        self._shed_any = bool(v.any())
+
     def on_arrival(self, i: int, now: float):
-        if not self.active or not self.shed_set.any():
+        if not self.active or not self._shed_any:
             return None
-        row = np.zeros(C.N_COUNTERS, dtype=np.int64)
-        row[C.DECISION_CHECK] += DEPTH
-        c = self.ev_class[i]
-        if self.shed_set[c]:
+        if self._shed_l[self.ev_class[i]]:
             self.ctx.queue.drop(i)
             self.ev_dropped += 1
-            row[C.SHED_OP] += 1
-        return row
+            return self._row_drop          # DEPTH decisions + one SHED_OP
+        return self._row_keep              # DEPTH decisions
 
     def after_step(self, i: int, row, now: float):
         if not self.active:
@@ -275,7 +290,7 @@ class Icde20(Shedder):
         ctx = self.ctx
         lat = ctx.recent_mean_latency()
         if lat <= self.lmax:
-            self.shed_set[:] = False
+            self.shed_set = np.zeros(len(self.shed_set), dtype=bool)
             return None
         lam = recent_rate(ctx.arrivals, ctx.queue.tail - 1)
         # the load to remove: what the arrival rate exceeds, or what brings the latency back to

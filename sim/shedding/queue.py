@@ -1,4 +1,4 @@
-"""The shedding queue: a SimPy single server stepping the engine one event at a time.
+"""The shedding queue: a single server in virtual time stepping the engine one event at a time.
 
 Which events are processed depends on the queue in virtual time, so the engine is stepped
 (``engines.evaluators.stepper.Stepper``) from the server process.  Per event, in virtual time:
@@ -19,7 +19,10 @@ The server process ingests the arrivals up to its current instant before choosin
 event (an event that arrived during a service is offered to the shedder at its own arrival
 time: the queue only grows during a service, and the engine's state only changes at a step,
 so the shedder sees exactly the state it would see at ``a_i``), and idles with one timeout
-until the next arrival.  That is one SimPy timeout per served event.  With the no-op shedder
+until the next arrival.  That is one wait per served event: the server is a generator that
+yields its waits, and a plain clock adds each to the current time (``clock="plain"``), as a SimPy
+``Timeout`` would (``clock="simpy"`` drives the same generator with SimPy: the reference,
+identical bit for bit, ``tests/test_shedding_clock.py``).  With the no-op shedder
 the start/departure times equal the Lindley recursion over the engine's service times to
 1e-9 (``tests/test_shedding_queue.py``).
 """
@@ -54,6 +57,7 @@ class ShedQueue:
         self.length = 0
         self._bt = array("q", bytes(8 * n_types))
         self.by_type = np.frombuffer(self._bt, dtype=np.int64)
+        self.count_of_type = self._bt.__getitem__    # queued events of a type, as a Python int
         self.peak = 0
         self.dropped = 0
 
@@ -184,10 +188,28 @@ class ShedResult:
     match_keys: np.ndarray | None = None
 
 
+def _run_simpy(gen, t_init: float) -> None:
+    """Drive the server generator of ``run_shedding`` as one SimPy process: each yielded delay
+    is a ``Timeout``, the clock after it is sent back (the reference clock)."""
+    env = simpy.Environment(initial_time=t_init)
+
+    def process():
+        try:
+            delay = gen.send(env.now)
+            while True:
+                yield env.timeout(delay)
+                delay = gen.send(env.now)
+        except StopIteration:
+            return
+
+    env.process(process())
+    env.run()
+
+
 def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = None,
                  n_warm: int = 0, ingest_on_server: bool = False, keep_keys: bool = False,
                  latency_cap: float | None = None,
-                 leaf_mask: np.ndarray | None = None) -> ShedResult:
+                 leaf_mask: np.ndarray | None = None, clock: str = "plain") -> ShedResult:
     """Simulate the shedding queue (module docstring); ``n_warm`` first events are the warm-up
     (the shedder must not drop there; it gathers statistics and ``end_warmup`` is called when
     event ``n_warm`` arrives).  Matches detected at or after event ``n_warm`` are measured;
@@ -196,7 +218,16 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     ``leaf_mask`` (bool per event, ``sim.shedding.memory.leaf_mask``): served events the tree
     would also store at a leaf, counted while within the window; ``peak_pm_slots`` is the peak
     over the served events from ``n_warm`` on of (events bound by the engine's partial matches +
-    those leaf events) -- the DARLING artifact's storage size (``sim.shedding.memory``)."""
+    those leaf events) -- the DARLING artifact's storage size (``sim.shedding.memory``).
+
+    ``clock``: what advances virtual time between the server's waits. ``"plain"`` (default)
+    adds each wait to the clock (``now + delay``), exactly what a SimPy ``Timeout`` does with
+    one process and nothing else scheduled (``Environment.schedule`` pushes ``now + delay``,
+    ``step`` pops it), without SimPy's per-wait event objects and heap (issue 27: about a
+    fifth of a DARLING point). ``"simpy"`` runs the same server as a SimPy process: the
+    reference the tests compare bit for bit."""
+    if clock not in ("plain", "simpy"):
+        raise CepsimInputError(f"run_shedding: clock must be 'plain' or 'simpy', got {clock!r}")
     n = len(stream)
     arr = np.ascontiguousarray(arrivals, dtype=np.float64)
     if arr.shape != (n,):
@@ -234,7 +265,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     S = memoryview(stp.S)      # scalar reads as Python ints (S is never replaced)
     row_f = stp.row_f
     arr_l = arr.tolist()
-    env = simpy.Environment(initial_time=min(0.0, float(arr[0])) if n else 0.0)
+    t_init = min(0.0, float(arr[0])) if n else 0.0
     # hooks the shedder leaves at the no-op default are not called (same outcome)
     cls = type(shedder)
     has_arrival, has_before, has_after, has_served, has_extra = (
@@ -244,6 +275,21 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     step = stp.step
     pop = q.pop
     push = q.push
+    # shedder rows charged so far, by value: row bytes -> [seconds, times]; ``shed_tot`` is
+    # their sum at the end (exact integer sums in any order; a numpy ``+=`` per row cost ~1 us)
+    tally: dict = {}
+
+    def charge(r) -> float:
+        """Seconds of shedder row ``r``; adds it to the shedder work (``shed_tot``)."""
+        key = r.tobytes()
+        e = tally.get(key)
+        if e is None:
+            if r.dtype != np.int64 or r.shape != (C.N_COUNTERS,):
+                shed_tot[:] += r          # any other row: added as it comes
+                return price(r)
+            e = tally[key] = [price(r), 0]
+        e[1] += 1
+        return e[0]
 
     def ingest(i: int) -> float:
         """Offer arrival ``i``; returns the seconds to charge to the server."""
@@ -257,8 +303,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
         r = shedder.on_arrival(i, arr_l[i])
         if r is None:
             return 0.0
-        shed_tot[:] += r
-        c = price(r)
+        c = charge(r)
         if ingest_on_server:
             return c
         s0 = max(arr_l[i], ingest_free_at)
@@ -297,8 +342,8 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
         nxt = 0
         carry = 0.0       # ingest work charged to the server (ingest_on_server)
         warm_service = ctx.warm_service
+        now = yield None          # the clock at the start (the driver sends it)
         while True:
-            now = env.now
             while nxt < n and arr_l[nxt] <= now:
                 carry += ingest(nxt)
                 nxt += 1
@@ -306,7 +351,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
             if i < 0:
                 if nxt >= n:
                     break
-                yield env.timeout(arr_l[nxt] - now)
+                now = yield arr_l[nxt] - now
                 # ingest the awaited arrival even if the clock's rounding left it a hair short
                 carry += ingest(nxt)
                 nxt += 1
@@ -316,8 +361,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
             if has_before:
                 veto, r = shedder.before_step(i, now)
                 if r is not None:
-                    shed_tot[:] += r
-                    extra += price(r)
+                    extra += charge(r)
                 if veto:
                     vetoed += 1
                     carry = extra
@@ -327,8 +371,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
             if has_after:
                 r2 = shedder.after_step(i, row, now)
                 if r2 is not None:
-                    shed_tot[:] += r2
-                    extra += price(r2)
+                    extra += charge(r2)
             if has_extra:
                 xs = shedder.take_extra_seconds()
                 replication_s += xs
@@ -354,8 +397,8 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
                     leaves.append(t_i)
                 if i >= n_warm and live_bound + len(leaves) > peak_slots:
                     peak_slots = live_bound + len(leaves)
-            yield env.timeout(svc)
-            t = env.now
+            t = yield svc
+            now = t
             depart_l[i] = t
             if ctx.in_warmup or i < n_warm:
                 warm_service.append((i, svc))
@@ -363,14 +406,27 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
                 collect(i, t)
             if has_served:
                 shedder.on_served(i, svc, row, t)
+        for key, (_, times) in tally.items():
+            shed_tot[:] += np.frombuffer(key, dtype=np.int64) * times
         fin = stp.finish()
-        collect(n, env.now)
+        collect(n, now)
         totals[:] = stp.total
         totals[C.MATCH_EMIT] += fin[C.MATCH_EMIT]
 
     totals = np.zeros(C.N_COUNTERS, dtype=np.int64)        # engine work
-    env.process(server())
-    env.run()
+    gen = server()
+    next(gen)                      # up to its first ``yield``: waiting for the start time
+    if clock == "plain":
+        now = t_init
+        try:
+            delay = gen.send(now)
+            while True:
+                now = now + delay  # what SimPy's Timeout computes (Environment.schedule)
+                delay = gen.send(now)
+        except StopIteration:
+            pass
+    else:
+        _run_simpy(gen, t_init)
     lat = np.concatenate(lat_chunks) if lat_chunks else np.zeros(0)
     keys = (np.concatenate(key_chunks) if key_chunks else np.zeros((0, m), np.int64)) \
         if keep_keys else None
