@@ -509,8 +509,9 @@ def _packed_sums(packed: tuple, stat_work: np.ndarray, lo: int, hi: int) -> np.n
 
 
 def _pack(charges: np.ndarray, stat_work: np.ndarray) -> tuple:
-    """(The form ``controller.run_controllers`` returns directly; kept with ``_unpack`` and
-    ``_canonical`` for ``tests/test_adaptive_runs.py``'s reference evaluation.)  A controller's
+    """(The form ``controller.run_controllers`` returns directly; kept with ``_unpack`` as the
+    definition of that form, which the controller tests and ``tests/test_adaptive_runs.py``'s
+    reference evaluation use.)  A controller's
     charges without the dense parts: the rows with work other than statistics
     updates, and whether the STAT_UPDATE column is the statistics pass's work (the only way the
     controller writes it).  ``_unpack`` rebuilds the identical matrix."""
@@ -532,16 +533,6 @@ def _unpack(packed: tuple, stat_work: np.ndarray) -> np.ndarray:
     if uses:
         out[:, C.STAT_UPDATE] = stat_work[:n]
     return out
-
-
-def _canonical(ms) -> np.ndarray:
-    """Matches in canonical sorted form (plain variables; Kleene lists summarised by their first
-    event and length): equal arrays <=> equal match sets for these patterns."""
-    from engines.planners.adaptive.epochs import earliest_event
-    cols = [ms.pos, ms.kl_len, earliest_event(ms)[:, None]]
-    from engines.matches import canonical_rows
-    a = np.concatenate(cols, axis=1) if len(ms) else np.zeros((0, 1), np.int64)
-    return canonical_rows(a)
 
 
 # ----------------------------------------------------------------------------- analysis

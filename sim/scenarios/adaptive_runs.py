@@ -18,7 +18,7 @@ same; what changes is what is kept of them:
 
 Before this a point held every (plan, start) run of all its methods at once: 9.1 GB for one
 ``fig7`` greedy OR point at 100k events.  Integer sums are exact whatever their grouping, and
-the canonical rows of a method are the rows ``_canonical`` built from its concatenated
+the canonical rows of a method are the rows the old evaluation built from its concatenated
 ``MatchSet`` (constant zero columns dropped for every method alike), so rows stay
 bit-identical.
 """
