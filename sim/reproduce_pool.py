@@ -30,6 +30,10 @@ behind a long queue.
 from the disk cache) the kernels they meet; ``engines.jitcache.install_compile_lock`` makes each
 kernel compile in one process while others wait for it (and never corrupts the cache).
 
+**Memory.**  After a point, a worker holding more than ``sim.worker_memory.RELEASE_ABOVE_MB``
+drops the other papers' memos and returns free heap pages (``sim.worker_memory``), so memory one
+paper left behind does not add to another paper's peak.
+
 **Finishing.**  As soon as an experiment's last point is back the parent consolidates its shards
 (``sim.runner.finish_run``: the same writer as a single run) and calls ``on_done`` (the command
 draws its figures there), while the workers go on with the other experiments' points.
@@ -178,6 +182,17 @@ def _worker_init(repo_root: str, scenarios: tuple, parent_pid: int) -> None:
         sweep.prime_imports(s)
 
 
+def _run_point_then_release(cfg, point: Point) -> dict:
+    """A worker's task: the point's row, then (when the worker holds much memory) the memos of
+    the other papers and free heap pages go back to the system (``sim.worker_memory``).  Rows
+    are ``run_point``'s: the release only drops caches."""
+    from sim.worker_memory import release_after_point
+
+    row = run_point(cfg, point)
+    release_after_point(cfg.scenario)
+    return row
+
+
 def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                workers: int | None = None, context: str | None = None,
                progress: bool | None = None) -> None:
@@ -230,7 +245,8 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                         if not started[t.exp]:   # the summary line's time: first submit to end
                             started[t.exp] = True
                             preps[t.exp].t0 = time.perf_counter()
-                        inflight[pool.submit(run_point, preps[t.exp].cfg, t.point)] = t
+                        inflight[pool.submit(_run_point_then_release, preps[t.exp].cfg,
+                                                  t.point)] = t
                     for item in held:
                         heapq.heappush(ready, item)
 

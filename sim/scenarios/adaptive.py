@@ -185,6 +185,8 @@ ROW_KEYS = ("tune_seeds",)
 #: named variant for the cost-sensitivity study.
 OVERLAP_BASE = ("per_plan", "once")
 _WORK_MEM: dict = {}
+#: memos a pool worker may drop between papers (sim/worker_memory.py): shared point evaluations
+MEMO_DICTS = ("_WORK_MEM",)
 
 
 @lru_cache(maxsize=1)

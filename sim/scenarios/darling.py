@@ -176,6 +176,8 @@ def _ref_key(params: dict, window_ms=None, threshold="param", length=None) -> tu
 
 
 _REF: dict = {}
+#: memos a pool worker may drop between papers (sim/worker_memory.py): reference runs
+MEMO_DICTS = ("_REF",)
 
 
 def reference(params: dict, n_warm: int, profile, window_ms=None, threshold="param",

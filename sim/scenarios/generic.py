@@ -57,6 +57,8 @@ from sim.claims import ClaimResult
 
 CACHE_VERSION = "generic-v1"
 _MEM: "OrderedDict[str, dict]" = OrderedDict()
+#: memos a pool worker may drop between papers (sim/worker_memory.py): engine counters
+MEMO_DICTS = ("_MEM",)
 _MEM_MAX = 32
 SOURCE_KEYS = ("data", "generator")
 # the generator's own parameters, gen_<name>, for `--set` checking (sim/paramkeys.py)

@@ -242,8 +242,10 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     ctx = ShedContext(stream, program, stp, q, unit, base, arr, int(n_warm))
     ctx.recent = deque(maxlen=32)
     shedder.attach(ctx)
-    start_l = [np.nan] * n        # per-event writes to Python containers, arrays at the end
-    depart_l = [np.nan] * n
+    # per-event writes to Python containers, arrays at the end; ``array('d')`` stores a write as
+    # 8 bytes where a list keeps a float object (32 bytes) per served event (issue 27: memory)
+    start_l = array("d", [np.nan]) * n
+    depart_l = array("d", [np.nan]) * n
     served_b = bytearray(n)
     lat_chunks: list[np.ndarray] = []
     key_chunks: list[np.ndarray] = []
@@ -428,10 +430,12 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     else:
         _run_simpy(gen, t_init)
     lat = np.concatenate(lat_chunks) if lat_chunks else np.zeros(0)
+    lat_chunks.clear()      # the chunks would double the latencies' memory until the return
     keys = (np.concatenate(key_chunks) if key_chunks else np.zeros((0, m), np.int64)) \
         if keep_keys else None
-    start = np.array(start_l, dtype=np.float64)
-    depart = np.array(depart_l, dtype=np.float64)
+    key_chunks.clear()
+    start = np.frombuffer(start_l, dtype=np.float64)
+    depart = np.frombuffer(depart_l, dtype=np.float64)
     served = np.frombuffer(bytes(served_b), dtype=np.uint8).astype(bool)
     end = float(np.nanmax(depart)) if served.any() else 0.0
     t0 = float(arr[0]) if n else 0.0
