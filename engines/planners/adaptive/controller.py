@@ -14,6 +14,11 @@ replacement) and STAT_UPDATE (the statistics pass, every event, unless D is stat
 Accuracy bookkeeping (``shadow=True``): at every check an *uncharged* shadow call of A tells
 whether a different plan was available; ``false_neg`` counts checks where it was and D said no,
 ``false_pos`` counts calls of A triggered by D that returned the current plan.
+
+Two implementations of the same loop: ``run_controller(s)`` compute it with compiled passes
+(``fastplan``: A at every snapshot at once; ``fastctl``: each decision function's checks), and
+``run_controllers_python`` is the plain loop (``_Controller.step``), kept as the reference the
+tests compare every schedule, charge and count with.
 """
 from __future__ import annotations
 
@@ -53,8 +58,8 @@ def warmup_snapshot(stats: StatsSnapshots, n_warmup: int) -> int:
 
 
 class _Controller:
-    """Algorithm 1's state for one decision function over one statistics pass: the loop body of
-    ``run_controller`` as ``step``, so that ``run_controllers`` can advance several decision
+    """Algorithm 1's state for one decision function over one statistics pass: the loop body as
+    ``step``, so that ``run_controllers_python`` (the reference) can advance several decision
     functions snapshot by snapshot.  Charges are kept per charged event (``rows``)."""
 
     def __init__(self, stats: StatsSnapshots, decision: Decision, s0: int, A, groups,

@@ -44,7 +44,7 @@ class Decision:
     def check(self, rw: np.ndarray, sel: np.ndarray,
               memo: dict | None = None) -> tuple[bool, int]:
         """``(replan, work)``.  ``memo``: one dict per statistics snapshot shared by the
-        decision functions checked on it (``controller.run_controllers``); it holds values
+        decision functions checked on it (``controller.run_controllers_python``); it holds values
         derived from ``(rw, sel)`` alone, so it changes neither the answer nor the work."""
         raise NotImplementedError
 

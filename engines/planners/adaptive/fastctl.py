@@ -52,6 +52,7 @@ class ControlRun:
         self.steps = steps
         self._ref = ref_planner
         self._prs: dict = {}
+        self.shared: dict = {}           # inputs several decision functions' passes read
         self.rate_w = np.ascontiguousarray(stats.rate_w, np.float64)
         self.sel = np.ascontiguousarray(stats.sel, np.float64)
 
@@ -87,12 +88,15 @@ def _threshold_pass(vals, t, work, replan):
 
 def _threshold(D: ThresholdDecision, run: ControlRun):
     D.reset(None, run.stats.rate_w[run.s0], run.stats.sel[run.s0], run.groups)
-    rows = np.concatenate([[run.s0], run.snaps]).astype(np.int64)
-    pa = np.asarray([a for a, _ in D.pairs], np.int64)
-    pb = np.asarray([b for _, b in D.pairs], np.int64)
-    vals = np.concatenate([run.rate_w[rows][:, np.asarray(D.vars, np.int64)],
-                           run.sel[rows[:, None], pa[None, :], pb[None, :]]], axis=1)
-    vals = np.ascontiguousarray(vals, np.float64)
+    key = ("thr", tuple(D.vars), D.pairs)
+    vals = run.shared.get(key)
+    if vals is None:        # the monitored values at s0 and every check, shared by thresholds
+        rows = np.concatenate([[run.s0], run.snaps]).astype(np.int64)
+        pa = np.asarray([a for a, _ in D.pairs], np.int64)
+        pb = np.asarray([b for _, b in D.pairs], np.int64)
+        vals = np.concatenate([run.rate_w[rows][:, np.asarray(D.vars, np.int64)],
+                               run.sel[rows[:, None], pa[None, :], pb[None, :]]], axis=1)
+        vals = run.shared[key] = np.ascontiguousarray(vals, np.float64)
     n = len(run.snaps)
     work = np.zeros(n, np.int64)
     replan = np.zeros(n, np.bool_)
