@@ -178,3 +178,32 @@ def test_kernel_arithmetic_is_the_reference_arithmetic():
                 pref = np.asarray([perm[:6]], np.int64)
                 assert greedy_side(rw, sel, s, perm[6], pref, 0, i) == \
                     greedy_score(perm[6], perm[:i], rw[s], sel[s])
+
+
+@pytest.mark.parametrize("planner", ["greedy", "zstream"])
+@pytest.mark.parametrize("groups", [((0, 1, 2, 3, 4, 5),), ((0,), (1, 2, 3)), ((0, 1), (2, 3)),
+                                    ((0, 1, 2), (3, 4, 5, 6)), ((4, 1, 6, 0, 2, 5, 3, 7),)])
+def test_invariants_at_equal_reset_on_the_reference(planner, groups):
+    """``fastplan.invariants_at`` (the invariant methods' resets) = ``InvariantDecision.reset``
+    on ``greedy_plan`` / ``zstream_plan``: the plan and every kept condition with its
+    planning-time sides and margin; ZStream node tables count ``_tree_cum_work``'s work."""
+    from engines.planners.adaptive.decision import _tree_cum_work
+    from engines.planners.adaptive.fastctl import tree_tables
+    from engines.planners.adaptive.fastplan import invariants_at
+    ref = greedy_plan if planner == "greedy" else zstream_plan
+    rng = np.random.default_rng(len(groups) * 17 + len(groups[-1]))
+    V = 1 + max(max(g) for g in groups)
+    for quantised in (True, False):
+        rw, sel = _walk(rng, 30, V, quantised)
+        for s in range(30):
+            pr = ref(groups, rw[s], sel[s])
+            for K in (1, 2, None):
+                D = InvariantDecision(0.1, K)
+                D.reset(pr, rw[s], sel[s], groups)
+                plan, inv = invariants_at(planner, groups, rw, sel, s, D.keep)
+                assert plan == pr.plan and inv == D.invariants
+                assert all(type(c.margin) is float and type(c.f2) is float for c in inv)
+                if planner == "zstream":
+                    for exact in (True, False):
+                        assert tree_tables(inv, exact)[-1].tolist() == \
+                            _tree_cum_work(inv, exact)

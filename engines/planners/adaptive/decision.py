@@ -122,16 +122,24 @@ class InvariantDecision(Decision):
         self.cum_work: list | None = None
         self.groups = ()
 
-    def reset(self, pr, rw, sel, groups):
-        self.kind = pr.kind
+    def keep(self, margins: list) -> list[int]:
+        """Indices (ascending) of a block's conditions kept as invariants: the ``K`` tightest
+        (smallest plan-time margin, then first), all for ``K = None``."""
+        ordered = sorted(range(len(margins)), key=lambda i: (margins[i], i))
+        return sorted(ordered if self.K is None else ordered[: self.K])
+
+    def install(self, kind: str, invariants: list, groups) -> None:
+        """The state ``reset`` leaves (``fastctl`` builds only the kept conditions)."""
+        self.kind = kind
         self.groups = groups
+        self.invariants = invariants
+        self.cum_work = None
+
+    def reset(self, pr, rw, sel, groups):
         inv = []
         for conds in pr.blocks:
-            ordered = sorted(range(len(conds)), key=lambda i: (conds[i].margin, i))
-            keep = ordered if self.K is None else ordered[: self.K]
-            inv.extend(conds[i] for i in sorted(keep))
-        self.invariants = inv
-        self.cum_work = None
+            inv.extend(conds[i] for i in self.keep([c.margin for c in conds]))
+        self.install(pr.kind, inv, groups)
 
     def check(self, rw, sel, memo=None):
         if memo is not None:

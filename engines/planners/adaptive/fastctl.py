@@ -9,9 +9,9 @@ snapshot, ``fastplan``), so here each one runs on its own over all checks:
 * ``ThresholdDecision``: one compiled pass over the monitored values of every snapshot (the
   reference value row is the last replan's);
 * ``InvariantDecision``: a compiled pass that checks the current invariants until the first
-  violated one, returns there, the invariants of the new plan are built (``reset`` on the
-  reference planner's ``PlanResult`` of that snapshot, whose plan must be the batch planner's),
-  and the pass resumes.  Greedy sides = the running products of ``greedy_score``; ZStream sides =
+  violated one, returns there, the invariants of A's plan at that snapshot are built
+  (``fastplan.invariants_at``: what ``reset`` keeps of the reference planner's ``PlanResult``,
+  only the kept conditions; the plan must be the batch planner's), and the pass resumes.  Greedy sides = the running products of ``greedy_score``; ZStream sides =
   ``shape_card_cost`` over the stored shapes (a node table, children first) or, for ``K = all``,
   the split cost of the group's interval DP (``fastplan.zstream_dp``, ``_DP.best``'s arithmetic).
 
@@ -27,19 +27,18 @@ from numba import njit
 
 from engines import counters as C
 from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision,
-                                                ThresholdDecision, UnconditionalDecision,
-                                                _tree_cum_work)
-from engines.planners.adaptive.fastplan import group_arrays, split_card_cost, zstream_dp
-from engines.planners.adaptive.planners import _leaves
+                                                ThresholdDecision, UnconditionalDecision)
+from engines.planners.adaptive.fastplan import (group_arrays, invariants_at, split_card_cost,
+                                                zstream_dp)
 
 
 class ControlRun:
     """What every decision function's pass reads: the checks (snapshot ``snaps[c]`` at stream
-    position ``pos[c]``), A's plan id at ``s0`` and at every check, the distinct plans, A's
-    steps, and the reference planner's ``PlanResult`` per snapshot (``pr(s)``, memoised)."""
+    position ``pos[c]``), A's plan id at ``s0`` and at every check, the distinct plans, P0 and
+    the invariants of A's plan per snapshot (``invariants``, memoised)."""
 
     def __init__(self, stats, planner: str, groups, s0: int, s_end: int, ids0: int,
-                 ids: np.ndarray, plans: list, steps: int, ref_planner):
+                 ids: np.ndarray, plans: list, p0):
         self.stats = stats
         self.planner = planner
         self.groups = groups
@@ -49,17 +48,25 @@ class ControlRun:
         self.id0 = ids0
         self.ids = ids
         self.plans = plans
-        self.steps = steps
-        self._ref = ref_planner
-        self._prs: dict = {}
+        self.p0 = p0                     # A's PlanResult at s0 (the reference planner's)
+        self.steps = p0.steps            # A's work does not depend on the statistics
+        self._invs: dict = {}
         self.shared: dict = {}           # inputs several decision functions' passes read
         self.rate_w = np.ascontiguousarray(stats.rate_w, np.float64)
         self.sel = np.ascontiguousarray(stats.sel, np.float64)
 
-    def pr(self, s: int):
-        out = self._prs.get(s)
+    def invariants(self, s: int, D: InvariantDecision) -> tuple[tuple, list, tuple]:
+        """``(plan, invariants, tables)`` of A at snapshot ``s`` for ``D``'s ``K``
+        (``fastplan.invariants_at``; the arrays of ``greedy_tables`` / ``tree_tables``), memoised
+        per ``(s, K)``: invariant methods that differ in ``d`` only replan at common snapshots."""
+        key = (s, D.K)
+        out = self._invs.get(key)
         if out is None:
-            out = self._prs[s] = self._ref(self.groups, self.stats.rate_w[s], self.stats.sel[s])
+            plan, inv = invariants_at(self.planner, self.groups, self.rate_w, self.sel, s,
+                                      D.keep)
+            tab = greedy_tables(inv) if self.planner == "greedy" else tree_tables(inv,
+                                                                                   D.K is None)
+            out = self._invs[key] = (plan, inv, tab)
         return out
 
 
@@ -223,77 +230,121 @@ def _tree_inv_pass(rate_w, sel, snaps, c_lo, nvar, nl, nr, nlo, nmid, nhi, leafs
     return snaps.shape[0]
 
 
-def tree_tables(invariants, exact: bool):
-    """Node table and condition arrays of ``_tree_inv_pass`` for a plan's invariants."""
-    index: dict = {}
-    nvar, nl, nr, nlo, nmid, nhi, leafseq = [], [], [], [], [], [], []
+class _Nodes:
+    """The node table of ``tree_tables`` (methods, not closures: a closure that calls itself is a
+    reference cycle, which ``controller._fast_controllers`` would keep until its end)."""
 
-    def node(s) -> int:
-        u = index.get(s)
+    def __init__(self):
+        self.by_obj: dict = {}    # id(shape) -> node: the invariants keep every shape alive
+        self.by_struct: dict = {}
+        self.nvar, self.nl, self.nr = [], [], []
+        self.nlo, self.nmid, self.nhi = [], [], []
+        self.leafseq: list = []
+        self.leaves: list = []
+        self.seen: set = set()
+
+    def node(self, s) -> int:
+        u = self.by_obj.get(id(s))
         if u is not None:
             return u
         if isinstance(s, tuple):
-            left, right = node(s[0]), node(s[1])
-            lv, rv = _leaves(s[0]), _leaves(s[1])
-            lo = len(leafseq)
-            leafseq.extend(lv)
-            leafseq.extend(rv)
-            nvar.append(-1)
-            nl.append(left)
-            nr.append(right)
-            nlo.append(lo)
-            nmid.append(lo + len(lv))
-            nhi.append(lo + len(lv) + len(rv))
+            left, right = self.node(s[0]), self.node(s[1])
+            key = (left, right)
         else:
-            nvar.append(int(s))
-            nl.append(-1)
-            nr.append(-1)
-            nlo.append(0)
-            nmid.append(0)
-            nhi.append(0)
-        u = index[s] = len(nvar) - 1
+            key = ("leaf", int(s))
+        u = self.by_struct.get(key)
+        if u is None:
+            u = self.by_struct[key] = len(self.nvar)
+            if isinstance(s, tuple):
+                lo = len(self.leafseq)
+                self.leafseq.extend(self.leaves[left])
+                self.leafseq.extend(self.leaves[right])
+                self.nvar.append(-1)
+                self.nl.append(left)
+                self.nr.append(right)
+                self.nlo.append(lo)
+                self.nmid.append(lo + len(self.leaves[left]))
+                self.nhi.append(len(self.leafseq))
+                self.leaves.append(self.leaves[left] + self.leaves[right])
+            else:
+                self.nvar.append(int(s))
+                self.nl.append(-1)
+                self.nr.append(-1)
+                self.nlo.append(0)
+                self.nmid.append(0)
+                self.nhi.append(0)
+                self.leaves.append([int(s)])
+        self.by_obj[id(s)] = u
         return u
 
-    cw = [node(c.winner) for c in invariants]
-    cl = [-1 if exact else node(c.loser) for c in invariants]
-    i64 = lambda x: np.asarray(x, np.int64).reshape(-1)   # noqa: E731
-    return (i64(nvar), i64(nl), i64(nr), i64(nlo), i64(nmid), i64(nhi), i64(leafseq),
-            i64(cw), i64(cl), i64([c.group for c in invariants]),
+    def mark(self, u: int) -> None:
+        """Add node ``u`` and its subtrees to ``seen``."""
+        if u not in self.seen:
+            self.seen.add(u)
+            if self.nvar[u] < 0:
+                self.mark(self.nl[u])
+                self.mark(self.nr[u])
+
+
+def tree_tables(invariants, exact: bool):
+    """Node table and condition arrays of ``_tree_inv_pass`` for a plan's invariants, and the
+    work after each condition (``decision._tree_cum_work``'s count: distinct subtrees of the
+    sides so far, plus the DP splits of the distinct sub-intervals when ``exact``).  Nodes are
+    hash-consed by structure (a leaf by its variable, an inner node by its children's ids), so
+    equal subtrees are one node, as equal shapes are one element of ``_tree_cum_work``'s set."""
+    t = _Nodes()
+    cw, cl, cum = [], [], []
+    intervals: dict = {}
+    dp_work = 0
+    for c in invariants:
+        cw.append(t.node(c.winner))
+        t.mark(cw[-1])
+        if exact:
+            cl.append(-1)
+            have = intervals.setdefault(c.group, set())
+            for a2 in range(c.a, c.b + 1):
+                for b2 in range(a2, c.b + 1):
+                    if (a2, b2) not in have:
+                        have.add((a2, b2))
+                        dp_work += b2 - a2
+        else:
+            cl.append(t.node(c.loser))
+            t.mark(cl[-1])
+        cum.append(len(t.seen) + dp_work)
+
+    def i64(x):
+        return np.asarray(x, np.int64).reshape(-1)
+
+    return (i64(t.nvar), i64(t.nl), i64(t.nr), i64(t.nlo), i64(t.nmid), i64(t.nhi),
+            i64(t.leafseq), i64(cw), i64(cl), i64([c.group for c in invariants]),
             i64([c.a for c in invariants]), i64([c.b for c in invariants]),
-            i64([c.k_win for c in invariants]), i64([c.k_lose for c in invariants]),
-            i64(_tree_cum_work(invariants, exact)))
+            i64([c.k_win for c in invariants]), i64([c.k_lose for c in invariants]), i64(cum))
 
 
 def _invariant(D: InvariantDecision, run: ControlRun):
     n = len(run.snaps)
     work = np.zeros(n, np.int64)
     replan = np.zeros(n, np.bool_)
-    D.reset(run.pr(run.s0), run.stats.rate_w[run.s0], run.stats.sel[run.s0], run.groups)
+    D.reset(run.p0, run.stats.rate_w[run.s0], run.stats.sel[run.s0], run.groups)
     exact = D.K is None
-    tables: dict = {}
     gv, goff = group_arrays(run.groups)
+    tab = greedy_tables(D.invariants) if D.kind == "order" else tree_tables(D.invariants, exact)
     c = 0
     while c < n:
         if D.kind == "order":
-            stop = _greedy_inv_pass(run.rate_w, run.sel, run.snaps, c,
-                                    *greedy_tables(D.invariants), D.d, work)
+            stop = _greedy_inv_pass(run.rate_w, run.sel, run.snaps, c, *tab, D.d, work)
         else:
-            key = tuple((cd.winner, cd.loser, cd.group, cd.a, cd.b, cd.k_win, cd.k_lose)
-                        for cd in D.invariants)
-            tab = tables.get(key)
-            if tab is None:
-                tab = tables[key] = tree_tables(D.invariants, exact)
-            stop = _tree_inv_pass(run.rate_w, run.sel, run.snaps, c, *tab, exact, gv, goff,
-                                  D.d, work)
+            stop = _tree_inv_pass(run.rate_w, run.sel, run.snaps, c, *tab, exact, gv, goff, D.d,
+                                  work)
         if stop >= n:
             break
         replan[stop] = True
         s = int(run.snaps[stop])
-        pr = run.pr(s)
-        if pr.plan != run.plans[run.ids[stop]]:
-            raise RuntimeError(f"adaptive: the batch planner and the reference planner disagree "
-                               f"at snapshot {s}: {run.plans[run.ids[stop]]} vs {pr.plan}")
-        D.reset(pr, run.stats.rate_w[s], run.stats.sel[s], run.groups)
+        plan, inv, tab = run.invariants(s, D)
+        if plan != run.plans[run.ids[stop]]:
+            raise RuntimeError(f"adaptive: the two compiled planners disagree at snapshot {s}: "
+                               f"{run.plans[run.ids[stop]]} vs {plan}")
+        D.install(D.kind, inv, run.groups)
         c = stop + 1
     return work, replan
 

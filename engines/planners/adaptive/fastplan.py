@@ -153,15 +153,15 @@ def _zstream_splits(gv, goff, rate_w, sel, lo, hi):
     return out
 
 
-def _decode_tree(leaves, splits, it_pos: list):
-    """The shape of one group from its preorder splits (``splits[it_pos[0]:]``)."""
-    def build(a: int, b: int):
-        if a == b:
-            return leaves[a]
-        k = int(splits[it_pos[0]])
-        it_pos[0] += 1
-        return (build(a, k - 1), build(k, b))
-    return build(0, len(leaves) - 1)
+def _decode_tree(leaves: list, splits: list, pos: int, a: int, b: int):
+    """``(shape, next pos)``: the tree over ``leaves[a..b]`` whose preorder split points start at
+    ``splits[pos]`` (a module function, not a closure: no reference cycle per plan)."""
+    if a == b:
+        return leaves[a], pos
+    k = splits[pos]
+    left, pos = _decode_tree(leaves, splits, pos + 1, a, k - 1)
+    right, pos = _decode_tree(leaves, splits, pos, k, b)
+    return (left, right), pos
 
 
 def snapshot_plans(planner: str, groups, rate_w: np.ndarray, sel: np.ndarray, lo: int,
@@ -183,6 +183,137 @@ def snapshot_plans(planner: str, groups, rate_w: np.ndarray, sel: np.ndarray, lo
         if planner == "greedy":
             plans.append(tuple(int(v) for v in row))
         else:
-            it = [0]
-            plans.append(tuple(_decode_tree([int(v) for v in g], row, it) for g in groups))
+            splits, pos, trees = row.tolist(), 0, []
+            for g in groups:
+                tree, pos = _decode_tree([int(v) for v in g], splits, pos, 0, len(g) - 1)
+                trees.append(tree)
+            plans.append(tuple(trees))
     return np.asarray(inv, np.int64).reshape(-1), plans
+
+
+# ----------------------------------------------------------------------------- one snapshot's PlanResult
+@njit(cache=True)
+def _greedy_steps_at(gv, goff, rate_w, sel, s):
+    """Greedy at snapshot ``s`` with every step's scores: ``chosen[a + i]`` = the index (into
+    ``gv``) picked at step ``i`` of the group starting at ``a``; ``score[a + i, q]`` = the score
+    of candidate ``q`` at that step (the running product of ``_greedy_orders``)."""
+    nv = gv.shape[0]
+    chosen = np.empty(nv, np.int64)
+    score = np.zeros((nv, nv), np.float64)
+    sc = np.empty(nv, np.float64)
+    done = np.zeros(nv, np.bool_)
+    for g in range(goff.shape[0] - 1):
+        a = goff[g]
+        b = goff[g + 1]
+        for q in range(a, b):
+            v = gv[q]
+            sc[q] = rate_w[s, v] * sel[s, v, v]
+        for i in range(b - a):
+            best = -1
+            for q in range(a, b):
+                if done[q]:
+                    continue
+                score[a + i, q] = sc[q]
+                if best < 0 or sc[q] < sc[best] or (sc[q] == sc[best] and gv[q] < gv[best]):
+                    best = q
+            done[best] = True
+            chosen[a + i] = best
+            p = gv[best]
+            for q in range(a, b):
+                if not done[q]:
+                    sc[q] *= sel[s, p, gv[q]]
+    return chosen, score
+
+
+@njit(cache=True)
+def _zstream_tables_at(gv, goff, rate_w, sel, s):
+    """The interval DP of every group at snapshot ``s``: best split ``bestk[g, a, b]``, best
+    cost ``cost[g, a, b]`` and every split's cost ``split[g, a, b, k]``."""
+    G = goff.shape[0] - 1
+    mm = 1
+    for g in range(G):
+        mm = max(mm, goff[g + 1] - goff[g])
+    card = np.zeros((G, mm, mm), np.float64)
+    cost = np.zeros((G, mm, mm), np.float64)
+    bestk = np.zeros((G, mm, mm), np.int64)
+    split = np.zeros((G, mm, mm, mm), np.float64)
+    for g in range(G):
+        m = goff[g + 1] - goff[g]
+        zstream_dp(gv, goff[g], m, rate_w, sel, s, card[g], cost[g], bestk[g])
+        for a in range(m):
+            for b in range(a + 1, m):
+                for k in range(a + 1, b + 1):
+                    split[g, a, b, k] = split_card_cost(gv, goff[g], a, k, b, sel, s, card[g],
+                                                        cost[g])[1]
+    return bestk, cost, split
+
+
+def invariants_at(planner: str, groups, rate_w: np.ndarray, sel: np.ndarray, s: int, keep
+                  ) -> tuple[tuple, list]:
+    """``(plan, invariants)`` of A at snapshot ``s``: the plan of ``greedy_plan`` /
+    ``zstream_plan`` and the conditions ``keep(margins)`` selects from each of its blocks, in
+    block order (``InvariantDecision.reset`` on that ``PlanResult``), with the same planning-time
+    sides and margins; only the kept conditions are built.  ``keep=None`` keeps all."""
+    from engines.planners.adaptive.planners import GreedyCondition, TreeCondition
+    gv, goff = group_arrays(groups)
+    pick = (lambda m: range(len(m))) if keep is None else keep
+    inv: list = []
+    if planner == "greedy":
+        chosen, score = _greedy_steps_at(gv, goff, rate_w, sel, int(s))
+        ch, sc, var = chosen.tolist(), score.tolist(), gv.tolist()
+        order: list[int] = []
+        for g in range(len(groups)):
+            a, b = int(goff[g]), int(goff[g + 1])
+            prefix: list[int] = []
+            remaining = list(range(a, b))
+            for i in range(b - a):
+                pq = ch[a + i]
+                row = sc[a + i]
+                fp = row[pq]
+                others = [q for q in remaining if q != pq]
+                if others:
+                    pre = tuple(prefix)
+                    margins = [row[q] - fp for q in others]
+                    inv.extend(GreedyCondition(i, var[pq], var[others[j]], pre, margins[j], fp,
+                                               row[others[j]]) for j in pick(margins))
+                prefix.append(var[pq])
+                remaining.remove(pq)
+            order.extend(prefix)
+        return tuple(order), inv
+    bestk, cost, split = _zstream_tables_at(gv, goff, rate_w, sel, int(s))
+    bk, co, sp = bestk.tolist(), cost.tolist(), split.tolist()
+    trees = []
+    for gi, g in enumerate(groups):
+        m = len(g)
+        bkg = bk[gi]
+        sh = [[None] * m for _ in range(m)]        # best shape of every interval (no closure:
+        for a in range(m):                          # no reference cycle per call)
+            sh[a][a] = int(g[a])
+        for length in range(2, m + 1):
+            for a in range(m - length + 1):
+                b = a + length - 1
+                k = bkg[a][b]
+                sh[a][b] = (sh[a][k - 1], sh[k][b])
+        trees.append(sh[0][m - 1])
+        nodes = []                       # the plan's inner nodes, then bottom-up as zstream_plan
+        stack = [(0, m - 1)]
+        while stack:
+            a, b = stack.pop()
+            if a < b:
+                k = bkg[a][b]
+                nodes.append((a, b, k))
+                stack.append((a, k - 1))
+                stack.append((k, b))
+        nodes.sort(key=lambda t: (t[1] - t[0], t[0]))
+        for a, b, kw in nodes:
+            if b - a + 1 < 3:
+                continue
+            win = co[gi][a][b]
+            row = sp[gi][a][b]
+            ks = [k for k in range(a + 1, b + 1) if k != kw]
+            margins = [row[k] - win for k in ks]
+            for j in pick(margins):
+                k = ks[j]
+                inv.append(TreeCondition(gi, a, b, kw, k, sh[a][b], (sh[a][k - 1], sh[k][b]),
+                                         margins[j], win, row[k]))
+    return tuple(trees), inv
