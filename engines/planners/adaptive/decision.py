@@ -236,16 +236,23 @@ def _tree_cum_work(invariants: list, exact: bool) -> list[int]:
     for c in invariants:
         seen |= shape_subtrees(c.winner)
         if exact:
-            have = intervals.setdefault(c.group, set())
-            for a2 in range(c.a, c.b + 1):
-                for b2 in range(a2, c.b + 1):
-                    if (a2, b2) not in have:
-                        have.add((a2, b2))
-                        dp_work += b2 - a2
+            dp_work += dp_split_work(intervals.setdefault(c.group, set()), c.a, c.b)
         else:
             seen |= shape_subtrees(c.loser)
         out.append(len(seen) + dp_work)
     return out
+
+
+def dp_split_work(have: set, a: int, b: int) -> int:
+    """DP splits of the sub-intervals of ``[a, b]`` not in ``have`` (added to it): the K = all
+    check's work for one condition after the conditions that filled ``have``."""
+    work = 0
+    for a2 in range(a, b + 1):
+        for b2 in range(a2, b + 1):
+            if (a2, b2) not in have:
+                have.add((a2, b2))
+                work += b2 - a2
+    return work
 
 
 def d_avg(pr: PlanResult) -> float:

@@ -11,11 +11,12 @@ snapshot, ``fastplan``), so here each one runs on its own over all checks:
 * ``InvariantDecision``: a compiled pass that checks the current invariants until the first
   violated one, returns there, the invariants of A's plan at that snapshot are built
   (``fastplan.invariants_at``: what ``reset`` keeps of the reference planner's ``PlanResult``,
-  only the kept conditions; the plan must be the batch planner's), and the pass resumes.  Greedy sides = the running products of ``greedy_score``; ZStream sides =
-  ``shape_card_cost`` over the stored shapes (a node table, children first) or, for ``K = all``,
-  the split cost of the group's interval DP (``fastplan.zstream_dp``, ``_DP.best``'s arithmetic).
+  only the kept conditions; the plan must be the batch planner's), and the pass resumes.
+  Greedy sides = the running products of ``greedy_score``; ZStream sides = ``shape_card_cost``
+  over the stored shapes (a node table, children first) or, for ``K = all``, the split cost of
+  the group's interval DP (``fastplan.zstream_dp``, ``_DP.best``'s arithmetic).
 
-Every check yields ``(work, replan)`` exactly as ``Decision.check``; ``_assemble`` turns them into
+Every check yields ``(work, replan)`` exactly as ``Decision.check``; ``assemble`` turns them into
 the schedule and the charges ``_Controller`` would have recorded (DECISION_CHECK = work, PLAN_GEN
 = 1 and PLANNER_STEP = A's steps per replan, PLAN_DEPLOY = 1 per replan that changed the plan),
 and the shadow bookkeeping (a different plan available: ``better``; and D said no: ``false_neg``).
@@ -27,7 +28,8 @@ from numba import njit
 
 from engines import counters as C
 from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision,
-                                                ThresholdDecision, UnconditionalDecision)
+                                                ThresholdDecision, UnconditionalDecision,
+                                                dp_split_work)
 from engines.planners.adaptive.fastplan import (group_arrays, invariants_at, split_card_cost,
                                                 zstream_dp)
 
@@ -301,12 +303,7 @@ def tree_tables(invariants, exact: bool):
         t.mark(cw[-1])
         if exact:
             cl.append(-1)
-            have = intervals.setdefault(c.group, set())
-            for a2 in range(c.a, c.b + 1):
-                for b2 in range(a2, c.b + 1):
-                    if (a2, b2) not in have:
-                        have.add((a2, b2))
-                        dp_work += b2 - a2
+            dp_work += dp_split_work(intervals.setdefault(c.group, set()), c.a, c.b)
         else:
             cl.append(t.node(c.loser))
             t.mark(cl[-1])

@@ -7,19 +7,19 @@ snapshots at once with the same arithmetic, in the same order (no fastmath: the 
 doubles, the same comparisons and tie-breaks), and returns each snapshot's plan as an id into a
 list of the distinct plans (equal ids <=> equal plans).
 
-* greedy (Algorithm 2): ``g_i(j) = rw[j] * sel[j, j] * prod_{k < i} sel[p_k, j]`` kept as a
-  running product per candidate (the reference multiplies the same factors in the same prefix
-  order); ``p_i`` = the smallest ``(g_i(j), j)``.
+* greedy (Algorithm 2, ``greedy_at``): ``g_i(j) = rw[j] * sel[j, j] * prod_{k < i}
+  sel[p_k, j]`` kept as a running product per candidate (the reference multiplies the same
+  factors in the same prefix order); ``p_i`` = the smallest ``(g_i(j), j)``.
 * ZStream (Algorithm 3 over contiguous intervals): the interval DP by increasing length (the
   reference recurses with a memo; every interval's value is the same pure function of its
   sub-intervals), the first split with the strictly smallest cost; the plan is encoded as its
   split points in preorder (left subtree before right), one sequence per group.
 
-Only plans and ids come from here.  The deciding conditions a plan carries (``PlanResult.blocks``)
-are needed only where an invariant method replans and for ``d_avg``: the controller takes them
-from the reference planner at those snapshots and checks that its plan is this one
-(``fastctl``).  The planner work (``PlanResult.steps``: greedy scores, DP splits) does not depend
-on the statistics, so one reference call gives it for every snapshot.
+The deciding conditions a plan carries (``PlanResult.blocks``) are needed only where an
+invariant method replans: ``invariants_at`` builds the ones ``InvariantDecision.reset`` would keep
+from the same scores / DP tables of that one snapshot.  The planner work (``PlanResult.steps``:
+greedy scores, DP splits) does not depend on the statistics, so the reference call at the
+warm-up snapshot (P0, which also gives ``d_avg``) gives it for every snapshot.
 """
 from __future__ import annotations
 
@@ -36,36 +36,47 @@ def group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
+def greedy_at(gv, goff, rate_w, sel, s, chosen, score, sc, done):
+    """Greedy at snapshot ``s``: ``chosen[a + i]`` = the index (into ``gv``) picked at step ``i``
+    of the group starting at ``a``; ``score[a + i, q]`` = candidate ``q``'s score at that step,
+    a running product (the factors ``greedy_score`` multiplies, in prefix order); the smallest
+    ``(score, variable)`` wins.  ``sc`` and ``done`` are scratch."""
+    for g in range(goff.shape[0] - 1):
+        a = goff[g]
+        b = goff[g + 1]
+        for q in range(a, b):
+            v = gv[q]
+            sc[q] = rate_w[s, v] * sel[s, v, v]
+            done[q] = False
+        for i in range(b - a):
+            best = -1
+            for q in range(a, b):
+                if done[q]:
+                    continue
+                score[a + i, q] = sc[q]
+                if best < 0 or sc[q] < sc[best] or (sc[q] == sc[best] and gv[q] < gv[best]):
+                    best = q
+            done[best] = True
+            chosen[a + i] = best
+            p = gv[best]
+            for q in range(a, b):
+                if not done[q]:
+                    sc[q] *= sel[s, p, gv[q]]
+
+
+@njit(cache=True)
 def _greedy_orders(gv, goff, rate_w, sel, lo, hi):
     """``int64[hi - lo, len(gv)]``: the greedy order (concatenated over groups) of each snapshot."""
     nv = gv.shape[0]
     out = np.empty((hi - lo, nv), np.int64)
+    chosen = np.empty(nv, np.int64)
+    score = np.zeros((nv, nv), np.float64)
     sc = np.empty(nv, np.float64)
     done = np.zeros(nv, np.bool_)
     for si in range(hi - lo):
-        s = lo + si
-        pos = 0
-        for g in range(goff.shape[0] - 1):
-            a = goff[g]
-            b = goff[g + 1]
-            for q in range(a, b):
-                v = gv[q]
-                sc[q] = rate_w[s, v] * sel[s, v, v]
-                done[q] = False
-            for _ in range(b - a):
-                best = -1
-                for q in range(a, b):
-                    if done[q]:
-                        continue
-                    if best < 0 or sc[q] < sc[best] or (sc[q] == sc[best] and gv[q] < gv[best]):
-                        best = q
-                done[best] = True
-                p = gv[best]
-                out[si, pos] = p
-                pos += 1
-                for q in range(a, b):
-                    if not done[q]:
-                        sc[q] *= sel[s, p, gv[q]]
+        greedy_at(gv, goff, rate_w, sel, lo + si, chosen, score, sc, done)
+        for i in range(nv):
+            out[si, i] = gv[chosen[i]]
     return out
 
 
@@ -191,40 +202,7 @@ def snapshot_plans(planner: str, groups, rate_w: np.ndarray, sel: np.ndarray, lo
     return np.asarray(inv, np.int64).reshape(-1), plans
 
 
-# ----------------------------------------------------------------------------- one snapshot's PlanResult
-@njit(cache=True)
-def _greedy_steps_at(gv, goff, rate_w, sel, s):
-    """Greedy at snapshot ``s`` with every step's scores: ``chosen[a + i]`` = the index (into
-    ``gv``) picked at step ``i`` of the group starting at ``a``; ``score[a + i, q]`` = the score
-    of candidate ``q`` at that step (the running product of ``_greedy_orders``)."""
-    nv = gv.shape[0]
-    chosen = np.empty(nv, np.int64)
-    score = np.zeros((nv, nv), np.float64)
-    sc = np.empty(nv, np.float64)
-    done = np.zeros(nv, np.bool_)
-    for g in range(goff.shape[0] - 1):
-        a = goff[g]
-        b = goff[g + 1]
-        for q in range(a, b):
-            v = gv[q]
-            sc[q] = rate_w[s, v] * sel[s, v, v]
-        for i in range(b - a):
-            best = -1
-            for q in range(a, b):
-                if done[q]:
-                    continue
-                score[a + i, q] = sc[q]
-                if best < 0 or sc[q] < sc[best] or (sc[q] == sc[best] and gv[q] < gv[best]):
-                    best = q
-            done[best] = True
-            chosen[a + i] = best
-            p = gv[best]
-            for q in range(a, b):
-                if not done[q]:
-                    sc[q] *= sel[s, p, gv[q]]
-    return chosen, score
-
-
+# ------------------------------------------------------------- one snapshot's invariants
 @njit(cache=True)
 def _zstream_tables_at(gv, goff, rate_w, sel, s):
     """The interval DP of every group at snapshot ``s``: best split ``bestk[g, a, b]``, best
@@ -259,7 +237,10 @@ def invariants_at(planner: str, groups, rate_w: np.ndarray, sel: np.ndarray, s: 
     pick = (lambda m: range(len(m))) if keep is None else keep
     inv: list = []
     if planner == "greedy":
-        chosen, score = _greedy_steps_at(gv, goff, rate_w, sel, int(s))
+        nv = len(gv)
+        chosen, score = np.empty(nv, np.int64), np.zeros((nv, nv))
+        greedy_at(gv, goff, rate_w, sel, int(s), chosen, score, np.empty(nv),
+                  np.zeros(nv, np.bool_))
         ch, sc, var = chosen.tolist(), score.tolist(), gv.tolist()
         order: list[int] = []
         for g in range(len(groups)):
