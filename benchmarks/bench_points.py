@@ -103,6 +103,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--committed", metavar="DIR", help="stored rows to compare with")
     a = ap.parse_args()
+    sys.path.insert(0, str(REPO))        # --committed reads the configs with this checkout's sim
     configs = [str(Path(c).resolve()) for c in a.configs]
     with tempfile.TemporaryDirectory(prefix="bench_points_") as tmp:
         trees = {"new": REPO}

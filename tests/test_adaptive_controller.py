@@ -1,6 +1,7 @@
-"""Controllers advanced together (``controller.run_controllers``, sharing each snapshot's
-recomputed greedy scores, ZStream subtree costs and monitored values) give every decision
-function exactly the schedule, charges and counts of its own ``run_controller``."""
+"""``controller.run_controllers`` (all decision functions of a point; compiled passes since issue
+27 item 4, ``fastctl``) and ``run_controller`` give every decision function exactly the schedule,
+charges and counts of the loop before issue 27 (``reference_run_controller``);
+``tests/test_adaptive_fastctl.py`` compares them with the lockstep Python loop as well."""
 from __future__ import annotations
 
 import numpy as np

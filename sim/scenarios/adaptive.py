@@ -411,7 +411,8 @@ def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, zero_sums,
     stream (``_run_methods``); the others are run here, one at a time."""
     from engines.planners.adaptive.headroom import candidate_plans, epoch_bounds, plan_epoch_sums
     bounds = epoch_bounds(n_events, n_warmup, epoch_len)
-    snap = [memo[(planner, s)].plan if (planner, s) in memo else None for s in range(len(stats))]
+    from engines.planners.adaptive.controller import snapshot_plan_list
+    snap = snapshot_plan_list(memo, planner, len(stats))
     cands, capped = candidate_plans(p0_plan, snap, stats.positions, bounds, max_plans)
     sums, over_cap = [], 0
     for i, plan in enumerate(cands):

@@ -14,6 +14,11 @@ replacement) and STAT_UPDATE (the statistics pass, every event, unless D is stat
 Accuracy bookkeeping (``shadow=True``): at every check an *uncharged* shadow call of A tells
 whether a different plan was available; ``false_neg`` counts checks where it was and D said no,
 ``false_pos`` counts calls of A triggered by D that returned the current plan.
+
+Two implementations of the same loop: ``run_controller(s)`` compute it with compiled passes
+(``fastplan``: A at every snapshot at once; ``fastctl``: each decision function's checks), and
+``run_controllers_python`` is the plain loop (``_Controller.step``), kept as the reference the
+tests compare every schedule, charge and count with.
 """
 from __future__ import annotations
 
@@ -53,8 +58,8 @@ def warmup_snapshot(stats: StatsSnapshots, n_warmup: int) -> int:
 
 
 class _Controller:
-    """Algorithm 1's state for one decision function over one statistics pass: the loop body of
-    ``run_controller`` as ``step``, so that ``run_controllers`` can advance several decision
+    """Algorithm 1's state for one decision function over one statistics pass: the loop body as
+    ``step``, so that ``run_controllers_python`` (the reference) can advance several decision
     functions snapshot by snapshot.  Charges are kept per charged event (``rows``)."""
 
     def __init__(self, stats: StatsSnapshots, decision: Decision, s0: int, A, groups,
@@ -155,32 +160,106 @@ def _planner_memo(program: Program, stats: StatsSnapshots, planner: str,
     return A, groups
 
 
+def snapshot_plan_list(plan_memo: dict, planner: str, n_snap: int) -> list:
+    """A's plan at every snapshot where a controller computed it (None elsewhere), from a
+    ``plan_memo`` filled by ``run_controller(s)`` (the compact ``("snapshot_plans", planner)``
+    entry) or by the Python path (``(planner, s)`` -> ``PlanResult``)."""
+    out = list(plan_memo.get(("snapshot_plans", planner)) or [None] * n_snap)
+    for k, v in plan_memo.items():
+        if len(k) == 2 and k[0] == planner and isinstance(k[1], int):
+            out[k[1]] = v.plan
+    return out
+
+
+def _fast_controllers(program: Program, stats: StatsSnapshots, planner: str,
+                      decisions: list[Decision], n_events: int, n_warmup: int, shadow: bool,
+                      plan_memo: dict | None, dense: bool) -> list[Schedule]:
+    """``run_controllers_python``'s schedules from compiled passes (``fastplan``: A at every
+    snapshot; ``fastctl``: each decision function's checks), identical in every field."""
+    import gc
+    from engines.planners.adaptive import fastctl
+    from engines.planners.adaptive.fastplan import snapshot_plans
+    # the invariant resets allocate many small acyclic objects while the memo of every replan
+    # snapshot's invariants stays alive: the cyclic collector's passes over them cost more than
+    # the work (0.85 s of 2.2 s on a fig6 ZStream OR n = 8 point); nothing here makes a cycle
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _fast_passes(program, stats, planner, decisions, n_events, n_warmup, shadow,
+                            plan_memo, dense)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _fast_passes(program, stats, planner, decisions, n_events, n_warmup, shadow, plan_memo,
+                 dense):
+    from engines.planners.adaptive import fastctl
+    from engines.planners.adaptive.fastplan import snapshot_plans
+    groups = planning_groups(program)
+    ref = make_planner(planner)
+    s0 = warmup_snapshot(stats, n_warmup)
+    s_end = max(s0 + 1, int(np.searchsorted(stats.positions, n_events - 1, side="left")))
+    ids, plans = snapshot_plans(planner, groups, stats.rate_w, stats.sel, s0, s_end)
+    p0 = ref(groups, stats.rate_w[s0], stats.sel[s0])
+    if p0.plan != plans[ids[0]]:
+        raise RuntimeError(f"adaptive: the batch planner and the reference planner disagree at "
+                           f"snapshot {s0}: {plans[ids[0]]} vs {p0.plan}")
+    run = fastctl.ControlRun(stats, planner, groups, s0, s_end, int(ids[0]), ids[1:], plans, p0)
+    d0 = d_avg(p0)
+    computed = np.zeros(s_end - s0 - 1, np.bool_) if not shadow else \
+        np.ones(s_end - s0 - 1, np.bool_)
+    out = []
+    for D in decisions:
+        res = fastctl.decision_pass(D, run)
+        if res is None:          # a decision function without a compiled pass
+            out.append(run_controllers_python(program, stats, planner, [D], n_events, n_warmup,
+                                              shadow, plan_memo, dense)[0])
+            continue
+        work, replan = res
+        computed |= replan
+        out.append(fastctl.assemble(D, run, work, replan, shadow, n_events, d0, dense))
+    if plan_memo is not None:
+        key = ("snapshot_plans", planner)
+        lst = plan_memo.get(key) or [None] * len(stats)
+        lst[s0] = plans[ids[0]]
+        for c in np.flatnonzero(computed).tolist():
+            lst[s0 + 1 + c] = plans[ids[1 + c]]
+        plan_memo[key] = lst
+    return out
+
+
 def run_controller(program: Program, stats: StatsSnapshots, planner: str, decision: Decision,
                    n_events: int, n_warmup: int, shadow: bool = False,
                    plan_memo: dict | None = None) -> Schedule:
     """Run Algorithm 1 over the snapshots of ``stats`` (module docstring).  ``plan_memo`` (a
-    dict, shared across decision functions on the same statistics) memoises A per snapshot:
-    A is deterministic, so this changes run time only, never a charge or a decision."""
-    A, groups = _planner_memo(program, stats, planner, plan_memo)
-    s0 = warmup_snapshot(stats, n_warmup)
-    ctl = _Controller(stats, decision, s0, A, groups, shadow)
-    for s in range(s0 + 1, len(stats)):
-        p = int(stats.positions[s])
-        if p + 1 >= n_events:
-            break
-        ctl.step(s, p, stats.rate_w[s], stats.sel[s], A, groups)
-    return ctl.schedule(stats, n_events)
+    dict, shared across decision functions on the same statistics) records A's plan per
+    snapshot (``snapshot_plan_list``).  Computed by compiled passes (``fastctl``); the same
+    schedule as ``run_controllers_python``."""
+    return _fast_controllers(program, stats, planner, [decision], n_events, n_warmup, shadow,
+                             plan_memo, True)[0]
 
 
 def run_controllers(program: Program, stats: StatsSnapshots, planner: str,
                     decisions: list[Decision], n_events: int, n_warmup: int,
                     shadow: bool = False, plan_memo: dict | None = None) -> list[Schedule]:
     """``[run_controller(..., D, ...) for D in decisions]`` with packed charges
-    (``_Controller.schedule(dense=False)``), computed snapshot by snapshot for all decision
-    functions together: at each snapshot they share one memo of the statistics-derived values
-    their checks recompute (greedy scores, ZStream subtree costs, monitored values), which
-    changes neither a value nor a charged count (``Decision.check``);
-    ``tests/test_adaptive_controller.py`` checks equality with ``run_controller``."""
+    (``_Controller.schedule(dense=False)``), A's plans computed once for all of them
+    (``fastplan``).  ``tests/test_adaptive_controller.py`` checks equality with the Python
+    reference (``run_controllers_python``) and with its own loop before issue 27."""
+    return _fast_controllers(program, stats, planner, decisions, n_events, n_warmup, shadow,
+                             plan_memo, False)
+
+
+def run_controllers_python(program: Program, stats: StatsSnapshots, planner: str,
+                           decisions: list[Decision], n_events: int, n_warmup: int,
+                           shadow: bool = False, plan_memo: dict | None = None,
+                           dense: bool = False) -> list[Schedule]:
+    """The reference (before the compiled passes of issue 27 item 4): the controllers advance
+    together snapshot by snapshot, sharing each snapshot's recomputed values (greedy scores,
+    ZStream subtree costs, monitored values), which changes neither a value nor a charged count
+    (``Decision.check``); A memoised per snapshot in ``plan_memo`` as ``(planner, s)`` ->
+    ``PlanResult``."""
     A, groups = _planner_memo(program, stats, planner, plan_memo)
     s0 = warmup_snapshot(stats, n_warmup)
     ctls = [_Controller(stats, D, s0, A, groups, shadow) for D in decisions]
@@ -192,4 +271,4 @@ def run_controllers(program: Program, stats: StatsSnapshots, planner: str,
         memo: dict = {}
         for ctl in ctls:
             ctl.step(s, p, rw, sel, A, groups, memo)
-    return [ctl.schedule(stats, n_events, dense=False) for ctl in ctls]
+    return [ctl.schedule(stats, n_events, dense=dense) for ctl in ctls]

@@ -44,7 +44,7 @@ class Decision:
     def check(self, rw: np.ndarray, sel: np.ndarray,
               memo: dict | None = None) -> tuple[bool, int]:
         """``(replan, work)``.  ``memo``: one dict per statistics snapshot shared by the
-        decision functions checked on it (``controller.run_controllers``); it holds values
+        decision functions checked on it (``controller.run_controllers_python``); it holds values
         derived from ``(rw, sel)`` alone, so it changes neither the answer nor the work."""
         raise NotImplementedError
 
@@ -122,16 +122,24 @@ class InvariantDecision(Decision):
         self.cum_work: list | None = None
         self.groups = ()
 
-    def reset(self, pr, rw, sel, groups):
-        self.kind = pr.kind
+    def keep(self, margins: list) -> list[int]:
+        """Indices (ascending) of a block's conditions kept as invariants: the ``K`` tightest
+        (smallest plan-time margin, then first), all for ``K = None``."""
+        ordered = sorted(range(len(margins)), key=lambda i: (margins[i], i))
+        return sorted(ordered if self.K is None else ordered[: self.K])
+
+    def install(self, kind: str, invariants: list, groups) -> None:
+        """The state ``reset`` leaves (``fastctl`` builds only the kept conditions)."""
+        self.kind = kind
         self.groups = groups
+        self.invariants = invariants
+        self.cum_work = None
+
+    def reset(self, pr, rw, sel, groups):
         inv = []
         for conds in pr.blocks:
-            ordered = sorted(range(len(conds)), key=lambda i: (conds[i].margin, i))
-            keep = ordered if self.K is None else ordered[: self.K]
-            inv.extend(conds[i] for i in sorted(keep))
-        self.invariants = inv
-        self.cum_work = None
+            inv.extend(conds[i] for i in self.keep([c.margin for c in conds]))
+        self.install(pr.kind, inv, groups)
 
     def check(self, rw, sel, memo=None):
         if memo is not None:
@@ -228,16 +236,23 @@ def _tree_cum_work(invariants: list, exact: bool) -> list[int]:
     for c in invariants:
         seen |= shape_subtrees(c.winner)
         if exact:
-            have = intervals.setdefault(c.group, set())
-            for a2 in range(c.a, c.b + 1):
-                for b2 in range(a2, c.b + 1):
-                    if (a2, b2) not in have:
-                        have.add((a2, b2))
-                        dp_work += b2 - a2
+            dp_work += dp_split_work(intervals.setdefault(c.group, set()), c.a, c.b)
         else:
             seen |= shape_subtrees(c.loser)
         out.append(len(seen) + dp_work)
     return out
+
+
+def dp_split_work(have: set, a: int, b: int) -> int:
+    """DP splits of the sub-intervals of ``[a, b]`` not in ``have`` (added to it): the K = all
+    check's work for one condition after the conditions that filled ``have``."""
+    work = 0
+    for a2 in range(a, b + 1):
+        for b2 in range(a2, b + 1):
+            if (a2, b2) not in have:
+                have.add((a2, b2))
+                work += b2 - a2
+    return work
 
 
 def d_avg(pr: PlanResult) -> float:
