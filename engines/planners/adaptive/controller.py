@@ -177,8 +177,6 @@ def _fast_controllers(program: Program, stats: StatsSnapshots, planner: str,
     """``run_controllers_python``'s schedules from compiled passes (``fastplan``: A at every
     snapshot; ``fastctl``: each decision function's checks), identical in every field."""
     import gc
-    from engines.planners.adaptive import fastctl
-    from engines.planners.adaptive.fastplan import snapshot_plans
     # the invariant resets allocate many small acyclic objects while the memo of every replan
     # snapshot's invariants stays alive: the cyclic collector's passes over them cost more than
     # the work (0.85 s of 2.2 s on a fig6 ZStream OR n = 8 point); nothing here makes a cycle
