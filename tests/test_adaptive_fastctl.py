@@ -47,6 +47,28 @@ def _walk(rng, S, V, quantised):
     return rw, sel
 
 
+def _tree_cum_work(invariants: list, exact: bool) -> list[int]:
+    """The reference count of a ZStream check's work after each condition, from empty memos
+    (``tree_violated``): the distinct subtrees whose (Card, Cost) it computes (winners; losers
+    too unless ``exact``) plus, when ``exact`` (K = all), the DP splits of every distinct
+    sub-interval of the conditions' intervals, per planning group (``_DP.best`` visits every
+    sub-interval ``[a', b']`` of ``[a, b]`` once and evaluates ``b' - a'`` splits there)."""
+    from engines.planners.adaptive.decision import dp_split_work
+    from engines.planners.adaptive.planners import shape_subtrees
+    seen: set = set()
+    intervals: dict = {}
+    dp_work = 0
+    out = []
+    for c in invariants:
+        seen |= shape_subtrees(c.winner)
+        if exact:
+            dp_work += dp_split_work(intervals.setdefault(c.group, set()), c.a, c.b)
+        else:
+            seen |= shape_subtrees(c.loser)
+        out.append(len(seen) + dp_work)
+    return out
+
+
 @pytest.mark.parametrize("planner", ["greedy", "zstream"])
 @pytest.mark.parametrize("groups", [((0, 1, 2, 3, 4, 5),), ((2, 0, 3, 1),), ((0,), (1, 2, 3)),
                                     ((0, 1, 2), (3, 4, 5, 6)), ((4, 1, 6, 0, 2, 5, 3, 7),)])
@@ -125,8 +147,8 @@ def test_fast_controllers_equal_python_reference(dataset, planner, pset, n, K, q
 def test_other_decision_functions_take_the_python_path():
     """A decision function without a compiled pass (a subclass) runs the reference loop."""
     class Halved(ThresholdDecision):
-        def check(self, rw, sel, memo=None):
-            replan, work = super().check(rw, sel, memo)
+        def check(self, rw, sel):
+            replan, work = super().check(rw, sel)
             return replan, work // 2
 
     prog, stream = _program("traffic", "seq", 4)
@@ -187,7 +209,6 @@ def test_invariants_at_equal_reset_on_the_reference(planner, groups):
     """``fastplan.invariants_at`` (the invariant methods' resets) = ``InvariantDecision.reset``
     on ``greedy_plan`` / ``zstream_plan``: the plan and every kept condition with its
     planning-time sides and margin; ZStream node tables count ``_tree_cum_work``'s work."""
-    from engines.planners.adaptive.decision import _tree_cum_work
     from engines.planners.adaptive.fastctl import tree_tables
     from engines.planners.adaptive.fastplan import invariants_at
     ref = greedy_plan if planner == "greedy" else zstream_plan

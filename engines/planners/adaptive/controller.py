@@ -81,12 +81,9 @@ class _Controller:
             self.ch_c.append(col)
             self.ch_v.append(int(v))
 
-    def step(self, s: int, p: int, rw, sel, A, groups, memo: dict | None = None) -> None:
+    def step(self, s: int, p: int, rw, sel, A, groups) -> None:
         self.n_checks += 1
-        if memo is None:
-            replan, work = self.decision.check(rw, sel)
-        else:
-            replan, work = self.decision.check(rw, sel, memo)
+        replan, work = self.decision.check(rw, sel)
         self._charge(p, C.DECISION_CHECK, work)
         differs = None
         if self.shadow:
@@ -253,10 +250,9 @@ def run_controllers_python(program: Program, stats: StatsSnapshots, planner: str
                            decisions: list[Decision], n_events: int, n_warmup: int,
                            shadow: bool = False, plan_memo: dict | None = None,
                            dense: bool = False) -> list[Schedule]:
-    """The reference (before the compiled passes of issue 27 item 4): the controllers advance
-    together snapshot by snapshot, sharing each snapshot's recomputed values (greedy scores,
-    ZStream subtree costs, monitored values), which changes neither a value nor a charged count
-    (``Decision.check``); A memoised per snapshot in ``plan_memo`` as ``(planner, s)`` ->
+    """The reference (Algorithm 1 as written, before the compiled passes of issue 27 item 4):
+    the controllers advance together snapshot by snapshot, each checking with its own
+    ``Decision.check``; A memoised per snapshot in ``plan_memo`` as ``(planner, s)`` ->
     ``PlanResult``."""
     A, groups = _planner_memo(program, stats, planner, plan_memo)
     s0 = warmup_snapshot(stats, n_warmup)
@@ -266,7 +262,6 @@ def run_controllers_python(program: Program, stats: StatsSnapshots, planner: str
         if p + 1 >= n_events:
             break
         rw, sel = stats.rate_w[s], stats.sel[s]
-        memo: dict = {}
         for ctl in ctls:
-            ctl.step(s, p, rw, sel, A, groups, memo)
+            ctl.step(s, p, rw, sel, A, groups)
     return [ctl.schedule(stats, n_events, dense=dense) for ctl in ctls]

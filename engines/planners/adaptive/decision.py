@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.planners.adaptive.planners import (PlanResult, _DP, greedy_score, greedy_violated,
-                                                shape_card_cost, shape_subtrees, tree_violated)
+from engines.planners.adaptive.planners import PlanResult, _DP, greedy_violated, tree_violated
 
 
 class Decision:
@@ -41,11 +40,8 @@ class Decision:
     def reset(self, pr: PlanResult, rw: np.ndarray, sel: np.ndarray, groups) -> None:
         pass
 
-    def check(self, rw: np.ndarray, sel: np.ndarray,
-              memo: dict | None = None) -> tuple[bool, int]:
-        """``(replan, work)``.  ``memo``: one dict per statistics snapshot shared by the
-        decision functions checked on it (``controller.run_controllers_python``); it holds values
-        derived from ``(rw, sel)`` alone, so it changes neither the answer nor the work."""
+    def check(self, rw: np.ndarray, sel: np.ndarray) -> tuple[bool, int]:
+        """``(replan, work)`` at one statistics snapshot."""
         raise NotImplementedError
 
 
@@ -53,14 +49,14 @@ class StaticDecision(Decision):
     name = "static"
     uses_stats = False
 
-    def check(self, rw, sel, memo=None):
+    def check(self, rw, sel):
         return False, 0
 
 
 class UnconditionalDecision(Decision):
     name = "unconditional"
 
-    def check(self, rw, sel, memo=None):
+    def check(self, rw, sel):
         return True, 0
 
 
@@ -71,7 +67,6 @@ class ThresholdDecision(Decision):
         self.t = float(t)
         self.pairs = tuple(monitored)
         self.ref: np.ndarray | None = None
-        self.ref_list: list | None = None
         self.vars: list[int] = []
 
     def _values(self, rw, sel) -> np.ndarray:
@@ -80,33 +75,13 @@ class ThresholdDecision(Decision):
     def reset(self, pr, rw, sel, groups):
         self.vars = sorted({v for g in groups for v in g})
         self.ref = self._values(rw, sel)
-        self.ref_list = None
 
-    def check(self, rw, sel, memo=None):
-        if memo is not None:
-            return self._check_vec(rw, sel, memo)
+    def check(self, rw, sel):
         cur = self._values(rw, sel)
         work = 0
         for x, x0 in zip(cur, self.ref):
             work += 1
             if (x0 == 0.0 and x > 0.0) or abs(x - x0) > self.t * x0:
-                return True, work
-        return False, work
-
-    def _check_vec(self, rw, sel, memo):
-        """``check`` with the monitored values built once per snapshot for every threshold
-        method, as Python floats (``tolist``: the same doubles), compared in the same order."""
-        key = ("thr", tuple(self.vars), self.pairs)
-        cur = memo.get(key)
-        if cur is None:
-            cur = memo[key] = self._values(rw, sel).tolist()
-        if self.ref_list is None:
-            self.ref_list = self.ref.tolist()
-        t = self.t
-        work = 0
-        for x, x0 in zip(cur, self.ref_list):
-            work += 1
-            if (x0 == 0.0 and x > 0.0) or abs(x - x0) > t * x0:
                 return True, work
         return False, work
 
@@ -119,7 +94,6 @@ class InvariantDecision(Decision):
         self.K = K
         self.kind = "order"
         self.invariants: list = []
-        self.cum_work: list | None = None
         self.groups = ()
 
     def keep(self, margins: list) -> list[int]:
@@ -133,7 +107,6 @@ class InvariantDecision(Decision):
         self.kind = kind
         self.groups = groups
         self.invariants = invariants
-        self.cum_work = None
 
     def reset(self, pr, rw, sel, groups):
         inv = []
@@ -141,9 +114,7 @@ class InvariantDecision(Decision):
             inv.extend(conds[i] for i in self.keep([c.margin for c in conds]))
         self.install(pr.kind, inv, groups)
 
-    def check(self, rw, sel, memo=None):
-        if memo is not None:
-            return self._check_shared(rw, sel, memo)
+    def check(self, rw, sel):
         if self.kind == "order":
             work = 0
             for c in self.invariants:
@@ -163,84 +134,6 @@ class InvariantDecision(Decision):
             if tree_violated(c, rw, sel, self.d, counter, dp, memo)[0]:
                 return True, counter[0]
         return False, counter[0]
-
-
-    def _check_shared(self, rw, sel, memo):
-        """``check`` reading the sides of the conditions from the snapshot's shared ``memo``
-        (greedy scores by (variable, prefix); ZStream (Card, Cost) by subtree shape, computed
-        by ``shape_card_cost`` with the same arithmetic).  ZStream work = the distinct subtrees
-        this check would recompute with its own memo: a subtree's value brings all of its
-        subtrees into that memo, so each side adds the subtrees not yet seen in this check, and
-        the work up to condition i is the number of distinct subtrees of conditions 0..i
-        (``cum_work``, set once per plan; ``_tree_cum_work``).  K = all: the losers' sides from
-        one DP per planning group and snapshot, shared as well."""
-        d = self.d
-        if self.kind == "order":
-            scores = memo.setdefault("greedy", {})
-            work = 0
-            for c in self.invariants:
-                work += 2
-                k1, k2 = (c.winner, c.prefix), (c.loser, c.prefix)
-                f1 = scores.get(k1)
-                if f1 is None:
-                    f1 = scores[k1] = greedy_score(c.winner, c.prefix, rw, sel)
-                f2 = scores.get(k2)
-                if f2 is None:
-                    f2 = scores[k2] = greedy_score(c.loser, c.prefix, rw, sel)
-                if d == 0.0:
-                    bad = f1 > f2 or (f1 == f2 and c.winner > c.loser)
-                else:
-                    bad = f1 > (1.0 + d) * f2
-                if bad:
-                    return True, work
-            return False, work
-        vals = memo.setdefault("tree", {})
-        dps = memo.setdefault("dp", {})
-        exact = self.K is None
-        if self.cum_work is None:      # work after each condition: a function of the plan only
-            self.cum_work = _tree_cum_work(self.invariants, exact)
-        for i, c in enumerate(self.invariants):
-            v1 = vals.get(c.winner)
-            if v1 is None:
-                v1 = shape_card_cost(c.winner, rw, sel, None, vals)
-            f1 = v1[1]
-            if exact:
-                dp = dps.get(c.group)
-                if dp is None:
-                    dp = dps[c.group] = _DP(self.groups[c.group], rw, sel)
-                f2 = next(cost for k, _, cost in dp.best(c.a, c.b)[3] if k == c.k_lose)
-            else:
-                v2 = vals.get(c.loser)
-                if v2 is None:
-                    v2 = shape_card_cost(c.loser, rw, sel, None, vals)
-                f2 = v2[1]
-            if d == 0.0:
-                bad = f1 > f2 or (f1 == f2 and c.k_lose < c.k_win)
-            else:
-                bad = f1 > (1.0 + d) * f2
-            if bad:
-                return True, self.cum_work[i]
-        return False, (self.cum_work[-1] if self.cum_work else 0)
-
-
-def _tree_cum_work(invariants: list, exact: bool) -> list[int]:
-    """ZStream decision work after each condition of a check that starts from empty memos
-    (``tree_violated``): the distinct subtrees whose (Card, Cost) it computes (winners; losers
-    too unless ``exact``) plus, when ``exact`` (K = all), the DP splits of every distinct
-    sub-interval of the conditions' intervals, per planning group (``_DP.best`` visits every
-    sub-interval ``[a', b']`` of ``[a, b]`` once and evaluates ``b' - a'`` splits there)."""
-    seen: set = set()
-    intervals: dict = {}
-    dp_work = 0
-    out = []
-    for c in invariants:
-        seen |= shape_subtrees(c.winner)
-        if exact:
-            dp_work += dp_split_work(intervals.setdefault(c.group, set()), c.a, c.b)
-        else:
-            seen |= shape_subtrees(c.loser)
-        out.append(len(seen) + dp_work)
-    return out
 
 
 def dp_split_work(have: set, a: int, b: int) -> int:

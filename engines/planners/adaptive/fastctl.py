@@ -290,10 +290,11 @@ class _Nodes:
 
 def tree_tables(invariants, exact: bool):
     """Node table and condition arrays of ``_tree_inv_pass`` for a plan's invariants, and the
-    work after each condition (``decision._tree_cum_work``'s count: distinct subtrees of the
-    sides so far, plus the DP splits of the distinct sub-intervals when ``exact``).  Nodes are
+    work after each condition: what ``InvariantDecision.check`` counts from empty memos
+    (``tree_violated``), the distinct subtrees of the sides so far plus the DP splits of the
+    distinct sub-intervals when ``exact``.  Nodes are
     hash-consed by structure (a leaf by its variable, an inner node by its children's ids), so
-    equal subtrees are one node, as equal shapes are one element of ``_tree_cum_work``'s set."""
+    equal subtrees are one node, as equal shapes are one subtree of that count."""
     t = _Nodes()
     cw, cl, cum = [], [], []
     intervals: dict = {}
