@@ -200,6 +200,7 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
     process as soon as an experiment's last point is back (runs with nothing pending first)."""
     from engines.jitcache import ensure_numba_cache_dir, install_compile_lock
     from sim import sweep
+    from sim import worker_memory  # noqa: F401  (a bad $CEPSIM_WORKER_RELEASE_MB: exit 2 now)
 
     ensure_numba_cache_dir()
     workers = workers or default_workers()

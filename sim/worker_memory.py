@@ -24,7 +24,17 @@ import sys
 #: Resident memory (MB) above which a worker releases memory after a point.  The target is a
 #: 4 GB peak for the whole tree (two workers and the parent): a worker that starts a point with
 #: at most ~1 GB leaves each point most of its half of the budget.
-RELEASE_ABOVE_MB = float(os.environ.get("CEPSIM_WORKER_RELEASE_MB", "1024"))
+def _release_limit() -> float:
+    raw = os.environ.get("CEPSIM_WORKER_RELEASE_MB", "1024")
+    try:
+        return float(raw)
+    except ValueError:
+        from engines.errors import CepsimInputError
+        raise CepsimInputError(f"$CEPSIM_WORKER_RELEASE_MB={raw!r}: give a number of megabytes "
+                               f"(e.g. 1024), or unset it") from None
+
+
+RELEASE_ABOVE_MB = _release_limit()
 
 #: The packages whose modules hold per-paper memos.
 MEMO_PACKAGES = ("sim.scenarios.", "workloads.")

@@ -72,3 +72,12 @@ def test_released_memo_recomputes_the_same_value(memo_modules):
     before = other.stream(5)
     W.clear_memos(keep=set(sys.modules) - {other.__name__})
     assert other.stream(5) == before
+
+
+def test_a_bad_release_limit_is_a_clear_input_error(monkeypatch):
+    from engines.errors import CepsimInputError
+    monkeypatch.setenv("CEPSIM_WORKER_RELEASE_MB", "lots")
+    with pytest.raises(CepsimInputError, match="CEPSIM_WORKER_RELEASE_MB"):
+        W._release_limit()
+    monkeypatch.setenv("CEPSIM_WORKER_RELEASE_MB", "512")
+    assert W._release_limit() == 512.0
