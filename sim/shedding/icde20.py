@@ -46,18 +46,30 @@ def kmeans(x: np.ndarray, k: int, rng: np.random.Generator, iters: int = 50) -> 
     k = max(1, min(k, n))
     cent = [x[rng.integers(n)]]
     for _ in range(1, k):
-        d = np.min(((x[:, None, :] - np.array(cent)[None]) ** 2).sum(-1), axis=1)
+        d = np.min(_sq_dist(x, np.array(cent)), axis=1)
         tot = d.sum()
         cent.append(x[rng.choice(n, p=d / tot)] if tot > 0 else x[rng.integers(n)])
     cent = np.array(cent)
     lab = np.zeros(n, dtype=np.int64)
     for _ in range(iters):
-        lab = np.argmin(((x[:, None, :] - cent[None]) ** 2).sum(-1), axis=1)
+        lab = np.argmin(_sq_dist(x, cent), axis=1)
         new = np.array([x[lab == c].mean(0) if np.any(lab == c) else cent[c] for c in range(k)])
         if np.allclose(new, cent):
             break
         cent = new
     return lab
+
+
+def _sq_dist(x: np.ndarray, cent: np.ndarray) -> np.ndarray:
+    """(n, k) squared distances of the rows of ``x`` to the rows of ``cent``, one centroid at a
+    time: the same values as the broadcast ``((x[:, None, :] - cent[None]) ** 2).sum(-1)``
+    (elementwise the same operations, each row summed over its own features) without its
+    (n, k, features) temporaries, which took gigabytes on DARLING's long streams (millions of
+    sampled partial matches; issue 27, peak memory)."""
+    out = np.empty((len(x), len(cent)))
+    for c in range(len(cent)):
+        out[:, c] = ((x - cent[c]) ** 2).sum(-1)
+    return out
 
 
 class Tree:
@@ -69,10 +81,14 @@ class Tree:
     def fit(self, x: np.ndarray, y: np.ndarray, n_cls: int) -> "Tree":
         self.n_cls = n_cls
         self.nodes = []          # (feature, threshold, left, right, label)
-        self._grow(x, y, 0)
+        self._grow(x, np.arange(len(y)), y, 0)
         return self
 
-    def _grow(self, x, y, d) -> int:
+    def _grow(self, x, rows, y, d) -> int:
+        """Grow the node of the rows ``rows`` of ``x`` (labels ``y`` = theirs).  A node reads its
+        rows' feature columns one at a time (``x[rows, f]``) instead of copying its rows of
+        ``x``: the same values in the same order, so the same splits, with one column alive at a
+        time (millions of rows on DARLING's long streams; issue 27, peak memory)."""
         me = len(self.nodes)
         label = int(np.bincount(y, minlength=self.n_cls).argmax()) if len(y) else 0
         self.nodes.append([-1, 0.0, -1, -1, label])
@@ -80,9 +96,10 @@ class Tree:
             return me
         best = (np.inf, -1, 0.0)
         for f in range(x.shape[1]):
-            vals = np.unique(np.quantile(x[:, f], np.linspace(0.05, 0.95, 15)))
+            col = x[rows, f]
+            vals = np.unique(np.quantile(col, np.linspace(0.05, 0.95, 15)))
             for thr in vals:
-                left = x[:, f] <= thr
+                left = col <= thr
                 nl = left.sum()
                 if nl == 0 or nl == len(y):
                     continue
@@ -90,12 +107,13 @@ class Tree:
                      * (len(y) - nl)) / len(y)
                 if g < best[0]:
                     best = (g, f, float(thr))
+            del col
         if best[1] < 0:
             return me
         _, f, thr = best
-        left = x[:, f] <= thr
-        li = self._grow(x[left], y[left], d + 1)
-        ri = self._grow(x[~left], y[~left], d + 1)
+        left = x[rows, f] <= thr
+        li = self._grow(x, rows[left], y[left], d + 1)
+        ri = self._grow(x, rows[~left], y[~left], d + 1)
         self.nodes[me][:4] = [f, thr, li, ri]
         return me
 
@@ -115,6 +133,44 @@ class Tree:
         return label[k]
 
 
+def _index_dtype(n: int):
+    """The smallest of int32 / int64 that holds event indices ``0..n-1`` (and -1)."""
+    return np.int32 if n < 2 ** 31 else np.int64
+
+
+def _prefix_counts(chunks: list, prefixes: np.ndarray, n: int):
+    """(sorted distinct keys, their counts among the rows of ``chunks`` (each int[k, m]), the
+    keys of ``prefixes`` (int[p, j])) for the length-j prefixes of the rows: how many warm-up
+    matches share each prefix.  A prefix of event indices in ``[0, n)`` is keyed by one int64
+    (``sum_c e_c * n**(j-1-c)``) when ``n**j`` fits, else by its bytes; either key is injective,
+    so the counts are the exact counts of equal prefixes (keys are built chunk by chunk: the
+    joined matches are never materialised, which took gigabytes on DARLING's long streams)."""
+    j = prefixes.shape[1]
+    in_range = all(len(c) == 0 or (int(c[:, :j].min()) >= 0 and int(c[:, :j].max()) < n)
+                   for c in chunks) and (len(prefixes) == 0 or (int(prefixes.min()) >= 0
+                                                               and int(prefixes.max()) < n))
+    if in_range and n ** j < 2 ** 63:
+        def key(rows):
+            out = np.zeros(len(rows), dtype=np.int64)
+            for c in range(j):
+                out = out * n + rows[:, c].astype(np.int64)
+            return out
+    else:
+        keyv = np.dtype((np.void, 8 * j))
+
+        def key(rows):
+            return np.ascontiguousarray(rows[:, :j], dtype=np.int64).view(keyv).ravel()
+    uniq, cnt = np.unique(np.concatenate([key(c[:, :j]) for c in chunks]), return_counts=True)
+    return uniq, cnt, key(prefixes)
+
+
+def _join_and_clear(parts: list) -> np.ndarray:
+    """``np.concatenate(parts)``, emptying ``parts`` (its arrays are freed as soon as joined)."""
+    out = np.concatenate(parts)
+    parts.clear()
+    return out
+
+
 def _gini(y, n_cls) -> float:
     if len(y) == 0:
         return 0.0
@@ -131,7 +187,8 @@ class Icde20(Shedder):
         self.k = int(k)
         self.artifact = bool(artifact_knapsack)
         self.rng = np.random.default_rng(seed)
-        self.samples = []      # (state, first, bound rows, time of sample event)
+        # the sampled partial matches: per snapshot, their states, first events, bound rows
+        self.samples: tuple[list, list, list] = ([], [], [])
         self.n_served = 0
         self.active = False
         self.shed_set = np.zeros(0, dtype=bool)
@@ -168,10 +225,17 @@ class Icde20(Shedder):
             rows, state, first = ctx.stepper.pm_snapshot()
             if len(rows):
                 b = ctx.stepper.pm_bindings(rows).astype(np.int64)
-                self.samples.append((state.copy(), first.copy(), b.copy(), i))
+                # compact copies (the values are unchanged; int64 again where used): millions
+                # of samples on DARLING's long streams (issue 27, peak memory)
+                idx = _index_dtype(len(self.types))
+                for part, v in zip(self.samples, (state.astype(np.int16), first.astype(idx),
+                                                  b.astype(idx))):
+                    part.append(v)
 
     def _features(self, state: np.ndarray, first: np.ndarray) -> np.ndarray:
-        return np.column_stack([state.astype(np.float64), self.attrs[first][:, self.cols]])
+        # the feature columns of the events first, then the rows (not every attribute of
+        # millions of rows: issue 27, peak memory); the same values
+        return np.column_stack([state.astype(np.float64), self.attrs[:, self.cols][first]])
 
     def end_warmup(self, now: float) -> None:
         ctx = self.ctx
@@ -179,7 +243,7 @@ class Icde20(Shedder):
         sv = np.array([s for _, s in ctx.warm_service])
         self.z_bar = float(sv.mean())
         self.active = True
-        if not self.samples:
+        if not self.samples[0]:
             self.tree = None
             self.n_cls = 1
             self.value = np.ones(1)
@@ -187,26 +251,24 @@ class Icde20(Shedder):
             self.shed_set = np.zeros(1, dtype=bool)
             self._classify_events()
             return
-        state = np.concatenate([s for s, _, _, _ in self.samples])
-        first = np.concatenate([f for _, f, _, _ in self.samples])
-        binds = np.concatenate([b for _, _, b, _ in self.samples])
+        # one part at a time, each snapshot list freed once joined (millions of sampled partial
+        # matches on DARLING's long streams: issue 27, peak memory)
+        state, first, binds = (_join_and_clear(part) for part in self.samples)
         m = stp.m
-        matches = (np.concatenate(ctx.warm_matches) if ctx.warm_matches
-                   else np.zeros((0, m), np.int64))
         contrib = np.zeros(len(state))
-        # contribution: matches sharing the prefix of length j
+        # contribution: warm-up matches sharing the prefix of length j (exact counts)
         for j in range(1, m):
             sel = np.flatnonzero(state == j)
-            if not len(sel) or not len(matches):
+            if not len(sel) or not ctx.warm_matches:
                 continue
-            keyv = np.dtype((np.void, 8 * j))
-            mk = np.ascontiguousarray(matches[:, :j]).view(keyv).ravel()
-            pk = np.ascontiguousarray(binds[sel, :j]).view(keyv).ravel()
-            uniq, cnt = np.unique(mk, return_counts=True)
+            uniq, cnt, pk = _prefix_counts(ctx.warm_matches, binds[sel, :j], len(self.types))
             pos = np.searchsorted(uniq, pk)
             pos = np.minimum(pos, len(uniq) - 1)
             hit = uniq[pos] == pk
             contrib[sel] = np.where(hit, cnt[pos], 0)
+        # this shedder is the warm-up matches' last reader (the queue clears them after
+        # end_warmup anyway): free them before the k-means and the tree (issue 27, peak memory)
+        ctx.warm_matches.clear()
         # consumption: events of slot j's type within the window after the last bound event
         el_type = stp.tb["el_type"]
         w = stp.window
@@ -221,6 +283,7 @@ class Icde20(Shedder):
             end_t = self.ts[first[sel]] + (w if np.isfinite(w) else np.inf)
             hi = np.searchsorted(self.ts[idx_t], end_t, side="right")
             cons[sel] = np.maximum(hi - lo, 0)
+        del binds
         z = np.column_stack([contrib, cons])
         z = (z - z.mean(0)) / np.maximum(z.std(0), 1e-12)
         lab = kmeans(z, self.k, self.rng)

@@ -150,7 +150,8 @@ class ShedContext:
     arrivals: np.ndarray
     n_warm: int
     warm_service: list = field(default_factory=list)     # (event, service seconds)
-    warm_matches: list = field(default_factory=list)     # int64[m] rows (slot order)
+    warm_matches: list = field(default_factory=list)     # int64[m] rows (slot order); freed
+    # after the shedder's end_warmup, their only reader
     in_warmup: bool = True
     recent: object = None     # deque of (latency sum, count) of the last steps with matches
     _prices: dict = field(default_factory=dict)          # price() memo
@@ -299,6 +300,9 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
         if i == n_warm and ctx.in_warmup:
             ctx.in_warmup = False
             shedder.end_warmup(arr_l[i])
+            # the warm-up matches are read by end_warmup only (eSPICE/hSPICE, ICDE'20): free them
+            # (tens of millions of rows on DARLING's long streams; issue 27, peak memory)
+            ctx.warm_matches.clear()
         push(i)
         if not has_arrival:
             return 0.0

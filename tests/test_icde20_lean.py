@@ -1,0 +1,94 @@
+"""The ICDE'20 shedder's memory-lean learning steps (issue 27, peak memory) compute exactly what
+the direct numpy forms compute: distances, prefix counts, the tree's splits."""
+import numpy as np
+import pytest
+
+from sim.shedding.icde20 import Tree, _prefix_counts, _sq_dist, kmeans
+
+
+def _direct_prefix_counts(rows: np.ndarray, prefixes: np.ndarray) -> np.ndarray:
+    """Per prefix row: how many rows of ``rows`` start with it (bytes of the prefix as key)."""
+    j = prefixes.shape[1]
+    keyv = np.dtype((np.void, 8 * j))
+    mk = np.ascontiguousarray(rows[:, :j]).view(keyv).ravel()
+    pk = np.ascontiguousarray(prefixes.astype(np.int64)).view(keyv).ravel()
+    uniq, cnt = np.unique(mk, return_counts=True)
+    pos = np.minimum(np.searchsorted(uniq, pk), len(uniq) - 1)
+    return np.where(uniq[pos] == pk, cnt[pos], 0)
+
+
+def _lookup(uniq, cnt, pk):
+    pos = np.minimum(np.searchsorted(uniq, pk), len(uniq) - 1)
+    return np.where(uniq[pos] == pk, cnt[pos], 0)
+
+
+@pytest.mark.parametrize("n", [7, 50, 3_000_000_000])    # the last: n**j overflows int64
+@pytest.mark.parametrize("j", [1, 2, 3])
+def test_prefix_counts_equal_the_byte_key_counts(n, j):
+    rng = np.random.default_rng(n + j)
+    hi = min(n, 9)                       # few distinct values: many shared prefixes
+    chunks = [rng.integers(0, hi, size=(k, 4)).astype(np.int64) for k in (0, 40, 13, 200)]
+    prefixes = rng.integers(0, hi, size=(120, j)).astype(np.int32)
+    uniq, cnt, pk = _prefix_counts(chunks, prefixes, n)
+    got = _lookup(uniq, cnt, pk)
+    want = _direct_prefix_counts(np.concatenate(chunks), prefixes)
+    assert np.array_equal(got, want)
+    assert want.sum() > 0                # the case has hits
+
+
+def test_sq_dist_and_kmeans_equal_the_broadcast_form():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(500, 2))
+    cent = x[[3, 99, 250]]
+    assert np.array_equal(_sq_dist(x, cent), ((x[:, None, :] - cent[None]) ** 2).sum(-1))
+    lab = kmeans(x, 4, np.random.default_rng(1))
+    assert lab.shape == (500,) and len(np.unique(lab)) == 4
+
+
+class _CopyTree(Tree):
+    """The reference: every node copies its rows of x (the form before issue 27)."""
+
+    def fit(self, x, y, n_cls):
+        self.n_cls = n_cls
+        self.nodes = []
+        self._grow_copy(x, y, 0)
+        return self
+
+    def _grow_copy(self, x, y, d):
+        from sim.shedding.icde20 import _gini
+        me = len(self.nodes)
+        label = int(np.bincount(y, minlength=self.n_cls).argmax()) if len(y) else 0
+        self.nodes.append([-1, 0.0, -1, -1, label])
+        if d >= self.depth or len(y) < 4 or np.all(y == y[0]):
+            return me
+        best = (np.inf, -1, 0.0)
+        for f in range(x.shape[1]):
+            for thr in np.unique(np.quantile(x[:, f], np.linspace(0.05, 0.95, 15))):
+                left = x[:, f] <= thr
+                nl = left.sum()
+                if nl == 0 or nl == len(y):
+                    continue
+                g = (_gini(y[left], self.n_cls) * nl + _gini(y[~left], self.n_cls)
+                     * (len(y) - nl)) / len(y)
+                if g < best[0]:
+                    best = (g, f, float(thr))
+        if best[1] < 0:
+            return me
+        _, f, thr = best
+        left = x[:, f] <= thr
+        li = self._grow_copy(x[left], y[left], d + 1)
+        ri = self._grow_copy(x[~left], y[~left], d + 1)
+        self.nodes[me][:4] = [f, thr, li, ri]
+        return me
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_tree_equals_the_row_copying_tree(seed):
+    rng = np.random.default_rng(seed)
+    x = np.column_stack([rng.integers(1, 4, 800).astype(float), rng.normal(size=800),
+                         rng.exponential(size=800)])
+    y = ((x[:, 1] > 0.2).astype(int) + (x[:, 2] > 1.0) + (x[:, 0] == 3)).astype(np.int64)
+    lean, ref = Tree().fit(x, y, 4), _CopyTree().fit(x, y, 4)
+    assert lean.nodes == ref.nodes
+    assert len(lean.nodes) > 3
+    assert np.array_equal(lean.predict(x), ref.predict(x))
