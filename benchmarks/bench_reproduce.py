@@ -90,13 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--figures-dir", type=Path, help="--pool: figures root of the reproduce")
     ap.add_argument("--log", type=Path, help="--pool: per-point log (default <out>/.timing/)")
     ap.add_argument("--markdown", type=Path, help="--pool: write the table as Markdown here")
+    ap.add_argument("--memory-budget-mb", type=float,
+                    help="--pool: passed to cepsim reproduce (default: its default, 4096)")
     ap.add_argument("names", nargs="*", help="only these paper/name keys (serial mode)")
     args = ap.parse_args(argv)
     if args.pool:
         from reproduce_monitor import main_pool
         os.chdir(REPO)
         return main_pool(args.scale, args.out, args.figures_dir, args.workers, args.log,
-                         args.json, args.markdown)
+                         args.json, args.markdown, args.memory_budget_mb)
 
     t_import = time.perf_counter()
     from engines.jitcache import ensure_numba_cache_dir

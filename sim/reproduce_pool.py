@@ -32,7 +32,11 @@ kernel compile in one process while others wait for it (and never corrupts the c
 
 **Memory.**  After a point, a worker holding more than ``sim.worker_memory.RELEASE_ABOVE_MB``
 drops the other papers' memos and returns free heap pages (``sim.worker_memory``), so memory one
-paper left behind does not add to another paper's peak.
+paper left behind does not add to another paper's peak.  And a point starts only when the
+memory it is expected to need fits in the budget beside what the parent and the workers hold
+(``sim.point_memory``: growths measured per point, stored beside the results for the next run),
+so two points of gigabytes do not run at once; a point is always started when none is in
+flight, and nothing smaller jumps ahead of a point that waits for memory.
 
 **Finishing.**  As soon as an experiment's last point is back the parent consolidates its shards
 (``sim.runner.finish_run``: the same writer as a single run) and calls ``on_done`` (the command
@@ -49,7 +53,9 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from sim import point_memory
 from sim.config import Point
+from sim.point_memory import MemoryGate
 from sim.progress import Progress
 from sim.runner import PreparedRun, RunSummary, default_workers, finish_run, run_point
 from sim.warmup import _hashable, _scenario_hook, warm_key, work_key
@@ -66,6 +72,7 @@ class _Task:
     est: float | None = None    # expected seconds (stored wall_s of the same config)
     spread: tuple = ()          # (experiment's rank within its scenario module, module index)
     seq: int = 0                # config order, the tie-breaker
+    mem: float = 0.0            # expected memory growth (MB) when submitted (sim.point_memory)
 
     def priority(self) -> tuple:
         if self.est is not None:
@@ -182,22 +189,52 @@ def _worker_init(repo_root: str, scenarios: tuple, parent_pid: int) -> None:
         sweep.prime_imports(s)
 
 
-def _run_point_then_release(cfg, point: Point) -> dict:
-    """A worker's task: the point's row, then (when the worker holds much memory) the memos of
-    the other papers and free heap pages go back to the system (``sim.worker_memory``).  Rows
+def _run_point_then_release(cfg, point: Point) -> tuple[dict, dict]:
+    """A worker's task: (the point's row, its memory facts).  After the point, when the worker
+    holds much memory, the memos of the other papers and free heap pages go back to the system
+    (``sim.worker_memory``); the facts (``sim.point_memory.finish_point``: the point's memory
+    growth, what the worker retains after the release) feed the pool's memory admission.  Rows
     are ``run_point``'s: the release only drops caches."""
+    from sim import point_memory
     from sim.worker_memory import release_after_point
 
+    rss0 = point_memory.start_point()
     row = run_point(cfg, point)
     release_after_point(cfg.scenario)
-    return row
+    return row, point_memory.finish_point(rss0)
+
+
+def _memory_gate(preps: list[PreparedRun], budget_mb: float | None) -> MemoryGate:
+    """The pool's admission rule (``sim.point_memory``) with the stored growths of every run."""
+    from sim.results import experiment_dir
+    from sim.staleness import config_fingerprint
+
+    budget = point_memory.DEFAULT_BUDGET_MB if budget_mb is None else float(budget_mb)
+    stored = [point_memory.read_growths(experiment_dir(p.root, p.cfg),
+                                        config_fingerprint(p.cfg.to_dict())) for p in preps]
+    return MemoryGate(budget, stored)
+
+
+def _store_growths(prep: PreparedRun, gate: MemoryGate, exp: int) -> None:
+    """Write the growths this run measured for experiment ``exp`` beside its results."""
+    from sim.results import experiment_dir, git_commit
+    from sim.staleness import config_fingerprint
+
+    try:
+        point_memory.write_growths(experiment_dir(prep.root, prep.cfg),
+                                   config_fingerprint(prep.cfg.to_dict()),
+                                   gate.measured.get(exp, {}), git_commit())
+    except OSError:      # a hint only: a read-only results root costs the next run's hint
+        pass
 
 
 def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                workers: int | None = None, context: str | None = None,
-               progress: bool | None = None) -> None:
+               progress: bool | None = None, memory_budget_mb: float | None = None) -> None:
     """Run the pending points of all ``preps`` in one pool; call ``on_done(summary)`` in this
-    process as soon as an experiment's last point is back (runs with nothing pending first)."""
+    process as soon as an experiment's last point is back (runs with nothing pending first).
+    ``memory_budget_mb``: the process tree's memory budget for admission (``sim.point_memory``;
+    None = its default, 0 = no admission rule)."""
     from engines.jitcache import ensure_numba_cache_dir, install_compile_lock
     from sim import sweep
     from sim import worker_memory  # noqa: F401  (a bad $CEPSIM_WORKER_RELEASE_MB: exit 2 now)
@@ -205,6 +242,7 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
     ensure_numba_cache_dir()
     workers = workers or default_workers()
     tasks = plan_tasks(preps)
+    gate = _memory_gate(preps, memory_budget_mb)
     with RunTracker(preps, on_done, "local", progress) as tracker:
         if not tasks:
             return
@@ -241,6 +279,11 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                         if t.module and warming.get(t.module):
                             held.append(item)   # its paper is compiling: likely the same kernels
                             continue
+                        t.mem = gate.expected(t.exp, t.point.point_id, t.point.rep)
+                        if not gate.admit(t.mem, [q.mem for q in inflight.values()],
+                                          n_workers):
+                            held.append(item)   # memory: wait for a point in flight to end,
+                            break               # nothing smaller jumps ahead of it
                         if t.module:
                             warming[t.module] = warming.get(t.module, 0) + 1
                         if not started[t.exp]:   # the summary line's time: first submit to end
@@ -261,7 +304,8 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                             if t.module:
                                 warming[t.module] -= 1
                             try:
-                                row = fut.result()
+                                row, facts = fut.result()
+                                gate.record(t.exp, t.point.point_id, t.point.rep, facts)
                             except Exception as exc:  # worker lost: record, keep going
                                 row = sweep._error_row(t.point, exc)
                             for q in t.then:  # a failed first point: they report it themselves
@@ -271,6 +315,8 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                             back.append((t, row))
                         top_up()   # keep the workers busy while this process writes
                         for t, row in back:
+                            if tracker.remaining[t.exp] == 1:     # its experiment's last point
+                                _store_growths(preps[t.exp], gate, t.exp)
                             tracker.row(t.exp, t.point, row)
                         top_up()
                 except BaseException:

@@ -121,7 +121,12 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
               fresh: bool = typer.Option(
                   False, "--fresh", help="recompute every point; by default the stored rows of "
                                          "an unchanged config are kept (a reproduction resumes, "
-                                         "also from committed results/full)")):
+                                         "also from committed results/full)"),
+              memory_budget_mb: Optional[float] = typer.Option(
+                  None, "--memory-budget-mb",
+                  help="local backend: the process tree's memory budget in MB; a point starts "
+                       "only when its expected memory fits beside what the workers hold "
+                       "(sim/point_memory.py; default 4096, 0 = no limit)")):
     """Run every experiment (except demo) in parallel, draw all figures, check all claims.
 
     The local backend runs the points of all experiments in one process pool
@@ -143,7 +148,8 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
     figs_root = figures_root(figures_dir, out, scale)
     root = out_root(out, scale)
     if backend in ("local", "spark"):
-        bad = _reproduce_shared(paths, scale, root, workers, figs_root, backend, master, fresh)
+        bad = _reproduce_shared(paths, scale, root, workers, figs_root, backend, master, fresh,
+                                memory_budget_mb)
     else:
         with Progress(len(paths), desc="reproduce", unit="experiments") as bar:
             for p in paths:
@@ -158,7 +164,7 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
 
 def _reproduce_shared(paths: list[Path], scale, out: Path, workers: Optional[int],
                       figs_root: Path, backend: str = "local", master: Optional[str] = None,
-                      fresh: bool = False) -> bool:
+                      fresh: bool = False, memory_budget_mb: Optional[float] = None) -> bool:
     """Every experiment's points in one local pool (``sim.reproduce_pool``) or one Spark job
     (``sim.spark_reproduce``); each experiment's summary line and figures as soon as its last
     point is back.  Returns whether a point or a figure failed."""
@@ -170,6 +176,9 @@ def _reproduce_shared(paths: list[Path], scale, out: Path, workers: Optional[int
 
     if workers is not None and workers < 1:
         raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
+    if memory_budget_mb is not None and not memory_budget_mb >= 0:
+        raise CepsimInputError(f"--memory-budget-mb: must be a number of MB >= 0 (0 = no limit), "
+                               f"got {memory_budget_mb}")
     preflight(backend)   # Spark: Java present and recent enough, before any work
     # every config is checked (inputs, claim arguments, parameter values) before any work
     preps = [prepare_run(load_config(p), scale, out, fresh=fresh, resume_stored=True)
@@ -184,5 +193,5 @@ def _reproduce_shared(paths: list[Path], scale, out: Path, workers: Optional[int
     if backend == "spark":
         run_spark_shared(preps, on_done, master=master, workers=workers)
     else:
-        run_shared(preps, on_done, workers=workers)
+        run_shared(preps, on_done, workers=workers, memory_budget_mb=memory_budget_mb)
     return bad

@@ -5,7 +5,9 @@ reports their mean and spread.  Knobs used by tests and benchmarks:
 
 * ``sleep_s``  - sleep that long (makes sweeps slow enough to be killed midway);
 * ``work_s``   - burn that much CPU in a pure-Python loop (benchmarks of the parallel backends);
-* ``fail_mu``  - raise ``RuntimeError`` when ``mu == fail_mu`` (failure recording).
+* ``fail_mu``  - raise ``RuntimeError`` when ``mu == fail_mu`` (failure recording);
+* ``alloc_mb`` - touch that many MB of fresh memory during the point, then free it (the memory
+  admission of ``sim.point_memory``).
 
 Metrics never depend on the timing knobs, so rows are deterministic given params + seed.
 """
@@ -37,6 +39,9 @@ def point(params: dict, seed: int) -> dict:
         time.sleep(float(params["sleep_s"]))
     if params.get("work_s", 0):
         _burn(float(params["work_s"]))
+    if params.get("alloc_mb", 0):
+        block = np.ones(int(float(params["alloc_mb"]) * 2**20 / 8))   # resident: every page written
+        del block
     n = int(params.get("n", 100))
     sigma = float(params.get("sigma", 1.0))
     rng = np.random.default_rng(seed)

@@ -1,0 +1,158 @@
+"""Memory-aware admission for ``cepsim reproduce``'s shared pool (issue 27 item 4: peak memory).
+
+The pool (``sim.reproduce_pool``) runs two (or more) points at once.  Most points need a few
+hundred MB, but a few need gigabytes (DARLING's ``cap_binding`` on a 4.2M-event stream, the ICDE'20
+shedder learning from millions of sampled partial matches), and when two of those meet, the
+process tree's peak is the sum.  So the pool admits a point only when the memory it is expected
+to need fits in a budget next to what the workers already hold:
+
+    parent RSS + sum over workers of their retained RSS (after their last point)
+               + sum over points in flight of their expected growth + this point's growth
+    <= budget
+
+A point's *growth* is the worker's peak resident memory during the point minus its resident
+memory when the point started (Linux: ``VmHWM`` reset through ``/proc/self/clear_refs``, the same
+measure as ``sim/pointlog.py``).  Expected growths come from
+
+1. the growths measured for the same config in an earlier run, stored beside its results
+   (``<root>/<paper>/<name>/point_memory.json``, written atomically when the experiment
+   finishes, merged with the stored ones for points this run did not rerun), else
+2. the largest growth measured so far in this run for the same experiment (points of one
+   experiment are alike), else
+3. zero: nothing is known yet, so the point is admitted as before.
+
+A point is always admitted when nothing is in flight, so a point larger than the budget runs,
+alone.  Rows are unchanged: admission only decides when a point starts.  Machine facts stay out
+of the rows (they must be identical across backends); this file is a scheduling hint, not a
+result, and a missing or unreadable one only means no hint.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Optional
+
+FILE = "point_memory.json"
+#: ``cepsim reproduce``'s default budget (MB): the issue's target for the whole process tree on
+#: a laptop.  ``--memory-budget-mb 0`` turns admission off.
+DEFAULT_BUDGET_MB = 4096.0
+
+_PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 4096 / 2**20
+
+
+def rss_of(pid: int) -> Optional[float]:
+    """Resident memory (MB) of process ``pid`` now; None where ``/proc`` does not tell."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * _PAGE_MB
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _vm_hwm() -> Optional[float]:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except (OSError, IndexError, ValueError):
+        pass
+    return None
+
+
+def start_point() -> Optional[float]:
+    """In a worker, before a point: reset the peak-memory mark; return the resident MB now."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return None
+    return rss_of(os.getpid())
+
+
+def finish_point(rss_start: Optional[float]) -> dict:
+    """In a worker, after a point (and after ``sim.worker_memory`` released what it could):
+    ``{"pid", "growth_mb", "retained_mb"}`` (None where not measurable)."""
+    peak = _vm_hwm() if rss_start is not None else None
+    return {"pid": os.getpid(),
+            "growth_mb": None if peak is None else max(0.0, peak - rss_start),
+            "retained_mb": rss_of(os.getpid())}
+
+
+def _key(point_id: str, rep: int) -> str:
+    return f"{point_id}/{int(rep)}"
+
+
+def read_growths(exp_dir: Path, fingerprint: str) -> dict:
+    """``{"point_id/rep": growth MB}`` stored for this config fingerprint; {} when none."""
+    try:
+        d = json.loads((Path(exp_dir) / FILE).read_text())
+        if d.get("config_fingerprint") != fingerprint:
+            return {}
+        return {str(k): float(v) for k, v in d.get("growth_mb", {}).items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def write_growths(exp_dir: Path, fingerprint: str, measured: dict, commit: str | None) -> None:
+    """Store ``measured`` (``{"point_id/rep": MB}``) merged over the stored growths of the same
+    fingerprint (points this run resumed keep theirs); atomic."""
+    from sim.results import write_json_atomic
+    if not measured:
+        return
+    merged = read_growths(exp_dir, fingerprint)
+    merged.update({k: round(float(v), 1) for k, v in measured.items()})
+    write_json_atomic({"config_fingerprint": fingerprint, "commit": commit,
+                       "what": "per point: the worker's peak resident memory during the point "
+                               "minus its resident memory at the start (MB); a scheduling hint "
+                               "for cepsim reproduce (sim/point_memory.py), not a result",
+                       "growth_mb": merged}, Path(exp_dir) / FILE)
+
+
+class MemoryGate:
+    """The admission rule of the module docstring, for one pool.
+
+    ``budget_mb`` <= 0 admits everything.  ``expected(exp, key)`` is a point's expected growth;
+    ``admit(growth, in_flight)`` says whether a point of that growth may start now."""
+
+    def __init__(self, budget_mb: float, stored: list[dict], parent_pid: int | None = None):
+        self.budget = float(budget_mb)
+        self.stored = stored                       # per experiment: {"point_id/rep": MB}
+        self.seen: dict[int, float] = {}           # per experiment: largest growth this run
+        self.retained: dict[int, float] = {}       # worker pid -> RSS after its last point
+        self.measured: dict[int, dict] = {}        # per experiment: growths measured this run
+        self.parent_pid = os.getpid() if parent_pid is None else parent_pid
+
+    @property
+    def active(self) -> bool:
+        return self.budget > 0
+
+    def expected(self, exp: int, point_id: str, rep: int) -> float:
+        v = self.stored[exp].get(_key(point_id, rep)) if exp < len(self.stored) else None
+        if v is not None:
+            return v
+        return self.seen.get(exp, 0.0)
+
+    def record(self, exp: int, point_id: str, rep: int, facts: dict | None) -> None:
+        """A point is back with its worker's ``finish_point`` facts."""
+        if not facts:
+            return
+        g = facts.get("growth_mb")
+        if g is not None:
+            self.measured.setdefault(exp, {})[_key(point_id, rep)] = g
+            self.seen[exp] = max(self.seen.get(exp, 0.0), g)
+        if facts.get("retained_mb") is not None and facts.get("pid") is not None:
+            self.retained[int(facts["pid"])] = float(facts["retained_mb"])
+
+    def held_mb(self, n_workers: int) -> float:
+        """Parent RSS + the workers' retained RSS (workers not yet heard from: the parent's, as
+        forked workers start from its image)."""
+        parent = rss_of(self.parent_pid) or 0.0
+        known = list(self.retained.values())[:n_workers]
+        return parent + sum(known) + parent * max(0, n_workers - len(known))
+
+    def admit(self, growth: float, in_flight: list[float], n_workers: int) -> bool:
+        if not self.active or not in_flight:
+            return True
+        return self.held_mb(n_workers) + sum(in_flight) + growth <= self.budget
