@@ -26,14 +26,14 @@ def _fast_metastock(data: bytes, p: Path) -> EventStream | None:
     from workloads.metastock_scan import (_POW10, SCAN_OK, SCAN_UNSORTED, scan_metastock,
                                           ticker_names)
     buf = np.frombuffer(data, dtype=np.uint8)
-    status, codes, minutes, attrs, keys = scan_metastock(buf, len(METASTOCK_ATTRS), _POW10)
+    status, codes, ts, attrs, keys = scan_metastock(buf, len(METASTOCK_ATTRS), _POW10)
     if status == SCAN_UNSORTED:
         return None                  # the precise path names the out-of-order line
     if status == SCAN_OK:
         names = ticker_names(keys)
         if names is not None:
-            return EventStream.from_arrays(codes, minutes.astype(np.float64) * 60.0, attrs,
-                                           names, METASTOCK_ATTRS, source=str(p))
+            return EventStream.from_arrays(codes, ts, attrs, names, METASTOCK_ATTRS,
+                                           source=str(p))
     import pyarrow as pa
     names = ["ticker", "stamp", *METASTOCK_ATTRS]
     tab = _arrow_table(data, names, {"ticker": pa.dictionary(pa.int32(), pa.string()),
