@@ -1,14 +1,18 @@
-"""One compiled pass over a Metastock file's bytes: the stamps as whole minutes since the epoch.
+"""Compiled reading of a Metastock file's bytes: ``scan_metastock`` (the whole file: codes,
+stamps as seconds, values; on two threads for large files) and ``scan_metastock_minutes`` (the
+stamps only, beside pyarrow's reader for files the full scan declines).
 
 Why compiled: the stamp column is the only one pyarrow does not convert for us exactly
 (``YYYYMMDDhhmm`` is an integer, not a date), and a numpy version needs several passes and
-temporaries the size of the file (comma positions, a digit matrix); this kernel reads each
-line's 12 stamp bytes once, checks them and converts them with the civil-date formula.  It
-accepts only what the precise (pandas) path accepts -- exactly 12 digits between the first and
-second comma, a valid calendar minute, non-decreasing stamps -- and otherwise reports failure so
+temporaries the size of the file (comma positions, a digit matrix); the kernels read each
+line's 12 stamp bytes once, check them and convert them with the civil-date formula.  They
+accept only what the precise (pandas) path accepts -- exactly 12 digits between the first and
+second comma, a valid calendar minute, non-decreasing stamps -- and otherwise report failure so
 the loader runs the precise diagnosis that names the line.
-"""
-from __future__ import annotations
+"""from __future__ import annotations
+
+import os
+import threading
 
 import numpy as np
 from numba import njit
@@ -105,62 +109,91 @@ _MAX_TICKERS = 2048
 _HASH_SIZE = 4096
 
 
-@njit(cache=True)
-def scan_metastock(buf, n_attrs, pow10):
-    """All of a Metastock file in one compiled pass: (status, type codes, ts, attributes, ticker
-    keys).  Accepts only plain lines ``TICKER,YYYYMMDDhhmm,x,x,x,x,x`` (a ticker of 1-7 bytes
-    without blanks, numbers ``[-]digits[.digits]`` with at most 15 digits, ``\\n`` or ``\\r\\n``
-    line ends); status SCAN_BAD otherwise, and the loader falls back to pyarrow.  Ticker codes
-    are numbered by first appearance; ``keys[c]`` packs ticker ``c``'s bytes and length
-    (decoded by ``ticker_names``).  ``ts`` = whole minutes since the epoch x 60.0, the same
-    double as ``float64(minutes) * 60.0`` (written here: no minutes array and no temporaries).
+def rows_bound(n_bytes: int, n_attrs: int) -> int:
+    """The most lines ``n_bytes`` bytes can hold (a line has at least ``15 + 2 * n_attrs``
+    bytes: a 1-byte ticker, 12 stamp digits, one digit per value, commas, the newline)."""
+    return n_bytes // (15 + 2 * n_attrs) + 1
 
-    One pass over the bytes: the output arrays are sized for the most lines the file can hold
-    (every line has at least ``15 + 2 * n_attrs`` bytes) and the results are views of their
-    first ``n`` rows, so no separate pass counts the lines first (that pass read the whole
-    file once more: ~1 ms of a fresh process's 8 ms scan of a 5 MB file, where the bytes are
-    not yet in the CPU caches).  Rows past ``n`` are never written, so their pages are never
-    touched (no memory is used for them)."""
+
+@njit(cache=True)
+def alloc_rows(n_rows, n_attrs):
+    """(codes, ts, attrs) for ``n_rows`` rows, uninitialised (Numba's allocator: pages are
+    touched only when written; numpy would ask for huge pages from 4 MiB, whose compaction
+    stalls took up to 10 ms here)."""
+    return (np.empty(n_rows, dtype=np.int32), np.empty(n_rows, dtype=np.float64),
+            np.empty((n_rows, n_attrs), dtype=np.float64))
+
+
+@njit(cache=True, nogil=True)
+def count_lines(buf, lo, hi):
+    """The ``\\n`` bytes of ``buf[lo:hi]`` (a loop LLVM vectorises)."""
+    n = np.int64(0)
+    for k in range(lo, hi):
+        n += buf[k] == 10
+    return n
+
+
+@njit(cache=True, nogil=True)
+def line_start_after(buf, p):
+    """The position just after the first ``\\n`` at or after ``p`` (``len(buf)`` if none)."""
     size = buf.shape[0]
-    n_max = size // (15 + 2 * n_attrs) + 1
-    codes = np.empty(n_max, dtype=np.int32)
-    ts = np.empty(n_max, dtype=np.float64)
-    attrs = np.empty((n_max, n_attrs), dtype=np.float64)
-    keys = np.zeros(_MAX_TICKERS, dtype=np.uint64)
-    table = np.full(_HASH_SIZE, -1, dtype=np.int64)
-    # the lines end at the last "\\n"; bytes after it make the file SCAN_BAD once every line
-    # before them is read (as when the lines were counted first)
+    while p < size:
+        if buf[p] == 10:
+            return p + 1
+        p += 1
+    return size
+
+
+@njit(cache=True, nogil=True)
+def scan_lines(buf, lo, hi, row0, pow10, codes, ts, attrs, keys, table):
+    """Parse the lines of ``buf[lo:hi]`` (``lo`` at a line start, ``hi`` just after a ``\\n``
+    or the end of ``buf``) into rows ``row0, row0 + 1, ...`` of ``codes``, ``ts``, ``attrs``:
+    (status, lines read, tickers in ``keys``).
+
+    Accepts only plain lines ``TICKER,YYYYMMDDhhmm,x,x,x,x,x`` (a ticker of 1-7 bytes without
+    blanks, numbers ``[-]digits[.digits]`` with at most 15 digits, ``\\n`` or ``\\r\\n`` line
+    ends) with non-decreasing stamps; status SCAN_BAD or SCAN_UNSORTED at the first line that
+    is not, and SCAN_BAD for bytes after the last newline once every line before them is read
+    (or when a line does not fit the rows).  Ticker codes are numbered by first appearance;
+    ``keys[c]`` packs ticker ``c``'s bytes and length (decoded by ``ticker_names``); ``table``
+    (all -1) is the hash table.  ``ts`` = whole minutes since the epoch x 60.0, the same double
+    as ``float64(minutes) * 60.0``.  Holds no GIL (``scan_metastock`` runs two parts of a file
+    at once); called once per part, not per line."""
+    size = hi
+    n_attrs = attrs.shape[1]
+    n_max = codes.shape[0]
     end = size
-    while end > 0 and buf[end - 1] != 10:
+    while end > lo and buf[end - 1] != 10:
         end -= 1
     n_keys = 0
-    i = 0
+    i = lo
     line = 0
     prev = np.int64(0)
     prev_v = np.int64(0)
     m_ = np.int64(0)
     while i < end:
-        if line == n_max:                 # cannot happen for lines that parse (see above)
-            return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
+        row = row0 + line
+        if row >= n_max:
+            return SCAN_BAD, line, n_keys
         # ticker: 1..7 bytes, no blank
         key = np.uint64(0)
         j = i
         while j < size and buf[j] != 44:
             c = buf[j]
             if c == 10 or c == 13 or c == 32 or c == 9 or j - i >= 7:
-                return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
+                return SCAN_BAD, line, n_keys
             key |= np.uint64(c) << np.uint64(8 * (j - i))
             j += 1
         ln = j - i
         if ln == 0 or j >= size:
-            return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
+            return SCAN_BAD, line, n_keys
         key |= np.uint64(ln) << np.uint64(56)
         h = np.int64((key * np.uint64(11400714819323198485)) >> np.uint64(52)) & (_HASH_SIZE - 1)
         while True:
             slot = table[h]
             if slot < 0:
                 if n_keys == _MAX_TICKERS:
-                    return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
+                    return SCAN_BAD, line, n_keys
                 table[h] = n_keys
                 keys[n_keys] = key
                 slot = n_keys
@@ -169,17 +202,17 @@ def scan_metastock(buf, n_attrs, pow10):
             if keys[slot] == key:
                 break
             h = (h + 1) & (_HASH_SIZE - 1)
-        codes[line] = slot
+        codes[row] = slot
         # stamp: exactly 12 digits, a valid calendar minute, non-decreasing
         if j + 13 >= size or buf[j + 13] != 44:
-            return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
+            return SCAN_BAD, line, n_keys
         # the stamp digits read here, not by _stamp_minute (a call with an array argument costs
         # an atomic reference count update per array, more than the parsing)
         v = np.int64(0)
         for k in range(j + 1, j + 13):
             c = np.int64(buf[k]) - 48
             if c < 0 or c > 9:
-                return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
+                return SCAN_BAD, line, n_keys
             v = v * 10 + c
         if line == 0 or v != prev_v:
             # a new stamp (lines of one minute repeat it: their minute is the previous one,
@@ -187,11 +220,11 @@ def scan_metastock(buf, n_attrs, pow10):
             m_ = _civil_minute(v)
             prev_v = v
         if m_ < 0:
-            return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
+            return SCAN_BAD, line, n_keys
         if line > 0 and m_ < prev:
-            return SCAN_UNSORTED, codes[:0], ts[:0], attrs[:0], keys[:0]
+            return SCAN_UNSORTED, line, n_keys
         prev = m_
-        ts[line] = np.float64(m_) * 60.0
+        ts[row] = np.float64(m_) * 60.0
         # attributes
         i = j + 14
         for a in range(n_attrs):
@@ -221,24 +254,127 @@ def scan_metastock(buf, n_attrs, pow10):
                     break
                 i += 1
             if nd == 0 or nd > 15 or frac > 22 or i >= size:
-                return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
+                return SCAN_BAD, line, n_keys
             x = np.float64(w) / pow10[frac]
-            attrs[line, a] = -x if neg else x
+            attrs[row, a] = -x if neg else x
             c = buf[i]
             if a < n_attrs - 1:
                 if c != 44:
-                    return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
+                    return SCAN_BAD, line, n_keys
                 i += 1
             else:
                 if c == 13 and i + 1 < size and buf[i + 1] == 10:
                     i += 1
                 if buf[i] != 10:
-                    return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
+                    return SCAN_BAD, line, n_keys
                 i += 1
         line += 1
     if end != size:
-        return SCAN_BAD, codes[:0], ts[:0], attrs[:0], keys[:0]
-    return SCAN_OK, codes[:line], ts[:line], attrs[:line], keys[:n_keys].copy()
+        return SCAN_BAD, line, n_keys
+    return SCAN_OK, line, n_keys
+
+
+# Files from this size are read as two parts on two threads when the process may use two CPUs
+# (a thread's start-up, ~0.1 ms, is not worth it below).
+SPLIT_MIN_BYTES = 1 << 20
+try:
+    _CPUS = sorted(os.sched_getaffinity(0))
+except AttributeError:                           # not Linux
+    _CPUS = list(range(os.cpu_count() or 1))
+
+
+def scan_metastock(buf: np.ndarray, n_attrs: int, pow10: np.ndarray = _POW10,
+                   parts: int | None = None, split_min_bytes: int = SPLIT_MIN_BYTES):
+    """All of a Metastock file (``buf``: its bytes, uint8) read by ``scan_lines``: (status, type
+    codes int32[n], ts float64[n] (seconds), attributes float64[n, n_attrs], ticker keys).
+
+    One pass over the bytes: the outputs are sized for the most lines the bytes can hold
+    (``rows_bound``) and returned as views of the ``n`` rows read (a separate pass counting
+    the lines read the whole file once more: ~1 ms of a fresh process's scan of a 5 MB file,
+    whose bytes are not yet in the CPU caches); rows past ``n`` are never written, so their
+    pages are never touched.
+
+    ``parts`` = 2 (the default for a file of ``split_min_bytes`` or more when the process may
+    use two CPUs): the file is cut at the line start nearest its middle; this thread reads the
+    first part while a second thread counts the first part's lines (so it knows where its
+    rows start) and reads the second part; the second thread asks for another CPU than this
+    thread's (placement: a new thread starts on its parent's CPU, and on a busy machine the
+    scheduler moved it too late to overlap a few milliseconds of work).  Then the parts'
+    tickers are merged in order (a ticker first seen in the second part takes the next code),
+    so the codes are those of one pass, and the seam's stamps are checked.  If a part is not
+    SCAN_OK, the seam is out of order or the tickers exceed ``_MAX_TICKERS``, the whole file is
+    read again as one part: the status is that of one pass (the first bad line decides) and
+    the arrays are bit for bit those of one pass."""
+    size = buf.shape[0]
+    k = parts if parts is not None else (2 if len(_CPUS) >= 2 else 1)
+    mid = line_start_after(buf, size // 2) if k > 1 and size >= split_min_bytes else size
+    codes, ts, attrs = alloc_rows(rows_bound(size, n_attrs), n_attrs)
+    keys = np.zeros(_MAX_TICKERS, dtype=np.uint64)
+    if 0 < mid < size:
+        keys2 = np.zeros(_MAX_TICKERS, dtype=np.uint64)
+        second: list = []
+        worker = threading.Thread(target=_second_part, daemon=True,
+                                  args=(second, _this_cpu(), buf, mid, size, pow10, codes, ts,
+                                        attrs, keys2))
+        worker.start()
+        st1, n1, nk1 = scan_lines(buf, 0, mid, 0, pow10, codes, ts, attrs, keys,
+                                  np.full(_HASH_SIZE, -1, dtype=np.int64))
+        worker.join()
+        if second and st1 == SCAN_OK:
+            n_first, (st2, n2, nk2) = second
+            merged = _merge_parts(n1, n_first, n2, st2, keys[:nk1], keys2[:nk2], codes, ts)
+            if merged is not None:
+                n = n1 + n2
+                return SCAN_OK, codes[:n], ts[:n], attrs[:n], merged
+        keys[:] = 0
+    st, n, nk = scan_lines(buf, 0, size, 0, pow10, codes, ts, attrs, keys,
+                           np.full(_HASH_SIZE, -1, dtype=np.int64))
+    if st != SCAN_OK:
+        return st, codes[:0], ts[:0], attrs[:0], keys[:0]
+    return SCAN_OK, codes[:n], ts[:n], attrs[:n], keys[:nk].copy()
+
+
+_LIBC: list = []
+
+
+def _this_cpu() -> int:
+    """The CPU this thread runs on now (-1 when unknown)."""
+    try:
+        if not _LIBC:
+            import ctypes
+            _LIBC.append(ctypes.CDLL(None))
+        return int(_LIBC[0].sched_getcpu())
+    except (OSError, AttributeError):
+        return -1
+
+
+def _second_part(out: list, avoid: int, buf, mid, size, pow10, codes, ts, attrs, keys) -> None:
+    """The second thread of ``scan_metastock``: on another CPU than ``avoid`` when the process
+    may use one, count the first part's lines, then read the second part after them."""
+    others = [c for c in _CPUS if c != avoid]
+    if avoid >= 0 and others:
+        try:
+            os.sched_setaffinity(0, others)      # this thread only (it ends with the scan)
+        except OSError:
+            pass
+    n_first = count_lines(buf, 0, mid)
+    out.extend((n_first, scan_lines(buf, mid, size, n_first, pow10, codes, ts, attrs, keys,
+                                    np.full(_HASH_SIZE, -1, dtype=np.int64))))
+
+
+def _merge_parts(n1, n_first, n2, st2, keys1, keys2, codes, ts) -> np.ndarray | None:
+    """The file's ticker keys in first-appearance order, the second part's codes renumbered to
+    them in place; None when the second part or the seam is not as one pass would read it."""
+    if st2 != SCAN_OK or n1 != n_first or (n1 > 0 and n2 > 0 and ts[n1] < ts[n1 - 1]):
+        return None
+    index = {key: c for c, key in enumerate(keys1.tolist())}
+    remap = np.array([index.setdefault(key, len(index)) for key in keys2.tolist()],
+                     dtype=np.int32)
+    if len(index) > _MAX_TICKERS:
+        return None
+    if np.any(remap != np.arange(len(remap), dtype=np.int32)):
+        codes[n1:n1 + n2] = remap[codes[n1:n1 + n2]]
+    return np.array(list(index), dtype=np.uint64)
 
 
 def ticker_names(keys: np.ndarray) -> list[str] | None:

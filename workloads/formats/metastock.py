@@ -57,13 +57,17 @@ def _fast_metastock(data: bytes, p: Path) -> EventStream | None:
 
 
 def warm_metastock_reader() -> None:
-    """Load the compiled reader (``scan_metastock``) from the Numba cache, compiling it when the
-    cache is cold, by scanning one line.  ``cepsim match`` calls it before the timed load so that
+    """Load the compiled reader (``scan_metastock``'s kernels) from the Numba cache, compiling
+    them when the cache is cold, by scanning one line.  ``cepsim match`` calls it before the timed load so that
     the load stage measures reading, not the kernel's cache load and Numba's start-up (timed
     apart as ``load_jit``, as the engine's kernel load is timed apart as ``jit``)."""
-    from workloads.metastock_scan import _POW10, scan_metastock
-    scan_metastock(np.frombuffer(b"A,200001010000,1,1,1,1,1\n", dtype=np.uint8),
-                   len(METASTOCK_ATTRS), _POW10)
+    from workloads.metastock_scan import (_POW10, _this_cpu, count_lines, line_start_after,
+                                          scan_metastock)
+    one = np.frombuffer(b"A,200001010000,1,1,1,1,1\n", dtype=np.uint8)
+    scan_metastock(one, len(METASTOCK_ATTRS), _POW10, parts=1)   # no thread started here
+    count_lines(one, 0, len(one))
+    line_start_after(one, 0)
+    _this_cpu()
 
 
 def load_metastock(path: PathLike) -> EventStream:
