@@ -9,7 +9,8 @@ line's 12 stamp bytes once, check them and convert them with the civil-date form
 accept only what the precise (pandas) path accepts -- exactly 12 digits between the first and
 second comma, a valid calendar minute, non-decreasing stamps -- and otherwise report failure so
 the loader runs the precise diagnosis that names the line.
-"""from __future__ import annotations
+"""
+from __future__ import annotations
 
 import os
 import threading
