@@ -117,3 +117,30 @@ def test_two_part_scan_seam_cases():
     assert _same(("\n".join(bad) + "\n").encode()) == SCAN_BAD
     assert _same(b"A,200801010000,1,2,3,4,5\n") == SCAN_OK
     assert _same(b"A,200801010000,1,2,3,4,5\r\n") == SCAN_OK
+
+
+def test_default_scan_uses_two_parts_only_with_an_idle_cpu(monkeypatch):
+    """A file above ``SPLIT_MIN_BYTES`` is read on two threads when ``_idle_cpu`` says a CPU is
+    free, on one otherwise; the arrays are the same either way."""
+    import workloads.metastock_scan as ms
+    rng = np.random.default_rng(5)
+    lines = _lines(rng, 30_000, late_tickers=True)
+    data = ("\n".join(lines) + "\n").encode()
+    assert len(data) >= ms.SPLIT_MIN_BYTES
+    seen = []
+    real = ms.line_start_after
+
+    def spy(buf, p):
+        seen.append(p)
+        return real(buf, p)
+
+    monkeypatch.setattr(ms, "line_start_after", spy)
+    results = []
+    for idle in (True, False):
+        monkeypatch.setattr(ms, "_idle_cpu", lambda idle=idle: idle)
+        seen.clear()
+        results.append(ms.scan_metastock(np.frombuffer(data, np.uint8), 5))
+        assert bool(seen) == (idle and len(ms._CPUS) >= 2)
+    assert results[0][0] == results[1][0] == SCAN_OK
+    for a, b in zip(results[0][1:], results[1][1:]):
+        assert a.tobytes() == b.tobytes()

@@ -275,8 +275,8 @@ def scan_lines(buf, lo, hi, row0, pow10, codes, ts, attrs, keys, table):
     return SCAN_OK, line, n_keys
 
 
-# Files from this size are read as two parts on two threads when the process may use two CPUs
-# (a thread's start-up, ~0.1 ms, is not worth it below).
+# Files from this size are read as two parts on two threads when a second CPU is idle (a
+# thread's start-up, ~0.1 ms, is not worth it below).
 SPLIT_MIN_BYTES = 1 << 20
 try:
     _CPUS = sorted(os.sched_getaffinity(0))
@@ -296,18 +296,18 @@ def scan_metastock(buf: np.ndarray, n_attrs: int, pow10: np.ndarray = _POW10,
     pages are never touched.
 
     ``parts`` = 2 (the default for a file of ``split_min_bytes`` or more when the process may
-    use two CPUs): the file is cut at the line start nearest its middle; this thread reads the
-    first part while a second thread counts the first part's lines (so it knows where its
-    rows start) and reads the second part; the second thread asks for another CPU than this
-    thread's (placement: a new thread starts on its parent's CPU, and on a busy machine the
-    scheduler moved it too late to overlap a few milliseconds of work).  Then the parts'
-    tickers are merged in order (a ticker first seen in the second part takes the next code),
-    so the codes are those of one pass, and the seam's stamps are checked.  If a part is not
-    SCAN_OK, the seam is out of order or the tickers exceed ``_MAX_TICKERS``, the whole file is
-    read again as one part: the status is that of one pass (the first bad line decides) and
-    the arrays are bit for bit those of one pass."""
+    use two CPUs and one is idle now, ``_idle_cpu``): the file is cut at the line start
+    nearest its middle; this thread reads the first part while a second thread counts the
+    first part's lines (so it knows where its rows start) and reads the second part; the
+    second thread asks for another CPU than this thread's (a new thread starts on its
+    parent's CPU, and the scheduler moved it too late to overlap a few milliseconds of work).
+    Then the parts' tickers are merged in order (a ticker first seen in the second part takes
+    the next code), so the codes are those of one pass, and the seam's stamps are checked.  If
+    a part is not SCAN_OK, the seam is out of order or the tickers exceed ``_MAX_TICKERS``, the
+    whole file is read again as one part: the status is that of one pass (the first bad line
+    decides) and the arrays are bit for bit those of one pass."""
     size = buf.shape[0]
-    k = parts if parts is not None else (2 if len(_CPUS) >= 2 else 1)
+    k = parts if parts is not None else (2 if len(_CPUS) >= 2 and _idle_cpu() else 1)
     mid = line_start_after(buf, size // 2) if k > 1 and size >= split_min_bytes else size
     codes, ts, attrs = alloc_rows(rows_bound(size, n_attrs), n_attrs)
     keys = np.zeros(_MAX_TICKERS, dtype=np.uint64)
@@ -333,6 +333,19 @@ def scan_metastock(buf: np.ndarray, n_attrs: int, pow10: np.ndarray = _POW10,
     if st != SCAN_OK:
         return st, codes[:0], ts[:0], attrs[:0], keys[:0]
     return SCAN_OK, codes[:n], ts[:n], attrs[:n], keys[:nk].copy()
+
+
+def _idle_cpu() -> bool:
+    """Whether a CPU is idle now: fewer runnable tasks, this thread included, than CPUs
+    (``/proc/loadavg``'s fourth field).  On a machine whose CPUs are busy (even with niced
+    jobs) the second thread got its CPU late or shared it: the 100k-line file took 12-21 ms on
+    two threads against 9-10 ms on one; on a quiet machine 6.5 against 9 ms."""
+    try:
+        with open("/proc/loadavg") as fh:
+            running = int(fh.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    return running < (os.cpu_count() or 1)
 
 
 _LIBC: list = []
