@@ -43,7 +43,8 @@ def _lines(rng, n: int, late_tickers: bool) -> list[str]:
     for i in range(n):
         minute += int(rng.integers(0, 2))
         pool = early if i < n // 2 else late
-        stamp = 200801010000 + (minute // 60) * 100 + minute % 60
+        stamp = (np.datetime64("2008-01-01T00:00") + np.timedelta64(minute, "m")).astype(str)
+        stamp = stamp.replace("-", "").replace("T", "").replace(":", "")
         out.append(",".join([pool[int(rng.integers(0, len(pool)))], str(stamp)]
                             + [_number(rng) for _ in range(5)]))
     return out
