@@ -107,6 +107,9 @@ def scan_metastock_minutes(buf, n):
 # exact powers of ten: 10**p is a double exactly for p <= 22 (Clinger's fast path)
 _POW10 = np.array([10.0 ** p for p in range(23)], dtype=np.float64)
 _MAX_TICKERS = 2048
+# unsigned constants for byte positions and shifts (uint64 with an int64 is float64 in Numba)
+_U1, _U2, _U3, _U4, _U5, _U6, _U7 = (np.uint64(k) for k in range(1, 8))
+_U8, _U16, _U24, _U32, _U40, _U48, _U56 = (np.uint64(k) for k in range(8, 64, 8))
 _HASH_SIZE = 4096
 
 
@@ -170,7 +173,8 @@ def scan_lines(buf, lo, hi, row0, pow10, codes, ts, attrs, keys, table):
     i = lo
     line = 0
     prev = np.int64(0)
-    prev_v = np.int64(0)
+    pw1 = np.uint64(0)
+    pw2 = np.uint64(0)
     m_ = np.int64(0)
     while i < end:
         row = row0 + line
@@ -207,19 +211,29 @@ def scan_lines(buf, lo, hi, row0, pow10, codes, ts, attrs, keys, table):
         # stamp: exactly 12 digits, a valid calendar minute, non-decreasing
         if j + 13 >= size or buf[j + 13] != 44:
             return SCAN_BAD, line, n_keys
-        # the stamp digits read here, not by _stamp_minute (a call with an array argument costs
-        # an atomic reference count update per array, more than the parsing)
-        v = np.int64(0)
-        for k in range(j + 1, j + 13):
-            c = np.int64(buf[k]) - 48
-            if c < 0 or c > 9:
-                return SCAN_BAD, line, n_keys
-            v = v * 10 + c
-        if line == 0 or v != prev_v:
-            # a new stamp (lines of one minute repeat it: their minute is the previous one,
-            # whose checks passed; the calendar arithmetic is ~1/6 of the scan)
+        # the stamp's 12 bytes as two words (unsigned positions: no negative-index wraparound,
+        # so LLVM reads each word with one load); the same bytes as the previous line's stamp
+        # (lines of one minute repeat it) are the same valid minute
+        u = np.uint64(j + 1)
+        w1 = (np.uint64(buf[u]) | (np.uint64(buf[u + _U1]) << _U8)
+              | (np.uint64(buf[u + _U2]) << _U16) | (np.uint64(buf[u + _U3]) << _U24)
+              | (np.uint64(buf[u + _U4]) << _U32) | (np.uint64(buf[u + _U5]) << _U40)
+              | (np.uint64(buf[u + _U6]) << _U48) | (np.uint64(buf[u + _U7]) << _U56))
+        u = np.uint64(j + 9)
+        w2 = (np.uint64(buf[u]) | (np.uint64(buf[u + _U1]) << _U8)
+              | (np.uint64(buf[u + _U2]) << _U16) | (np.uint64(buf[u + _U3]) << _U24))
+        if line == 0 or w1 != pw1 or w2 != pw2:
+            # the digits read here, not by _stamp_minute (a call with an array argument costs
+            # an atomic reference count update per array, more than the parsing)
+            v = np.int64(0)
+            for k in range(j + 1, j + 13):
+                c = np.int64(buf[k]) - 48
+                if c < 0 or c > 9:
+                    return SCAN_BAD, line, n_keys
+                v = v * 10 + c
             m_ = _civil_minute(v)
-            prev_v = v
+            pw1 = w1
+            pw2 = w2
         if m_ < 0:
             return SCAN_BAD, line, n_keys
         if line > 0 and m_ < prev:
