@@ -1,0 +1,39 @@
+"""EventStream's checks written without full-size temporaries (issue 27 item 6): the order check
+(``ts[1:] < ts[:-1]``) and the NaN check (a column sum first) name the same row as before."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from engines.errors import StreamError
+from engines.stream import EventStream
+
+
+def _stream(attrs, ts=None):
+    n = len(attrs)
+    return EventStream.from_arrays(np.zeros(n, np.int32), np.arange(n, dtype=float) if ts is None
+                                   else ts, attrs, ["A"], ["x", "y"], source="s")
+
+
+def test_first_nan_is_named_and_infinities_are_not_nan():
+    rng = np.random.default_rng(3)
+    a = rng.random((1000, 2))
+    a[10, 1], a[20, 1] = np.inf, -np.inf            # their sum is NaN: still no NaN in y
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _stream(a).require_no_nan([0, 1])
+    a[700, 1] = a[900, 1] = np.nan
+    with pytest.raises(StreamError, match=r"attribute 'y' is NaN in row 700\b"):
+        _stream(a).require_no_nan([0, 1])
+    _stream(a).require_no_nan([0])
+
+
+def test_first_decreasing_timestamp_is_named():
+    ts = np.arange(50, dtype=float)
+    ts[30] = 28.5
+    ts[40] = 1.0
+    with pytest.raises(StreamError, match=r"row 30 \(ts=(np\.float64\()?28\.5\)* comes after"):
+        _stream(np.zeros((50, 2)), ts)
+    _stream(np.zeros((3, 2)), np.array([1.0, 1.0, 2.0]))
