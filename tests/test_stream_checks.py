@@ -37,3 +37,17 @@ def test_first_decreasing_timestamp_is_named():
     with pytest.raises(StreamError, match=r"row 30 \(ts=(np\.float64\()?28\.5\)* comes after"):
         _stream(np.zeros((50, 2)), ts)
     _stream(np.zeros((3, 2)), np.array([1.0, 1.0, 2.0]))
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000, 23_830, 23_831, 200_001])
+def test_new_counters_zeroed_contiguous_and_huge_page_aligned_when_large(n):
+    """``new_counters``: the same zeroed C-contiguous int64 matrix at every size; from 4 MiB it
+    starts on a 2 MiB boundary (so its transparent huge pages cover all of it)."""
+    from engines.counters import N_COUNTERS, new_counters
+    c = new_counters(n)
+    assert c.shape == (max(n, 1), N_COUNTERS) and c.dtype == np.int64
+    assert c.flags.c_contiguous and c.flags.writeable and not c.any()
+    if c.nbytes >= 4 << 20:
+        assert c.ctypes.data % (2 << 20) == 0
+    c[-1, -1] = 7                                   # the whole matrix is writable memory
+    assert c.sum() == 7
