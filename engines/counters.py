@@ -100,6 +100,22 @@ def new_counters(n_events: int) -> np.ndarray:
     return block[off:off + nbytes].view(np.int64).reshape(rows, N_COUNTERS)
 
 
+def new_counters_and_scratch(n_events: int, n_scratch: int) -> tuple[np.ndarray, np.ndarray]:
+    """``new_counters(n_events)`` and a zeroed int64 array of ``n_scratch`` values (an engine's
+    per-event scratch) from one block, the scratch right after the matrix: a large matrix
+    starts on a 2 MiB boundary (see ``new_counters``) and the scratch then lies in huge pages
+    too (the eager engine's ``cnt_first``, 800 KB for 100k events, took ~200 page faults as
+    its own array)."""
+    rows = max(n_events, 1)
+    nbytes = rows * N_COUNTERS * 8
+    if nbytes < 2 * _HUGE_PAGE:
+        return new_counters(n_events), np.zeros(n_scratch, dtype=np.int64)
+    block = np.zeros(nbytes + n_scratch * 8 + _HUGE_PAGE, dtype=np.uint8)
+    off = (-block.ctypes.data) % _HUGE_PAGE
+    counters = block[off:off + nbytes].view(np.int64).reshape(rows, N_COUNTERS)
+    return counters, block[off + nbytes:off + nbytes + n_scratch * 8].view(np.int64)
+
+
 def summarize(counters: np.ndarray) -> dict[str, int]:
     """Totals of the count columns and peaks of the gauge columns, keyed by name."""
     out: dict[str, int] = {}

@@ -51,3 +51,19 @@ def test_new_counters_zeroed_contiguous_and_huge_page_aligned_when_large(n):
         assert c.ctypes.data % (2 << 20) == 0
     c[-1, -1] = 7                                   # the whole matrix is writable memory
     assert c.sum() == 7
+
+
+@pytest.mark.parametrize("n", [10, 200_001])
+def test_counters_and_scratch_share_one_block_and_start_zeroed(n):
+    """``new_counters_and_scratch``: the matrix as ``new_counters`` gives it and a zeroed int64
+    scratch that does not overlap it (writing one leaves the other zero)."""
+    from engines.counters import N_COUNTERS, new_counters_and_scratch
+    c, s = new_counters_and_scratch(n, n)
+    assert c.shape == (n, N_COUNTERS) and s.shape == (n,) and s.dtype == np.int64
+    assert not c.any() and not s.any()
+    s[:] = -1
+    assert not c.any()
+    c[:] = 5
+    assert (s == -1).all()
+    if c.nbytes >= 4 << 20:
+        assert c.ctypes.data % (2 << 20) == 0
