@@ -303,23 +303,24 @@ _HUGE_PAGE = 2 << 20
 def _alloc_outputs(n_rows: int, n_attrs: int):
     """(codes, ts, attrs) for ``n_rows`` rows, uninitialised.  When the values take at least a
     2 MiB huge page, they are views of one numpy block (numpy asks the kernel for transparent
-    huge pages from 4 MiB) in which each array starts on a 2 MiB boundary, so each 2 MiB
-    written costs one fault instead of 512: the 100k-line file loaded in 7.7 instead of 9.2 ms
-    (best of 10 fresh processes; medians 8.2 / 9.5 ms, four slow runs of 12-14 ms against one
-    of 15).  Memory: at most one partly written huge page per array more than 4 KiB pages
-    would take; pages never written are never taken.  Smaller files use ``alloc_rows``."""
+    huge pages from 4 MiB): the values from a 2 MiB boundary, then from the next boundary ts
+    and right after its ``n_rows`` values the codes, so each 2 MiB written costs one fault
+    instead of 512: the 100k-line file loaded in 7.7 instead of 9.2 ms (best of 10 fresh
+    processes; medians 8.2 / 9.5 ms, four slow runs of 12-14 ms against one of 15).  Rows are
+    written from the first, so the pages of rows past the file's lines (``rows_bound`` is an
+    upper bound) are never touched, except within a huge page partly written.  Smaller files
+    use ``alloc_rows``."""
     if n_rows * n_attrs * 8 < _HUGE_PAGE:
         return alloc_rows(n_rows, n_attrs)
-    sizes = [n_rows * n_attrs * 8, n_rows * 8, n_rows * 4]
-    spans = [(b + _HUGE_PAGE - 1) // _HUGE_PAGE * _HUGE_PAGE for b in sizes]
-    block = np.empty(sum(spans) + _HUGE_PAGE, dtype=np.uint8)
+    values = n_rows * n_attrs * 8
+    span = (values + _HUGE_PAGE - 1) // _HUGE_PAGE * _HUGE_PAGE
+    block = np.empty(span + n_rows * 12 + _HUGE_PAGE, dtype=np.uint8)
     off = (-block.ctypes.data) % _HUGE_PAGE
-    views = []
-    for b, span in zip(sizes, spans):
-        views.append(block[off:off + b])
-        off += span
-    return (views[2].view(np.int32), views[1].view(np.float64),
-            views[0].view(np.float64).reshape(n_rows, n_attrs))
+    attrs = block[off:off + values].view(np.float64).reshape(n_rows, n_attrs)
+    off += span
+    ts = block[off:off + n_rows * 8].view(np.float64)
+    codes = block[off + n_rows * 8:off + n_rows * 12].view(np.int32)
+    return codes, ts, attrs
 
 
 def scan_metastock(buf: np.ndarray, n_attrs: int, pow10: np.ndarray = _POW10,
