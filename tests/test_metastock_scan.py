@@ -145,3 +145,24 @@ def test_default_scan_uses_two_parts_only_with_an_idle_cpu(monkeypatch):
     assert results[0][0] == results[1][0] == SCAN_OK
     for a, b in zip(results[0][1:], results[1][1:]):
         assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("text, idle", [(b"0.50 0.40 0.30 1/120 4567\n", True),
+                                        (b"3.10 2.90 2.70 64/300 4567\n", False),
+                                        (b"garbage\n", False)])
+def test_idle_cpu_reads_the_runnable_count(monkeypatch, text, idle):
+    """``_idle_cpu``: a CPU is idle when /proc/loadavg's runnable count (this thread included)
+    is below the CPU count; an unreadable file means no."""
+    import os
+
+    import workloads.metastock_scan as ms
+    monkeypatch.setattr(ms.os, "cpu_count", lambda: 2)
+    real_open = os.open
+
+    def fake_open(path, flags, *a):
+        assert path == "/proc/loadavg"
+        return real_open(os.devnull, flags)
+
+    monkeypatch.setattr(ms.os, "open", fake_open)
+    monkeypatch.setattr(ms.os, "read", lambda fd, n: text)
+    assert ms._idle_cpu() is idle
