@@ -346,8 +346,9 @@ def scan_metastock(buf: np.ndarray, n_attrs: int, pow10: np.ndarray = _POW10,
     whole file is read again as one part: the status is that of one pass (the first bad line
     decides) and the arrays are bit for bit those of one pass."""
     size = buf.shape[0]
-    k = parts if parts is not None else (2 if len(_CPUS) >= 2 and _idle_cpu() else 1)
-    mid = line_start_after(buf, size // 2) if k > 1 and size >= split_min_bytes else size
+    split = size >= split_min_bytes and (
+        parts > 1 if parts is not None else len(_CPUS) >= 2 and _idle_cpu())
+    mid = line_start_after(buf, size // 2) if split else size
     codes, ts, attrs = _alloc_outputs(rows_bound(size, n_attrs), n_attrs)
     keys = np.zeros(_MAX_TICKERS, dtype=np.uint64)
     if 0 < mid < size:
