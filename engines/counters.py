@@ -80,9 +80,40 @@ COUNT_COLUMNS: tuple[int, ...] = tuple(i for i in range(N_COUNTERS) if i not in 
 SIDE_METRICS: frozenset[int] = frozenset({ROUTING_CHECK})
 
 
+_HUGE_PAGE = 2 << 20
+
+
 def new_counters(n_events: int) -> np.ndarray:
-    """A zeroed counter matrix for ``n_events`` events."""
-    return np.zeros((max(n_events, 1), N_COUNTERS), dtype=np.int64)
+    """A zeroed counter matrix for ``n_events`` events.
+
+    A matrix of 4 MiB or more (numpy asks the kernel for transparent huge pages from there) is
+    a view starting on a 2 MiB boundary of a slightly larger zeroed block: the pages before the
+    first boundary and after the last one cannot be huge pages, and the unaligned matrix took
+    ~400-1,400 more 4 KiB page faults on its first writes (the eager engine on 100k events:
+    613-1,635 faults against 215; ~1.5 us each here).  Same shape, dtype, zeros and layout."""
+    rows = max(n_events, 1)
+    nbytes = rows * N_COUNTERS * 8
+    if nbytes < 2 * _HUGE_PAGE:
+        return np.zeros((rows, N_COUNTERS), dtype=np.int64)
+    block = np.zeros(nbytes + _HUGE_PAGE, dtype=np.uint8)
+    off = (-block.ctypes.data) % _HUGE_PAGE
+    return block[off:off + nbytes].view(np.int64).reshape(rows, N_COUNTERS)
+
+
+def new_counters_and_scratch(n_events: int, n_scratch: int) -> tuple[np.ndarray, np.ndarray]:
+    """``new_counters(n_events)`` and a zeroed int64 array of ``n_scratch`` values (an engine's
+    per-event scratch) from one block, the scratch right after the matrix: a large matrix
+    starts on a 2 MiB boundary (see ``new_counters``) and the scratch then lies in huge pages
+    too (the eager engine's ``cnt_first``, 800 KB for 100k events, took ~200 page faults as
+    its own array)."""
+    rows = max(n_events, 1)
+    nbytes = rows * N_COUNTERS * 8
+    if nbytes < 2 * _HUGE_PAGE:
+        return new_counters(n_events), np.zeros(n_scratch, dtype=np.int64)
+    block = np.zeros(nbytes + n_scratch * 8 + _HUGE_PAGE, dtype=np.uint8)
+    off = (-block.ctypes.data) % _HUGE_PAGE
+    counters = block[off:off + nbytes].view(np.int64).reshape(rows, N_COUNTERS)
+    return counters, block[off + nbytes:off + nbytes + n_scratch * 8].view(np.int64)
 
 
 def summarize(counters: np.ndarray) -> dict[str, int]:

@@ -453,11 +453,11 @@ def test_compiled_metastock_scan_parses_numbers_exactly(tmp_path):
              + ",".join(num(15) for _ in range(5)) for i in range(1200)]
     path = _write(tmp_path, "nums.txt", lines)
     p, data = _read_bytes(path, "")
-    st, codes, minutes, attrs, keys = scan_metastock(np.frombuffer(data, np.uint8), 5, _POW10)
+    st, codes, ts, attrs, keys = scan_metastock(np.frombuffer(data, np.uint8), 5, _POW10)
     assert st == SCAN_OK
     slow = load_metastock(_write(tmp_path, "slow.txt", [" " + ln for ln in lines]))
     assert np.array_equal(attrs, slow.attrs)          # bit-identical doubles (-0.0 == 0.0)
-    assert np.array_equal(minutes * 60.0, slow.ts) and np.array_equal(codes, slow.types)
+    assert ts.tobytes() == slow.ts.tobytes() and np.array_equal(codes, slow.types)
     assert load_metastock(path).attrs.tobytes() == attrs.tobytes()
     f = lines[3].split(",")
     f[4] = "1234567.890123456"                          # 16 digits: declined, still loaded right
@@ -466,6 +466,35 @@ def test_compiled_metastock_scan_parses_numbers_exactly(tmp_path):
     p2, data2 = _read_bytes(path2, "")
     assert scan_metastock(np.frombuffer(data2, np.uint8), 5, _POW10)[0] == SCAN_BAD
     assert load_metastock(path2).attrs[3, 2] == 1234567.890123456
+
+
+def test_compiled_metastock_scan_one_pass_sizes_and_statuses():
+    """Issue 27 item 6: the scan reads the file once (no line-count pass; outputs sized for the
+    most lines the bytes can hold).  Lines of the minimum length (every byte a line can spare)
+    all fit and give one row each; the first bad or out-of-order line decides the status, and
+    bytes after the last newline make the file SCAN_BAD only after every line before them was
+    read -- even when those bytes look like a complete, out-of-order line."""
+    from workloads.metastock_scan import _POW10, SCAN_BAD, SCAN_OK, SCAN_UNSORTED, scan_metastock
+
+    def scan(text):
+        return scan_metastock(np.frombuffer(text.encode(), np.uint8), 5, _POW10)
+
+    minimal = [f"{'ABC'[i % 3]},2008010100{i % 60:02d},{i % 10},1,2,3,{i % 7}" for i in range(60)]
+    text = "\n".join(minimal) + "\n"
+    assert {len(ln) + 1 for ln in minimal} == {25}
+    st, codes, ts, attrs, keys = scan(text)
+    assert st == SCAN_OK and len(codes) == len(ts) == len(attrs) == 60 and len(keys) == 3
+    assert codes.tolist() == [i % 3 for i in range(60)]
+    assert attrs[:, 0].tolist() == [float(i % 10) for i in range(60)]
+    assert np.array_equal(np.diff(ts), np.full(59, 60.0))
+    later, earlier = "A,200801010005,1,1,1,1,1", "A,200801010004,1,1,1,1,1"
+    bad = "A,200801010006,1,1,x,1,1"
+    assert scan(f"{later}\n{earlier}")[0] == SCAN_BAD        # no final newline
+    assert scan(f"{later}\n{earlier}\n")[0] == SCAN_UNSORTED
+    assert scan(f"{later}\n{earlier}\n{bad}\n")[0] == SCAN_UNSORTED     # the first problem
+    assert scan(f"{earlier}\n{bad}\n{earlier}\n")[0] == SCAN_BAD
+    assert scan(f"{earlier}\r\n{later}\r\n")[0] == SCAN_OK
+    assert scan(f"{earlier}\n{later}\n\n")[0] == SCAN_BAD               # an empty line
 
 
 def test_compiled_metastock_reader_equals_the_precise_reader_with_edge_cases(tmp_path,

@@ -152,10 +152,11 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                  ty_start, ty_state, ty_count, ty_edge,
                  ng_type, ng_left, ng_right, ng_emit, ng_trailing,
                  np_start, np_pred, np_role, np_other,
-                 window_kind, window, policy, max_pm, max_matches, tune, counters):
+                 window_kind, window, policy, max_pm, max_matches, tune, counters, cnt_first):
     """Run the eager NFA of one branch (automaton: ``engines.evaluators.eager_tables``) over the stream;
     adds into ``counters``.
 
+    ``cnt_first`` (int64[max(n, 1)], zeros): scratch, live instances by first position.
     ``tune`` (int64[4]): initial capacity of every buffer, minimum pool size before an expiry
     sweep, minimum node count before a node collection, initial size of the pools (tests set them
     tiny so that every growth/collection path runs).
@@ -249,8 +250,9 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     o_det = np.empty(cap0, dtype=np.int64)
     o_kl = np.empty((cap0, 4), dtype=np.int64)
     o_kle = np.empty(cap0, dtype=np.int64)
-    # live-instance accounting by first position (exact expiry counts)
-    cnt_first = np.zeros(max(n, 1), dtype=np.int64)
+    # cnt_first (int64[max(n, 1)], all zero): live-instance accounting by first position (exact
+    # expiry counts); given by the caller (``new_counters_and_scratch``: in the huge pages of
+    # the counter matrix's block)
     sv = np.zeros(SV_SIZE, dtype=np.int64)
     sv[SV_ATOP] = 1
     sv[SV_NGC] = tune[2]
@@ -974,7 +976,7 @@ def run_eager(program: Program, stream: EventStream,
     if n >= 2 ** 31 - 1:
         raise CepsimInputError(f"{stream.source}: the eager engine supports streams of fewer "
                                "than 2**31 events")
-    counters = C.new_counters(n)
+    counters, cnt_first = C.new_counters_and_scratch(n, max(n, 1))
     pos_vars = program.positive_vars
     names = tuple(program.var_names[v] for v in pos_vars)
     kl = tuple(bool(program.var_kind[v] == KIND_KLEENE) for v in pos_vars)
@@ -989,6 +991,8 @@ def run_eager(program: Program, stream: EventStream,
     branches = program.branches if flat else program.grouped
     for b, branch in enumerate(branches):
         tb = branch_tables(program, branch, int(max_states))
+        if b:
+            cnt_first[:] = 0               # each branch's kernel starts from zeros
         st, ev, pos, klr, kle, det = eager_kernel(
             types, ts, attrs, pred_i, pred_f,
             tb["el_type"], tb["el_kleene"], tb["col_of_slot"], len(pos_vars),
@@ -999,7 +1003,7 @@ def run_eager(program: Program, stream: EventStream,
             tb["ng_type"], tb["ng_left"], tb["ng_right"], tb["ng_emit"], tb["ng_trailing"],
             tb["np_start"], tb["np_pred"], tb["np_role"], tb["np_other"],
             int(program.window_kind), window, int(program.policy),
-            int(max_partial_matches), int(max_matches), tune, counters)
+            int(max_partial_matches), int(max_matches), tune, counters, cnt_first)
         if st == ST_MAX_PM:
             raise CapacityError(
                 f"eager engine: more than {max_partial_matches} live partial matches at event "
