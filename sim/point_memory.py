@@ -50,31 +50,18 @@ def rss_of(pid: int) -> Optional[float]:
         return None
 
 
-def _vm_hwm() -> Optional[float]:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except (OSError, IndexError, ValueError):
-        pass
-    return None
-
-
 def start_point() -> Optional[float]:
-    """In a worker, before a point: reset the peak-memory mark; return the resident MB now."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        return None
-    return rss_of(os.getpid())
+    """In a worker, before a point: reset the peak-memory mark; return the resident MB now
+    (None where the mark cannot be reset)."""
+    from sim.pointlog import reset_peak_rss
+    return rss_of(os.getpid()) if reset_peak_rss() else None
 
 
 def finish_point(rss_start: Optional[float]) -> dict:
     """In a worker, after a point (and after ``sim.worker_memory`` released what it could):
     ``{"pid", "growth_mb", "retained_mb"}`` (None where not measurable)."""
-    peak = _vm_hwm() if rss_start is not None else None
+    from sim.pointlog import peak_rss_mb
+    peak = peak_rss_mb() if rss_start is not None else None
     return {"pid": os.getpid(),
             "growth_mb": None if peak is None else max(0.0, peak - rss_start),
             "retained_mb": rss_of(os.getpid())}

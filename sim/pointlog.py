@@ -18,15 +18,27 @@ from typing import Any, Optional
 ENV = "CEPSIM_POINT_LOG"
 
 
-def _vm_hwm_mb() -> Optional[float]:
+def peak_rss_mb() -> Optional[float]:
+    """This process's resident-memory high-water mark (``VmHWM``, MB); None without ``/proc``."""
     try:
         with open("/proc/self/status") as f:
             for line in f:
                 if line.startswith("VmHWM:"):
                     return int(line.split()[1]) / 1024.0
-    except OSError:
+    except (OSError, IndexError, ValueError):
         pass
     return None
+
+
+def reset_peak_rss() -> bool:
+    """Reset the high-water mark to the resident memory now (``/proc/self/clear_refs``, Linux);
+    False where that is not possible."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
 
 
 def start() -> Optional[tuple[float, float]]:
@@ -34,11 +46,7 @@ def start() -> Optional[tuple[float, float]]:
     no log is asked for."""
     if not os.environ.get(ENV):
         return None
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        pass
+    reset_peak_rss()
     return time.perf_counter(), time.process_time()
 
 
@@ -53,7 +61,7 @@ def finish(clocks: Optional[tuple[float, float]], config: str, point_id: str, re
                        "pid": os.getpid(), "end": time.time(),
                        "wall_s": round(time.perf_counter() - wall0, 4),
                        "cpu_s": round(time.process_time() - cpu0, 4),
-                       "peak_rss_mb": _vm_hwm_mb(), "failed": error is not None}) + "\n"
+                       "peak_rss_mb": peak_rss_mb(), "failed": error is not None}) + "\n"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, line.encode())
