@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--log", type=Path, help="--pool: per-point log (default <out>/.timing/)")
     ap.add_argument("--markdown", type=Path, help="--pool: write the table as Markdown here")
     ap.add_argument("--memory-budget-mb", type=float,
-                    help="--pool: passed to cepsim reproduce (default: its default, 4096)")
+                    help="--pool: passed to cepsim reproduce (default: its default, 0 = off)")
     ap.add_argument("names", nargs="*", help="only these paper/name keys (serial mode)")
     args = ap.parse_args(argv)
     if args.pool:

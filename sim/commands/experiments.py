@@ -126,7 +126,7 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
                   None, "--memory-budget-mb",
                   help="local backend: the process tree's memory budget in MB; a point starts "
                        "only when its expected memory fits beside what the workers hold "
-                       "(sim/point_memory.py; default 4096, 0 = no limit)")):
+                       "(sim/point_memory.py; default 0 = no limit)")):
     """Run every experiment (except demo) in parallel, draw all figures, check all claims.
 
     The local backend runs the points of all experiments in one process pool
