@@ -33,6 +33,8 @@ import os
 from pathlib import Path
 from typing import Optional
 
+from sim.worker_memory import rss_mb
+
 FILE = "point_memory.json"
 #: ``cepsim reproduce``'s default budget (MB): 0 = no admission rule.  Not on by default: in the
 #: session-11 full run a 4,096 MB budget held the pool to one point at a time whenever the workers
@@ -43,23 +45,11 @@ FILE = "point_memory.json"
 #: ``--memory-budget-mb`` on a rerun whose results root holds the stored growths.
 DEFAULT_BUDGET_MB = 0.0
 
-_PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 4096 / 2**20
-
-
-def rss_of(pid: int) -> Optional[float]:
-    """Resident memory (MB) of process ``pid`` now; None where ``/proc`` does not tell."""
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * _PAGE_MB
-    except (OSError, IndexError, ValueError):
-        return None
-
-
 def start_point() -> Optional[float]:
     """In a worker, before a point: reset the peak-memory mark; return the resident MB now
     (None where the mark cannot be reset)."""
     from sim.pointlog import reset_peak_rss
-    return rss_of(os.getpid()) if reset_peak_rss() else None
+    return rss_mb() if reset_peak_rss() else None
 
 
 def finish_point(rss_start: Optional[float]) -> dict:
@@ -69,7 +59,7 @@ def finish_point(rss_start: Optional[float]) -> dict:
     peak = peak_rss_mb() if rss_start is not None else None
     return {"pid": os.getpid(),
             "growth_mb": None if peak is None else max(0.0, peak - rss_start),
-            "retained_mb": rss_of(os.getpid())}
+            "retained_mb": rss_mb()}
 
 
 def _key(point_id: str, rep: int) -> str:
@@ -140,7 +130,7 @@ class MemoryGate:
     def held_mb(self, n_workers: int) -> float:
         """Parent RSS + the workers' retained RSS (workers not yet heard from: the parent's, as
         forked workers start from its image)."""
-        parent = rss_of(self.parent_pid) or 0.0
+        parent = rss_mb(self.parent_pid) or 0.0
         known = list(self.retained.values())[:n_workers]
         return parent + sum(known) + parent * max(0, n_workers - len(known))
 

@@ -55,7 +55,6 @@ from typing import Any, Callable
 
 from sim import point_memory
 from sim.config import Point
-from sim.point_memory import MemoryGate
 from sim.progress import Progress
 from sim.runner import PreparedRun, RunSummary, default_workers, finish_run, run_point
 from sim.warmup import _hashable, _scenario_hook, warm_key, work_key
@@ -204,7 +203,7 @@ def _run_point_then_release(cfg, point: Point) -> tuple[dict, dict]:
     return row, point_memory.finish_point(rss0)
 
 
-def _memory_gate(preps: list[PreparedRun], budget_mb: float | None) -> MemoryGate:
+def _memory_gate(preps: list[PreparedRun], budget_mb: float | None) -> point_memory.MemoryGate:
     """The pool's admission rule (``sim.point_memory``) with the stored growths of every run."""
     from sim.results import experiment_dir
     from sim.staleness import config_fingerprint
@@ -212,10 +211,10 @@ def _memory_gate(preps: list[PreparedRun], budget_mb: float | None) -> MemoryGat
     budget = point_memory.DEFAULT_BUDGET_MB if budget_mb is None else float(budget_mb)
     stored = [point_memory.read_growths(experiment_dir(p.root, p.cfg),
                                         config_fingerprint(p.cfg.to_dict())) for p in preps]
-    return MemoryGate(budget, stored)
+    return point_memory.MemoryGate(budget, stored)
 
 
-def _store_growths(prep: PreparedRun, gate: MemoryGate, exp: int) -> None:
+def _store_growths(prep: PreparedRun, gate: point_memory.MemoryGate, exp: int) -> None:
     """Write the growths this run measured for experiment ``exp`` beside its results."""
     from sim.results import experiment_dir, git_commit
     from sim.staleness import config_fingerprint

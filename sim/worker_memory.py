@@ -42,10 +42,11 @@ MEMO_PACKAGES = ("sim.scenarios.", "workloads.")
 _PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 4096 / 2**20
 
 
-def rss_mb() -> float | None:
-    """This process's resident memory now (MB); None where ``/proc`` is missing."""
+def rss_mb(pid: int | None = None) -> float | None:
+    """Resident memory now (MB) of this process, or of process ``pid``; None where ``/proc``
+    does not tell."""
     try:
-        with open("/proc/self/statm") as f:
+        with open(f"/proc/{'self' if pid is None else pid}/statm") as f:
             return int(f.read().split()[1]) * _PAGE_MB
     except (OSError, IndexError, ValueError):
         return None
