@@ -92,3 +92,23 @@ def test_tree_equals_the_row_copying_tree(seed):
     assert lean.nodes == ref.nodes
     assert len(lean.nodes) > 3
     assert np.array_equal(lean.predict(x), ref.predict(x))
+
+
+def test_features_gather_the_same_values_as_the_column_then_row_copy():
+    """``Icde20._features`` gathers (row, feature column) elements directly; the values are
+    those of the earlier ``attrs[:, cols][first]`` (which copied the whole stream per call)."""
+    from types import SimpleNamespace
+
+    from sim.shedding.icde20 import Icde20
+    rng = np.random.default_rng(3)
+    attrs = rng.normal(size=(500, 6))
+    for cols in ([2], [0, 4, 5], []):
+        me = SimpleNamespace(attrs=attrs, cols=cols)
+        for dt in (np.int16, np.int32, np.int64):
+            first = rng.integers(0, 500, size=40).astype(dt)
+            state = rng.integers(0, 4, size=40).astype(np.int16)
+            got = Icde20._features(me, state, first)
+            want = np.column_stack([state.astype(np.float64), attrs[:, cols][first]])
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+        empty = Icde20._features(me, np.zeros(0, np.int16), np.zeros(0, np.int32))
+        assert empty.shape == (0, 1 + len(cols))

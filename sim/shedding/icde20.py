@@ -235,7 +235,11 @@ class Icde20(Shedder):
     def _features(self, state: np.ndarray, first: np.ndarray) -> np.ndarray:
         # the feature columns of the events first, then the rows (not every attribute of
         # millions of rows: issue 27, peak memory); the same values
-        return np.column_stack([state.astype(np.float64), self.attrs[:, self.cols][first]])
+        # np.ix_ gathers only the (row, feature column) elements: ``attrs[:, cols][first]``
+        # copied every column of the whole stream first, per call (every 32 served events while
+        # shedding: minutes on a 4.2M-event stream)
+        return np.column_stack([state.astype(np.float64),
+                                self.attrs[np.ix_(np.asarray(first, np.intp), self.cols)]])
 
     def end_warmup(self, now: float) -> None:
         ctx = self.ctx
