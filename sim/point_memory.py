@@ -44,6 +44,12 @@ FILE = "point_memory.json"
 #: far, and a 500k-event point was queued while only 50k-event ones had been measured).  Use
 #: ``--memory-budget-mb`` on a rerun whose results root holds the stored growths.
 DEFAULT_BUDGET_MB = 0.0
+#: Under a budget, workers drop memo entries of this many MB or more after every point, their own
+#: paper's included (``sim.worker_memory.drop_bulky_entries``): the retained memory that kept the
+#: session-11 run over its budget was DARLING's 4.2M-event stream and its reference runs (about
+#: 530 MB per worker); recomputing them costs about 20 CPU s per 4.2M-event point.  The
+#: adaptive scenario's shared evaluations and every 50k-event stream are far smaller and stay.
+BULKY_ENTRY_MB = 64.0
 
 def start_point() -> Optional[float]:
     """In a worker, before a point: reset the peak-memory mark; return the resident MB now

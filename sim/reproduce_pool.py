@@ -188,18 +188,21 @@ def _worker_init(repo_root: str, scenarios: tuple, parent_pid: int) -> None:
         sweep.prime_imports(s)
 
 
-def _run_point_then_release(cfg, point: Point) -> tuple[dict, dict]:
+def _run_point_then_release(cfg, point: Point, bulky_mb: float | None = None
+                            ) -> tuple[dict, dict]:
     """A worker's task: (the point's row, its memory facts).  After the point, when the worker
     holds much memory, the memos of the other papers and free heap pages go back to the system
     (``sim.worker_memory``); the facts (``sim.point_memory.finish_point``: the point's memory
     growth, what the worker retains after the release) feed the pool's memory admission.  Rows
-    are ``run_point``'s: the release only drops caches."""
+    are ``run_point``'s: the release only drops caches.  ``bulky_mb`` (set when the pool runs
+    under a memory budget): memo entries of that many MB or more are dropped after every point,
+    the running paper's own included (``sim.worker_memory.drop_bulky_entries``)."""
     from sim import point_memory
     from sim.worker_memory import release_after_point
 
     rss0 = point_memory.start_point()
     row = run_point(cfg, point)
-    release_after_point(cfg.scenario)
+    release_after_point(cfg.scenario, bulky_mb=bulky_mb)
     return row, point_memory.finish_point(rss0)
 
 
@@ -242,6 +245,7 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
     workers = workers or default_workers()
     tasks = plan_tasks(preps)
     gate = _memory_gate(preps, memory_budget_mb)
+    bulky = point_memory.BULKY_ENTRY_MB if gate.active else None
     with RunTracker(preps, on_done, "local", progress) as tracker:
         if not tasks:
             return
@@ -289,7 +293,7 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                             started[t.exp] = True
                             preps[t.exp].t0 = time.perf_counter()
                         inflight[pool.submit(_run_point_then_release, preps[t.exp].cfg,
-                                                  t.point)] = t
+                                             t.point, bulky)] = t
                     for item in held:
                         heapq.heappush(ready, item)
 

@@ -99,13 +99,65 @@ def clear_memos(keep: set[str] | frozenset = frozenset()) -> int:
     return n
 
 
-def release_after_point(scenario: str, threshold_mb: float | None = None) -> bool:
+def array_bytes(obj, _seen: set | None = None) -> int:
+    """Bytes of the numpy arrays reachable from ``obj`` through dicts, lists, tuples and object
+    attributes (``__dict__`` / ``__slots__``), each owning array counted once (views: 0)."""
+    import numpy as np
+    seen = set() if _seen is None else _seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes if obj.base is None else 0
+    if isinstance(obj, dict):
+        return sum(array_bytes(k, seen) + array_bytes(v, seen) for k, v in obj.items())
+    if isinstance(obj, (list, tuple)):
+        return sum(array_bytes(v, seen) for v in obj)
+    if isinstance(obj, (str, bytes, int, float, type(None))):
+        return 0
+    total = 0
+    if hasattr(obj, "__dict__"):
+        total += array_bytes(vars(obj), seen)
+    for slot in getattr(type(obj), "__slots__", ()):
+        total += array_bytes(getattr(obj, slot, None), seen)
+    return total
+
+
+def drop_bulky_entries(min_mb: float) -> int:
+    """Drop every entry of every ``MEMO_DICTS`` dict (of every loaded module under
+    ``MEMO_PACKAGES``, the running paper's included) whose arrays take ``min_mb`` MB or more:
+    under a memory budget a worker does not carry e.g. DARLING's 4.2M-event stream (400 MB) from
+    one point to the next, while the small memos that save most recomputation (the adaptive
+    scenario's shared evaluations, 50k-event streams) stay.  Returns the number dropped."""
+    n = 0
+    limit = float(min_mb) * 2**20
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not name.startswith(MEMO_PACKAGES):
+            continue
+        for attr in getattr(mod, "MEMO_DICTS", ()):
+            d = getattr(mod, attr, None)
+            if not isinstance(d, dict):
+                continue
+            for key in [k for k, v in d.items() if array_bytes(v) >= limit]:
+                del d[key]
+                n += 1
+    return n
+
+
+def release_after_point(scenario: str, threshold_mb: float | None = None,
+                        bulky_mb: float | None = None) -> bool:
     """After a point of ``scenario`` (``module:function``): release memory when this process
-    holds more than ``threshold_mb`` (default ``RELEASE_ABOVE_MB``).  True when it released."""
+    holds more than ``threshold_mb`` (default ``RELEASE_ABOVE_MB``); with ``bulky_mb`` (the pool
+    runs under a memory budget) also drop every memo entry of ``bulky_mb`` MB or more
+    (``drop_bulky_entries``), whatever the resident memory.  True when it released."""
     limit = RELEASE_ABOVE_MB if threshold_mb is None else threshold_mb
+    dropped = drop_bulky_entries(bulky_mb) if bulky_mb is not None else 0
     rss = rss_mb()
     if rss is None or rss <= limit:
-        return False
+        if dropped:
+            gc.collect()
+            trim_heap()
+        return bool(dropped)
     module = scenario.split(":")[0]
     if "." not in module:
         module = f"sim.scenarios.{module}"

@@ -81,3 +81,41 @@ def test_a_bad_release_limit_is_a_clear_input_error(monkeypatch):
         W._release_limit()
     monkeypatch.setenv("CEPSIM_WORKER_RELEASE_MB", "512")
     assert W._release_limit() == 512.0
+
+
+def test_array_bytes_counts_owned_arrays_once():
+    import numpy as np
+    a = np.zeros(1000)                       # 8,000 bytes
+    obj = types.SimpleNamespace(x=a, y=a[10:], z=[a, (a, {"k": np.ones(10, np.int32)})])
+    assert W.array_bytes(obj) == 8000 + 40
+    assert W.array_bytes({"s": "text", "n": 3}) == 0
+
+
+def test_drop_bulky_entries_drops_only_big_entries_of_every_paper(memo_modules):
+    import numpy as np
+    base, user, other = memo_modules
+    big = np.zeros(2**20 // 8 * 3)           # 3 MB
+    user._REF["long"] = types.SimpleNamespace(attrs=big)
+    other._REF["long"] = (big.copy(), 1)
+    user._REF["short"] = np.zeros(10)
+    assert W.drop_bulky_entries(2.0) == 2
+    assert "long" not in user._REF and "long" not in other._REF
+    assert set(user._REF) == {"k", "short"} and user.stream.cache_info().currsize == 1
+    # through release_after_point: only with bulky_mb, the running paper's own entry included
+    user._REF["long"] = types.SimpleNamespace(attrs=big)
+    W.release_after_point("_memo_user:point", threshold_mb=1e9)
+    assert "long" in user._REF
+    assert W.release_after_point("_memo_user:point", threshold_mb=1e9, bulky_mb=2.0)
+    assert "long" not in user._REF and user._REF["k"] == 1
+
+
+def test_darling_continued_stream_memo_is_droppable_and_recomputes_the_same():
+    import numpy as np
+    from sim.scenarios import darling
+    a = darling._continued(60000, 1)
+    assert darling._continued(60000, 1) is a and (60000, 1) in darling._CONTINUED
+    assert W.drop_bulky_entries(W.array_bytes(a) / 2**20) >= 1
+    assert (60000, 1) not in darling._CONTINUED
+    b = darling._continued(60000, 1)
+    assert b is not a and np.array_equal(a.ts, b.ts) and np.array_equal(a.attrs, b.attrs)
+    darling._CONTINUED.clear()

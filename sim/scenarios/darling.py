@@ -119,10 +119,21 @@ def _synth(n_events: int, seed: int):
     return generate(n_events, seed=seed)
 
 
-@lru_cache(maxsize=4)
+_CONTINUED: dict = {}
+
+
 def _continued(n_events: int, seed: int):
-    from workloads.soccer_synth import continue_sample
-    return continue_sample(n_events, seed=seed)
+    """The continued soccer stream, memoised in ``_CONTINUED`` (a module dict, not an
+    ``lru_cache``, so that a pool worker under a memory budget can drop just the long streams:
+    ``sim.worker_memory.drop_bulky_entries``); at most four kept, oldest dropped first."""
+    key = (int(n_events), int(seed))
+    st = _CONTINUED.get(key)
+    if st is None:
+        from workloads.soccer_synth import continue_sample
+        while len(_CONTINUED) >= 4:
+            _CONTINUED.pop(next(iter(_CONTINUED)))
+        st = _CONTINUED[key] = continue_sample(n_events, seed=seed)
+    return st
 
 
 STREAMS = ("sample", "continued")
@@ -176,8 +187,10 @@ def _ref_key(params: dict, window_ms=None, threshold="param", length=None) -> tu
 
 
 _REF: dict = {}
-#: memos a pool worker may drop between papers (sim/worker_memory.py): reference runs
-MEMO_DICTS = ("_REF",)
+#: memos a pool worker may drop between papers (sim/worker_memory.py): reference runs and the
+#: continued streams (under a memory budget their entries of the 4.2M-event stream go after
+#: every point: ``drop_bulky_entries``)
+MEMO_DICTS = ("_REF", "_CONTINUED")
 
 
 def reference(params: dict, n_warm: int, profile, window_ms=None, threshold="param",
