@@ -121,7 +121,7 @@ class EventStream:
             if dec.any():
                 i = int(np.argmax(dec)) + 1
                 raise StreamError(f"{source}: timestamps must be non-decreasing; row {i} "
-                                  f"(ts={ts[i]!r}) comes after ts={ts[i - 1]!r}; sort the data by time")
+                                  f"(ts={float(ts[i])!r}) comes after ts={float(ts[i - 1])!r}; sort the data by time")
         attrs = np.asarray(attrs, dtype=np.float64)
         if attrs.ndim == 1 and len(attr_names) <= 1:
             attrs = attrs.reshape(n, len(attr_names))

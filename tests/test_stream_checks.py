@@ -34,7 +34,7 @@ def test_first_decreasing_timestamp_is_named():
     ts = np.arange(50, dtype=float)
     ts[30] = 28.5
     ts[40] = 1.0
-    with pytest.raises(StreamError, match=r"row 30 \(ts=(np\.float64\()?28\.5\)* comes after"):
+    with pytest.raises(StreamError, match=r"row 30 \(ts=28\.5\) comes after ts=29\.0;"):
         _stream(np.zeros((50, 2)), ts)
     _stream(np.zeros((3, 2)), np.array([1.0, 1.0, 2.0]))
 
