@@ -19,6 +19,7 @@ def test_gate_admits_under_the_budget_and_always_when_idle():
     gate = PM.MemoryGate(1000.0, [{"p/0": 700.0}, {}], parent_pid=-1)   # parent RSS unknown: 0
     assert gate.expected(0, "p", 0) == 700.0
     assert gate.expected(1, "q", 0) == 0.0                   # nothing known yet
+    assert gate.expected(0, "unstored", 0) == 700.0          # the experiment's largest stored
     assert gate.admit(5000.0, [], 2)                         # nothing in flight: always
     assert gate.admit(700.0, [200.0], 2)
     assert not gate.admit(700.0, [400.0], 2)
