@@ -111,3 +111,12 @@ def test_reproduce_never_overlaps_two_large_points_under_a_budget(tmp_path, monk
     (a0, a1), (b0, b1) = _large_intervals(tmp_path / "gated.jsonl", gated)
     assert b0 >= a1 - 0.05
     pd.testing.assert_frame_equal(free, gated)
+
+
+@pytest.mark.parametrize("extra", [[], ["--dry-run"]])
+def test_negative_budget_is_refused_with_a_clear_error(tmp_path, extra):
+    res = CliRunner().invoke(app, ["reproduce", "--scale", "quick", "--out", str(tmp_path),
+                                   "--memory-budget-mb", "-5"] + extra)
+    assert res.exit_code == 2, res.output
+    assert "--memory-budget-mb: must be a number of MB >= 0" in res.output
+    assert not any(tmp_path.iterdir())          # nothing run, nothing written

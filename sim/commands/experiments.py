@@ -140,6 +140,9 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
     paths = [p for p in all_config_paths() if p.parent.name != "demo"]
     if not paths:
         raise CepsimInputError("no experiment configs under experiments/ (besides demo)")
+    if memory_budget_mb is not None and not memory_budget_mb >= 0:   # before a dry run too
+        raise CepsimInputError(f"--memory-budget-mb: must be a number of MB >= 0 (0 = no limit), "
+                               f"got {memory_budget_mb}")
     if dry_run:
         from sim.estimate import dry_run as estimate
         estimate(paths, scale, out_root(out, scale), out_root(None), backend, workers, master,
