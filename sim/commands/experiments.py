@@ -140,7 +140,7 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
     paths = [p for p in all_config_paths() if p.parent.name != "demo"]
     if not paths:
         raise CepsimInputError("no experiment configs under experiments/ (besides demo)")
-    if memory_budget_mb is not None and not memory_budget_mb >= 0:   # before a dry run too
+    if memory_budget_mb is not None and not memory_budget_mb >= 0:
         raise CepsimInputError(f"--memory-budget-mb: must be a number of MB >= 0 (0 = no limit), "
                                f"got {memory_budget_mb}")
     if dry_run:
@@ -179,9 +179,6 @@ def _reproduce_shared(paths: list[Path], scale, out: Path, workers: Optional[int
 
     if workers is not None and workers < 1:
         raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
-    if memory_budget_mb is not None and not memory_budget_mb >= 0:
-        raise CepsimInputError(f"--memory-budget-mb: must be a number of MB >= 0 (0 = no limit), "
-                               f"got {memory_budget_mb}")
     preflight(backend)   # Spark: Java present and recent enough, before any work
     # every config is checked (inputs, claim arguments, parameter values) before any work
     preps = [prepare_run(load_config(p), scale, out, fresh=fresh, resume_stored=True)
