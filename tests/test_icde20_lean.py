@@ -3,7 +3,7 @@ the direct numpy forms compute: distances, prefix counts, the tree's splits."""
 import numpy as np
 import pytest
 
-from sim.shedding.icde20 import Tree, _prefix_counts, _sq_dist, kmeans
+from sim.shedding.icde20 import Tree, _nearest, _prefix_counts, kmeans
 
 
 def _direct_prefix_counts(rows: np.ndarray, prefixes: np.ndarray) -> np.ndarray:
@@ -17,30 +17,30 @@ def _direct_prefix_counts(rows: np.ndarray, prefixes: np.ndarray) -> np.ndarray:
     return np.where(uniq[pos] == pk, cnt[pos], 0)
 
 
-def _lookup(uniq, cnt, pk):
-    pos = np.minimum(np.searchsorted(uniq, pk), len(uniq) - 1)
-    return np.where(uniq[pos] == pk, cnt[pos], 0)
-
-
 @pytest.mark.parametrize("n", [7, 50, 3_000_000_000])    # the last: n**j overflows int64
 @pytest.mark.parametrize("j", [1, 2, 3])
 def test_prefix_counts_equal_the_byte_key_counts(n, j):
     rng = np.random.default_rng(n + j)
     hi = min(n, 9)                       # few distinct values: many shared prefixes
-    chunks = [rng.integers(0, hi, size=(k, 4)).astype(np.int64) for k in (0, 40, 13, 200)]
+    chunks = [rng.integers(0, hi, size=(k, 4)).astype(dt)
+              for k, dt in ((0, np.int64), (40, np.int32), (13, np.int64), (200, np.int32))]
     prefixes = rng.integers(0, hi, size=(120, j)).astype(np.int32)
-    uniq, cnt, pk = _prefix_counts(chunks, prefixes, n)
-    got = _lookup(uniq, cnt, pk)
-    want = _direct_prefix_counts(np.concatenate(chunks), prefixes)
-    assert np.array_equal(got, want)
-    assert want.sum() > 0                # the case has hits
+    prefixes[-1] = hi                    # a prefix no row has (chunk values are < hi)
+    got = _prefix_counts(chunks, prefixes, n)
+    want = _direct_prefix_counts(np.concatenate(chunks).astype(np.int64), prefixes)
+    assert got.dtype == np.int64 and np.array_equal(got, want)
+    assert want.sum() > 0 and (want == 0).any()     # the case has hits and misses
 
 
-def test_sq_dist_and_kmeans_equal_the_broadcast_form():
+def test_nearest_and_kmeans_equal_the_broadcast_form():
     rng = np.random.default_rng(3)
     x = rng.normal(size=(500, 2))
-    cent = x[[3, 99, 250]]
-    assert np.array_equal(_sq_dist(x, cent), ((x[:, None, :] - cent[None]) ** 2).sum(-1))
+    x[7] = x[3]                          # a tie between two centroids' distances below
+    cent = x[[3, 99, 250, 7]]
+    dist = ((x[:, None, :] - cent[None]) ** 2).sum(-1)
+    best, arg = _nearest(x, cent)
+    assert np.array_equal(best, dist.min(axis=1)) and np.array_equal(arg, dist.argmin(axis=1))
+    assert arg[3] == 0                   # tie: the first centroid, as argmin
     lab = kmeans(x, 4, np.random.default_rng(1))
     assert lab.shape == (500,) and len(np.unique(lab)) == 4
 
@@ -112,3 +112,21 @@ def test_features_gather_the_same_values_as_the_column_then_row_copy():
             assert got.dtype == want.dtype and np.array_equal(got, want)
         empty = Icde20._features(me, np.zeros(0, np.int16), np.zeros(0, np.int32))
         assert empty.shape == (0, 1 + len(cols))
+
+
+def test_events_classified_in_blocks_as_in_one_pass(monkeypatch):
+    """``_classify_events`` classifies the stream block by block; every event gets the class the
+    single whole-stream pass gives it (a row's class depends on that row only)."""
+    import sim.shedding.icde20 as I
+    rng = np.random.default_rng(5)
+    sh = I.Icde20(lmax=1.0)
+    sh.types = rng.integers(0, 3, 1000)
+    sh.attrs = rng.normal(size=(1000, 3))
+    sh.cols = [0, 2]
+    x = sh._features(rng.integers(1, 3, 300), rng.integers(0, 1000, 300))
+    sh.tree = Tree().fit(x, (x[:, 1] > 0).astype(np.int64) + (x[:, 2] > 0.5), 3)
+    sh._classify_events()
+    whole = list(sh.ev_class)
+    monkeypatch.setattr(I, "_CLASSIFY_BLOCK", 7)
+    sh._classify_events()
+    assert sh.ev_class == whole and len(whole) == 1000 and len(set(whole)) > 1

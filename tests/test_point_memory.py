@@ -61,16 +61,18 @@ BIG = textwrap.dedent("""\
     [params]
     n = 20
     [zip]
-    mu = [0.0, 1.0, 2.0, 3.0]
-    alloc_mb = [0, 300, 300, 0]
-    sleep_s = [0.05, 0.8, 0.8, 0.05]
+    mu = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    alloc_mb = [0, 300, 300, 0, 0, 0]
+    sleep_s = [0.05, 0.8, 0.8, 0.3, 0.3, 0.3]
     """)
 LARGE = {1.0, 2.0}      # mu of the two large points (the first point runs alone: kernel warm-up)
+SMALL = {3.0, 4.0, 5.0}     # small points, shorter than a large one
 
 
-def _large_intervals(log: Path, cfg_rows: pd.DataFrame) -> list[tuple[float, float]]:
-    """(start, end) of the two large points' runs in the per-point log."""
-    large_ids = set(cfg_rows.loc[cfg_rows["mu"].isin(LARGE), "point_id"])
+def _large_intervals(log: Path, cfg_rows: pd.DataFrame, mus=LARGE) -> list[tuple[float, float]]:
+    """(start, end) of the runs of the points with ``mu`` in ``mus`` (the two large points by
+    default) in the per-point log."""
+    large_ids = set(cfg_rows.loc[cfg_rows["mu"].isin(mus), "point_id"])
     out = []
     for line in log.read_text().splitlines():
         r = json.loads(line)
@@ -110,6 +112,10 @@ def test_reproduce_never_overlaps_two_large_points_under_a_budget(tmp_path, monk
     gated = _reproduce(runner, "res", 450, tmp_path / "gated.jsonl", monkeypatch, fresh=True)
     (a0, a1), (b0, b1) = _large_intervals(tmp_path / "gated.jsonl", gated)
     assert b0 >= a1 - 0.05
+    # backfilling: while the second large point waits for memory (the rerun runs the longest
+    # first), a small point, which fits beside either large one, runs on the idle worker
+    small = _large_intervals(tmp_path / "gated.jsonl", gated, SMALL)
+    assert any(s0 < a1 - 0.05 and s1 > a0 + 0.05 for s0, s1 in small), (a0, a1, small)
     pd.testing.assert_frame_equal(free, gated)
 
 

@@ -39,6 +39,13 @@ def _check(text, arrivals_fn):
     keep = det >= 100
     want = depart[np.minimum(det[keep], len(stream) - 1)] - arr[last[keep]]
     np.testing.assert_allclose(np.sort(res.match_latency), np.sort(want), rtol=1e-9, atol=1e-15)
+    # the summary (percentiles taken in place on the returned latencies, after the mean)
+    m = res.metrics
+    assert m["matches_measured"] == len(want)
+    np.testing.assert_allclose([m["latency_mean"], m["latency_p50"], m["latency_p95"],
+                                m["latency_p99"], m["latency_max"]],
+                               [want.mean(), *np.percentile(want, [50, 95, 99]), want.max()],
+                               rtol=1e-9, atol=1e-15)
     assert res.metrics["shed_events"] == 0
     return len(want)
 

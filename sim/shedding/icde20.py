@@ -36,8 +36,10 @@ from engines import counters as C
 from engines.compile import PI_C1, PI_C2, PI_V2
 from sim.shedding.queue import Shedder
 from sim.shedding.rates import recent_rate
+from sim.worker_memory import trim_heap
 
 DEPTH = 3
+_CLASSIFY_BLOCK = 1 << 18      # events classified per block (_classify_events)
 
 
 def kmeans(x: np.ndarray, k: int, rng: np.random.Generator, iters: int = 50) -> np.ndarray:
@@ -46,13 +48,13 @@ def kmeans(x: np.ndarray, k: int, rng: np.random.Generator, iters: int = 50) -> 
     k = max(1, min(k, n))
     cent = [x[rng.integers(n)]]
     for _ in range(1, k):
-        d = np.min(_sq_dist(x, np.array(cent)), axis=1)
+        d = _nearest(x, np.array(cent))[0]
         tot = d.sum()
         cent.append(x[rng.choice(n, p=d / tot)] if tot > 0 else x[rng.integers(n)])
     cent = np.array(cent)
     lab = np.zeros(n, dtype=np.int64)
     for _ in range(iters):
-        lab = np.argmin(_sq_dist(x, cent), axis=1)
+        lab = _nearest(x, cent)[1]
         new = np.array([x[lab == c].mean(0) if np.any(lab == c) else cent[c] for c in range(k)])
         if np.allclose(new, cent):
             break
@@ -60,16 +62,25 @@ def kmeans(x: np.ndarray, k: int, rng: np.random.Generator, iters: int = 50) -> 
     return lab
 
 
-def _sq_dist(x: np.ndarray, cent: np.ndarray) -> np.ndarray:
-    """(n, k) squared distances of the rows of ``x`` to the rows of ``cent``, one centroid at a
-    time: the same values as the broadcast ``((x[:, None, :] - cent[None]) ** 2).sum(-1)``
-    (elementwise the same operations, each row summed over its own features) without its
-    (n, k, features) temporaries, which took gigabytes on DARLING's long streams (millions of
-    sampled partial matches; issue 27, peak memory)."""
-    out = np.empty((len(x), len(cent)))
+def _nearest(x: np.ndarray, cent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(squared distance of every row of ``x`` to its nearest row of ``cent``, the index of that
+    row, the first on ties): the values of ``np.min`` / ``np.argmin`` over axis 1 of the
+    broadcast ``((x[:, None, :] - cent[None]) ** 2).sum(-1)`` (each distance is the same
+    elementwise operations, each row summed over its own features), one centroid at a time
+    and keeping only the running minimum: neither the (n, k, features) temporaries nor the
+    (n, k) distances, which took gigabytes on DARLING's long streams (millions of sampled
+    partial matches; issue 27, peak memory)."""
+    best = np.full(len(x), np.inf)
+    arg = np.zeros(len(x), dtype=np.int64)
+    diff = np.empty_like(x, dtype=np.float64)
     for c in range(len(cent)):
-        out[:, c] = ((x - cent[c]) ** 2).sum(-1)
-    return out
+        np.subtract(x, cent[c], out=diff)
+        np.multiply(diff, diff, out=diff)
+        dist = diff.sum(-1)
+        closer = dist < best          # strict: the first centroid keeps a tie (argmin's rule)
+        best[closer] = dist[closer]
+        arg[closer] = c
+    return best, arg
 
 
 class Tree:
@@ -81,7 +92,14 @@ class Tree:
     def fit(self, x: np.ndarray, y: np.ndarray, n_cls: int) -> "Tree":
         self.n_cls = n_cls
         self.nodes = []          # (feature, threshold, left, right, label)
-        self._grow(x, np.arange(len(y)), y, 0)
+        # row numbers and labels in the smallest integer types that hold them: the nodes copy
+        # both down every path (millions of rows on DARLING's long streams: issue 27, peak
+        # memory); the same values, so the same counts, splits and labels
+        rows = np.arange(len(y), dtype=np.int32 if len(y) < 2 ** 31 else np.int64)
+        y = np.asarray(y)
+        if n_cls <= 127 and (len(y) == 0 or (y.min() >= 0 and y.max() < n_cls)):
+            y = y.astype(np.int8)
+        self._grow(x, rows, y, 0)
         return self
 
     def _grow(self, x, rows, y, d) -> int:
@@ -138,13 +156,14 @@ def _index_dtype(n: int):
     return np.int32 if n < 2 ** 31 else np.int64
 
 
-def _prefix_counts(chunks: list, prefixes: np.ndarray, n: int):
-    """(sorted distinct keys, their counts among the rows of ``chunks`` (each int[k, m]), the
-    keys of ``prefixes`` (int[p, j])) for the length-j prefixes of the rows: how many warm-up
-    matches share each prefix.  A prefix of event indices in ``[0, n)`` is keyed by one int64
+def _prefix_counts(chunks: list, prefixes: np.ndarray, n: int) -> np.ndarray:
+    """Per row of ``prefixes`` (int[p, j]): how many rows of ``chunks`` (each int[k, m]) have it
+    as their length-j prefix (how many warm-up matches share each sampled partial match's
+    bindings).  A prefix of event indices in ``[0, n)`` is keyed by one int64
     (``sum_c e_c * n**(j-1-c)``) when ``n**j`` fits, else by its bytes; either key is injective,
-    so the counts are the exact counts of equal prefixes (keys are built chunk by chunk: the
-    joined matches are never materialised, which took gigabytes on DARLING's long streams)."""
+    so the counts are the exact counts of equal prefixes.  Keys are built chunk by chunk (the
+    joined matches are never materialised) and sorted in place (``np.unique`` sorts a copy):
+    tens of millions of matches on DARLING's long streams (issue 27, peak memory)."""
     j = prefixes.shape[1]
     in_range = all(len(c) == 0 or (int(c[:, :j].min()) >= 0 and int(c[:, :j].max()) < n)
                    for c in chunks) and (len(prefixes) == 0 or (int(prefixes.min()) >= 0
@@ -160,8 +179,20 @@ def _prefix_counts(chunks: list, prefixes: np.ndarray, n: int):
 
         def key(rows):
             return np.ascontiguousarray(rows[:, :j], dtype=np.int64).view(keyv).ravel()
-    uniq, cnt = np.unique(np.concatenate([key(c[:, :j]) for c in chunks]), return_counts=True)
-    return uniq, cnt, key(prefixes)
+    keys = np.concatenate([key(c[:, :j]) for c in chunks])
+    keys.sort()
+    # the distinct keys and their counts, as ``np.unique(keys, return_counts=True)`` (which
+    # would sort a copy)
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) \
+        if len(keys) else np.zeros(0, np.intp)
+    uniq = keys[starts]
+    cnt = np.diff(np.append(starts, len(keys)))
+    del keys
+    pk = key(prefixes)
+    if not len(uniq):
+        return np.zeros(len(pk), np.int64)
+    pos = np.minimum(np.searchsorted(uniq, pk), len(uniq) - 1)
+    return np.where(uniq[pos] == pk, cnt[pos], 0).astype(np.int64)
 
 
 def _join_and_clear(parts: list) -> np.ndarray:
@@ -265,14 +296,12 @@ class Icde20(Shedder):
             sel = np.flatnonzero(state == j)
             if not len(sel) or not ctx.warm_matches:
                 continue
-            uniq, cnt, pk = _prefix_counts(ctx.warm_matches, binds[sel, :j], len(self.types))
-            pos = np.searchsorted(uniq, pk)
-            pos = np.minimum(pos, len(uniq) - 1)
-            hit = uniq[pos] == pk
-            contrib[sel] = np.where(hit, cnt[pos], 0)
+            contrib[sel] = _prefix_counts(ctx.warm_matches, binds[sel, :j], len(self.types))
         # this shedder is the warm-up matches' last reader (the queue clears them after
-        # end_warmup anyway): free them before the k-means and the tree (issue 27, peak memory)
+        # end_warmup anyway): free them before the k-means and the tree, and hand their heap
+        # pages back (the many small chunks stay resident otherwise; issue 27, peak memory)
         ctx.warm_matches.clear()
+        trim_heap()
         # consumption: events of slot j's type within the window after the last bound event
         el_type = stp.tb["el_type"]
         w = stp.window
@@ -305,8 +334,13 @@ class Icde20(Shedder):
         itself as first event), computed once: ``on_arrival`` looks it up (and still charges
         the tree's DEPTH decisions per arrival)."""
         n = len(self.types)
-        self.ev_class = self._classify(np.ones(n, dtype=np.int64),
-                                       np.arange(n, dtype=np.int64)).tolist()
+        # in blocks of events: a row's class depends on that row only, and the whole stream's
+        # features and descent indices at once took 300 MB on a 4.2M-event stream (issue 27)
+        self.ev_class = []
+        for a in range(0, n, _CLASSIFY_BLOCK):
+            b = min(n, a + _CLASSIFY_BLOCK)
+            self.ev_class += self._classify(np.ones(b - a, dtype=np.int64),
+                                            np.arange(a, b, dtype=np.int64)).tolist()
 
     def _choose(self, frac: float) -> np.ndarray:
         if self.artifact:

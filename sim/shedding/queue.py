@@ -38,6 +38,7 @@ import simpy
 from engines import counters as C
 from engines.errors import CepsimInputError
 from engines.evaluators.stepper import S_BOUND, S_LIVE, S_NM, Stepper
+from sim.worker_memory import trim_heap
 
 
 class ShedQueue:
@@ -150,8 +151,10 @@ class ShedContext:
     arrivals: np.ndarray
     n_warm: int
     warm_service: list = field(default_factory=list)     # (event, service seconds)
-    warm_matches: list = field(default_factory=list)     # int64[m] rows (slot order); freed
-    # after the shedder's end_warmup, their only reader
+    # the warm-up matches' event rows (slot order), int32 while the stream's positions fit
+    # (int64 otherwise; tens of millions of rows on DARLING's long streams: issue 27, peak
+    # memory); freed after the shedder's end_warmup, their only reader
+    warm_matches: list = field(default_factory=list)
     in_warmup: bool = True
     recent: object = None     # deque of (latency sum, count) of the last steps with matches
     _prices: dict = field(default_factory=dict)          # price() memo
@@ -185,7 +188,9 @@ class ShedResult:
     start: np.ndarray
     depart: np.ndarray
     served: np.ndarray          # bool per event: processed by the engine
-    match_latency: np.ndarray   # float64 per match detected after warm-up
+    # float64 per match detected after warm-up (within the cap), in no fixed order: the
+    # percentiles partition it in place (a second copy of 10^8 latencies is 0.9 GB)
+    match_latency: np.ndarray
     match_keys: np.ndarray | None = None
 
 
@@ -248,7 +253,11 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     start_l = array("d", [np.nan]) * n
     depart_l = array("d", [np.nan]) * n
     served_b = bytearray(n)
-    lat_chunks: list[np.ndarray] = []
+    # the measured latencies, appended as raw float64 bytes: one growing buffer (read by
+    # ``np.frombuffer`` at the end) instead of chunks joined by a copy, which held the 10^8
+    # latencies of DARLING's long streams twice (issue 27, peak memory)
+    lat_buf = array("d")
+    pos_dt = np.int32 if n < np.iinfo(np.int32).max else np.int64
     key_chunks: list[np.ndarray] = []
     shed_tot = np.zeros(C.N_COUNTERS, dtype=np.int64)      # shedder work (server + ingest)
     # per-event state in Python scalars (numpy scalar reads and dict updates cost more than the
@@ -303,6 +312,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
             # the warm-up matches are read by end_warmup only (eSPICE/hSPICE, ICDE'20): free them
             # (tens of millions of rows on DARLING's long streams; issue 27, peak memory)
             ctx.warm_matches.clear()
+            trim_heap()        # their many small chunks' heap pages back to the system
         push(i)
         if not has_arrival:
             return 0.0
@@ -333,13 +343,13 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
                 lat = lat[ok]
             else:
                 ok = None
-            lat_chunks.append(lat.copy())
+            lat_buf.frombytes(np.ascontiguousarray(lat, dtype=np.float64).view(np.uint8))
             if keep_keys:
                 rows = stp.o_pos[:k][:, cols] if ok is None else stp.o_pos[:k][ok][:, cols]
                 key_chunks.append(rows.copy())
         else:
             warm_matches += k
-            ctx.warm_matches.append(stp.o_pos[:k][:, cols].copy())
+            ctx.warm_matches.append(stp.o_pos[:k][:, cols].astype(pos_dt))
         stp.clear_output()
 
     def server():
@@ -433,8 +443,8 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
             pass
     else:
         _run_simpy(gen, t_init)
-    lat = np.concatenate(lat_chunks) if lat_chunks else np.zeros(0)
-    lat_chunks.clear()      # the chunks would double the latencies' memory until the return
+    lat = np.frombuffer(lat_buf, dtype=np.float64) if len(lat_buf) else np.zeros(0)
+    del lat_buf             # ``lat`` holds the buffer
     keys = (np.concatenate(key_chunks) if key_chunks else np.zeros((0, m), np.int64)) \
         if keep_keys else None
     key_chunks.clear()
@@ -462,9 +472,13 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
         "decision_checks": int(totals[C.DECISION_CHECK] + shed_tot[C.DECISION_CHECK]),
     }
     if lat.size:
-        met.update(latency_mean=float(lat.mean()), latency_p50=float(np.percentile(lat, 50)),
-                   latency_p95=float(np.percentile(lat, 95)),
-                   latency_p99=float(np.percentile(lat, 99)), latency_max=float(lat.max()))
+        # the mean first (its pairwise sum depends on the order), then the order statistics,
+        # partitioning ``lat`` in place: the same values as separate percentile calls on
+        # copies (tests/test_shedding_queue.py), without the copy
+        mean, top = float(lat.mean()), float(lat.max())
+        p50, p95, p99 = np.percentile(lat, [50, 95, 99], overwrite_input=True)
+        met.update(latency_mean=mean, latency_p50=float(p50), latency_p95=float(p95),
+                   latency_p99=float(p99), latency_max=top)
     else:
         met.update(latency_mean=0.0, latency_p50=0.0, latency_p95=0.0, latency_p99=0.0,
                    latency_max=0.0)
