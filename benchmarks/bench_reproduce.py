@@ -93,12 +93,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-budget-mb", type=float,
                     help="--pool: passed to cepsim reproduce (default: its default, 0 = off)")
     ap.add_argument("names", nargs="*", help="only these paper/name keys (serial mode)")
+    ap.add_argument("--fresh", action="store_true",
+                    help="--pool: passed to cepsim reproduce (recompute every point; stored rows "
+                         "under --out then only order the points, longest first)")
     args = ap.parse_args(argv)
     if args.pool:
         from reproduce_monitor import main_pool
         os.chdir(REPO)
         return main_pool(args.scale, args.out, args.figures_dir, args.workers, args.log,
-                         args.json, args.markdown, args.memory_budget_mb)
+                         args.json, args.markdown, args.memory_budget_mb, args.fresh)
 
     t_import = time.perf_counter()
     from engines.jitcache import ensure_numba_cache_dir

@@ -126,7 +126,7 @@ def markdown(rows: list[dict], total: dict) -> str:
 
 def main_pool(scale: str, out: Path, figures: Path | None, workers: int | None,
               log: Path | None, json_out: Path | None, md_out: Path | None,
-              memory_budget_mb: float | None = None) -> int:
+              memory_budget_mb: float | None = None, fresh: bool = False) -> int:
     """``bench_reproduce.py --pool``: one monitored ``cepsim reproduce`` and its report."""
     log = log or out / ".timing" / "points.jsonl"
     cmd = [sys.executable, "-m", "sim.cli", "reproduce", "--scale", scale, "--out", str(out)]
@@ -136,6 +136,8 @@ def main_pool(scale: str, out: Path, figures: Path | None, workers: int | None,
         cmd += ["--workers", str(workers)]
     if memory_budget_mb is not None:
         cmd += ["--memory-budget-mb", f"{memory_budget_mb:g}"]
+    if fresh:
+        cmd += ["--fresh"]
     print("running:", " ".join(cmd), flush=True)
     total = run_monitored(cmd, log)
     rows = per_experiment(log)
