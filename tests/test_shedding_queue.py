@@ -74,3 +74,18 @@ def test_queue_drop_and_pop():
     assert q.pop() == 0 and q.pop() == 2
     q.drop(3)
     assert q.pop() == -1 and q.length == 0 and q.peak == 4
+
+
+def test_latencies_stay_aligned_with_the_match_keys():
+    """With ``keep_keys`` row i of ``match_latency`` is the latency of ``match_keys[i]`` (DARLING's
+    negation query counts the matches within Lmax by that mask); only without keys may the
+    percentiles reorder the latencies in place."""
+    stream = _stream()
+    q = "PATTERN SEQ(A a, NOT(C c), B b) WHERE a.x < b.x WITHIN 5 seconds"
+    program = compile_pattern(parse_pattern(q), stream.schema)
+    arr = piecewise_poisson_arrivals(len(stream), [(0.3, 2e4), (0.4, 2e6), (0.3, 2e4)], seed=4)
+    res = run_shedding(stream, program, arr, load_profile(None), Shedder(), n_warm=100,
+                       keep_keys=True)
+    last = res.match_keys.max(axis=1)          # detected at its last event (no trailing NOT)
+    assert len(last) > 20 and len(np.unique(res.match_latency)) > 20
+    assert np.array_equal(res.match_latency, res.depart[last] - arr[last])

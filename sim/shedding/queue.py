@@ -188,7 +188,8 @@ class ShedResult:
     start: np.ndarray
     depart: np.ndarray
     served: np.ndarray          # bool per event: processed by the engine
-    # float64 per match detected after warm-up (within the cap), in no fixed order: the
+    # float64 per match detected after warm-up (within the cap).  With ``keep_keys`` in
+    # detection order, row i the latency of ``match_keys[i]``; without, in no fixed order: the
     # percentiles partition it in place (a second copy of 10^8 latencies is 0.9 GB)
     match_latency: np.ndarray
     match_keys: np.ndarray | None = None
@@ -473,10 +474,10 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     }
     if lat.size:
         # the mean first (its pairwise sum depends on the order), then the order statistics,
-        # partitioning ``lat`` in place: the same values as separate percentile calls on
-        # copies (tests/test_shedding_queue.py), without the copy
+        # partitioning ``lat`` in place unless it must stay aligned with the match keys: the
+        # same values as separate percentile calls on copies (tests/test_shedding_queue.py)
         mean, top = float(lat.mean()), float(lat.max())
-        p50, p95, p99 = np.percentile(lat, [50, 95, 99], overwrite_input=True)
+        p50, p95, p99 = np.percentile(lat, [50, 95, 99], overwrite_input=not keep_keys)
         met.update(latency_mean=mean, latency_p50=float(p50), latency_p95=float(p95),
                    latency_p99=float(p99), latency_max=top)
     else:
