@@ -37,13 +37,12 @@ from typing import Optional
 from sim.worker_memory import rss_mb
 
 FILE = "point_memory.json"
-#: ``cepsim reproduce``'s default budget (MB): 0 = no admission rule.  Not on by default: in the
-#: session-11 full run a 4,096 MB budget held the pool to one point at a time whenever the workers
-#: *retained* that much (darling's own memos: 2.3-2.6 GB in a worker after a 4.2M-event
-#: ``cap_binding`` point), which doubled the wall time of those phases without keeping the tree
-#: under the budget (it peaked at 6,277 MB: the first run's estimates come from the points seen so
-#: far, and a 500k-event point was queued while only 50k-event ones had been measured).  Use
-#: ``--memory-budget-mb`` on a rerun whose results root holds the stored growths.
+#: ``cepsim reproduce``'s default budget (MB): 0 = no admission rule.  Not on by default: a
+#: budget is a fact of the machine, not of the reproduction, and the gate needs stored growths
+#: to be useful (session 11: without them a 4,096 MB budget held the pool to one point at a time
+#: and still peaked at 6,277 MB).  Use ``--memory-budget-mb`` on a rerun whose results root
+#: holds the stored growths, as the committed ``results/full`` does: session 13's full run under
+#: 4,096 MB peaked at 3,707 MB (``docs/reproduction/full_timing.md``).
 DEFAULT_BUDGET_MB = 0.0
 #: Under a budget, workers drop memo entries of this many MB or more after every point, their own
 #: paper's included (``sim.worker_memory.drop_bulky_entries``): the retained memory that kept the
