@@ -97,6 +97,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="--pool: passed to cepsim reproduce (recompute every point; stored rows "
                          "under --out then only order the points, longest first)")
     args = ap.parse_args(argv)
+    pool_only = [flag for flag, v in (("--workers", args.workers),
+                                      ("--figures-dir", args.figures_dir), ("--log", args.log),
+                                      ("--markdown", args.markdown),
+                                      ("--memory-budget-mb", args.memory_budget_mb),
+                                      ("--fresh", args.fresh or None)) if v is not None]
+    if pool_only and not args.pool:
+        ap.error(f"{', '.join(pool_only)}: only with --pool (the serial pass runs every point "
+                 f"itself); add --pool or drop them")
+    if args.names and args.pool:
+        ap.error("paper/name keys select experiments of the serial pass only; --pool runs "
+                 "cepsim reproduce on every experiment (drop the keys or --pool)")
     if args.pool:
         from reproduce_monitor import main_pool
         os.chdir(REPO)

@@ -34,7 +34,7 @@ import numpy as np
 
 from engines import counters as C
 from engines.compile import PI_C1, PI_C2, PI_V2
-from sim.shedding.queue import Shedder
+from sim.shedding.queue import Shedder, index_dtype
 from sim.shedding.rates import recent_rate
 from sim.worker_memory import trim_heap
 
@@ -95,7 +95,7 @@ class Tree:
         # row numbers and labels in the smallest integer types that hold them: the nodes copy
         # both down every path (millions of rows on DARLING's long streams: issue 27, peak
         # memory); the same values, so the same counts, splits and labels
-        rows = np.arange(len(y), dtype=np.int32 if len(y) < 2 ** 31 else np.int64)
+        rows = np.arange(len(y), dtype=index_dtype(len(y)))
         y = np.asarray(y)
         if n_cls <= 127 and (len(y) == 0 or (y.min() >= 0 and y.max() < n_cls)):
             y = y.astype(np.int8)
@@ -149,11 +149,6 @@ class Tree:
             kr = k[rows]
             k[rows] = np.where(x[rows, feat[kr]] <= thr[kr], li[kr], ri[kr])
         return label[k]
-
-
-def _index_dtype(n: int):
-    """The smallest of int32 / int64 that holds event indices ``0..n-1`` (and -1)."""
-    return np.int32 if n < 2 ** 31 else np.int64
 
 
 def _prefix_counts(chunks: list, prefixes: np.ndarray, n: int) -> np.ndarray:
@@ -258,7 +253,7 @@ class Icde20(Shedder):
                 b = ctx.stepper.pm_bindings(rows).astype(np.int64)
                 # compact copies (the values are unchanged; int64 again where used): millions
                 # of samples on DARLING's long streams (issue 27, peak memory)
-                idx = _index_dtype(len(self.types))
+                idx = index_dtype(len(self.types))
                 for part, v in zip(self.samples, (state.astype(np.int16), first.astype(idx),
                                                   b.astype(idx))):
                     part.append(v)

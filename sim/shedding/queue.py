@@ -41,6 +41,12 @@ from engines.evaluators.stepper import S_BOUND, S_LIVE, S_NM, Stepper
 from sim.worker_memory import trim_heap
 
 
+def index_dtype(n: int):
+    """The smaller of int32 / int64 that holds event indices ``0..n-1`` (and -1): compact rows of
+    event positions (warm-up matches, the ICDE'20 samples and tree rows; issue 27, memory)."""
+    return np.int32 if n < 2 ** 31 else np.int64
+
+
 class ShedQueue:
     """The FIFO input queue with per-type counts and O(1) drops (by event index)."""
 
@@ -258,7 +264,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     # ``np.frombuffer`` at the end) instead of chunks joined by a copy, which held the 10^8
     # latencies of DARLING's long streams twice (issue 27, peak memory)
     lat_buf = array("d")
-    pos_dt = np.int32 if n < np.iinfo(np.int32).max else np.int64
+    pos_dt = index_dtype(n)
     key_chunks: list[np.ndarray] = []
     shed_tot = np.zeros(C.N_COUNTERS, dtype=np.int64)      # shedder work (server + ingest)
     # per-event state in Python scalars (numpy scalar reads and dict updates cost more than the
@@ -312,8 +318,9 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
             shedder.end_warmup(arr_l[i])
             # the warm-up matches are read by end_warmup only (eSPICE/hSPICE, ICDE'20): free them
             # (tens of millions of rows on DARLING's long streams; issue 27, peak memory)
-            ctx.warm_matches.clear()
-            trim_heap()        # their many small chunks' heap pages back to the system
+            if ctx.warm_matches:          # ICDE'20 frees (and trims) them itself, earlier
+                ctx.warm_matches.clear()
+                trim_heap()    # their many small chunks' heap pages back to the system
         push(i)
         if not has_arrival:
             return 0.0
