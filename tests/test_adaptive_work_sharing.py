@@ -114,3 +114,38 @@ def test_tuning_seeds_only_label_the_row(counted):
     assert (tune["role"], ev["role"]) == ("tune", "eval")
     assert {k: v for k, v in tune.items() if k != "role"} == \
         {k: v for k, v in ev.items() if k != "role"}
+
+
+def test_headroom_candidates_are_shared_between_points_of_one_stream(monkeypatch, tmp_path):
+    """Points that differ in what only the methods read (here K and the method grid) have
+    different work keys but the same headroom candidates: the second point runs none of them
+    (``_plan_sums``), and its row equals one computed with no sharing at all."""
+    from engines.planners.adaptive import headroom as H
+    monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(A, "_WORK_MEM", {})
+    monkeypatch.setattr(A, "_PLAN_SUMS_MEM", {})
+    runs = []
+    real = H.plan_epoch_sums
+
+    def spy(*args, **kw):
+        runs.append(args[3])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(H, "plan_epoch_sums", spy)
+    base = dict(PARAMS, planner="zstream", n=4, n_events=3000, check_every=10)
+    first = A.point(base, seed=0)
+    assert first["headroom_cands"] > 1 and runs            # candidates were run here
+    other = dict(base, K=2, d_values=[0.1, 0.3])
+    assert A.work_key(other) != A.work_key(base)
+    del runs[:]
+    served = A.point(other, seed=0)
+    assert runs == []                                        # every candidate came from the cache
+    monkeypatch.setenv("CEPSIM_COUNTER_CACHE", "")           # nothing shared at all
+    monkeypatch.setattr(A, "_WORK_MEM", {})
+    monkeypatch.setattr(A, "_PLAN_SUMS_MEM", {})
+    fresh = A.point(other, seed=0)
+    assert runs                                              # ... so they ran again
+    for k in fresh:
+        same = fresh[k] == served[k] or (isinstance(fresh[k], float) and math.isnan(fresh[k])
+                                         and math.isnan(served[k]))
+        assert same, k

@@ -185,8 +185,12 @@ ROW_KEYS = ("tune_seeds",)
 #: named variant for the cost-sensitivity study.
 OVERLAP_BASE = ("per_plan", "once")
 _WORK_MEM: dict = {}
+#: headroom candidates' epoch sums by ``_plan_sums_key`` (``_plan_sums``), at most
+#: ``_PLAN_SUMS_MAX`` entries (a few kB each)
+_PLAN_SUMS_MEM: dict = {}
+_PLAN_SUMS_MAX = 2048
 #: memos a pool worker may drop between papers (sim/worker_memory.py): shared point evaluations
-MEMO_DICTS = ("_WORK_MEM",)
+MEMO_DICTS = ("_WORK_MEM", "_PLAN_SUMS_MEM")
 
 
 @lru_cache(maxsize=1)
@@ -341,6 +345,75 @@ def _point_work(params: dict, stream_seed: int) -> dict:
     return work
 
 
+def _plan_sums_base(stream_args: tuple, text: str, kind: str, bounds: list, eopts: dict) -> str:
+    """The part of a headroom candidate's cache key shared by all plans of one point: what its
+    epoch sums depend on besides the plan -- the stream (``_stream``'s arguments), the pattern,
+    the engine, the oracle epochs, the engine's caps and the engine and workload source
+    (``sim.cache.code_fingerprint``).  Not the methods, the check interval, K or the prices:
+    points that differ only in those (``fig5`` / ``fig6`` / ``fig7`` on one stream, the
+    sensitivity study's K and check intervals) share the runs."""
+    from sim.cache import code_fingerprint
+    blob = json.dumps({"v": 1, "code": code_fingerprint(), "stream": list(stream_args),
+                       "pattern": text, "kind": kind, "bounds": [list(b) for b in bounds],
+                       "eopts": eopts}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def _plan_sums_key(base: str, plan) -> str:
+    return hashlib.sha256(f"{base}|{plan!r}".encode()).hexdigest()[:24]
+
+
+def _plan_sums(base: str, plan) -> np.ndarray | None:
+    """A plan's stored epoch sums (memory, else ``<counter cache>/adaptive_plans``), or None."""
+    from sim.cache import counter_cache_dir
+    key = _plan_sums_key(base, plan)
+    got = _PLAN_SUMS_MEM.get(key)
+    if got is not None:
+        return got
+    d = counter_cache_dir()
+    path = None if d is None else d / "adaptive_plans" / f"{key}.npy"
+    if path is None or not path.exists():
+        return None
+    try:
+        got = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):       # unreadable entry (e.g. interrupted copy): recompute
+        return None
+    if got.dtype != np.int64 or got.ndim != 2 or got.shape[1] != C.N_COUNTERS:
+        return None
+    _remember_plan_sums(key, got)
+    return got
+
+
+def _store_plan_sums(base: str, plan, sums: np.ndarray) -> None:
+    from sim.atomic import atomic_write
+    from sim.cache import counter_cache_dir
+    key = _plan_sums_key(base, plan)
+    if key in _PLAN_SUMS_MEM:
+        return
+    sums = np.ascontiguousarray(sums, dtype=np.int64)
+    _remember_plan_sums(key, sums)
+    d = counter_cache_dir()
+    if d is None:
+        return
+    path = d / "adaptive_plans" / f"{key}.npy"
+    if path.exists():
+        return
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as fh:
+            np.save(fh, sums, allow_pickle=False)
+    try:
+        atomic_write(path, write)
+    except OSError:       # a read-only cache only costs the sharing
+        pass
+
+
+def _remember_plan_sums(key: str, sums: np.ndarray) -> None:
+    if len(_PLAN_SUMS_MEM) >= _PLAN_SUMS_MAX:
+        _PLAN_SUMS_MEM.pop(next(iter(_PLAN_SUMS_MEM)))
+    _PLAN_SUMS_MEM[key] = sums
+
+
 def _compute_work(params: dict, stream_seed: int) -> dict:
     from engines.planners.adaptive.controller import warmup_snapshot
     from engines.planners.adaptive.decision import d_avg
@@ -368,8 +441,9 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
     if why:
         return {"status": "unsupported", "why": why}
     labels = methods(params)
-    stream = _stream(dataset, n_events, stream_seed, int(params.get("n_types", 40)),
-                     float(params.get("total_rate", 100.0)), gen_kwargs(params))
+    stream_args = (dataset, n_events, stream_seed, int(params.get("n_types", 40)),
+                   float(params.get("total_rate", 100.0)), gen_kwargs(params))
+    stream = _stream(*stream_args)
     text = pattern_text(dataset, pset, n, stream.schema.type_names, window,
                         int(params.get("type_seed", 0)))
     prog = compile_pattern(parse_pattern(text), stream.schema)
@@ -394,7 +468,8 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
                                                          eopts, memo, bounds)
         head = _headroom_work(prog, stream, stats, planner, kind, p0.plan, memo, zero_sums,
                               eopts, n_events, n_warmup, epoch_len,
-                              int(params.get("headroom_plans", 16)))
+                              int(params.get("headroom_plans", 16)),
+                              _plan_sums_base(stream_args, text, kind, bounds, eopts))
     except CapacityError as exc:
         return {"status": "capacity", "why": f"capacity: {exc}"[:200]}
     return {"status": "ok", "methods": per_method, "d_avg": davg, "headroom": head,
@@ -403,26 +478,53 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
 
 
 def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, zero_sums, eopts,
-                   n_events, n_warmup, epoch_len, max_plans) -> dict:
+                   n_events, n_warmup, epoch_len, max_plans, sums_base: str | None = None
+                   ) -> dict:
     """The cost-free part of the headroom oracle (``engines.planners.adaptive.headroom``): every
     candidate plan's counters summed per oracle epoch.  Candidates = P0 and the plans A returned
     on the snapshots (``memo``, filled by the controllers' shadow calls of A at every check).
     ``zero_sums``: the epoch sums of plans the methods already ran from event 0 over the whole
-    stream (``_run_methods``); the others are run here, one at a time."""
+    stream (``_run_methods``); the others come from an earlier point on the same stream and
+    pattern (``_plan_sums``, by ``sums_base`` = ``_plan_sums_base``) or are run here
+    (``branch_runs``: an OR of independent alternatives runs each distinct sub-plan once).
+    Integer sums of a deterministic run: the same whichever point computed them."""
+    from engines.planners.adaptive.branch_runs import epoch_sums_by_alternatives
     from engines.planners.adaptive.headroom import candidate_plans, epoch_bounds, plan_epoch_sums
     bounds = epoch_bounds(n_events, n_warmup, epoch_len)
     from engines.planners.adaptive.controller import snapshot_plan_list
     snap = snapshot_plan_list(memo, planner, len(stats))
     cands, capped = candidate_plans(p0_plan, snap, stats.positions, bounds, max_plans)
-    sums, over_cap = [], 0
-    for i, plan in enumerate(cands):
-        try:
-            sums.append(zero_sums[plan] if plan in zero_sums else
-                        plan_epoch_sums(prog, stream, kind, plan, bounds, eopts))
-        except CapacityError:
-            if i == 0:       # P0 ran in full for the static method: cannot happen
-                raise
+    # P0 first (a cap error here is the point's: the static method cannot run), then the other
+    # candidates the methods did not run from event 0: each distinct sub-plan of an OR of
+    # independent alternatives once (``branch_runs``), else every plan whole
+    known = dict(zero_sums)
+    if sums_base is not None:
+        for plan, z in zero_sums.items():
+            _store_plan_sums(sums_base, plan, z)
+        for plan in cands:
+            if plan not in known:
+                hit = _plan_sums(sums_base, plan)
+                if hit is not None:
+                    known[plan] = hit
+    sums = [known[cands[0]] if cands[0] in known else
+            plan_epoch_sums(prog, stream, kind, cands[0], bounds, eopts)]
+    todo = [p for p in cands[1:] if p not in known]
+    got = dict(zip(todo, epoch_sums_by_alternatives(
+        prog, stream, kind, todo, bounds, eopts,
+        lambda plan: plan_epoch_sums(prog, stream, kind, plan, bounds, eopts))))
+    if sums_base is not None:
+        if cands[0] not in known:
+            _store_plan_sums(sums_base, cands[0], sums[0])
+        for plan, z in got.items():
+            if z is not None:
+                _store_plan_sums(sums_base, plan, z)
+    over_cap = 0
+    for plan in cands[1:]:
+        s = known[plan] if plan in known else got[plan]
+        if s is None:
             over_cap += 1    # a candidate the engine cannot run is no option for the oracle
+        else:
+            sums.append(s)
     return {"sums": np.stack(sums).tolist(), "sizes": [hi - lo for lo, hi in bounds],
             "capped": int(capped), "epoch_len": int(epoch_len), "over_cap": over_cap,
             "n_distinct": int(len({p for p in snap if p is not None} | {p0_plan}))}

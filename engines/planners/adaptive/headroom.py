@@ -54,6 +54,11 @@ def plan_epoch_sums(program: Program, stream: EventStream, kind: str, plan,
         hi = max(h for _, h in bounds) if bounds else 0
         res = _run_plan(program, stream.slice(0, hi), kind, plan, engine_options or {})
         counters = np.asarray(res.counters)
+    return counter_epoch_sums(counters, bounds)
+
+
+def counter_epoch_sums(counters: np.ndarray, bounds: list[tuple[int, int]]) -> np.ndarray:
+    """``int64[len(bounds), N_COUNTERS]``: the rows of ``counters`` summed over every epoch."""
     cs = np.zeros((len(counters) + 1, C.N_COUNTERS), np.int64)
     np.cumsum(counters, axis=0, out=cs[1:])
     return np.stack([cs[hi] - cs[lo] for lo, hi in bounds]) if bounds else \
