@@ -162,3 +162,63 @@ def test_cap_report_names_the_shedders_the_cap_cut():
 def test_length_needed_extrapolates_the_backlog_line():
     assert DC.length_needed([100, 200, 300], [0.1, 0.2, 0.3]) == pytest.approx(1000.0)
     assert DC.length_needed([100, 200], [0.2, 0.2]) == float("inf")
+
+
+def test_ar1_kernel_gives_the_bits_of_the_row_recursion():
+    """``soccer_synth._ar1`` steps in a compiled loop; its rows are bit for bit those of the
+    numpy row recursion it replaced (same operations, same order, no fused multiply-add)."""
+    import numpy as np
+    from workloads.soccer_synth import _ar1
+    for seed, x0 in ((1, None), (2, np.array([0.3, -1.0, 250.0]))):
+        mu, sd, rho = np.array([1.0, -2.5, 300.0]), np.array([0.5, 3.0, 40.0]), \
+            np.array([0.9, 0.1, 0.999])
+        got = _ar1(np.random.default_rng(seed), 500, mu, sd, rho, x0=x0)
+        rng = np.random.default_rng(seed)
+        want = np.empty((500, 3))
+        if x0 is None:
+            want[0] = mu + sd * rng.standard_normal(3)
+        eps = rng.standard_normal((500, 3)) * (sd * np.sqrt(1.0 - rho ** 2))
+        if x0 is not None:
+            want[0] = mu + rho * (x0 - mu) + eps[0]
+        for k in range(1, 500):
+            want[k] = mu + rho * (want[k - 1] - mu) + eps[k]
+        assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("query", ["q1", "q4"])
+def test_reference_run_is_read_back_from_the_counter_cache(monkeypatch, tmp_path, query):
+    """A worker that dropped a reference run (memory budget, another paper) reads it from the
+    counter cache instead of re-running the stream; the entry equals the run (q4: with the
+    negation's match keys)."""
+    import numpy as np
+    from sim.costmodel import load_profile
+    from sim.scenarios import darling as D
+    monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path))
+    monkeypatch.setattr(D, "_REF", {})
+    params = {"query": query, "window_ms": 50, "n_events": 4000}
+    prof = load_profile(None)
+    ran = D.reference(params, 400, prof)
+    assert (ran["keys"] is not None) == (query == "q4")
+    assert list((tmp_path / "darling_ref").glob("*.npz"))
+    D._REF.clear()
+
+    def no_run(*a, **k):
+        raise AssertionError("the reference was recomputed")
+
+    monkeypatch.setattr(D, "_run_reference", no_run)
+    served = D.reference(params, 400, prof)
+    assert served.keys() == ran.keys()
+    for k, v in ran.items():
+        if isinstance(v, np.ndarray):
+            assert v.dtype == served[k].dtype and np.array_equal(v, served[k])
+        else:
+            assert type(v) is type(served[k]) and v == served[k]
+    # another profile is another entry
+    D._REF.clear()
+    with pytest.raises(AssertionError, match="recomputed"):
+        D.reference(params, 400, _dearer(prof))
+
+
+def _dearer(prof):
+    import dataclasses
+    return dataclasses.replace(prof, base_cost=2 * prof.base_cost)

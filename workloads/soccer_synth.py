@@ -26,6 +26,7 @@ stream.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from engines.stream import EventStream
 from workloads.loaders import SOCCER_ATTRS, load_soccer
@@ -77,9 +78,18 @@ def _ar1(rng, n, mu, sd, rho, x0: np.ndarray | None = None) -> np.ndarray:
     eps = rng.standard_normal((n, len(mu))) * innov
     if x0 is not None and n:
         x[0] = mu + rho * (np.asarray(x0, dtype=np.float64) - mu) + eps[0]
-    for k in range(1, n):
-        x[k] = mu + rho * (x[k - 1] - mu) + eps[k]
+    _ar1_steps(x, np.asarray(mu, np.float64), np.asarray(rho, np.float64), eps)
     return x
+
+
+@njit(cache=True)
+def _ar1_steps(x, mu, rho, eps):
+    """``x[k] = mu + rho (x[k-1] - mu) + eps[k]`` for k >= 1, element by element: the same
+    operations in the same order as the numpy row expression it replaces (no fast-math, so
+    no fused multiply-add), hence the same bits; a Python loop over 4.2M rows took 8 s."""
+    for k in range(1, x.shape[0]):
+        for j in range(x.shape[1]):
+            x[k, j] = mu[j] + rho[j] * (x[k - 1, j] - mu[j]) + eps[k, j]
 
 
 def generate(n_events: int, seed: int = 1, n_players: int = len(PLAYER_IDS),
