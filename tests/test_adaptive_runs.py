@@ -111,9 +111,20 @@ OR_AND = dict(max_events=60, policies=("skip-till-any-match",), windows=("time",
 
 
 @pytest.mark.parametrize("kind", ["order", "tree"])
-def test_random_schedules_sum_like_run_schedule(kind):
+def test_random_schedules_sum_like_run_schedule(kind, monkeypatch):
     """Random schedules over random patterns: every sum, count and the consistency verdict of
-    ``evaluate_methods`` equal those built from ``run_schedule``'s dense outputs."""
+    ``evaluate_methods`` equal those built from ``run_schedule``'s dense outputs (with the
+    chain, many epochs are taken from a longer run of their plan: ``_derive_from_masters``)."""
+    from sim.scenarios import adaptive_runs as R
+    derived = []
+    real = R._derive_from_masters
+
+    def spy(need, conv):
+        d, ends = real(need, conv)
+        derived.append(len(d))
+        return d, ends
+
+    monkeypatch.setattr(R, "_derive_from_masters", spy)
     rng = np.random.default_rng(27)
     checked = 0
     for pattern, stream in small_cases(2027, 25, **(TREE_OPTS if kind == "tree" else OR_AND)):
@@ -153,6 +164,40 @@ def test_random_schedules_sum_like_run_schedule(kind):
             assert zero == {}
         checked += 1
     assert checked >= 10
+    assert (sum(derived) > 0) == (kind == "order")       # trees never converge
+
+
+def test_chain_runs_from_two_starts_converge_at_c1():
+    """``convergence_row``: a lazy chain run of one order from ``lo2`` and one from an earlier
+    ``lo1`` have equal counter rows from ``c1(lo2)`` on and detect the same matches from
+    ``c1 - 1`` on (time and count windows, SEQ / OR / AND); one row earlier they may differ."""
+    from sim.scenarios.adaptive_runs import convergence_row
+    rng = np.random.default_rng(14)
+    checked = differ_before = 0
+    for pattern, stream in small_cases(1414, 150, **dict(OR_AND, max_events=90)):
+        prog = compile_pattern(pattern, stream.schema)
+        n = len(stream)
+        conv = convergence_row(prog, stream, "order")
+        if n < 8 or conv is None:
+            continue
+        lo1 = int(rng.integers(0, n // 2))
+        lo2 = int(rng.integers(lo1 + 1, n - 2))
+        c1 = conv(lo2)
+        if c1 >= n:
+            continue
+        order = tuple(rng.permutation(list(prog.positive_vars)).tolist())
+        r1 = E._run_plan(prog, stream.slice(lo1, n), "order", order, {})
+        r2 = E._run_plan(prog, stream.slice(lo2, n), "order", order, {})
+        c_1, c_2 = np.asarray(r1.counters), np.asarray(r2.counters)
+        np.testing.assert_array_equal(c_1[c1 - lo1:], c_2[c1 - lo2:])
+        differ_before += not np.array_equal(c_1[c1 - 1 - lo1:], c_2[c1 - 1 - lo2:])
+
+        def late(r, lo):
+            pos = np.where(r.matches.pos >= 0, r.matches.pos + lo, -1)
+            return sorted(map(tuple, pos[r.matches.detect + lo >= c1 - 1].tolist()))
+        assert late(r1, lo1) == late(r2, lo2)
+        checked += 1
+    assert checked >= 40 and differ_before >= 1
 
 
 def test_canonical_set_is_a_multiset_form():
