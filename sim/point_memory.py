@@ -41,13 +41,15 @@ FILE = "point_memory.json"
 #: budget is a fact of the machine, not of the reproduction, and the gate needs stored growths
 #: to be useful (session 11: without them a 4,096 MB budget held the pool to one point at a time
 #: and still peaked at 6,277 MB).  Use ``--memory-budget-mb`` on a rerun whose results root
-#: holds the stored growths, as the committed ``results/full`` does: session 13's full run under
-#: 4,096 MB peaked at 3,707 MB (``docs/reproduction/full_timing.md``).
+#: holds the stored growths, as the committed ``results/full`` does: session 14's full run under
+#: 4,096 MB peaked at 3,824 MB (``docs/reproduction/full_timing.md``).
 DEFAULT_BUDGET_MB = 0.0
 #: Under a budget, workers drop memo entries of this many MB or more after every point, their own
 #: paper's included (``sim.worker_memory.drop_bulky_entries``): the retained memory that kept the
 #: session-11 run over its budget was DARLING's 4.2M-event stream and its reference runs (about
-#: 530 MB per worker); recomputing them costs about 20 CPU s per 4.2M-event point.  The
+#: 530 MB per worker); recomputing them cost about 20 CPU s per 4.2M-event point until session
+#: 14 (now about 3 s: the stream is generated in a compiled loop and the reference run, now a few
+#: scalars, is read back from the counter cache: ``sim.scenarios.darling.reference``).  The
 #: adaptive scenario's shared evaluations and every 50k-event stream are far smaller and stay.
 BULKY_ENTRY_MB = 64.0
 

@@ -111,10 +111,11 @@ def convergence_row(program, stream, kind: str):
     them.  ``c1 = c + 1`` where ``c`` is the first event whose window no longer reaches ``lo``
     (time: ``ts[c] > ts[lo] + W``; count: ``c = lo + N``): the expiry at ``c`` is charged to
     row ``c`` (``PM_REMOVED``).  Event ``lo`` itself must have left too, not only the events
-    before it: an instance whose bounding event is the slice's first one has an empty scope in
-    the later-started run and is kept until it expires, while the earlier-started run visits it
-    and removes it at once (``engines/evaluators/lazy_nfa.py``, ``start <= hi``; such a dead-end
-    instance is charged ``INSTANCE_WORK`` until it expires in any run).  ZStream trees do not
+    before it: a child created at a slice's first event inherits the root's coverage, which
+    equals that position, so the chain skips it as caught up although its scope is bounded and
+    empty; it stays live (charged ``INSTANCE_WORK``) until an event of its next variable arrives
+    or it expires, while the earlier-started run explores it and removes it at once
+    (``engines/evaluators/lazy_nfa.py``, the "waiting for a u event" skip).  ZStream trees do not
     converge: expired results stay in a buffer until it is compacted, and probing them is
     charged, so a tree run depends on its history.  ``tests/test_adaptive_runs.py`` checks runs
     from two starts row by row."""
