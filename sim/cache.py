@@ -49,3 +49,49 @@ def code_fingerprint() -> str:
         h.update(str(f.relative_to(REPO_ROOT)).encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
+
+
+def entry_key(**parts) -> str:
+    """A cache key (24 hex) for everything an entry depends on: SHA-256 of ``parts`` as sorted
+    JSON (values that JSON cannot write go in as ``str``)."""
+    import json
+    blob = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def load_arrays(subdir: str, key: str) -> dict | None:
+    """The arrays stored under ``<counter cache>/<subdir>/<key>.npz`` (``store_arrays``), or
+    None without a disk cache, without the entry, or when it cannot be read (an interrupted copy:
+    the caller recomputes)."""
+    d = counter_cache_dir()
+    path = None if d is None else d / subdir / f"{key}.npz"
+    if path is None or not path.exists():
+        return None
+    import numpy as np
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError):
+        return None
+
+
+def store_arrays(subdir: str, key: str, **arrays) -> None:
+    """Store ``arrays`` under ``<counter cache>/<subdir>/<key>.npz``, atomically; nothing without
+    a disk cache or when the entry exists, and a read-only cache only costs the sharing."""
+    d = counter_cache_dir()
+    if d is None:
+        return
+    path = d / subdir / f"{key}.npz"
+    if path.exists():
+        return
+    import numpy as np
+
+    from sim.atomic import atomic_write
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+    try:
+        atomic_write(path, write)
+    except OSError:
+        pass

@@ -185,7 +185,7 @@ ROW_KEYS = ("tune_seeds",)
 #: named variant for the cost-sensitivity study.
 OVERLAP_BASE = ("per_plan", "once")
 _WORK_MEM: dict = {}
-#: headroom candidates' epoch sums by ``_plan_sums_key`` (``_plan_sums``), at most
+#: headroom candidates' epoch sums by cache key (``_plan_sums``), at most
 #: ``_PLAN_SUMS_MAX`` entries (a few kB each)
 _PLAN_SUMS_MEM: dict = {}
 _PLAN_SUMS_MAX = 2048
@@ -352,60 +352,32 @@ def _plan_sums_base(stream_args: tuple, text: str, kind: str, bounds: list, eopt
     (``sim.cache.code_fingerprint``).  Not the methods, the check interval, K or the prices:
     points that differ only in those (``fig5`` / ``fig6`` / ``fig7`` on one stream, the
     sensitivity study's K and check intervals) share the runs."""
-    from sim.cache import code_fingerprint
-    blob = json.dumps({"v": 1, "code": code_fingerprint(), "stream": list(stream_args),
-                       "pattern": text, "kind": kind, "bounds": [list(b) for b in bounds],
-                       "eopts": eopts}, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:24]
-
-
-def _plan_sums_key(base: str, plan) -> str:
-    return hashlib.sha256(f"{base}|{plan!r}".encode()).hexdigest()[:24]
+    from sim.cache import code_fingerprint, entry_key
+    return entry_key(v=1, code=code_fingerprint(), stream=list(stream_args), pattern=text,
+                     kind=kind, bounds=[list(b) for b in bounds], eopts=eopts)
 
 
 def _plan_sums(base: str, plan) -> np.ndarray | None:
     """A plan's stored epoch sums (memory, else ``<counter cache>/adaptive_plans``), or None."""
-    from sim.cache import counter_cache_dir
-    key = _plan_sums_key(base, plan)
+    from sim.cache import entry_key, load_arrays
+    key = entry_key(base=base, plan=repr(plan))
     got = _PLAN_SUMS_MEM.get(key)
-    if got is not None:
-        return got
-    d = counter_cache_dir()
-    path = None if d is None else d / "adaptive_plans" / f"{key}.npy"
-    if path is None or not path.exists():
-        return None
-    try:
-        got = np.load(path, allow_pickle=False)
-    except (OSError, ValueError):       # unreadable entry (e.g. interrupted copy): recompute
-        return None
-    if got.dtype != np.int64 or got.ndim != 2 or got.shape[1] != C.N_COUNTERS:
-        return None
-    _remember_plan_sums(key, got)
+    if got is None:
+        got = (load_arrays("adaptive_plans", key) or {}).get("sums")
+        if got is None or got.dtype != np.int64 or got.ndim != 2 \
+                or got.shape[1] != C.N_COUNTERS:
+            return None
+        _remember_plan_sums(key, got)
     return got
 
 
 def _store_plan_sums(base: str, plan, sums: np.ndarray) -> None:
-    from sim.atomic import atomic_write
-    from sim.cache import counter_cache_dir
-    key = _plan_sums_key(base, plan)
-    if key in _PLAN_SUMS_MEM:
-        return
-    sums = np.ascontiguousarray(sums, dtype=np.int64)
-    _remember_plan_sums(key, sums)
-    d = counter_cache_dir()
-    if d is None:
-        return
-    path = d / "adaptive_plans" / f"{key}.npy"
-    if path.exists():
-        return
-
-    def write(tmp: str) -> None:
-        with open(tmp, "wb") as fh:
-            np.save(fh, sums, allow_pickle=False)
-    try:
-        atomic_write(path, write)
-    except OSError:       # a read-only cache only costs the sharing
-        pass
+    from sim.cache import entry_key, store_arrays
+    key = entry_key(base=base, plan=repr(plan))
+    if key not in _PLAN_SUMS_MEM:
+        sums = np.ascontiguousarray(sums, dtype=np.int64)
+        _remember_plan_sums(key, sums)
+        store_arrays("adaptive_plans", key, sums=sums)
 
 
 def _remember_plan_sums(key: str, sums: np.ndarray) -> None:

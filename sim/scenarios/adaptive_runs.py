@@ -134,13 +134,14 @@ def convergence_row(program, stream, kind: str):
 
 def _derive_from_masters(need: dict, conv) -> tuple[dict, dict]:
     """Which runs a converging engine can take from a longer run of the same plan (module
-    docstring of ``evaluate_methods``): ``(derived, ends)`` with ``derived[key] = (master key,
+    docstring of ``evaluate_methods``); ``need[key]`` = the farthest end any epoch of ``key``
+    reads.  Returns ``(derived, ends)`` with ``derived[key] = (master key,
     c1)`` and ``ends[key]`` = how far an own run of ``key`` goes (its farthest use, or farther
     for a master).  Per plan, starts ascending: a key whose ``c1`` falls inside the current
     master (and that needs rows beyond ``c1``) is derived -- it runs only ``[lo, c1)`` itself
     and the master is extended to its end; any other key runs on its own and, when it reaches
     farther, becomes the master for the next keys."""
-    ends = {key: end for key, (end, _) in need.items()}
+    ends = dict(need)
     derived: dict = {}
     if conv is None:
         return derived, ends
@@ -196,7 +197,7 @@ def _evaluate(program, stream, kind, schedules, n_warmup, engine_options, zero_b
     share = prefix_sharing(program)
     kleene_vars = None
     uses: list[list[tuple]] = []
-    need: dict = {}                # key -> (end, set of offsets)
+    need: dict = {}                # key -> the farthest end an epoch reads
     for starts, plans in schedules:
         if not starts or starts[0] != 0 or any(b <= a for a, b in zip(starts, starts[1:])):
             from engines.errors import CepsimInputError
@@ -207,8 +208,7 @@ def _evaluate(program, stream, kind, schedules, n_warmup, engine_options, zero_b
             nxt = starts[e + 1] if e + 1 < len(starts) else n
             key = (plans[e], lo) if share else (plans[e], lo, hi)
             a = min(max(n_warmup - lo, 0), hi - lo)
-            end, offs = need.get(key, (0, set()))
-            need[key] = (max(end, hi), offs)
+            need[key] = max(need.get(key, 0), hi)
             su.append((key, p, nxt, lo, hi, a))
         uses.append(su)
     derived, ends = _derive_from_masters(need, convergence_row(program, stream, kind)
@@ -264,7 +264,7 @@ def _evaluate(program, stream, kind, schedules, n_warmup, engine_options, zero_b
                                     engine_options or {})
                     if kleene_vars is None:
                         kleene_vars = np.asarray(res.matches.kleene, bool)
-                    run = _Run(res, start, end, sorted(offsets[rid] | {0}), kleene_vars)
+                    run = _Run(res, start, end, sorted(offsets[rid]), kleene_vars)
                     del res
                     if rid in zero_want:
                         zero_sums[rid[1][0]] = np.stack(

@@ -37,7 +37,6 @@ artifact: ``sim.shedding.memory``; the queue separately, ``peak_queue_bytes``; t
 from __future__ import annotations
 
 import hashlib
-import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -201,18 +200,17 @@ def reference(params: dict, n_warm: int, profile, window_ms=None, threshold="par
     """No-shedding run over every event, count only: ``z_pre`` (mean service over the
     warm-up), ``z_all`` (over every event), ``m0`` (matches after the warm-up), ``m`` and
     (negation) ``keys``, the post-warm-up match keys.  Memoised in ``_REF`` and, with a counter
-    cache (``sim.cache.counter_cache_dir``), on disk (``_reference_path``): a pool worker that
+    cache (``sim.cache.counter_cache_dir``), on disk (``_reference_key``): a pool worker that
     dropped the entry (memory budget, another paper) reads it back instead of re-running the
     4.2M-event stream (15 s in a per-event loop)."""
     key = _ref_key(params, window_ms, threshold, length) + (n_warm, profile.name)
     if key in _REF:
         return _REF[key]
-    path = _reference_path(key, profile)
-    out = _load_reference(path) if path is not None else None
+    disk = _reference_key(key, profile)
+    out = _load_reference(disk)
     if out is None:
         out = _run_reference(params, n_warm, profile, window_ms, threshold, length)
-        if path is not None:
-            _save_reference(path, out)
+        _save_reference(disk, out)
     if len(_REF) > 24:
         _REF.clear()
     _REF[key] = out
@@ -252,44 +250,32 @@ def _run_reference(params: dict, n_warm: int, profile, window_ms, threshold, len
             "m": int(stp.m)}
 
 
-def _reference_path(key: tuple, profile):
-    """``<counter cache>/darling_ref/<hash>.npz`` for a reference run, or None without a disk
-    cache.  The hash covers the run's key, the profile's unit and base costs, this module's
-    source and the engine and workload source (``sim.cache.code_fingerprint``)."""
-    from sim.cache import code_fingerprint, counter_cache_dir
-    d = counter_cache_dir()
-    if d is None:
+def _reference_key(key: tuple, profile) -> str:
+    """The counter-cache key of a reference run (``<counter cache>/darling_ref/``): the run's
+    key, the profile's unit and base costs, this module's source and the engine and workload
+    source (``sim.cache.code_fingerprint``)."""
+    from sim.cache import code_fingerprint, entry_key
+    return entry_key(v=1, code=code_fingerprint(),
+                     module=hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
+                     key=repr(key), unit=[float(u) for u in profile.unit_vector()],
+                     base=float(profile.base_cost))
+
+
+def _save_reference(disk_key: str, out: dict) -> None:
+    from sim.cache import store_arrays
+    keys = out["keys"]
+    store_arrays("darling_ref", disk_key, z_pre=out["z_pre"], z_all=out["z_all"], m0=out["m0"],
+                 m=out["m"], has_keys=keys is not None,
+                 keys=keys if keys is not None else np.zeros((0, 0), np.int64))
+
+
+def _load_reference(disk_key: str) -> dict | None:
+    from sim.cache import load_arrays
+    z = load_arrays("darling_ref", disk_key)
+    if z is None or not {"z_pre", "z_all", "m0", "m", "has_keys", "keys"} <= z.keys():
         return None
-    blob = json.dumps({"v": 1, "code": code_fingerprint(),
-                       "module": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
-                       "key": repr(key), "unit": [float(u) for u in profile.unit_vector()],
-                       "base": float(profile.base_cost)}, sort_keys=True)
-    return d / "darling_ref" / f"{hashlib.sha256(blob.encode()).hexdigest()[:24]}.npz"
-
-
-def _save_reference(path, out: dict) -> None:
-    from sim.atomic import atomic_write
-
-    def write(tmp: str) -> None:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, z_pre=out["z_pre"], z_all=out["z_all"], m0=out["m0"], m=out["m"],
-                     has_keys=out["keys"] is not None,
-                     keys=out["keys"] if out["keys"] is not None else np.zeros((0, 0), np.int64))
-    try:
-        atomic_write(path, write)
-    except OSError:            # a read-only cache only costs the sharing
-        pass
-
-
-def _load_reference(path) -> dict | None:
-    if not path.exists():
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            return {"z_pre": float(z["z_pre"]), "z_all": float(z["z_all"]), "m0": int(z["m0"]),
-                    "m": int(z["m"]), "keys": z["keys"] if bool(z["has_keys"]) else None}
-    except (OSError, ValueError, KeyError):   # unreadable entry (interrupted copy): recompute
-        return None
+    return {"z_pre": float(z["z_pre"]), "z_all": float(z["z_all"]), "m0": int(z["m0"]),
+            "m": int(z["m"]), "keys": z["keys"] if bool(z["has_keys"]) else None}
 
 
 # ----------------------------------------------------------------------------- arrivals
