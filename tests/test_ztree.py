@@ -104,6 +104,58 @@ def test_ztree_equals_oracle_kleene_negation_windows(match_rate):
     rate.check()
 
 
+def test_reruns_with_larger_arrays_give_identical_runs():
+    """The kernel allocates its arrays once and stops when one is full; ``run_ztree`` then reruns
+    it with that array four times larger.  Starting from one-row arrays (every resource runs
+    out, several times) must give the same counters, matches and info as large arrays, and
+    caps must still be reported as with large arrays."""
+    import engines.evaluators.ztree as Z
+    runs = []
+    once = Z._kernel_once
+
+    def counted(*a):
+        out = once(*a)
+        runs.append(out[0])
+        return out
+
+    tiny = dict(rows=1, kleene=1, parked=1, matches=1)
+    big = dict(rows=1 << 14, kleene=1 << 14, parked=1 << 12, matches=1 << 14)
+
+    @settings(max_examples=40, **SETTINGS)
+    @given(cases(max_events=80, kleene_max_events=30, policies=ANY,
+                 windows=("time", "count", "none")), st.randoms(use_true_random=False))
+    def prop(case, rnd):
+        pattern, stream = case
+        program = compile_pattern(pattern, stream.schema)
+        names = [program.var_names[v] for v in program.positive_vars]
+        plan = random_plan(names, rnd)
+        trig = rnd.choice(("push", "batch"))
+        outs = []
+        for sizes in (big, tiny):
+            try:
+                r = Z.run_ztree(program, stream, plan=plan, trigger=trig, _init_cap=1,
+                                _sizes=sizes, max_partial_matches=400)
+                outs.append((r.counters, r.matches.pos, r.matches.detect, r.matches.kl_start,
+                             r.matches.kl_len, r.matches.kl_events, r.info))
+            except CapacityError as e:
+                outs.append(str(e))
+        if isinstance(outs[0], str) or isinstance(outs[1], str):
+            assert outs[0] == outs[1]
+            return
+        for x, y in zip(outs[0][:-1], outs[1][:-1]):
+            assert np.array_equal(x, y)
+        assert outs[0][-1] == outs[1][-1]
+
+    Z._kernel_once = counted
+    try:
+        prop()
+    finally:
+        Z._kernel_once = once
+    reruns = [s for s in runs if s >= Z.ST_SPACE_R]
+    assert {Z.ST_SPACE_R, Z.ST_SPACE_M} <= set(reruns), "the tiny arrays never ran out"
+    assert Z.ST_SPACE_K in reruns and Z.ST_SPACE_P in reruns, "Kleene / parked reruns untested"
+
+
 def test_ztree_mixed_eager_lazy_plans(match_rate):
     """APAM's hybrid on the tree: the eager group (a left-deep subtree in query order) joins on
     arrival, the rest at final events; every split of every order gives the oracle's matches."""

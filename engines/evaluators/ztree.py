@@ -70,6 +70,9 @@ trigger and peak buffer sizes.
 """
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
+
 import numpy as np
 from numba import njit
 
@@ -79,13 +82,15 @@ from engines.errors import CapacityError, CepsimInputError
 from engines.matches import KLEENE, UNBOUND, MatchSet
 from engines.predicates import eval_pred
 from engines.registry import EngineResult
-from engines.evaluators.nfa_buffers import grow_1d, grow_rows
 from engines.evaluators.ztree_plan import Plan, format_plan, make_plan
 from engines.evaluators.ztree_tables import SPLIT_GEN, TRIGGERS, build_tables
 
 __all__ = ["run_ztree", "make_plan", "Plan", "build_tables"]
 
 ST_OK, ST_PM, ST_MATCH, ST_KLEENE = 0, 1, 2, 3
+# the kernel ran out of one of its preallocated arrays (result arena, Kleene chain nodes, parked
+# matches, matches): ``run_ztree`` runs it again with that array four times larger
+ST_SPACE_R, ST_SPACE_K, ST_SPACE_P, ST_SPACE_M = 4, 5, 6, 7
 
 # counter columns (module constants frozen into the kernels; columns are never renumbered)
 _PE, _PMC, _PMR, _BI, _ME = C.PRED_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT
@@ -241,14 +246,6 @@ def _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind, K_first, K_e
 
 
 @njit(cache=True)
-def _park_grow(P_bind, P_alt, P_first, P_last):
-    """The parked-match buffers (trailing NOT pending) with their capacity doubled."""
-    cap = 2 * P_alt.shape[0]
-    return (grow_rows(P_bind, cap), grow_1d(P_alt, cap), grow_1d(P_first, cap),
-            grow_1d(P_last, cap))
-
-
-@njit(cache=True)
 def _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop, ts, T,
              wkind, W):
     """Drop node ``k``'s dead head and the results whose first event left the window of ``T``;
@@ -288,27 +285,30 @@ def _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop, ts, T
 
 @njit(cache=True)
 def _grow(k, R_bind, R_first, R_last, noff, ncap, nsize):
-    """Relayout the arena with node ``k``'s capacity doubled (relative indices kept)."""
+    """Double node ``k``'s capacity inside the arena: the segments of the nodes after ``k`` move
+    right by its old capacity (relative indices kept).  Returns False, changing nothing, when
+    the arena has no room for it (the caller stops the run; ``run_ztree`` reruns it with a
+    larger arena).  Capacities are *logical*: they decide when a buffer is compacted, exactly
+    as when the arena was reallocated at every doubling; the arena's size only bounds them."""
     n_nodes = noff.shape[0]
-    V = R_bind.shape[1]
+    add = ncap[k]
     total = 0
-    newoff = np.empty(n_nodes, dtype=np.int64)
     for j in range(n_nodes):
-        c = ncap[j] * 2 if j == k else ncap[j]
-        newoff[j] = total
-        total += c
-    B = np.empty((total, V), dtype=np.int64)
-    F = np.empty(total, dtype=np.int64)
-    L = np.empty(total, dtype=np.int64)
-    for j in range(n_nodes):
-        for i in range(nsize[j]):
+        total += ncap[j]
+    if total + add > R_first.shape[0]:
+        return False
+    V = R_bind.shape[1]
+    for j in range(n_nodes - 1, k, -1):   # rightmost first, each segment from its end
+        src = noff[j]
+        dst = src + add
+        for i in range(nsize[j] - 1, -1, -1):
             for v in range(V):
-                B[newoff[j] + i, v] = R_bind[noff[j] + i, v]
-            F[newoff[j] + i] = R_first[noff[j] + i]
-            L[newoff[j] + i] = R_last[noff[j] + i]
-        noff[j] = newoff[j]
+                R_bind[dst + i, v] = R_bind[src + i, v]
+            R_first[dst + i] = R_first[src + i]
+            R_last[dst + i] = R_last[src + i]
+        noff[j] = dst
     ncap[k] *= 2
-    return B, F, L
+    return True
 
 
 # ============================================================================= kernel
@@ -321,7 +321,10 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                   gu_ptr, gu_ids, g_off, tl_ptr, tl_nodes, tn_ptr, tn_ids,
                   init_cap, max_pm, max_matches, max_kleene, cnt,
                   nd_lazy, nd_src1, side_skip, side_hb_ok, side_lb_ok, hb_ptr, hb_x, hb_w,
-                  lb_ptr, lb_v, nd_transient):
+                  lb_ptr, lb_v, nd_transient, rows_phys, k_phys, p_phys, m_phys):
+    """The event loop.  Every growable array is allocated here once, at the size the caller
+    passes (``*_phys``), and never reallocated: the loop rebinds no array (``docs/ENGINEERING.md``,
+    "Numba hot loops").  A run that needs more stops with ``ST_SPACE_*``."""
     n = types.shape[0]
     V = var_kind.shape[0]
     n_nodes = nd_left.shape[0]
@@ -334,9 +337,10 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
     for k in range(n_nodes):
         noff[k] = k * init_cap
         ncap[k] = init_cap
-    R_bind = np.empty((n_nodes * init_cap, V), dtype=np.int64)
-    R_first = np.empty(n_nodes * init_cap, dtype=np.int64)
-    R_last = np.empty(n_nodes * init_cap, dtype=np.int64)
+    rows = max(rows_phys, n_nodes * init_cap)
+    R_bind = np.empty((rows, V), dtype=np.int64)
+    R_first = np.empty(rows, dtype=np.int64)
+    R_last = np.empty(rows, dtype=np.int64)
     nhead = np.zeros(n_nodes, dtype=np.int64)
     nsize = np.zeros(n_nodes, dtype=np.int64)
     nmark = np.zeros(n_nodes, dtype=np.int64)
@@ -350,24 +354,24 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
         if nd_var[k] < 0 or var_kind[nd_var[k]] == 1:
             counted[k] = 1
     # ---- Kleene chains
-    kcap = 16
-    K_ev = np.empty(kcap, dtype=np.int64)
-    K_prev = np.empty(kcap, dtype=np.int64)
-    K_first = np.empty(kcap, dtype=np.int64)
+    kcap = 16   # logical: doubles as needed, checked against max_kleene
+    K_ev = np.empty(max(k_phys, kcap), dtype=np.int64)
+    K_prev = np.empty(max(k_phys, kcap), dtype=np.int64)
+    K_first = np.empty(max(k_phys, kcap), dtype=np.int64)
     kn = 0
     # ---- negation buffers (capacity = events of the type: precomputed offsets)
     G_pos = np.empty(max(g_off[n_negs], 1), dtype=np.int64)
     g_head = np.zeros(n_negs, dtype=np.int64)
     g_size = np.zeros(n_negs, dtype=np.int64)
     # ---- parked matches (trailing NOT)
-    P_bind = np.empty((16, V), dtype=np.int64)
-    P_alt = np.empty(16, dtype=np.int64)
-    P_first = np.empty(16, dtype=np.int64)
-    P_last = np.empty(16, dtype=np.int64)
+    P_bind = np.empty((max(p_phys, 1), V), dtype=np.int64)
+    P_alt = np.empty(max(p_phys, 1), dtype=np.int64)
+    P_first = np.empty(max(p_phys, 1), dtype=np.int64)
+    P_last = np.empty(max(p_phys, 1), dtype=np.int64)
     pn = 0
     # ---- output
-    M_bind = np.empty((64, V), dtype=np.int64)
-    M_det = np.empty(64, dtype=np.int64)
+    M_bind = np.empty((max(m_phys, 1), V), dtype=np.int64)
+    M_det = np.empty(max(m_phys, 1), dtype=np.int64)
     mn = 0
     row = np.empty(V, dtype=np.int64)
     live = 0
@@ -456,7 +460,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                     live -= 1
                     if not dead:
                         if mn == M_det.shape[0]:
-                            M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
+                            status = ST_SPACE_M
+                            break
                         M_bind[mn] = row
                         M_det[mn] = e
                         mn += 1
@@ -469,6 +474,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                         P_last[w] = P_last[i]
                     w += 1
             pn = w
+            if status != 0:
+                break
         # end-NOT buffers: nothing before the oldest parked match's last event is needed
         for g in range(n_negs):
             if ng_kind[g] == 2:
@@ -512,7 +519,11 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                         buffered -= r
                 nlive[k] = nsize[k]
                 while nsize[k] + need > ncap[k]:
-                    R_bind, R_first, R_last = _grow(k, R_bind, R_first, R_last, noff, ncap, nsize)
+                    if not _grow(k, R_bind, R_first, R_last, noff, ncap, nsize):
+                        status = ST_SPACE_R
+                        break
+                if status != 0:
+                    break
                 old_lo = nhead[k]
                 old_hi = nsize[k]
             off = noff[k]
@@ -535,9 +546,9 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                 if kcap > max_kleene:
                     status = 3
                     break
-                K_ev = grow_1d(K_ev, kcap)
-                K_prev = grow_1d(K_prev, kcap)
-                K_first = grow_1d(K_first, kcap)
+            if kn + old_hi - old_lo + 1 > K_ev.shape[0]:
+                status = ST_SPACE_K
+                break
             for i in range(old_lo, old_hi):
                 cnt[e, _JP] += 1
                 f = R_first[off + i]
@@ -658,7 +669,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                 continue
                             if ae_ptr[a + 1] > ae_ptr[a]:
                                 if pn == P_alt.shape[0]:
-                                    P_bind, P_alt, P_first, P_last = _park_grow(P_bind, P_alt, P_first, P_last)
+                                    status = ST_SPACE_P
+                                    break
                                 P_bind[pn] = row
                                 P_alt[pn] = a
                                 P_first[pn] = first
@@ -668,7 +680,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                 cnt[e, _PMC] += 1
                             else:
                                 if mn == M_det.shape[0]:
-                                    M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
+                                    status = ST_SPACE_M
+                                    break
                                 M_bind[mn] = row
                                 M_det[mn] = ep
                                 mn += 1
@@ -817,8 +830,10 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                             live -= r
                                         nlive[k] = nsize[k]
                                         if 2 * nsize[k] > ncap[k]:
-                                            R_bind, R_first, R_last = _grow(
-                                                k, R_bind, R_first, R_last, noff, ncap, nsize)
+                                            if not _grow(k, R_bind, R_first, R_last, noff,
+                                                         ncap, nsize):
+                                                status = ST_SPACE_R
+                                                break
                                     s = noff[k] + nsize[k]
                                     for v in range(V):
                                         R_bind[s, v] = row[v]
@@ -846,7 +861,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                     continue
                                 if ae_ptr[a + 1] > ae_ptr[a]:
                                     if pn == P_alt.shape[0]:
-                                        P_bind, P_alt, P_first, P_last = _park_grow(P_bind, P_alt, P_first, P_last)
+                                        status = ST_SPACE_P
+                                        break
                                     P_bind[pn] = row
                                     P_alt[pn] = a
                                     P_first[pn] = first
@@ -858,7 +874,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                         status = 1
                                 else:
                                     if mn == M_det.shape[0]:
-                                        M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
+                                        status = ST_SPACE_M
+                                        break
                                     M_bind[mn] = row
                                     M_det[mn] = ep
                                     mn += 1
@@ -900,7 +917,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
             cnt[crow, _PMR] += 1
             if not dead:
                 if mn == M_det.shape[0]:
-                    M_bind, M_det = grow_rows(M_bind, 2 * mn), grow_1d(M_det, 2 * mn)
+                    status = ST_SPACE_M
+                    break
                 M_bind[mn] = row
                 M_det[mn] = n
                 mn += 1
@@ -953,10 +971,51 @@ def _collect(M_bind, var_kind, cols, K_ev, K_prev):
 
 
 # ============================================================================= entry point
+_SPACE = {ST_SPACE_R: "rows", ST_SPACE_K: "kleene", ST_SPACE_P: "parked", ST_SPACE_M: "matches"}
+_TABLES_KEPT = 1024
+_tables_cache: OrderedDict = OrderedDict()
+
+
+def _tables(program: Program, plan: Plan, trigger: str, ev: frozenset) -> tuple[dict, dict]:
+    """``build_tables`` of one (program, plan, trigger, eager set), kept for the last
+    ``_TABLES_KEPT`` of them (the adaptive scenario runs one plan over many epochs), with the
+    array sizes its runs needed so far (the next run starts with arrays that large).  The
+    kernel only reads the tables.  An entry holds a weak reference to its program, so a new
+    program that reuses a dead one's ``id`` never reads the dead one's tables."""
+    key = (id(program), plan.tree, trigger, ev)
+    hit = _tables_cache.get(key)
+    if hit is not None and hit[0]() is program:
+        _tables_cache.move_to_end(key)
+        return hit[1], hit[2]
+    t = build_tables(program, plan, trigger, ev)
+    sizes = {"rows": 0, "kleene": 64, "parked": 16, "matches": 256}
+    _tables_cache[key] = (weakref.ref(program), t, sizes)
+    if len(_tables_cache) > _TABLES_KEPT:
+        _tables_cache.popitem(last=False)
+    return t, sizes
+
+
+def _kernel_once(t, types, stream, program, wkind, W, trigger, g_off, init_cap,
+                 max_partial_matches, max_matches, max_kleene_nodes, phys):
+    """One kernel run with arrays of the sizes in ``phys`` (fresh counters every time)."""
+    return _ztree_kernel(
+        types, stream.ts, stream.attrs, t["pred_i"], t["pred_f"], t["var_kind"], wkind, W,
+        TRIGGERS[trigger], t["nd_left"], t["nd_right"], t["nd_var"], t["nd_split"], t["nd_trig"],
+        t["nd_alt"], t["np_ptr"], t["np_ids"], t["nn_ptr"], t["nn_ids"], t["nc_ptr"], t["nc_i"],
+        t["nc_j"], t["nc_k"], t["alt_root"], t["ar_ptr"], t["ar_ids"], t["ae_ptr"], t["ae_ids"],
+        t["ng_var"], t["ng_kind"], t["gl_ptr"], t["gl_vars"], t["gr_ptr"], t["gr_vars"],
+        t["gp_ptr"], t["gp_ids"], t["gu_ptr"], t["gu_ids"], g_off, t["tl_ptr"], t["tl_nodes"],
+        t["tn_ptr"], t["tn_ids"], init_cap, int(max_partial_matches), int(max_matches),
+        int(max_kleene_nodes), C.new_counters(len(stream)), t["nd_lazy"], t["nd_src1"],
+        t["side_skip"], t["side_hb_ok"], t["side_lb_ok"], t["hb_ptr"], t["hb_x"], t["hb_w"],
+        t["lb_ptr"], t["lb_v"], t["nd_transient"], int(phys["rows"]), int(phys["kleene"]),
+        int(phys["parked"]), int(phys["matches"]))
+
+
 def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
               eager_vars=(), max_partial_matches: int = 20_000_000, max_matches: int = 20_000_000,
               max_kleene_nodes: int = 50_000_000, _init_cap: int = 64,
-              **ignored) -> EngineResult:
+              _sizes: dict | None = None, **ignored) -> EngineResult:
     """Evaluate ``program`` on ``stream`` with a tree plan (see module docstring)."""
     if program.policy == POLICY_NEXT:
         raise CepsimInputError("the ztree engine evaluates skip-till-any-match only; this pattern "
@@ -976,7 +1035,7 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
     if bad:
         raise CepsimInputError(f"eager_vars: {sorted(bad)} are not positive variables of the "
                                "pattern")
-    t = build_tables(program, p, trigger, ev)
+    t, sizes = _tables(program, p, trigger, ev)
     types = np.ascontiguousarray(stream.types.astype(np.int64))
     n_types = len(program.schema.type_names)
     type_count = np.bincount(types, minlength=n_types) if len(types) else np.zeros(n_types, int)
@@ -986,17 +1045,20 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
     wkind = int(program.window_kind)
     W = float(program.window)
     init_cap = max(int(_init_cap), 1)
-    status, cnt, M_bind, M_det, K_ev, K_prev, peak = _ztree_kernel(
-        types, stream.ts, stream.attrs, t["pred_i"], t["pred_f"], t["var_kind"], wkind, W,
-        TRIGGERS[trigger], t["nd_left"], t["nd_right"], t["nd_var"], t["nd_split"], t["nd_trig"],
-        t["nd_alt"], t["np_ptr"], t["np_ids"], t["nn_ptr"], t["nn_ids"], t["nc_ptr"], t["nc_i"],
-        t["nc_j"], t["nc_k"], t["alt_root"], t["ar_ptr"], t["ar_ids"], t["ae_ptr"], t["ae_ids"],
-        t["ng_var"], t["ng_kind"], t["gl_ptr"], t["gl_vars"], t["gr_ptr"], t["gr_vars"],
-        t["gp_ptr"], t["gp_ids"], t["gu_ptr"], t["gu_ids"], g_off, t["tl_ptr"], t["tl_nodes"],
-        t["tn_ptr"], t["tn_ids"], init_cap, int(max_partial_matches), int(max_matches),
-        int(max_kleene_nodes), C.new_counters(len(stream)), t["nd_lazy"], t["nd_src1"],
-        t["side_skip"], t["side_hb_ok"], t["side_lb_ok"], t["hb_ptr"], t["hb_x"], t["hb_w"],
-        t["lb_ptr"], t["lb_v"], t["nd_transient"])
+    if _sizes is None:
+        phys = dict(sizes)
+        phys["rows"] = max(phys["rows"], 4 * len(t["nd_var"]) * init_cap)
+    else:   # tests: start from these array sizes (small ones make the kernel rerun)
+        phys = dict(_sizes)
+    while True:
+        status, cnt, M_bind, M_det, K_ev, K_prev, peak = _kernel_once(
+            t, types, stream, program, wkind, W, trigger, g_off, init_cap, max_partial_matches,
+            max_matches, max_kleene_nodes, phys)
+        if status not in _SPACE:
+            break
+        phys[_SPACE[status]] *= 4
+    for key in sizes:   # later runs of this plan start with arrays this large
+        sizes[key] = max(sizes[key], phys[key])
     if status == ST_PM:
         raise CapacityError(f"ztree: more than max_partial_matches={max_partial_matches} stored "
                             "intermediate results; pass a larger max_partial_matches= "
