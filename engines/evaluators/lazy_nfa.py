@@ -443,6 +443,9 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                                 return cnt, m_ev[:0].copy(), m_det[:0].copy(), peak_transient, \
                                     n_route, ST_MAX_MATCHES, p
                             for v in range(V):
+                                m_ev[n_m, v] = -1
+                            for j in range(m):
+                                v = br_vars[b, j]
                                 m_ev[n_m, v] = i_ev[k, v]
                             m_ev[n_m, u] = x
                             m_det[n_m] = p
@@ -455,7 +458,9 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                                 n_route, ST_MAX_PM, p
                         c = n_inst
                         n_inst += 1
-                        for v in range(V):
+                        # only the branch's columns are ever read (the others may be stale)
+                        for j in range(m):
+                            v = br_vars[b, j]
                             i_ev[c, v] = i_ev[k, v]
                             i_cov[c, v] = i_cov[k, v]
                         i_ev[c, u] = x
