@@ -13,6 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines.compile import (OP_EQ, OP_GE, OP_GT, OP_LE, OP_LT, PK_ABS, PK_CMP, PK_CORR)
 
 
@@ -31,7 +32,7 @@ def compare(op: int, x: float, y: float) -> bool:
     return x != y
 
 
-@njit(cache=True)
+@leaf_njit
 def pearson(attrs: np.ndarray, e1: int, c1: int, e2: int, c2: int, n: int) -> float:
     """Pearson correlation of two vector attributes (two-pass; NaN when a variance is zero)."""
     m1 = 0.0
@@ -55,7 +56,7 @@ def pearson(attrs: np.ndarray, e1: int, c1: int, e2: int, c2: int, n: int) -> fl
     return sxy / math.sqrt(sxx * syy)
 
 
-@njit(cache=True)
+@leaf_njit
 def eval_pred(pred_i: np.ndarray, pred_f: np.ndarray, p: int, attrs: np.ndarray, e1: int,
               e2: int) -> bool:
     kind = pred_i[p, 0]

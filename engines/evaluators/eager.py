@@ -59,6 +59,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines import counters as C
 from engines.compile import (KIND_KLEENE, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_CMP, POLICY_NEXT,
                              Program)
@@ -103,7 +104,7 @@ AT_START, AT_PHASE1, AT_PHASE2 = 0, 1, 2
 ST_GROW = 3
 
 
-@njit(cache=True)
+@leaf_njit
 def _save(sv, nfree, a_top, ndl, nn, ngc_at, nhead, ntail, nkl, nm, nk, live, lo):
     sv[SV_NFREE] = nfree
     sv[SV_ATOP] = a_top
@@ -119,7 +120,7 @@ def _save(sv, nfree, a_top, ndl, nn, ngc_at, nhead, ntail, nkl, nm, nk, live, lo
     sv[SV_LO] = lo
 
 
-@njit(cache=True)
+@leaf_njit
 def _save_event(sv, k_edge, k_pred, k_emit, k_created, k_removed, nc):
     sv[SV_KEDGE] = k_edge
     sv[SV_KPRED] = k_pred

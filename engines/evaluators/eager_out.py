@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines.evaluators.nfa_buffers import grow_1d, grow_rows, node_collect, node_count
 
 # Output buffers (matches, Kleene rows/events) grow by this factor, not 2: every growth copies
@@ -19,7 +20,7 @@ from engines.evaluators.nfa_buffers import grow_1d, grow_rows, node_collect, nod
 OUT_GROWTH = 8
 
 
-@njit(cache=True)
+@leaf_njit
 def out_kleene(o_pos, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle, nk):
     """Write the Kleene columns of match ``nm`` (bound in row ``r`` of ``tab``): ``o_pos`` gets
     -2, ``o_kl`` a row (match, column, start, length) into the event list ``o_kle``.  The room
@@ -40,7 +41,7 @@ def out_kleene(o_pos, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, 
     return nkl, nk
 
 
-@njit(cache=True)
+@leaf_njit
 def out_write(o_pos, o_det, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl, nkl, o_kle,
                nk, detect):
     """Write the match bound in row ``r`` of ``tab`` as output match ``nm`` (room reserved);
@@ -56,7 +57,7 @@ def out_write(o_pos, o_det, nm, tab, r, col_of_slot, el_kleene, nev, npar, o_kl,
     return nkl, nk
 
 
-@njit(cache=True)
+@leaf_njit
 def kl_len(tab, r, el_kleene, npar):
     """Number of events bound to the Kleene slots of row ``r`` of ``tab``."""
     n = 0
@@ -66,7 +67,7 @@ def kl_len(tab, r, el_kleene, npar):
     return n
 
 
-@njit(cache=True)
+@leaf_njit
 def cap_for(cap, need):
     """``cap`` doubled until it holds ``need``."""
     cap = max(cap, 1)
@@ -75,7 +76,7 @@ def cap_for(cap, need):
     return cap
 
 
-@njit(cache=True)
+@leaf_njit
 def out_cap(cap, need, limit):
     """New capacity of an output buffer that must hold ``need``: ``OUT_GROWTH`` times the old
     one, but not beyond ``max(need, limit)``."""

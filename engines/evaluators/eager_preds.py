@@ -16,15 +16,15 @@ themselves, still call ``eval_pred``).  The results are ``eval_pred``'s bit for 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines.compile import PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_ABS, PK_CMP, PK_CORR
 from engines.evaluators.eager_tables import ROLE_SECOND, ROLE_SELF
 from engines.evaluators.nfa_buffers import node_first, pool_remove_at
 from engines.predicates import compare, eval_pred
 
 
-@njit(cache=True)
+@leaf_njit
 def pred_holds(kind, op, has2, x1, x2, f0, f1):
     """``eval_pred`` for PK_CMP / PK_ABS on loaded values: ``x1`` = first variable's attribute,
     ``x2`` = second's (ignored when ``has2`` is False: comparison with a constant)."""
@@ -37,7 +37,7 @@ def pred_holds(kind, op, has2, x1, x2, f0, f1):
     return False
 
 
-@njit(cache=True)
+@leaf_njit
 def preds_hold(lst_start, lst_pred, lst_role, lst_other, q, e, tab, r, el_kleene, nev, npar,
                pred_i, pred_f, attrs):
     """All predicates of list ``q`` (a CSR row) hold for event ``e`` in its role against row
@@ -83,7 +83,7 @@ def preds_hold(lst_start, lst_pred, lst_role, lst_other, q, e, tab, r, el_kleene
     return True, n
 
 
-@njit(cache=True)
+@leaf_njit
 def neg_killed(q, lo_ex, hi_ex, tab, r, nbuf, nhead, ntail, types, ng_type, np_start, np_pred,
                np_role, np_other, el_kleene, nev, npar, pred_i, pred_f, attrs):
     """Does a buffered event of negation ``q`` strictly inside (lo_ex, hi_ex) satisfy all of the
@@ -114,7 +114,7 @@ def neg_killed(q, lo_ex, hi_ex, tab, r, nbuf, nhead, ntail, types, ng_type, np_s
     return False, edges, preds
 
 
-@njit(cache=True)
+@leaf_njit
 def trailing_kills(q, e, pidx, poff, pn, pend, free, nfree, tab, np_start, np_pred, np_role,
                    np_other, el_kleene, nev, npar, pred_i, pred_f, attrs):
     """Event ``e`` of trailing negation ``q``'s type kills the complete matches waiting in pool
@@ -137,7 +137,7 @@ def trailing_kills(q, e, pidx, poff, pn, pend, free, nfree, tab, np_start, np_pr
     return nfree, edges, preds
 
 
-@njit(cache=True)
+@leaf_njit
 def neg_span(L, R, tab, r, el_group, g_lo, g_hi, el_kleene, nev, npar):
     """(last event of the group of slot ``L``, first bound event of the group of slot ``R``) in
     row ``r``: a middle negation must find no killer strictly between the two."""

@@ -101,6 +101,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines import counters as C
 from engines.compile import KIND_KLEENE, KIND_NEG, PK_REMOTE, POLICY_ANY, Program
 from engines.errors import CapacityError, CepsimInputError
@@ -131,12 +132,25 @@ _ROUTING_CHECK = C.ROUTING_CHECK
 _NC = C.N_COUNTERS
 
 
-@njit(cache=True)
+@leaf_njit
 def _lower_bound(arr, lo, hi, x):
     """First index i in [lo, hi) with arr[i] >= x."""
     while lo < hi:
         mid = (lo + hi) >> 1
         if arr[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@leaf_njit
+def _lower_bound_row(arr, row, lo, hi, x):
+    """``_lower_bound`` of ``arr[row]``, taking the row index: a row view would cost its caller
+    a reference-count increment and decrement per call."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if arr[row, mid] < x:
             lo = mid + 1
         else:
             hi = mid
@@ -397,8 +411,8 @@ def _lazy_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                             a = 0
                             z = 0
                     else:
-                        a = _lower_bound(buf[qu], bhead[qu], btail[qu], start)
-                        z = _lower_bound(buf[qu], a, btail[qu], hi + 1)
+                        a = _lower_bound_row(buf, qu, bhead[qu], btail[qu], start)
+                        z = _lower_bound_row(buf, qu, a, btail[qu], hi + 1)
                     need = z - a  # each candidate makes at most one child or match (or state)
                     if need > 0 and (n_inst + need > icap or n_m + need > mcap
                                      or (route == 1 and n_st + need > scap)):

@@ -40,6 +40,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
+
 WIN_TIME, WIN_COUNT = 0, 1  # same codes as engines.compile
 
 
@@ -65,7 +67,7 @@ def grow_rows(a: np.ndarray, new_rows: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- window
-@njit(cache=True)
+@leaf_njit
 def window_lo(ts: np.ndarray, e: int, lo: int, kind: int, w: float) -> int:
     """First position still inside the window that ends at event ``e`` (monotone in ``e``)."""
     if kind == WIN_COUNT:
@@ -186,7 +188,7 @@ def nodes_grow(nev: np.ndarray, npar: np.ndarray):
     return grow_1d(nev, cap), grow_1d(npar, cap)
 
 
-@njit(cache=True)
+@leaf_njit
 def node_first(nev: np.ndarray, npar: np.ndarray, tail: int) -> int:
     """First (earliest) event of the list ending at node ``tail``."""
     while npar[tail] >= 0:
@@ -194,7 +196,7 @@ def node_first(nev: np.ndarray, npar: np.ndarray, tail: int) -> int:
     return nev[tail]
 
 
-@njit(cache=True)
+@leaf_njit
 def node_count(npar: np.ndarray, tail: int) -> int:
     n = 0
     while tail >= 0:
@@ -203,7 +205,7 @@ def node_count(npar: np.ndarray, tail: int) -> int:
     return n
 
 
-@njit(cache=True)
+@leaf_njit
 def node_collect(nev: np.ndarray, npar: np.ndarray, tail: int, out: np.ndarray, start: int,
                  length: int) -> None:
     """Write the ``length`` events of the list ending at ``tail`` into ``out[start:start+length]``

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines import counters as C
 from engines.compile import (OP_GE, OP_GT, OP_LE, OP_LT, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V1,
                              PI_V2, PK_CMP, WIN_COUNT)
@@ -54,7 +55,7 @@ _IW, _PE, _PMC, _PMR, _ME, _LIVE = (C.INSTANCE_WORK, C.PRED_EVAL, C.PM_CREATED, 
 _WALK, _NONE, _TREE = 0, 1, 2
 
 
-@njit(cache=True)
+@leaf_njit
 def _first_at_least(tree, off, size, count, l, v, strict):
     """First index ``i >= l`` (< ``count``) of the leaves of the max tree at ``tree[off:]`` with
     leaf > ``v`` (``strict``) or >= ``v``; -1 when none."""
@@ -81,12 +82,12 @@ def _first_at_least(tree, off, size, count, l, v, strict):
     return r if r < count else -1
 
 
-@njit(cache=True)
+@leaf_njit
 def _inside(ts, wkind, W, first, e):
     return (e - first < W) if wkind == WIN_COUNT else (ts[e] - ts[first] <= W)
 
 
-@njit(cache=True)
+@leaf_njit
 def _next_walk(pred_i, pred_f, attrs, st_ptr, st_ids, s, b, tpos, lo, cT, i0, cnt):
     """First index ``i >= i0`` (of the slot's type events ``tpos[lo:lo + cT]``) whose event
     passes slot ``s``'s predicates with the run's bound events ``b``, evaluating them in order

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines import counters as C
 from engines.compile import PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_CORR
 from engines.evaluators.eager_preds import neg_killed, pred_holds, trailing_kills
@@ -40,7 +41,7 @@ _A_ADM = 25     # position of adm_mode in step_kernel's argument list (then util
 # of such a helper keeps the counts), so phase 1 of ``step_kernel`` writes ``preds_hold``'s
 # loop out for plain slots and calls only the scalar-only ``pred_holds`` (correlation
 # predicates, rare and costly in themselves, still call ``eval_pred``).
-@njit(cache=True)
+@leaf_njit
 def _window_lo(ts, e, lo, w):
     t = ts[e]
     while lo < e and t - ts[lo] > w:
@@ -355,7 +356,7 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
     return ST_OK
 
 
-@njit(cache=True)
+@leaf_njit
 def _live_rows(S, a_first, pidx, poff, pn, m, out_row, out_state, out_first):
     """Write the live instances (rows, state, first event); returns their number."""
     lo = S[S_LO]
@@ -371,7 +372,7 @@ def _live_rows(S, a_first, pidx, poff, pn, m, out_row, out_state, out_first):
     return n
 
 
-@njit(cache=True)
+@leaf_njit
 def _drop_rows(S, a_first, pidx, poff, pn, free, cnt_first, bnd_first, m, mark):
     """Remove the live instances whose arena row is marked; returns how many were removed."""
     lo = S[S_LO]
@@ -396,7 +397,7 @@ def _drop_rows(S, a_first, pidx, poff, pn, free, cnt_first, bnd_first, m, mark):
     return removed
 
 
-@njit(cache=True)
+@leaf_njit
 def _first_weights(t, el_type, pidx, poff, pn, a_first, weight, base):
     """``Stepper.first_weights``: pools ``j >= 1`` waiting for type ``t``; instances whose
     weight is below ``base`` (expired: older than every open window) count for nothing."""

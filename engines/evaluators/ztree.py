@@ -76,6 +76,7 @@ from collections import OrderedDict
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines import counters as C
 from engines.compile import KIND_KLEENE, POLICY_NEXT, WIN_COUNT, Program
 from engines.errors import CapacityError, CepsimInputError
@@ -115,7 +116,7 @@ def _vlast(h, kleene, K_ev):
     return K_ev[h] if kleene else h
 
 
-@njit(cache=True)
+@leaf_njit
 def _pred_holds(p, row, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, nvar, c, cnt, crow):
     """Predicate ``p`` over the bindings ``row`` (negated variable ``nvar`` bound to event ``c``);
     every event pair for Kleene variables.  Counts evaluations in ``cnt[crow, PRED_EVAL]``."""
@@ -152,7 +153,7 @@ def _pred_holds(p, row, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, nvar, c, 
     return True
 
 
-@njit(cache=True)
+@leaf_njit
 def _lower_count(arr, lo, hi, x, cnt, crow):
     """Index of the first element in ``arr[lo:hi]`` (non-decreasing) that is >= x."""
     while lo < hi:
@@ -165,7 +166,7 @@ def _lower_count(arr, lo, hi, x, cnt, crow):
     return lo
 
 
-@njit(cache=True)
+@leaf_njit
 def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, g_size,
             gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
             wkind, W, cnt, crow):
@@ -228,7 +229,7 @@ def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, 
     return False
 
 
-@njit(cache=True)
+@leaf_njit
 def _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind, K_first, K_ev):
     lo = -1
     for q in range(gl_ptr[g], gl_ptr[g + 1]):
@@ -245,7 +246,7 @@ def _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind, K_first, K_e
     return lo, hi
 
 
-@njit(cache=True)
+@leaf_njit
 def _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop, ts, T,
              wkind, W):
     """Drop node ``k``'s dead head and the results whose first event left the window of ``T``;
@@ -283,7 +284,7 @@ def _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop, ts, T
     return removed
 
 
-@njit(cache=True)
+@leaf_njit
 def _grow(k, R_bind, R_first, R_last, noff, ncap, nsize):
     """Double node ``k``'s capacity inside the arena: the segments of the nodes after ``k`` move
     right by its old capacity (relative indices kept).  Returns False, changing nothing, when

@@ -59,6 +59,7 @@ import math
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines import counters as C
 from engines.compile import KIND_KLEENE, OP_EQ, PK_REMOTE, POLICY_NEXT, WIN_COUNT
 from engines.errors import CepsimInputError
@@ -114,7 +115,7 @@ def _tick(cnt, i, k, c, unit, clk):
     clk[1] += d
 
 
-@njit(cache=True)
+@leaf_njit
 def _trace(tr_k, tr_a, tr_b, tr_x, st, kind, a, b, x, clk):
     """Append a trace record (flushing accumulated compute first); st[0] = trace length."""
     n = st[0]
@@ -139,7 +140,7 @@ def _trace(tr_k, tr_a, tr_b, tr_x, st, kind, a, b, x, clk):
     st[0] = n + 1
 
 
-@njit(cache=True)
+@leaf_njit
 def _timing(la, ea, mc, r, chk, kslot, thr):
     """Algorithm 3 (P1) for remote predicate ``r`` in adaptive mode; returns the steps taken.
 
@@ -235,7 +236,7 @@ def _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M, r_
     return uf > min_util
 
 
-@njit(cache=True)
+@leaf_njit
 def _issue_fetch(kk, tr, seed, nfetch, lat_sum, lunit, over, wfree, inflight, arr_tier, ht, hk, hn,
                  cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst):
     """Send a fetch of key ``kk`` to the fetch workers (``engines.remote.store``): charge it
@@ -253,7 +254,7 @@ def _issue_fetch(kk, tr, seed, nfetch, lat_sum, lunit, over, wfree, inflight, ar
     return nfetch + 1, lat_sum + lat, hn
 
 
-@njit(cache=True)
+@leaf_njit
 def _try_prefetch(key, fopt, seed, ndecide, K, incache, inflight, csize, cap, lat_sum, nfetch,
                   lunit, need, NR, M, r_kslot, r_chk, ttot, tcnt, avgP, min_util, wfree,
                   arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst):
@@ -285,7 +286,7 @@ def _cu_less(cu, ck, a, b):
     return cu[a] < cu[b] or (cu[a] == cu[b] and ck[a] < ck[b])
 
 
-@njit(cache=True)
+@leaf_njit
 def _cu_swap(cu, ck, cpos, a, b):
     cu[a], cu[b] = cu[b], cu[a]
     ck[a], ck[b] = ck[b], ck[a]
@@ -293,7 +294,7 @@ def _cu_swap(cu, ck, cpos, a, b):
     cpos[ck[b]] = b
 
 
-@njit(cache=True)
+@leaf_njit
 def _cu_sift(cu, ck, cpos, n, j):
     """Restore the heap around position ``j``; returns the comparisons made."""
     steps = 0
@@ -321,7 +322,7 @@ def _cu_sift(cu, ck, cpos, n, j):
     return steps
 
 
-@njit(cache=True)
+@leaf_njit
 def _cu_set(cu, ck, cpos, n, key, u):
     """Insert ``key`` with utility ``u`` (or update it when present); returns (n, steps)."""
     j = cpos[key]
@@ -334,7 +335,7 @@ def _cu_set(cu, ck, cpos, n, key, u):
     return n, _cu_sift(cu, ck, cpos, n, j)
 
 
-@njit(cache=True)
+@leaf_njit
 def _cu_remove(cu, ck, cpos, n, key):
     """Remove ``key``; returns (n, steps)."""
     j = cpos[key]
@@ -372,7 +373,7 @@ def _cache_touch(k, lprev, lnext, lhead, ltail, csize, art, kcount, cu, ck, cpos
     return lhead, ltail
 
 
-@njit(cache=True)
+@leaf_njit
 def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltail, members, mpos,
                csize, rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
                tst, art, kcount, cu, ck, cpos):
@@ -516,7 +517,7 @@ def _wants_prefetch(sp_, NR, la, ea, r_chk):
     return False
 
 
-@njit(cache=True)
+@leaf_njit
 def _entry_prefetch(p, pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea, ea_off, tmr, tht, thn,
                     te_nfree, fopt, seed, ndecide, K, incache, inflight, csize, cap, lat_sum,
                     nfetch, lunit, need, ttot, tcnt, avgP, min_util, wfree, arr_tier, ht, hk, hn,

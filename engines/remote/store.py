@@ -9,10 +9,11 @@ number ``f`` is ``L * (1 + h(seed, f) mod 10)`` microseconds with ``h`` the spli
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from engines.leaf_jit import leaf_njit
 
 
-@njit(cache=True)
+@leaf_njit
 def mix64(seed: int, f: int) -> int:
     """splitmix64 of (seed, f): a counter-based pseudo-random 64-bit integer (as uint64)."""
     z = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(f) + np.uint64(0x632BE59BD9B4E019)
@@ -21,19 +22,19 @@ def mix64(seed: int, f: int) -> int:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@leaf_njit
 def fetch_latency(seed: int, f: int, unit_s: float) -> float:
     """Latency (seconds) of fetch number ``f``: ``unit_s * U{1..10}``."""
     return unit_s * float(1 + mix64(seed, f) % np.uint64(10))
 
 
-@njit(cache=True)
+@leaf_njit
 def uniform01(seed: int, f: int) -> float:
     """A counter-based uniform in [0, 1) (53 bits)."""
     return float(mix64(seed, f) >> np.uint64(11)) / 9007199254740992.0
 
 
-@njit(cache=True)
+@leaf_njit
 def assign_worker(wfree: np.ndarray, t: float, lat: float) -> float:
     """Give a fetch issued at ``t`` to the first-free worker; return its completion time."""
     w = 0
@@ -46,7 +47,7 @@ def assign_worker(wfree: np.ndarray, t: float, lat: float) -> float:
     return done
 
 
-@njit(cache=True)
+@leaf_njit
 def heap_push(ht: np.ndarray, hk: np.ndarray, n: int, t: float, k: int) -> int:
     """Push (t, k) on a min-heap of size n (arrays large enough); returns the new size."""
     i = n
@@ -62,7 +63,7 @@ def heap_push(ht: np.ndarray, hk: np.ndarray, n: int, t: float, k: int) -> int:
     return n + 1
 
 
-@njit(cache=True)
+@leaf_njit
 def heap_pop(ht: np.ndarray, hk: np.ndarray, n: int) -> int:
     """Remove the minimum (read it at index 0 first); returns the new size."""
     n -= 1

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines import counters as C
 from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision,
                                                 ThresholdDecision, UnconditionalDecision,
@@ -153,7 +154,7 @@ def greedy_tables(invariants):
     return win, lose, pref, plen
 
 
-@njit(cache=True)
+@leaf_njit
 def node_card_cost(rate_w, sel, s, nvar, nl, nr, nlo, nmid, nhi, leafseq, card, cost):
     """(Card, Cost) of every node of a node table (``tree_tables``) at snapshot ``s``:
     ``planners.shape_card_cost``'s arithmetic."""
@@ -173,7 +174,7 @@ def node_card_cost(rate_w, sel, s, nvar, nl, nr, nlo, nmid, nhi, leafseq, card, 
             cost[u] = cost[nl[u]] + cost[nr[u]] + cd
 
 
-@njit(cache=True)
+@leaf_njit
 def greedy_side(rate_w, sel, s, v, pref, i, n):
     """``greedy_score(v, pref[i, :n])`` at snapshot ``s``, the same products in prefix order."""
     f = rate_w[s, v] * sel[s, v, v]

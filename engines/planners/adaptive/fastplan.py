@@ -26,6 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
+
 
 def group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
     """``(gv, goff)``: the groups' variables concatenated and each group's offset into them."""
@@ -35,7 +37,7 @@ def group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
     return gv, goff
 
 
-@njit(cache=True)
+@leaf_njit
 def greedy_at(gv, goff, rate_w, sel, s, chosen, score, sc, done):
     """Greedy at snapshot ``s``: ``chosen[a + i]`` = the index (into ``gv``) picked at step ``i``
     of the group starting at ``a``; ``score[a + i, q]`` = candidate ``q``'s score at that step,
@@ -80,7 +82,7 @@ def _greedy_orders(gv, goff, rate_w, sel, lo, hi):
     return out
 
 
-@njit(cache=True)
+@leaf_njit
 def split_card_cost(gv, a0, a, k, b, sel, s, card, cost):
     """``(card, cost)`` of splitting the group interval ``[a, b]`` at ``k`` (left ``[a, k - 1]``)
     given the sub-intervals' best ``card`` / ``cost``: ``planners._DP.best``'s arithmetic."""
@@ -92,7 +94,7 @@ def split_card_cost(gv, a0, a, k, b, sel, s, card, cost):
     return cd, cost[a, k - 1] + cost[k, b] + cd
 
 
-@njit(cache=True)
+@leaf_njit
 def zstream_dp(gv, a0, m, rate_w, sel, s, card, cost, bestk):
     """The interval DP of one group (``gv[a0:a0 + m]``) at snapshot ``s`` into ``card``, ``cost``
     and ``bestk`` (``[a, b]`` = leaves ``a..b`` of the group; ``bestk[a, b]`` = the first split

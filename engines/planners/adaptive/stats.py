@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from engines.leaf_jit import leaf_njit
 from engines import counters as C
 from engines.compile import PK_REMOTE, Program
 from engines.errors import CepsimInputError
@@ -89,7 +90,7 @@ def predicate_structure(program: Program) -> tuple[np.ndarray, np.ndarray, np.nd
     return unary, pair, has
 
 
-@njit(cache=True)
+@leaf_njit
 def _eval_pair(pred_i, pred_f, plist, npl, j, attrs, e, s):
     """All predicates on {j, k}: ``e`` bound to ``j``, ``s`` to the other variable."""
     for q in range(npl):
