@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import weakref
 from dataclasses import dataclass
 from typing import Union
 
@@ -238,8 +239,23 @@ def _alts(node, top: bool) -> list[_Alt]:
             for vs, prec, negs, prev in alts]
 
 
+_alternatives_of: dict[int, tuple[weakref.ref, list]] = {}
+
+
 def alternatives(program: Program) -> list[Alternative]:
-    """The pattern's OR alternatives with native AND (positive variables in text order)."""
+    """The pattern's OR alternatives with native AND (positive variables in text order).
+    Computed once per program (``build_tables`` asks for every plan it builds)."""
+    hit = _alternatives_of.get(id(program))
+    if hit is not None and hit[0]() is program:
+        return list(hit[1])
+    out = _alternatives(program)
+    key = id(program)
+    _alternatives_of[key] = (weakref.ref(program, lambda _, k=key: _alternatives_of.pop(k, None)),
+                             out)
+    return list(out)
+
+
+def _alternatives(program: Program) -> list[Alternative]:
     structure = _normalise(program.pattern.structure)
     if isinstance(structure, Not):
         raise PatternError("a pattern cannot consist of a negation alone")

@@ -217,9 +217,13 @@ def build_tables(program: Program, plan: Plan, trigger: str = "push",
 
     n_nodes = len(nd_left)
     n_types = len(program.schema.type_names)
-    tl = [[k for k in range(n_nodes) if nd_var[k] >= 0 and int(program.var_type[nd_var[k]]) == t]
-          for t in range(n_types)]
-    tn = [[g for g in range(len(ng_var)) if ng_type[g] == t] for t in range(n_types)]
+    tl: list[list[int]] = [[] for _ in range(n_types)]   # per type, its leaves in node order
+    for k in range(n_nodes):
+        if nd_var[k] >= 0:
+            tl[int(program.var_type[nd_var[k]])].append(k)
+    tn: list[list[int]] = [[] for _ in range(n_types)]
+    for g in range(len(ng_var)):
+        tn[ng_type[g]].append(g)
     cons_flat = [c for cs in nd_cons for c in cs]
     # phase-1 sources: results consumed by a lazy parent (lazy leaves, eager nodes under lazy)
     nd_src1 = [int((nd_var[k] >= 0 and nd_lazy[k] == 1)
