@@ -70,7 +70,6 @@ trigger and peak buffer sizes.
 """
 from __future__ import annotations
 
-import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -82,6 +81,7 @@ from engines.compile import KIND_KLEENE, POLICY_NEXT, WIN_COUNT, Program
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import KLEENE, UNBOUND, MatchSet
 from engines.predicates import eval_pred
+from engines.program_memo import program_memo
 from engines.registry import EngineResult
 from engines.evaluators.ztree_plan import Plan, format_plan, make_plan
 from engines.evaluators.ztree_tables import SPLIT_GEN, TRIGGERS, build_tables
@@ -974,29 +974,28 @@ def _collect(M_bind, var_kind, cols, K_ev, K_prev):
 # ============================================================================= entry point
 _SPACE = {ST_SPACE_R: "rows", ST_SPACE_K: "kleene", ST_SPACE_P: "parked", ST_SPACE_M: "matches"}
 _TABLES_KEPT = 1024
-_tables_cache: OrderedDict = OrderedDict()
 
 
 def _tables(program: Program, plan: Plan, trigger: str, ev: frozenset) -> tuple[dict, dict]:
-    """``build_tables`` of one (program, plan, trigger, eager set), kept for the last
-    ``_TABLES_KEPT`` of them (the adaptive scenario runs one plan over many epochs), with the
-    array sizes its runs needed so far (the next run starts with arrays that large).  The
-    kernel only reads the tables.  An entry holds a weak reference to its program, so a new
-    program that reuses a dead one's ``id`` never reads the dead one's tables."""
-    key = (id(program), plan.tree, trigger, ev)
-    hit = _tables_cache.get(key)
-    if hit is not None and hit[0]() is program:
-        _tables_cache.move_to_end(key)
-        return hit[1], hit[2]
-    t = build_tables(program, plan, trigger, ev)
-    sizes = {"rows": 0, "kleene": 64, "parked": 16, "matches": 256}
-    _tables_cache[key] = (weakref.ref(program), t, sizes)
-    if len(_tables_cache) > _TABLES_KEPT:
-        _tables_cache.popitem(last=False)
-    return t, sizes
+    """``build_tables`` of one (plan, trigger, eager set) of ``program``, kept in the program's
+    memo for its last ``_TABLES_KEPT`` plans (the adaptive scenario runs one plan over many
+    epochs), with the array sizes its runs needed so far (the next run starts with arrays that
+    large).  The kernel only reads the tables."""
+    kept = program_memo(program).setdefault("ztree_tables", OrderedDict())
+    key = (plan.tree, trigger, ev)
+    hit = kept.get(key)
+    if hit is not None:
+        kept.move_to_end(key)
+        return hit
+    hit = (build_tables(program, plan, trigger, ev),
+           {"rows": 0, "kleene": 64, "parked": 16, "matches": 256})
+    kept[key] = hit
+    if len(kept) > _TABLES_KEPT:
+        kept.popitem(last=False)
+    return hit
 
 
-def _kernel_once(t, types, stream, program, wkind, W, trigger, g_off, init_cap,
+def _kernel_once(t, types, stream, wkind, W, trigger, g_off, init_cap,
                  max_partial_matches, max_matches, max_kleene_nodes, phys):
     """One kernel run with arrays of the sizes in ``phys`` (fresh counters every time)."""
     return _ztree_kernel(
@@ -1053,11 +1052,11 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
         phys = dict(_sizes)
     while True:
         status, cnt, M_bind, M_det, K_ev, K_prev, peak = _kernel_once(
-            t, types, stream, program, wkind, W, trigger, g_off, init_cap, max_partial_matches,
+            t, types, stream, wkind, W, trigger, g_off, init_cap, max_partial_matches,
             max_matches, max_kleene_nodes, phys)
         if status not in _SPACE:
             break
-        phys[_SPACE[status]] *= 4
+        phys[_SPACE[status]] = 4 * max(phys[_SPACE[status]], 1)
     for key in sizes:   # later runs of this plan start with arrays this large
         sizes[key] = max(sizes[key], phys[key])
     if status == ST_PM:

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import itertools
 import re
-import weakref
 from dataclasses import dataclass
 from typing import Union
 
 from engines.compile import Program, _normalise
 from engines.errors import CepsimInputError, PatternError
+from engines.program_memo import program_memo
 from engines.pattern.ast import And, Event, Not, Or, Seq
 
 PlanSpec = Union[str, tuple, list]
@@ -239,20 +239,13 @@ def _alts(node, top: bool) -> list[_Alt]:
             for vs, prec, negs, prev in alts]
 
 
-_alternatives_of: dict[int, tuple[weakref.ref, list]] = {}
-
-
 def alternatives(program: Program) -> list[Alternative]:
     """The pattern's OR alternatives with native AND (positive variables in text order).
-    Computed once per program (``build_tables`` asks for every plan it builds)."""
-    hit = _alternatives_of.get(id(program))
-    if hit is not None and hit[0]() is program:
-        return list(hit[1])
-    out = _alternatives(program)
-    key = id(program)
-    _alternatives_of[key] = (weakref.ref(program, lambda _, k=key: _alternatives_of.pop(k, None)),
-                             out)
-    return list(out)
+    Computed once per program (``build_tables`` asks for them at every plan it builds)."""
+    memo = program_memo(program)
+    if "ztree_alternatives" not in memo:
+        memo["ztree_alternatives"] = _alternatives(program)
+    return list(memo["ztree_alternatives"])
 
 
 def _alternatives(program: Program) -> list[Alternative]:
