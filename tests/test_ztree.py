@@ -156,6 +156,41 @@ def test_reruns_with_larger_arrays_give_identical_runs():
     assert Z.ST_SPACE_K in reruns and Z.ST_SPACE_P in reruns, "Kleene / parked reruns untested"
 
 
+def test_new_plans_start_with_the_programs_array_sizes():
+    """A plan's first run starts with the largest arrays the program's earlier runs needed, and
+    with a matches array sized by their densest match rate (every plan finds the same matches on
+    the same events): a second plan of a match-heavy pattern runs once, where the first plan's
+    first run outgrew its matches array and reran.  Sizes only change allocation: the second
+    plan gives the first plan's matches."""
+    import engines.evaluators.ztree as Z
+    rng = np.random.default_rng(7)
+    n = 600
+    stream = EventStream.from_arrays(rng.integers(0, 3, n), np.arange(n, dtype=float),
+                                     rng.normal(size=(n, 1)), ("A", "B", "C"), ("x",))
+    program = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b, C c) WITHIN 12 events"),
+                              stream.schema)
+    statuses = []
+    once = Z._kernel_once
+
+    def counted(*a):
+        out = once(*a)
+        statuses.append(out[0])
+        return out
+
+    Z._kernel_once = counted
+    try:
+        first = Z.run_ztree(program, stream, plan="((a,b),c)")
+        first_statuses = list(statuses)
+        statuses.clear()
+        second = Z.run_ztree(program, stream, plan="(a,(b,c))")
+    finally:
+        Z._kernel_once = once
+    assert len(first.matches) > 256, "the pattern should outgrow the initial matches array"
+    assert Z.ST_SPACE_M in first_statuses
+    assert statuses == [0]
+    assert_same_matches(first.matches, second.matches)
+
+
 def test_ztree_mixed_eager_lazy_plans(match_rate):
     """APAM's hybrid on the tree: the eager group (a left-deep subtree in query order) joins on
     arrival, the rest at final events; every split of every order gives the oracle's matches."""

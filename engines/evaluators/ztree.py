@@ -980,15 +980,18 @@ def _tables(program: Program, plan: Plan, trigger: str, ev: frozenset) -> tuple[
     """``build_tables`` of one (plan, trigger, eager set) of ``program``, kept in the program's
     memo for its last ``_TABLES_KEPT`` plans (the adaptive scenario runs one plan over many
     epochs), with the array sizes its runs needed so far (the next run starts with arrays that
-    large).  The kernel only reads the tables."""
+    large; a new plan starts with the largest sizes any plan of the program needed).  The
+    kernel only reads the tables."""
     kept = program_memo(program).setdefault("ztree_tables", OrderedDict())
     key = (plan.tree, trigger, ev)
     hit = kept.get(key)
     if hit is not None:
         kept.move_to_end(key)
         return hit
-    hit = (build_tables(program, plan, trigger, ev),
-           {"rows": 0, "kleene": 64, "parked": 16, "matches": 256})
+    # a new plan starts with the largest arrays the program's plans needed so far
+    start = program_memo(program).get("ztree_sizes") or {"rows": 0, "kleene": 64,
+                                                          "parked": 16, "matches": 256}
+    hit = (build_tables(program, plan, trigger, ev), dict(start))
     kept[key] = hit
     if len(kept) > _TABLES_KEPT:
         kept.popitem(last=False)
@@ -1048,6 +1051,12 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
     if _sizes is None:
         phys = dict(sizes)
         phys["rows"] = max(phys["rows"], 4 * len(t["nd_var"]) * init_cap)
+        # every plan finds the same matches on the same events, so the densest run so far
+        # sizes the matches array (a run that outgrows it aborts late: the matches of a run
+        # accumulate to its end)
+        dens = program_memo(program).get("ztree_match_density", 0.0)
+        phys["matches"] = max(phys["matches"],
+                              min(int(1.25 * dens * len(types)) + 16, int(max_matches) + 1))
     else:   # tests: start from these array sizes (small ones make the kernel rerun)
         phys = dict(_sizes)
     while True:
@@ -1057,8 +1066,16 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
         if status not in _SPACE:
             break
         phys[_SPACE[status]] = 4 * max(phys[_SPACE[status]], 1)
-    for key in sizes:   # later runs of this plan start with arrays this large
-        sizes[key] = max(sizes[key], phys[key])
+    if _sizes is None:  # later runs of this plan (and new plans) start with arrays this large
+        for key in sizes:
+            sizes[key] = max(sizes[key], phys[key])
+        memo = program_memo(program)
+        shared = memo.setdefault("ztree_sizes", dict(sizes))
+        for key in sizes:
+            shared[key] = max(shared[key], sizes[key])
+        if len(types):
+            memo["ztree_match_density"] = max(memo.get("ztree_match_density", 0.0),
+                                              len(M_det) / len(types))
     if status == ST_PM:
         raise CapacityError(f"ztree: more than max_partial_matches={max_partial_matches} stored "
                             "intermediate results; pass a larger max_partial_matches= "
