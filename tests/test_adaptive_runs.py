@@ -206,21 +206,33 @@ def test_canonical_set_is_a_multiset_form():
     from engines.matches import canonical_rows
     from sim.scenarios import adaptive_runs as R
     rng = np.random.default_rng(5)
-    for cols, hi in ((3, 50), (12, 100_000), (20, 2**40)):
+    for cols, hi, last_lo in ((3, 50, -1), (12, 100_000, -1), (20, 2**40, -1),
+                              (12, 100_000, 0), (19, 3000, 0)):
         rows = rng.integers(-1, hi, (400, cols))
+        rows[:, -1] = np.maximum(rows[:, -1], last_lo)          # >= 0: the key leads with it
         rows[::7] = rows[3]                                     # duplicates
         a = R.canonical_set(rows)
-        assert np.array_equal(a, R.canonical_set(rows[rng.permutation(len(rows))]))
-        other = rows.copy()
-        other[11, cols - 1] += 1
-        assert not np.array_equal(a, R.canonical_set(other))
+        perm = rows[rng.permutation(len(rows))]
+        assert np.array_equal(a, R.canonical_set(perm))
+        assert R.RowMultiset(rows) == R.RowMultiset(perm)
+        for col in (cols - 1, cols // 2):                       # one changed value
+            other = rows.copy()
+            other[11, col] += 1
+            assert not np.array_equal(a, R.canonical_set(other))
+            assert not R.RowMultiset(rows) == R.RowMultiset(other)
+        assert not R.RowMultiset(rows) == R.RowMultiset(rows[1:])
         assert np.array_equal(canonical_rows(rows), canonical_rows(rows[::-1]))
     rows = rng.integers(0, 10**6, (50, 9))
+    rows[:, -1] = 7            # the key's top bits: the last column, equal everywhere
     real = R._MIX
     try:
-        R._MIX = np.uint64(0)                                   # every hash collides
+        R._MIX = np.uint64(0)                                   # every key collides
         a = R.canonical_set(rows)
         assert np.array_equal(a, canonical_rows(rows))
         assert np.array_equal(a, R.canonical_set(rows[::-1]))
+        assert R.RowMultiset(rows) == R.RowMultiset(rows[::-1])
+        other = rows.copy()
+        other[5, 2] += 1
+        assert not R.RowMultiset(rows) == R.RowMultiset(other)
     finally:
         R._MIX = real
