@@ -45,6 +45,23 @@ def test_nearest_and_kmeans_equal_the_broadcast_form():
     assert lab.shape == (500,) and len(np.unique(lab)) == 4
 
 
+@pytest.mark.parametrize("f", [1, 2, 3, 7, 9])
+def test_nearest_and_class_means_equal_numpy_bit_for_bit(f):
+    """The one-pass Numba forms (fewer than 8 features: distances; two or more: class means)
+    give numpy's values exactly; other shapes take the numpy path."""
+    from sim.shedding.icde20 import _class_means
+    rng = np.random.default_rng(f)
+    x = rng.normal(size=(20_000, f)) * 1e3 + rng.normal(size=(20_000, f)) * 1e-3
+    x[::9] = x[4]
+    cent = np.concatenate([x[[4, 10, 77]], rng.normal(size=(2, f))])
+    dist = ((x[:, None, :] - cent[None]) ** 2).sum(-1)
+    best, arg = _nearest(x, cent)
+    assert np.array_equal(best, dist.min(axis=1)) and np.array_equal(arg, dist.argmin(axis=1))
+    lab = rng.integers(0, 4, len(x))                    # class 4 has no row: keeps its centroid
+    want = np.array([x[lab == c].mean(0) if np.any(lab == c) else cent[c] for c in range(5)])
+    assert np.array_equal(_class_means(x, lab, cent), want)
+
+
 class _CopyTree(Tree):
     """The reference: every node copies its rows of x (the form before issue 27)."""
 
@@ -82,11 +99,16 @@ class _CopyTree(Tree):
         return me
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
 def test_tree_equals_the_row_copying_tree(seed):
+    """Splits scored from one pass of bucketed class counts equal per-threshold masks (many
+    ties: an integer feature, values on the quantile thresholds)."""
     rng = np.random.default_rng(seed)
-    x = np.column_stack([rng.integers(1, 4, 800).astype(float), rng.normal(size=800),
-                         rng.exponential(size=800)])
+    n = 800 if seed < 3 else 20_000
+    x = np.column_stack([rng.integers(1, 4, n).astype(float), rng.normal(size=n),
+                         rng.exponential(size=n)])
+    if seed >= 3:
+        x[:, 1] = np.round(x[:, 1], 1)
     y = ((x[:, 1] > 0.2).astype(int) + (x[:, 2] > 1.0) + (x[:, 0] == 3)).astype(np.int64)
     lean, ref = Tree().fit(x, y, 4), _CopyTree().fit(x, y, 4)
     assert lean.nodes == ref.nodes
