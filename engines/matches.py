@@ -140,7 +140,7 @@ def canonical_rows(rows: np.ndarray) -> np.ndarray:
     if rows.min() >= 0 and bits * rows.shape[1] <= 62:
         key = np.zeros(len(rows), dtype=np.int64)
         for j in range(rows.shape[1]):
-            key = (key << bits) | rows[:, j].astype(np.int64)
+            key = (key << bits) | rows[:, j].astype(np.int64, copy=False)
         key.sort()
         return key
     return rows[np.lexsort(rows.T[::-1])]

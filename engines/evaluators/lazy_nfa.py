@@ -686,9 +686,10 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
     pos_vars = program.positive_vars
     kle = tuple(False for _ in pos_vars)
     names = tuple(program.var_names[v] for v in pos_vars)
-    ms = MatchSet(names, kle, m_ev[:, pos_vars].astype(np.int64), np.zeros((len(m_det), len(pos_vars)),
+    # the kernel's outputs are int64 copies already: no further cast (millions of rows)
+    ms = MatchSet(names, kle, m_ev[:, pos_vars], np.zeros((len(m_det), len(pos_vars)),
                   np.int64), np.zeros((len(m_det), len(pos_vars)), np.int64),
-                  np.zeros(0, np.int64), m_det.astype(np.int64))
+                  np.zeros(0, np.int64), m_det)
     return ms, cnt, int(peak_tr), int(n_route)
 
 
