@@ -998,6 +998,49 @@ def _tables(program: Program, plan: Plan, trigger: str, ev: frozenset) -> tuple[
     return hit
 
 
+def _program_facts(program: Program) -> dict:
+    """What every run of ``program`` checks or builds from the program alone (kept in its memo:
+    the adaptive scenario runs thousands of short epochs of one program)."""
+    memo = program_memo(program)
+    fixed = memo.get("ztree_program")
+    if fixed is None:
+        pos_vars = program.positive_vars
+        fixed = memo["ztree_program"] = {
+            "next_policy": program.policy == POLICY_NEXT, "has_remote": program.has_remote,
+            "schema": None, "cols": np.array(pos_vars, dtype=np.int64),
+            "names": tuple(program.var_names[v] for v in pos_vars),
+            "kleene": tuple(bool(program.var_kind[v] == KIND_KLEENE) for v in pos_vars),
+            "resolved": OrderedDict()}
+    return fixed
+
+
+def _resolved(program: Program, fixed: dict, plan, trigger: str, ev: frozenset):
+    """``(Plan, tables, sizes, plan text)`` of a plan spec: validated (``make_plan``, the eager
+    variables) once per spec, then kept for the program's last ``_TABLES_KEPT`` specs."""
+    try:
+        key = (plan.tree if isinstance(plan, Plan) else plan, isinstance(plan, Plan), trigger, ev)
+        hash(key)
+    except TypeError:          # a list spec: resolved every time
+        key = None
+    kept = fixed["resolved"]
+    hit = kept.get(key) if key is not None else None
+    if hit is not None:
+        kept.move_to_end(key)
+        return hit
+    p = make_plan(plan, program)
+    bad = ev - set(fixed["names"])
+    if bad:
+        raise CepsimInputError(f"eager_vars: {sorted(bad)} are not positive variables of the "
+                               "pattern")
+    t, sizes = _tables(program, p, trigger, ev)
+    hit = (p, t, sizes, format_plan(p.tree))
+    if key is not None:
+        kept[key] = hit
+        if len(kept) > _TABLES_KEPT:
+            kept.popitem(last=False)
+    return hit
+
+
 def _kernel_once(t, types, stream, wkind, W, trigger, g_off, init_cap,
                  max_partial_matches, max_matches, max_kleene_nodes, phys):
     """One kernel run with arrays of the sizes in ``phys`` (fresh counters every time)."""
@@ -1020,25 +1063,23 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
               max_kleene_nodes: int = 50_000_000, _init_cap: int = 64,
               _sizes: dict | None = None, **ignored) -> EngineResult:
     """Evaluate ``program`` on ``stream`` with a tree plan (see module docstring)."""
-    if program.policy == POLICY_NEXT:
+    fixed = _program_facts(program)
+    if fixed["next_policy"]:
         raise CepsimInputError("the ztree engine evaluates skip-till-any-match only; this pattern "
                                "asks for skip-till-next-match (use the 'eager' engine, or write "
                                "POLICY skip-till-any-match)")
-    if program.has_remote:
+    if fixed["has_remote"]:
         raise CepsimInputError("the ztree engine cannot evaluate REMOTE[...] predicates")
     if trigger not in TRIGGERS:
         raise CepsimInputError(f"trigger={trigger!r}: choose 'push' or 'batch'")
-    if (tuple(stream.schema.type_names) != tuple(program.schema.type_names)
-            or tuple(stream.schema.attr_names) != tuple(program.schema.attr_names)):
-        raise CepsimInputError(f"{stream.source}: the stream's schema differs from the one the "
-                               "pattern was compiled for")
-    p = make_plan(plan, program)
+    if fixed["schema"] is not stream.schema:
+        if (tuple(stream.schema.type_names) != tuple(program.schema.type_names)
+                or tuple(stream.schema.attr_names) != tuple(program.schema.attr_names)):
+            raise CepsimInputError(f"{stream.source}: the stream's schema differs from the one "
+                                   "the pattern was compiled for")
+        fixed["schema"] = stream.schema        # checked: later streams of this schema skip it
     ev = frozenset(eager_vars or ())
-    bad = ev - {program.var_names[v] for v in program.positive_vars}
-    if bad:
-        raise CepsimInputError(f"eager_vars: {sorted(bad)} are not positive variables of the "
-                               "pattern")
-    t, sizes = _tables(program, p, trigger, ev)
+    p, t, sizes, plan_text = _resolved(program, fixed, plan, trigger, ev)
     types = np.ascontiguousarray(stream.types.astype(np.int64))
     n_types = len(program.schema.type_names)
     type_count = np.bincount(types, minlength=n_types) if len(types) else np.zeros(n_types, int)
@@ -1086,14 +1127,10 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
     if status == ST_KLEENE:
         raise CapacityError(f"ztree: more than max_kleene_nodes={max_kleene_nodes} Kleene chain "
                             "nodes; pass a larger max_kleene_nodes= or a shorter window")
-    pos_vars = program.positive_vars
-    cols = np.array(pos_vars, dtype=np.int64)
-    pos, ks, kl, flat = _collect(M_bind, t["var_kind"], cols, K_ev, K_prev)
-    names = tuple(program.var_names[v] for v in pos_vars)
-    kleene = tuple(bool(program.var_kind[v] == KIND_KLEENE) for v in pos_vars)
-    ms = MatchSet(names, kleene, pos, ks, kl, flat, M_det.copy())
+    pos, ks, kl, flat = _collect(M_bind, t["var_kind"], fixed["cols"], K_ev, K_prev)
+    ms = MatchSet(fixed["names"], fixed["kleene"], pos, ks, kl, flat, M_det.copy())
     return EngineResult(matches=ms, counters=cnt,
-                        info={"engine": "ztree", "plan": format_plan(p.tree), "trigger": trigger,
+                        info={"engine": "ztree", "plan": plan_text, "trigger": trigger,
                               "alternatives": int(t["n_alts"]), "nodes": int(t["n_nodes"]),
                               "peak_live_results": int(peak)})
 

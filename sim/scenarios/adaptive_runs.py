@@ -27,10 +27,43 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines.planners.adaptive.epochs import (_run_plan, earliest_event, epoch_slices,
+from engines.planners.adaptive.epochs import (_run_plan, epoch_slices,
                                               prefix_sharing)
 from engines import counters as C
+from engines.planners.adaptive.headroom import prefix_sums_at
 from engines.matches import canonical_rows
+
+
+@njit(cache=True)
+def _fill_rows(pos, kl_start, kl_len, kl_events, kleene, lo, rows):
+    """A run's match rows in stream positions, one pass: the positions (``lo`` added to bound
+    ones), the Kleene lengths of the Kleene columns, then the earliest event
+    (``earliest_event`` + ``lo``).  False when a plain column has a Kleene length."""
+    m, nv = pos.shape
+    k_ev = kl_events.shape[0]
+    for i in range(m):
+        f = np.iinfo(np.int64).max
+        for j in range(nv):
+            x = pos[i, j]
+            if x >= 0:
+                if x < f:
+                    f = x
+                rows[i, j] = x + lo
+            else:
+                rows[i, j] = x
+            if not kleene[j] and kl_len[i, j] != 0:
+                return False
+        w = nv
+        for j in range(nv):
+            if kleene[j]:
+                rows[i, w] = kl_len[i, j]
+                w += 1
+                if k_ev > 0 and kl_len[i, j] > 0:
+                    e = kl_events[min(kl_start[i, j], k_ev - 1)]
+                    if e < f:
+                        f = e
+        rows[i, w] = f + lo
+    return True
 
 
 class _Run:
@@ -43,27 +76,15 @@ class _Run:
         self.lo = lo
         self.end = end
         self.offsets = {o: i for i, o in enumerate(offsets)}
-        cs = np.zeros((len(offsets), cnt.shape[1]), np.int64)
-        acc = np.zeros(cnt.shape[1], np.int64)
-        prev = 0
-        for i, o in enumerate(offsets):          # offsets ascending: one pass of block sums
-            acc += cnt[prev:o].sum(axis=0)
-            cs[i] = acc
-            prev = o
-        self.cs = cs
+        self.cs = prefix_sums_at(cnt, np.asarray(offsets, dtype=np.int64))
         ms = res.matches
-        first = earliest_event(ms) + lo
-        if np.any(ms.kl_len[:, ~kleene]):        # pragma: no cover - engine contract
-            raise AssertionError("a plain variable has a Kleene length")
         # positions < end: int32 unless the stream is longer than int32 can count
         dt = np.int32 if end < np.iinfo(np.int32).max else np.int64
-        m, nv, nk = len(first), ms.pos.shape[1], int(kleene.sum())
+        m, nv, nk = len(ms.pos), ms.pos.shape[1], int(kleene.sum())
         rows = np.empty((m, nv + nk + 1), dt)
-        rows[:, :nv] = ms.pos
-        view = rows[:, :nv]
-        np.add(view, lo, out=view, where=view >= 0)
-        rows[:, nv:nv + nk] = ms.kl_len[:, kleene]
-        rows[:, -1] = first
+        if not _fill_rows(np.asarray(ms.pos), np.asarray(ms.kl_start), np.asarray(ms.kl_len),
+                          np.asarray(ms.kl_events), kleene, lo, rows):
+            raise AssertionError("a plain variable has a Kleene length")  # pragma: no cover
         self.rows = rows
         self.first = rows[:, -1]
         self.detect = np.asarray(ms.detect).astype(dt)

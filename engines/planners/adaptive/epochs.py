@@ -33,6 +33,7 @@ from engines import counters as C
 from engines.compile import KIND_NEG, WIN_COUNT, Program
 from engines.errors import CepsimInputError
 from engines.matches import MatchSet
+from engines.program_memo import program_memo
 from engines.stream import EventStream
 
 
@@ -95,7 +96,13 @@ def _run_plan(program: Program, sub: EventStream, kind: str, plan, opts: dict):
         except ImportError:  # pragma: no cover - depends on the tree-plan evaluator issue
             raise CepsimInputError("adaptive: ZStream tree plans need engines/evaluators/ztree.py (the "
                                    "tree-plan evaluator), which this checkout does not have")
-        return run_ztree(program, sub, plan=plan_to_ztree(program, plan), **opts)
+        names = program_memo(program).setdefault("ztree_plan_names", {})
+        tree = names.get(plan)
+        if tree is None:
+            if len(names) >= 8192:
+                names.clear()
+            tree = names[plan] = plan_to_ztree(program, plan)
+        return run_ztree(program, sub, plan=tree, **opts)
     raise CepsimInputError(f"adaptive: unknown plan kind {kind!r}")
 
 

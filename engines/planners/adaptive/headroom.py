@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from numba import njit
 
 from engines import counters as C
 from engines.compile import Program
@@ -58,11 +59,33 @@ def plan_epoch_sums(program: Program, stream: EventStream, kind: str, plan,
 
 
 def counter_epoch_sums(counters: np.ndarray, bounds: list[tuple[int, int]]) -> np.ndarray:
-    """``int64[len(bounds), N_COUNTERS]``: the rows of ``counters`` summed over every epoch."""
-    cs = np.zeros((len(counters) + 1, C.N_COUNTERS), np.int64)
-    np.cumsum(counters, axis=0, out=cs[1:])
-    return np.stack([cs[hi] - cs[lo] for lo, hi in bounds]) if bounds else \
-        np.zeros((0, C.N_COUNTERS), np.int64)
+    """``int64[len(bounds), N_COUNTERS]``: the rows of ``counters`` summed over every epoch
+    (prefix sums at the epoch bounds only, not over every row: exact integer sums either way)."""
+    if not bounds:
+        return np.zeros((0, C.N_COUNTERS), np.int64)
+    at = sorted({x for lh in bounds for x in lh})
+    cs = prefix_sums_at(np.asarray(counters, dtype=np.int64), np.asarray(at, dtype=np.int64))
+    idx = {x: i for i, x in enumerate(at)}
+    return np.stack([cs[idx[hi]] - cs[idx[lo]] for lo, hi in bounds])
+
+
+@njit(cache=True)
+def prefix_sums_at(cnt, offsets):
+    """Row ``i``: the sum of rows ``[0, offsets[i])`` of ``cnt`` (``offsets`` ascending; rows
+    past the end count as none), in one pass."""
+    n, c = cnt.shape
+    out = np.zeros((offsets.shape[0], c), np.int64)
+    acc = np.zeros(c, np.int64)
+    r = 0
+    for i in range(offsets.shape[0]):
+        o = min(offsets[i], n)
+        while r < o:
+            for j in range(c):
+                acc[j] += cnt[r, j]
+            r += 1
+        for j in range(c):
+            out[i, j] = acc[j]
+    return out
 
 
 def candidate_plans(static_plan, snapshot_plans: list, positions: np.ndarray,
