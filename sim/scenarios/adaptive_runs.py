@@ -66,6 +66,29 @@ def _fill_rows(pos, kl_start, kl_len, kl_events, kleene, lo, rows):
     return True
 
 
+_NO_BOUND_LO = np.iinfo(np.int64).min
+_NO_BOUND_HI = np.iinfo(np.int64).max
+
+
+@njit(cache=True)
+def _pick_rows(rows, first, detect, p, nxt, d_lo, d_hi):
+    """The rows (in order) whose earliest event is in ``[p, nxt)`` and whose detection offset
+    is in ``[d_lo, d_hi)``: one epoch's matches from one run segment."""
+    m = rows.shape[0]
+    k = 0
+    for i in range(m):
+        if p <= first[i] < nxt and d_lo <= detect[i] < d_hi:
+            k += 1
+    out = np.empty((k, rows.shape[1]), rows.dtype)
+    w = 0
+    for i in range(m):
+        if p <= first[i] < nxt and d_lo <= detect[i] < d_hi:
+            for j in range(rows.shape[1]):
+                out[w, j] = rows[i, j]
+            w += 1
+    return out
+
+
 class _Run:
     """What later epochs need of one engine run over ``stream[lo:end)``."""
 
@@ -368,15 +391,12 @@ def _evaluate(program, stream, kind, schedules, n_warmup, engine_options, zero_b
                     blk = run.block(lo_c - start, hi_c - start)
                     sums = blk if sums is None else sums + blk
                 # the matches this slice detects inside the segment: detect in [x0, min(hi, x1))
-                keep = (run.first >= p) & (run.first < nxt)
-                if x0 > start:
-                    keep &= run.detect >= x0 - start
-                if run.end > min(hi, x1):
-                    keep &= run.detect < min(hi, x1) - start
-                k = int(np.count_nonzero(keep))
-                n_m += k
-                if k:
-                    parts.append(run.rows[keep])
+                d_lo = x0 - start if x0 > start else _NO_BOUND_LO
+                d_hi = min(hi, x1) - start if run.end > min(hi, x1) else _NO_BOUND_HI
+                picked = _pick_rows(run.rows, run.first, run.detect, p, nxt, d_lo, d_hi)
+                n_m += len(picked)
+                if len(picked):
+                    parts.append(picked)
                 refs[rid] -= 1
                 if refs[rid] == 0:
                     del runs[rid]
