@@ -156,6 +156,31 @@ def test_reruns_with_larger_arrays_give_identical_runs():
     assert Z.ST_SPACE_K in reruns and Z.ST_SPACE_P in reruns, "Kleene / parked reruns untested"
 
 
+def test_tables_from_kept_alternative_parts_equal_fresh_tables():
+    """``build_tables`` assembles a plan's tables from each OR alternative's part, kept per
+    (alternative, its tree): after many plans of one program, every plan's tables equal those
+    built for a freshly compiled program (nothing kept), array for array."""
+    from engines.evaluators.ztree_tables import build_tables
+    rng = np.random.default_rng(3)
+    stream = EventStream.from_arrays(rng.integers(0, 4, 10), np.arange(10.0),
+                                     rng.normal(size=(10, 2)), ("A", "B", "C", "D"), ("x", "y"))
+    text = ("PATTERN OR(SEQ(A a, B+ b, C c), SEQ(D d, NOT(C f), A e), AND(B g, D h)) "
+            "WHERE SAME[y] AND a.x < c.x AND f.x > d.x WITHIN 5 events")
+    warm = compile_pattern(parse_pattern(text), stream.schema)
+    names = [warm.var_names[v] for v in warm.positive_vars]
+    rnd = random.Random(5)
+    for _ in range(60):
+        plan = make_plan(random_plan(names, rnd), warm)
+        trig = rnd.choice(("push", "batch"))
+        ev = frozenset(v for v in names if rnd.random() < 0.5)
+        cold = compile_pattern(parse_pattern(text), stream.schema)
+        got, want = build_tables(warm, plan, trig, ev), build_tables(cold, plan, trig, ev)
+        assert got.keys() == want.keys()
+        for k in got:
+            assert np.array_equal(got[k], want[k]) if isinstance(got[k], np.ndarray) \
+                else got[k] == want[k], k
+
+
 def test_new_plans_start_with_the_programs_array_sizes():
     """A plan's first run starts with the largest arrays the program's earlier runs needed, and
     with a matches array sized by their densest match rate (every plan finds the same matches on

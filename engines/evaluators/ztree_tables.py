@@ -20,6 +20,7 @@ from engines.compile import KIND_KLEENE, KIND_NEG, OP_EQ, PI_V1, PI_V2, PK_CMP, 
 from engines.errors import CepsimInputError
 from engines.pattern.ast import Same
 from engines.evaluators.ztree_plan import Plan, alternatives, restrict
+from engines.program_memo import program_memo
 
 TRIGGERS = {"push": 0, "batch": 1}
 SPLIT_LB, SPLIT_RB, SPLIT_GEN = 0, 1, 2      # left wholly before right / right before left / other
@@ -35,12 +36,20 @@ def _csr(groups: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return ptr, ids
 
 
-def build_tables(program: Program, plan: Plan, trigger: str = "push",
-                 eager_vars: frozenset[str] = frozenset()) -> dict:
-    """Everything the kernel reads, as numpy arrays (one tree per OR alternative).
+def _pvars(row) -> set[int]:
+    return {row[PI_V1]} | ({row[PI_V2]} if row[PI_V2] >= 0 else set())
 
-    ``trigger="push"``: every node joins on arrival.  ``"batch"``: a node joins on arrival when
-    its variables all lie in ``eager_vars`` (APAM's eager group), otherwise at triggers."""
+
+def _context(program: Program) -> dict:
+    """What ``build_tables`` derives from the program alone, kept in its memo: the predicate
+    rows (the global ones, then each alternative's same-attribute equalities), and per OR
+    alternative its variables, predicates, precedences and where its nodes and negation
+    buffers start in the tables (a binary tree over m variables has 2m - 1 nodes whatever its
+    shape, so these offsets do not depend on the plan)."""
+    memo = program_memo(program)
+    ctx = memo.get("ztree_table_context")
+    if ctx is not None:
+        return ctx
     names = program.var_names
     vid = {v: i for i, v in enumerate(names)}
     pattern = program.pattern
@@ -51,23 +60,14 @@ def build_tables(program: Program, plan: Plan, trigger: str = "push",
     for p in pattern.where:
         if isinstance(p, Same):
             same_cols.append(program.schema.attr_column(p.attr))
-    V = len(names)
     kinds = [int(k) for k in program.var_kind]
-
-    def pvars(row):
-        return {row[PI_V1]} | ({row[PI_V2]} if row[PI_V2] >= 0 else set())
-
-    nd_left, nd_right, nd_var, nd_alt, nd_split, nd_trig = [], [], [], [], [], []
-    nd_preds, nd_cons, nd_negs = [], [], []
-    nd_lazy, nd_parent = [], []
-    side_skip, side_hb, side_hb_ok, side_lb, side_lb_ok = [], [], [], [], []
-    alt_root, alt_rootneg, alt_endneg = [], [], []
-    ng_var, ng_type, ng_kind, ng_L, ng_R, ng_preds, ng_upreds = [], [], [], [], [], [], []
-    for a, alt in enumerate(alternatives(program)):
+    alts = []
+    node_base = ng_base = 0
+    for alt in alternatives(program):
         pos = [vid[v] for v in alt.vars]
         negs = [vid[n] for n, _, _ in alt.negs]
         bound = set(pos) | set(negs)
-        pids = [p for p in range(n_global) if pvars(pred_i[p]) <= bound]
+        pids = [p for p in range(n_global) if _pvars(pred_i[p]) <= bound]
         anchor = pos[0]
         for c in same_cols:
             for v in sorted(bound):
@@ -77,144 +77,204 @@ def build_tables(program: Program, plan: Plan, trigger: str = "push",
                     pred_f.append([1.0, 0.0])
         prec = {(vid[x], vid[y]) for x, y in alt.prec}
         for p in pids:
-            nv = [v for v in pvars(pred_i[p]) if kinds[v] == KIND_NEG]
+            nv = [v for v in _pvars(pred_i[p]) if kinds[v] == KIND_NEG]
             if len(nv) > 1:
                 raise CepsimInputError(f"predicate '{program.pred_text[p] if p < len(program.pred_text) else p}'"
                                        " relates two negated variables; the ztree engine "
                                        "cannot evaluate it")
-        tree = restrict(plan.tree, set(alt.vars))
-        base = len(nd_left)
-        # post-order numbering: children before parents
-        node_vars: list[set[int]] = []
+        alts.append({"alt": alt, "pids": pids, "prec": prec, "node_base": node_base,
+                     "ng_base": ng_base, "vars": set(alt.vars)})
+        node_base += 2 * len(pos) - 1
+        ng_base += len(alt.negs)
+    ctx = memo["ztree_table_context"] = {"vid": vid, "pred_i": pred_i, "pred_f": pred_f,
+                                         "kinds": kinds, "alts": alts, "fragments": {}}
+    return ctx
 
-        def build(t) -> int:
-            if isinstance(t, str):
-                k = len(nd_left)
-                v = vid[t]
-                nd_left.append(-1)
-                nd_right.append(-1)
-                nd_var.append(v)
-                nd_alt.append(a)
-                nd_split.append(-1)
-                nd_trig.append(int(not any(x == v for x, _ in prec)))
-                nd_cons.append([])
-                nd_parent.append(-1)
-                node_vars.append({v})
-                for _ in range(2):
-                    side_skip.append(0)
-                    side_hb.append([])
-                    side_hb_ok.append(0)
-                    side_lb.append([])
-                    side_lb_ok.append(0)
-                return k
-            lk, rk = build(t[0]), build(t[1])
-            k = len(nd_left)
-            L, R = node_vars[lk - base], node_vars[rk - base]
-            cons = []
-            lb = rb = True
-            for x in sorted(L):
-                for y in sorted(R):
-                    if (x, y) in prec:
-                        cons.append((x, y, CON_BEFORE))
-                        rb = False
-                    elif (y, x) in prec:
-                        cons.append((y, x, CON_BEFORE))
-                        lb = False
-                    else:
-                        cons.append((x, y, CON_DISJOINT))
-                        lb = rb = False
-            nd_left.append(lk)
-            nd_right.append(rk)
-            nd_var.append(-1)
-            nd_alt.append(a)
-            nd_split.append(SPLIT_LB if lb else SPLIT_RB if rb else SPLIT_GEN)
-            nd_trig.append(0)
-            nd_cons.append(cons)
+
+#: list fields of one alternative's part of the tables, in the order the tables concatenate them
+_FRAGMENT_LISTS = ("nd_left", "nd_right", "nd_var", "nd_alt", "nd_split", "nd_trig", "nd_preds",
+                   "nd_cons", "nd_negs", "nd_lazy", "nd_parent", "side_skip", "side_hb",
+                   "side_hb_ok", "side_lb", "side_lb_ok", "ng_var", "ng_type", "ng_kind", "ng_L",
+                   "ng_R", "ng_preds", "ng_upreds")
+
+
+def _fragment(program: Program, ctx: dict, a: int, tree, trigger: str, ev: frozenset) -> dict:
+    """Alternative ``a``'s part of the tables for its tree ``tree`` (in the tables' global
+    numbering: its nodes from ``node_base``, its negation buffers from ``ng_base``), kept in
+    the program's memo: the plans an adaptive run tries share most of their alternatives'
+    trees, and each part depends on nothing else."""
+    key = (a, tree, trigger, ev)
+    kept = ctx["fragments"]
+    hit = kept.get(key)
+    if hit is not None:
+        return hit
+    info = ctx["alts"][a]
+    alt, pids, prec = info["alt"], info["pids"], info["prec"]
+    base, ng_base = info["node_base"], info["ng_base"]
+    vid, pred_i, kinds = ctx["vid"], ctx["pred_i"], ctx["kinds"]
+    f = {k: [] for k in _FRAGMENT_LISTS}
+    nd_left, nd_right, nd_var, nd_parent = f["nd_left"], f["nd_right"], f["nd_var"], f["nd_parent"]
+    side_skip = f["side_skip"]
+    node_vars: list[set[int]] = []    # post-order numbering: children before parents
+
+    def build(t) -> int:
+        if isinstance(t, str):
+            k = base + len(nd_left)
+            v = vid[t]
+            nd_left.append(-1)
+            nd_right.append(-1)
+            nd_var.append(v)
+            f["nd_alt"].append(a)
+            f["nd_split"].append(-1)
+            f["nd_trig"].append(int(not any(x == v for x, _ in prec)))
+            f["nd_cons"].append([])
             nd_parent.append(-1)
-            nd_parent[lk] = k
-            nd_parent[rk] = k
-            node_vars.append(L | R)
-            # per side (0: new right vs old left, 1: new left vs old right) the bounds that
-            # restrict the stored side by binary search on its (sorted) last positions
-            for old, new, oldk in ((L, R, lk), (R, L, rk)):
-                # every new variable has a stored variable after it: the new result's newest
-                # event would precede a stored event -- no partner at all
-                side_skip.append(int(all(any((w, x) in prec for x in old) for w in new)))
-                # stored.last < max over stored x of min over new w after x of first(w)
-                hb = [(x, w) for x in sorted(old) for w in sorted(new) if (x, w) in prec]
-                side_hb.append(hb)
-                side_hb_ok.append(int(all(any(xx == x for xx, _ in hb) for x in old)))
-                # a stored plain leaf u: its position > last(v) for every new v before u
-                u = next(iter(old)) if len(old) == 1 else -1
-                leaf_plain = u >= 0 and nd_var[oldk] == u and kinds[u] != KIND_KLEENE
-                lb = [v for v in sorted(new) if leaf_plain and (v, u) in prec]
-                side_lb.append(lb)
-                side_lb_ok.append(int(bool(lb)))
+            node_vars.append({v})
+            for _ in range(2):
+                side_skip.append(0)
+                f["side_hb"].append([])
+                f["side_hb_ok"].append(0)
+                f["side_lb"].append([])
+                f["side_lb_ok"].append(0)
             return k
-
-        root = build(tree)
-        nodes = range(base, root + 1)
-        ev = {vid[x] for x in eager_vars}
-        for k in nodes:
-            if trigger == "push":
-                nd_lazy.append(0)
-            elif nd_var[k] >= 0:
-                nd_lazy.append(-1)             # leaves: fixed below from their parent
-            else:
-                nd_lazy.append(int(not node_vars[k - base] <= ev))
-        for k in nodes:
-            if nd_var[k] >= 0 and nd_lazy[k] < 0:
-                par = nd_parent[k]
-                nd_lazy[k] = 1 if par < 0 else nd_lazy[par]
-
-        def lowest(vs: set[int]) -> int:
-            best = root
-            for k in nodes:
-                if vs <= node_vars[k - base] and len(node_vars[k - base]) < len(node_vars[best - base]):
-                    best = k
-            return best
-
-        preds_at: dict[int, list[int]] = {k: [] for k in nodes}
-        negs_at: dict[int, list[int]] = {k: [] for k in nodes}
-        for p in pids:
-            vs = pvars(pred_i[p])
-            if any(kinds[v] == KIND_NEG for v in vs):
-                continue
-            preds_at[lowest(vs)].append(p)
-        rootneg, endneg = [], []
-        for (n, left, right) in alt.negs:
-            g = len(ng_var)
-            nv = vid[n]
-            ng_var.append(nv)
-            ng_type.append(int(program.var_type[nv]))
-            mine = [p for p in pids if nv in pvars(pred_i[p])]
-            ng_upreds.append([p for p in mine if pvars(pred_i[p]) == {nv}])
-            ng_preds.append([p for p in mine if pvars(pred_i[p]) != {nv}])
-            Lv = [vid[x] for x in left] if left is not None else []
-            Rv = [vid[x] for x in right] if right is not None else []
-            ng_L.append(Lv)
-            ng_R.append(Rv)
-            if left is None:
-                ng_kind.append(NEG_START)
-                rootneg.append(g)
-            elif right is None:
-                ng_kind.append(NEG_END)
-                endneg.append(g)
-            else:
-                ng_kind.append(NEG_MID)
-                others = {v for p in ng_preds[-1] for v in pvars(pred_i[p]) if v != nv}
-                k = lowest(set(Lv) | set(Rv) | others)
-                if k == root:
-                    rootneg.append(g)
+        lk, rk = build(t[0]), build(t[1])
+        k = base + len(nd_left)
+        L, R = node_vars[lk - base], node_vars[rk - base]
+        cons = []
+        lb = rb = True
+        for x in sorted(L):
+            for y in sorted(R):
+                if (x, y) in prec:
+                    cons.append((x, y, CON_BEFORE))
+                    rb = False
+                elif (y, x) in prec:
+                    cons.append((y, x, CON_BEFORE))
+                    lb = False
                 else:
-                    negs_at[k].append(g)
-        for k in nodes:
-            nd_preds.append(preds_at[k])
-            nd_negs.append(negs_at[k])
-        alt_root.append(root)
-        alt_rootneg.append(rootneg)
-        alt_endneg.append(endneg)
+                    cons.append((x, y, CON_DISJOINT))
+                    lb = rb = False
+        nd_left.append(lk)
+        nd_right.append(rk)
+        nd_var.append(-1)
+        f["nd_alt"].append(a)
+        f["nd_split"].append(SPLIT_LB if lb else SPLIT_RB if rb else SPLIT_GEN)
+        f["nd_trig"].append(0)
+        f["nd_cons"].append(cons)
+        nd_parent.append(-1)
+        nd_parent[lk - base] = k
+        nd_parent[rk - base] = k
+        node_vars.append(L | R)
+        # per side (0: new right vs old left, 1: new left vs old right) the bounds that
+        # restrict the stored side by binary search on its (sorted) last positions
+        for old, new, oldk in ((L, R, lk), (R, L, rk)):
+            # every new variable has a stored variable after it: the new result's newest
+            # event would precede a stored event -- no partner at all
+            side_skip.append(int(all(any((w, x) in prec for x in old) for w in new)))
+            # stored.last < max over stored x of min over new w after x of first(w)
+            hb = [(x, w) for x in sorted(old) for w in sorted(new) if (x, w) in prec]
+            f["side_hb"].append(hb)
+            f["side_hb_ok"].append(int(all(any(xx == x for xx, _ in hb) for x in old)))
+            # a stored plain leaf u: its position > last(v) for every new v before u
+            u = next(iter(old)) if len(old) == 1 else -1
+            leaf_plain = u >= 0 and nd_var[oldk - base] == u and kinds[u] != KIND_KLEENE
+            lbv = [v for v in sorted(new) if leaf_plain and (v, u) in prec]
+            f["side_lb"].append(lbv)
+            f["side_lb_ok"].append(int(bool(lbv)))
+        return k
 
+    root = build(tree)
+    if root != base + 2 * len(alt.vars) - 2:     # pragma: no cover - restrict's contract
+        raise AssertionError(f"alternative {a}: plan tree {tree} is not over its variables")
+    nodes = range(base, root + 1)
+    evid = {vid[x] for x in ev}
+    nd_lazy = f["nd_lazy"]
+    for k in nodes:
+        if trigger == "push":
+            nd_lazy.append(0)
+        elif nd_var[k - base] >= 0:
+            nd_lazy.append(-1)             # leaves: fixed below from their parent
+        else:
+            nd_lazy.append(int(not node_vars[k - base] <= evid))
+    for k in nodes:
+        if nd_var[k - base] >= 0 and nd_lazy[k - base] < 0:
+            par = nd_parent[k - base]
+            nd_lazy[k - base] = 1 if par < 0 else nd_lazy[par - base]
+
+    def lowest(vs: set[int]) -> int:
+        best = root
+        for k in nodes:
+            if vs <= node_vars[k - base] and len(node_vars[k - base]) < len(node_vars[best - base]):
+                best = k
+        return best
+
+    preds_at: dict[int, list[int]] = {k: [] for k in nodes}
+    negs_at: dict[int, list[int]] = {k: [] for k in nodes}
+    for p in pids:
+        vs = _pvars(pred_i[p])
+        if any(kinds[v] == KIND_NEG for v in vs):
+            continue
+        preds_at[lowest(vs)].append(p)
+    rootneg, endneg = [], []
+    for (n, left, right) in alt.negs:
+        g = ng_base + len(f["ng_var"])
+        nv = vid[n]
+        f["ng_var"].append(nv)
+        f["ng_type"].append(int(program.var_type[nv]))
+        mine = [p for p in pids if nv in _pvars(pred_i[p])]
+        f["ng_upreds"].append([p for p in mine if _pvars(pred_i[p]) == {nv}])
+        f["ng_preds"].append([p for p in mine if _pvars(pred_i[p]) != {nv}])
+        Lv = [vid[x] for x in left] if left is not None else []
+        Rv = [vid[x] for x in right] if right is not None else []
+        f["ng_L"].append(Lv)
+        f["ng_R"].append(Rv)
+        if left is None:
+            f["ng_kind"].append(NEG_START)
+            rootneg.append(g)
+        elif right is None:
+            f["ng_kind"].append(NEG_END)
+            endneg.append(g)
+        else:
+            f["ng_kind"].append(NEG_MID)
+            others = {v for p in f["ng_preds"][-1] for v in _pvars(pred_i[p]) if v != nv}
+            k = lowest(set(Lv) | set(Rv) | others)
+            if k == root:
+                rootneg.append(g)
+            else:
+                negs_at[k].append(g)
+    for k in nodes:
+        f["nd_preds"].append(preds_at[k])
+        f["nd_negs"].append(negs_at[k])
+    f["root"], f["rootneg"], f["endneg"] = root, rootneg, endneg
+    if len(kept) >= 4096:
+        kept.clear()
+    kept[key] = f
+    return f
+
+
+def build_tables(program: Program, plan: Plan, trigger: str = "push",
+                 eager_vars: frozenset[str] = frozenset()) -> dict:
+    """Everything the kernel reads, as numpy arrays (one tree per OR alternative).
+
+    ``trigger="push"``: every node joins on arrival.  ``"batch"``: a node joins on arrival when
+    its variables all lie in ``eager_vars`` (APAM's eager group), otherwise at triggers.
+    Assembled from each alternative's part (``_fragment``), kept per (alternative, its tree)."""
+    ctx = _context(program)
+    pred_i, pred_f, kinds = ctx["pred_i"], ctx["pred_f"], ctx["kinds"]
+    V = len(program.var_names)
+    lists = {k: [] for k in _FRAGMENT_LISTS}
+    alt_root, alt_rootneg, alt_endneg = [], [], []
+    for a, info in enumerate(ctx["alts"]):
+        keep = info["vars"]
+        frag = _fragment(program, ctx, a, restrict(plan.tree, keep), trigger,
+                         frozenset(x for x in eager_vars if x in keep))
+        for k in _FRAGMENT_LISTS:
+            lists[k].extend(frag[k])
+        alt_root.append(frag["root"])
+        alt_rootneg.append(frag["rootneg"])
+        alt_endneg.append(frag["endneg"])
+    (nd_left, nd_right, nd_var, nd_alt, nd_split, nd_trig, nd_preds, nd_cons, nd_negs, nd_lazy,
+     nd_parent, side_skip, side_hb, side_hb_ok, side_lb, side_lb_ok, ng_var, ng_type, ng_kind,
+     ng_L, ng_R, ng_preds, ng_upreds) = (lists[k] for k in _FRAGMENT_LISTS)
     n_nodes = len(nd_left)
     n_types = len(program.schema.type_names)
     tl: list[list[int]] = [[] for _ in range(n_types)]   # per type, its leaves in node order
