@@ -12,6 +12,7 @@ end of the run, ``match_rate`` fixture) and asserts it, overall and for 4+-varia
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 
@@ -104,20 +105,31 @@ def test_ztree_equals_oracle_kleene_negation_windows(match_rate):
     rate.check()
 
 
+@contextlib.contextmanager
+def kernel_statuses():
+    """The status of every ``_kernel_once`` run inside the block, in order (a list)."""
+    import engines.evaluators.ztree as Z
+    once = Z._kernel_once
+    seen: list[int] = []
+
+    def counted(*a):
+        out = once(*a)
+        seen.append(out[0])
+        return out
+
+    Z._kernel_once = counted
+    try:
+        yield seen
+    finally:
+        Z._kernel_once = once
+
+
 def test_reruns_with_larger_arrays_give_identical_runs():
     """The kernel allocates its arrays once and stops when one is full; ``run_ztree`` then reruns
     it with that array four times larger.  Starting from one-row arrays (every resource runs
     out, several times) must give the same counters, matches and info as large arrays, and
     caps must still be reported as with large arrays."""
     import engines.evaluators.ztree as Z
-    runs = []
-    once = Z._kernel_once
-
-    def counted(*a):
-        out = once(*a)
-        runs.append(out[0])
-        return out
-
     tiny = dict(rows=1, kleene=1, parked=1, matches=1)
     big = dict(rows=1 << 14, kleene=1 << 14, parked=1 << 12, matches=1 << 14)
 
@@ -146,11 +158,8 @@ def test_reruns_with_larger_arrays_give_identical_runs():
             assert np.array_equal(x, y)
         assert outs[0][-1] == outs[1][-1]
 
-    Z._kernel_once = counted
-    try:
+    with kernel_statuses() as runs:
         prop()
-    finally:
-        Z._kernel_once = once
     reruns = [s for s in runs if s >= Z.ST_SPACE_R]
     assert {Z.ST_SPACE_R, Z.ST_SPACE_M} <= set(reruns), "the tiny arrays never ran out"
     assert Z.ST_SPACE_K in reruns and Z.ST_SPACE_P in reruns, "Kleene / parked reruns untested"
@@ -194,22 +203,11 @@ def test_new_plans_start_with_the_programs_array_sizes():
                                      rng.normal(size=(n, 1)), ("A", "B", "C"), ("x",))
     program = compile_pattern(parse_pattern("PATTERN SEQ(A a, B b, C c) WITHIN 12 events"),
                               stream.schema)
-    statuses = []
-    once = Z._kernel_once
-
-    def counted(*a):
-        out = once(*a)
-        statuses.append(out[0])
-        return out
-
-    Z._kernel_once = counted
-    try:
+    with kernel_statuses() as statuses:
         first = Z.run_ztree(program, stream, plan="((a,b),c)")
         first_statuses = list(statuses)
         statuses.clear()
         second = Z.run_ztree(program, stream, plan="(a,(b,c))")
-    finally:
-        Z._kernel_once = once
     assert len(first.matches) > 256, "the pattern should outgrow the initial matches array"
     assert Z.ST_SPACE_M in first_statuses
     assert statuses == [0]
