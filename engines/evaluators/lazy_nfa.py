@@ -108,7 +108,7 @@ from engines.errors import CapacityError, CepsimInputError
 from engines.matches import MatchSet
 from engines.evaluators.nfa_buffers import grow_1d, grow_rows
 from engines.predicates import eval_pred
-from engines.program_memo import program_memo
+from engines.program_memo import kept
 from engines.stream import EventStream
 
 ROUTE_FIXED = 0
@@ -667,8 +667,8 @@ def _chain_tables(program: Program, route: int, order_ids: list[int] | None) -> 
     program's memo (the adaptive scenario runs thousands of epochs of one order; these tables
     were 150 us of Python per run)."""
     key = (route, None if order_ids is None else tuple(order_ids))
-    kept = program_memo(program).setdefault("chain_tables", {})
-    hit = kept.get(key)
+    tables = kept(program, "chain_tables", 4096)
+    hit = tables.find(key)
     if hit is not None:
         return hit
     V = program.n_vars
@@ -706,12 +706,9 @@ def _chain_tables(program: Program, route: int, order_ids: list[int] | None) -> 
             v = int(br_order[b, j])
             if route == ROUTE_ADAPTIVE or j > 0:
                 buf_stored[var_buf[v]] = True
-    hit = (br_vars, br_len, br_slot, br_preds, br_npred, br_order, var_type, var_buf,
-           buf_stored, max(1, len(type_ids)), program.pred_i.astype(np.int64))
-    if len(kept) >= 4096:
-        kept.clear()
-    kept[key] = hit
-    return hit
+    return tables.keep(key, (br_vars, br_len, br_slot, br_preds, br_npred, br_order, var_type,
+                             var_buf, buf_stored, max(1, len(type_ids)),
+                             program.pred_i.astype(np.int64)))
 
 
 def run_chain(program: Program, stream: EventStream, order=None,

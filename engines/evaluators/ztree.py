@@ -70,8 +70,6 @@ trigger and peak buffer sizes.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 from numba import njit
 
@@ -81,7 +79,7 @@ from engines.compile import KIND_KLEENE, POLICY_NEXT, WIN_COUNT, Program
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import KLEENE, UNBOUND, MatchSet
 from engines.predicates import eval_pred
-from engines.program_memo import program_memo
+from engines.program_memo import kept, program_memo
 from engines.registry import EngineResult
 from engines.evaluators.ztree_plan import Plan, format_plan, make_plan
 from engines.evaluators.ztree_tables import SPLIT_GEN, TRIGGERS, build_tables
@@ -976,31 +974,13 @@ _SPACE = {ST_SPACE_R: "rows", ST_SPACE_K: "kleene", ST_SPACE_P: "parked", ST_SPA
 _TABLES_KEPT = 1024
 
 
-def _tables(program: Program, plan: Plan, trigger: str, ev: frozenset) -> tuple[dict, dict]:
-    """``build_tables`` of one (plan, trigger, eager set) of ``program``, kept in the program's
-    memo for its last ``_TABLES_KEPT`` plans (the adaptive scenario runs one plan over many
-    epochs), with the array sizes its runs needed so far (the next run starts with arrays that
-    large; a new plan starts with the largest sizes any plan of the program needed).  The
-    kernel only reads the tables."""
-    kept = program_memo(program).setdefault("ztree_tables", OrderedDict())
-    key = (plan.tree, trigger, ev)
-    hit = kept.get(key)
-    if hit is not None:
-        kept.move_to_end(key)
-        return hit
-    # a new plan starts with the largest arrays the program's plans needed so far
-    start = program_memo(program).get("ztree_sizes") or {"rows": 0, "kleene": 64,
-                                                          "parked": 16, "matches": 256}
-    hit = (build_tables(program, plan, trigger, ev), dict(start))
-    kept[key] = hit
-    if len(kept) > _TABLES_KEPT:
-        kept.popitem(last=False)
-    return hit
-
-
 def _program_facts(program: Program) -> dict:
-    """What every run of ``program`` checks or builds from the program alone (kept in its memo:
-    the adaptive scenario runs thousands of short epochs of one program)."""
+    """What every run of ``program`` checks or builds from the program alone, and the array
+    sizes its runs needed so far, kept in its memo (the adaptive scenario runs thousands of
+    short epochs of one program).  Every run starts with the largest arrays any run of the
+    program needed, and with a matches array sized by the densest match rate seen (every plan
+    finds the same matches on the same events): a run that outgrows an array is redone from the
+    start, and its matches accumulate to its end, so a small start wastes most of a run."""
     memo = program_memo(program)
     fixed = memo.get("ztree_program")
     if fixed is None:
@@ -1010,35 +990,31 @@ def _program_facts(program: Program) -> dict:
             "schema": None, "cols": np.array(pos_vars, dtype=np.int64),
             "names": tuple(program.var_names[v] for v in pos_vars),
             "kleene": tuple(bool(program.var_kind[v] == KIND_KLEENE) for v in pos_vars),
-            "resolved": OrderedDict()}
+            "sizes": {"rows": 0, "kleene": 64, "parked": 16, "matches": 256},
+            "match_density": 0.0}
     return fixed
 
 
 def _resolved(program: Program, fixed: dict, plan, trigger: str, ev: frozenset):
-    """``(Plan, tables, sizes, plan text)`` of a plan spec: validated (``make_plan``, the eager
-    variables) once per spec, then kept for the program's last ``_TABLES_KEPT`` specs."""
+    """``(Plan, tables, plan text)`` of a plan spec: validated (``make_plan``, the eager
+    variables) and built once per spec, then kept for the program's last ``_TABLES_KEPT`` specs
+    (the kernel only reads the tables)."""
     try:
         key = (plan.tree if isinstance(plan, Plan) else plan, isinstance(plan, Plan), trigger, ev)
         hash(key)
     except TypeError:          # a list spec: resolved every time
         key = None
-    kept = fixed["resolved"]
-    hit = kept.get(key) if key is not None else None
+    plans = kept(program, "ztree_plans", _TABLES_KEPT)
+    hit = plans.find(key) if key is not None else None
     if hit is not None:
-        kept.move_to_end(key)
         return hit
     p = make_plan(plan, program)
     bad = ev - set(fixed["names"])
     if bad:
         raise CepsimInputError(f"eager_vars: {sorted(bad)} are not positive variables of the "
                                "pattern")
-    t, sizes = _tables(program, p, trigger, ev)
-    hit = (p, t, sizes, format_plan(p.tree))
-    if key is not None:
-        kept[key] = hit
-        if len(kept) > _TABLES_KEPT:
-            kept.popitem(last=False)
-    return hit
+    hit = (p, build_tables(program, p, trigger, ev), format_plan(p.tree))
+    return plans.keep(key, hit) if key is not None else hit
 
 
 def _kernel_once(t, types, stream, wkind, W, trigger, g_off, init_cap,
@@ -1079,7 +1055,7 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
                                    "the pattern was compiled for")
         fixed["schema"] = stream.schema        # checked: later streams of this schema skip it
     ev = frozenset(eager_vars or ())
-    p, t, sizes, plan_text = _resolved(program, fixed, plan, trigger, ev)
+    p, t, plan_text = _resolved(program, fixed, plan, trigger, ev)
     types = np.ascontiguousarray(stream.types.astype(np.int64))
     n_types = len(program.schema.type_names)
     type_count = np.bincount(types, minlength=n_types) if len(types) else np.zeros(n_types, int)
@@ -1089,15 +1065,11 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
     wkind = int(program.window_kind)
     W = float(program.window)
     init_cap = max(int(_init_cap), 1)
-    if _sizes is None:
-        phys = dict(sizes)
+    if _sizes is None:     # the program's largest sizes so far (``_program_facts``)
+        phys = dict(fixed["sizes"])
         phys["rows"] = max(phys["rows"], 4 * len(t["nd_var"]) * init_cap)
-        # every plan finds the same matches on the same events, so the densest run so far
-        # sizes the matches array (a run that outgrows it aborts late: the matches of a run
-        # accumulate to its end)
-        dens = program_memo(program).get("ztree_match_density", 0.0)
-        phys["matches"] = max(phys["matches"],
-                              min(int(1.25 * dens * len(types)) + 16, int(max_matches) + 1))
+        phys["matches"] = max(phys["matches"], min(int(1.25 * fixed["match_density"]
+                                                       * len(types)) + 16, int(max_matches) + 1))
     else:   # tests: start from these array sizes (small ones make the kernel rerun)
         phys = dict(_sizes)
     while True:
@@ -1107,16 +1079,12 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
         if status not in _SPACE:
             break
         phys[_SPACE[status]] = 4 * max(phys[_SPACE[status]], 1)
-    if _sizes is None:  # later runs of this plan (and new plans) start with arrays this large
+    if _sizes is None:     # later runs start with arrays this large
+        sizes = fixed["sizes"]
         for key in sizes:
             sizes[key] = max(sizes[key], phys[key])
-        memo = program_memo(program)
-        shared = memo.setdefault("ztree_sizes", dict(sizes))
-        for key in sizes:
-            shared[key] = max(shared[key], sizes[key])
         if len(types):
-            memo["ztree_match_density"] = max(memo.get("ztree_match_density", 0.0),
-                                              len(M_det) / len(types))
+            fixed["match_density"] = max(fixed["match_density"], len(M_det) / len(types))
     if status == ST_PM:
         raise CapacityError(f"ztree: more than max_partial_matches={max_partial_matches} stored "
                             "intermediate results; pass a larger max_partial_matches= "

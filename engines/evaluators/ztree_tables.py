@@ -20,7 +20,7 @@ from engines.compile import KIND_KLEENE, KIND_NEG, OP_EQ, PI_V1, PI_V2, PK_CMP, 
 from engines.errors import CepsimInputError
 from engines.pattern.ast import Same
 from engines.evaluators.ztree_plan import Plan, alternatives, restrict
-from engines.program_memo import program_memo
+from engines.program_memo import kept, program_memo
 
 TRIGGERS = {"push": 0, "batch": 1}
 SPLIT_LB, SPLIT_RB, SPLIT_GEN = 0, 1, 2      # left wholly before right / right before left / other
@@ -87,7 +87,7 @@ def _context(program: Program) -> dict:
         node_base += 2 * len(pos) - 1
         ng_base += len(alt.negs)
     ctx = memo["ztree_table_context"] = {"vid": vid, "pred_i": pred_i, "pred_f": pred_f,
-                                         "kinds": kinds, "alts": alts, "fragments": {}}
+                                         "kinds": kinds, "alts": alts}
     return ctx
 
 
@@ -104,8 +104,8 @@ def _fragment(program: Program, ctx: dict, a: int, tree, trigger: str, ev: froze
     the program's memo: the plans an adaptive run tries share most of their alternatives'
     trees, and each part depends on nothing else."""
     key = (a, tree, trigger, ev)
-    kept = ctx["fragments"]
-    hit = kept.get(key)
+    parts = kept(program, "ztree_table_parts", 4096)
+    hit = parts.find(key)
     if hit is not None:
         return hit
     info = ctx["alts"][a]
@@ -245,10 +245,7 @@ def _fragment(program: Program, ctx: dict, a: int, tree, trigger: str, ev: froze
         f["nd_preds"].append(preds_at[k])
         f["nd_negs"].append(negs_at[k])
     f["root"], f["rootneg"], f["endneg"] = root, rootneg, endneg
-    if len(kept) >= 4096:
-        kept.clear()
-    kept[key] = f
-    return f
+    return parts.keep(key, f)
 
 
 def build_tables(program: Program, plan: Plan, trigger: str = "push",

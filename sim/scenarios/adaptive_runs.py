@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines.planners.adaptive.epochs import (_run_plan, epoch_slices,
-                                              prefix_sharing)
+from engines.planners.adaptive.epochs import (_run_plan, epoch_slices, prefix_sharing,
+                                              row_earliest)
 from engines import counters as C
 from engines.planners.adaptive.headroom import prefix_sums_at
 from engines.matches import canonical_rows
@@ -38,19 +38,12 @@ from engines.matches import canonical_rows
 def _fill_rows(pos, kl_start, kl_len, kl_events, kleene, lo, rows):
     """A run's match rows in stream positions, one pass: the positions (``lo`` added to bound
     ones), the Kleene lengths of the Kleene columns, then the earliest event
-    (``earliest_event`` + ``lo``).  False when a plain column has a Kleene length."""
+    (``epochs.row_earliest`` + ``lo``).  False when a plain column has a Kleene length."""
     m, nv = pos.shape
-    k_ev = kl_events.shape[0]
     for i in range(m):
-        f = np.iinfo(np.int64).max
         for j in range(nv):
             x = pos[i, j]
-            if x >= 0:
-                if x < f:
-                    f = x
-                rows[i, j] = x + lo
-            else:
-                rows[i, j] = x
+            rows[i, j] = x + lo if x >= 0 else x
             if not kleene[j] and kl_len[i, j] != 0:
                 return False
         w = nv
@@ -58,11 +51,7 @@ def _fill_rows(pos, kl_start, kl_len, kl_events, kleene, lo, rows):
             if kleene[j]:
                 rows[i, w] = kl_len[i, j]
                 w += 1
-                if k_ev > 0 and kl_len[i, j] > 0:
-                    e = kl_events[min(kl_start[i, j], k_ev - 1)]
-                    if e < f:
-                        f = e
-        rows[i, w] = f + lo
+        rows[i, w] = row_earliest(pos, kl_start, kl_len, kl_events, kleene, i) + lo
     return True
 
 

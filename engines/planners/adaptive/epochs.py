@@ -28,27 +28,46 @@ epoch's order; ``kind = "tree"`` runs the tree-plan evaluator (``engines.evaluat
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from engines import counters as C
 from engines.compile import KIND_NEG, WIN_COUNT, Program
 from engines.errors import CepsimInputError
 from engines.matches import MatchSet
-from engines.program_memo import program_memo
+from engines.leaf_jit import leaf_njit
+from engines.program_memo import kept
 from engines.stream import EventStream
 
 
 def earliest_event(ms: MatchSet) -> np.ndarray:
-    """Smallest bound event index of each match."""
-    big = np.iinfo(np.int64).max
-    first = np.where(ms.pos >= 0, ms.pos, big).min(axis=1) if ms.pos.shape[1] else \
-        np.full(len(ms), big)
-    for j, k in enumerate(ms.kleene):
-        if k and len(ms.kl_events):
-            has = ms.kl_len[:, j] > 0
-            st = np.where(has, ms.kl_events[np.minimum(ms.kl_start[:, j],
-                                                       len(ms.kl_events) - 1)], big)
-            first = np.minimum(first, st)
-    return first.astype(np.int64)
+    """Smallest bound event index of each match (int64 max for a match that binds none)."""
+    return _earliest_all(np.asarray(ms.pos), np.asarray(ms.kl_start), np.asarray(ms.kl_len),
+                         np.asarray(ms.kl_events), np.asarray(ms.kleene, np.bool_))
+
+
+@leaf_njit
+def row_earliest(pos, kl_start, kl_len, kl_events, kleene, i):
+    """Match ``i``'s smallest bound event: its plain positions and the first event of each
+    non-empty Kleene chain (int64 max when it binds none)."""
+    f = np.iinfo(np.int64).max
+    k_ev = kl_events.shape[0]
+    for j in range(pos.shape[1]):
+        x = pos[i, j]
+        if 0 <= x < f:
+            f = x
+        if kleene[j] and k_ev > 0 and kl_len[i, j] > 0:
+            e = kl_events[min(kl_start[i, j], k_ev - 1)]
+            if e < f:
+                f = e
+    return f
+
+
+@njit(cache=True)
+def _earliest_all(pos, kl_start, kl_len, kl_events, kleene):
+    out = np.empty(pos.shape[0], np.int64)
+    for i in range(pos.shape[0]):
+        out[i] = row_earliest(pos, kl_start, kl_len, kl_events, kleene, i)
+    return out
 
 
 def _shift(ms: MatchSet, off: int, keep: np.ndarray) -> MatchSet:
@@ -96,12 +115,10 @@ def _run_plan(program: Program, sub: EventStream, kind: str, plan, opts: dict):
         except ImportError:  # pragma: no cover - depends on the tree-plan evaluator issue
             raise CepsimInputError("adaptive: ZStream tree plans need engines/evaluators/ztree.py (the "
                                    "tree-plan evaluator), which this checkout does not have")
-        names = program_memo(program).setdefault("ztree_plan_names", {})
-        tree = names.get(plan)
+        trees = kept(program, "ztree_plan_names", 8192)
+        tree = trees.find(plan)
         if tree is None:
-            if len(names) >= 8192:
-                names.clear()
-            tree = names[plan] = plan_to_ztree(program, plan)
+            tree = trees.keep(plan, plan_to_ztree(program, plan))
         return run_ztree(program, sub, plan=tree, **opts)
     raise CepsimInputError(f"adaptive: unknown plan kind {kind!r}")
 
