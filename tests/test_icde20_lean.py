@@ -109,6 +109,8 @@ def test_tree_equals_the_row_copying_tree(seed):
                          rng.exponential(size=n)])
     if seed >= 3:
         x[:, 1] = np.round(x[:, 1], 1)
+    if seed == 5:
+        x[::11, 2] = np.nan                     # NaN goes right of every threshold
     y = ((x[:, 1] > 0.2).astype(int) + (x[:, 2] > 1.0) + (x[:, 0] == 3)).astype(np.int64)
     lean, ref = Tree().fit(x, y, 4), _CopyTree().fit(x, y, 4)
     assert lean.nodes == ref.nodes
