@@ -5,10 +5,13 @@ in under a second of simulation).  Measured on the bundled soccer sample (50k ev
 paper's four 1000x peaks, Lmax giving N_in ~ 1000:
 
 * ``fast path``: ``run_eager`` over every event + cost model + Lindley (no shedding possible);
-* ``stepped, no shedder``: every event stepped from the SimPy queue (the per-event price of
-  stepping + SimPy);
-* ``DARLING`` / ``random input`` / ``hSPICE``: the shedding simulation of one point (warm-up,
-  overload, shedding), excluding the no-shedding reference run the scenario adds for Eq. (4).
+* ``stepped, no shedder``: every event stepped from the shedding queue (the per-event price of
+  stepping and queueing);
+* ``DARLING`` / ``random input`` / ``random PM`` / ``eSPICE`` / ``hSPICE`` / ``ICDE'20``: the
+  shedding simulation of one point (warm-up, overload, shedding), excluding the no-shedding
+  reference run the scenario adds for Eq. (4).  Each shedder with a compiled server loop
+  (``sim.shedding.queue_kernel``) also runs with ``loop="python"`` beside it: CPU seconds of both,
+  the ratio, and whether every metric is identical.
 
 Also printed: the events the engine processed, and DARLING's auxiliary memory (Section 4.4's
 sum_T (N_T + xi_T) x 8 bytes) beside the peak memory of the run (partial-match slots x 648
@@ -84,22 +87,32 @@ def main() -> None:
 
     mask = leaf_mask(prog, stream)
 
-    def stepped(sh):
+    def stepped(sh, loop):
         # as the scenario runs a point: shedder work on the server, tree leaf slots counted
         return lambda: run_shedding(stream, prog, arr, prof, sh(), n_warm=n_warm,
-                                    ingest_on_server=True, leaf_mask=mask)
+                                    ingest_on_server=True, leaf_mask=mask, loop=loop)
 
     fast()
     rows = [("fast path (run_eager + Lindley)", *_best(fast, a.repeats), n)]
-    cases = [("stepped, no shedder (SimPy)", lambda: Shedder()),
+    cases = [("stepped, no shedder", lambda: Shedder()),
              ("DARLING", lambda: D.make_shedder("darling", params, lmax, 1)),
              ("random input", lambda: D.make_shedder("random_input", params, lmax, 1)),
-             ("hSPICE", lambda: D.make_shedder("hspice", params, lmax, 1))]
+             ("random PM", lambda: D.make_shedder("random_pm", params, lmax, 1)),
+             ("eSPICE", lambda: D.make_shedder("espice", params, lmax, 1)),
+             ("hSPICE", lambda: D.make_shedder("hspice", params, lmax, 1)),
+             ("ICDE'20 (Python loop only)", lambda: D.make_shedder("icde20", params, lmax, 1))]
     results = {}
+    loops = []       # (name, python cpu s, compiled cpu s, same metrics)
     for name, mk in cases:
-        t, tc, res = _best(stepped(mk), a.repeats)
+        t, tc, res = _best(stepped(mk, "auto"), a.repeats)
         rows.append((name, t, tc, res, int(res.metrics["served"])))
         results[name] = res
+        if "ICDE" not in name:
+            _, tp, res_py = _best(stepped(mk, "python"), a.repeats)
+            same = res_py.metrics.keys() == res.metrics.keys() and all(
+                res_py.metrics[k] == res.metrics[k] or res.metrics[k] != res.metrics[k]
+                for k in res.metrics)
+            loops.append((name, tp, tc, same))
     base = rows[0][2]
     print(f"soccer Q1, W = {a.window:g} ms, {n} events, Lmax = {lmax * 1e3:.2f} ms, "
           f"four 1000x peaks")
@@ -107,6 +120,10 @@ def main() -> None:
           f"{'processed':>10s} {'cpu vs fast':>12s}")
     for name, t, tc, _, served in rows:
         print(f"{name:38s} {t:8.3f} {tc:8.3f} {n / tc:15.0f} {served:10d} {tc / base:11.1f}x")
+    print("the server loop in Python vs compiled (sim.shedding.queue_kernel), CPU s:")
+    for name, tp, tc, same in loops:
+        print(f"  {name:36s} python {tp:7.3f}  compiled {tc:7.3f}  {tp / tc:6.1f}x  "
+              f"metrics {'identical' if same else 'DIFFER'}")
     dm = results["DARLING"].metrics
     print(f"DARLING auxiliary memory (Section 4.4): {dm['aux_memory_bytes']} bytes; peak memory "
           f"{dm['peak_pm_slots']} partial-match slots x 648 bytes = "

@@ -2,7 +2,7 @@
 
 ``$NUMBA_CACHE_DIR`` when set, else ``<repo>/.numba_cache/<key>`` (git-ignored), or
 ``~/.cache/cepsim/numba/<key>`` when the checkout is not writable.  ``<key>`` hashes the source
-of every module under ``engines/``: Numba invalidates a cached kernel only when *its own* file
+of every module under ``engines/`` and of the modules under ``sim/`` that compile code: Numba invalidates a cached kernel only when *its own* file
 changes, but a kernel freezes module constants of other files (``counters.N_COUNTERS``) and
 links the helpers it calls from other files, so a change there would otherwise leave stale
 machine code in the cache (an ``IndexError`` deep in a kernel after a counter was added).  ``engines/__init__.py`` calls
@@ -31,13 +31,19 @@ def _writable(d: Path) -> bool:
 
 
 def engines_source_key() -> str:
-    """12 hex digits of SHA-256 over every ``engines/**/*.py`` (path and bytes, sorted)."""
+    """12 hex digits of SHA-256 over every ``engines/**/*.py`` and every ``sim/**/*.py`` that
+    compiles code (its text mentions ``njit``: the compiled shedding queue calls its hooks in
+    another file), path and bytes, sorted."""
     import hashlib
     h = hashlib.sha256()
-    root = REPO_ROOT / "engines"
-    for f in sorted(root.rglob("*.py")):
-        h.update(str(f.relative_to(root)).encode())
-        h.update(f.read_bytes())
+    for top, compiled_only in (("engines", False), ("sim", True)):
+        root = REPO_ROOT / top
+        for f in sorted(root.rglob("*.py")):
+            data = f.read_bytes()
+            if compiled_only and b"njit" not in data:
+                continue
+            h.update(str(f.relative_to(REPO_ROOT)).encode())
+            h.update(data)
     return h.hexdigest()[:12]
 
 

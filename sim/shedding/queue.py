@@ -25,6 +25,11 @@ yields its waits, and a plain clock adds each to the current time (``clock="plai
 identical bit for bit, ``tests/test_shedding_clock.py``).  With the no-op shedder
 the start/departure times equal the Lindley recursion over the engine's service times to
 1e-9 (``tests/test_shedding_queue.py``).
+
+The same loop runs compiled (``sim.shedding.queue_kernel``, ``loop="auto"``) for the shedders
+whose hooks are compiled in ``sim.shedding.kernel_hooks`` (none, DARLING, random input, random
+PM, eSPICE / hSPICE): identical results bit for bit (``tests/test_shedding_kernel.py``), the
+Python loop being the reference and the path of every other shedder (ICDE'20, user shedders).
 """
 from __future__ import annotations
 
@@ -222,7 +227,8 @@ def _run_simpy(gen, t_init: float) -> None:
 def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = None,
                  n_warm: int = 0, ingest_on_server: bool = False, keep_keys: bool = False,
                  latency_cap: float | None = None,
-                 leaf_mask: np.ndarray | None = None, clock: str = "plain") -> ShedResult:
+                 leaf_mask: np.ndarray | None = None, clock: str = "plain",
+                 loop: str = "auto") -> ShedResult:
     """Simulate the shedding queue (module docstring); ``n_warm`` first events are the warm-up
     (the shedder must not drop there; it gathers statistics and ``end_warmup`` is called when
     event ``n_warm`` arrives).  Matches detected at or after event ``n_warm`` are measured;
@@ -238,9 +244,18 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     one process and nothing else scheduled (``Environment.schedule`` pushes ``now + delay``,
     ``step`` pops it), without SimPy's per-wait event objects and heap (issue 27: about a
     fifth of a DARLING point). ``"simpy"`` runs the same server as a SimPy process: the
-    reference the tests compare bit for bit."""
+    reference the tests compare bit for bit.
+
+    ``loop``: ``"auto"`` (default) runs the plain-clock server compiled
+    (``sim.shedding.queue_kernel``) when the shedder has compiled hooks (the no-op shedder,
+    DARLING and random input dropping, random PM dropping, eSPICE / hSPICE), else in Python;
+    ``"python"`` always runs the Python server (the reference the compiled loop equals bit for
+    bit, ``tests/test_shedding_kernel.py``); ``"compiled"`` requires the compiled loop."""
     if clock not in ("plain", "simpy"):
         raise CepsimInputError(f"run_shedding: clock must be 'plain' or 'simpy', got {clock!r}")
+    if loop not in ("auto", "python", "compiled"):
+        raise CepsimInputError(f"run_shedding: loop must be 'auto', 'python' or 'compiled', "
+                               f"got {loop!r}")
     n = len(stream)
     arr = np.ascontiguousarray(arrivals, dtype=np.float64)
     if arr.shape != (n,):
@@ -255,6 +270,73 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     ctx = ShedContext(stream, program, stp, q, unit, base, arr, int(n_warm))
     ctx.recent = deque(maxlen=32)
     shedder.attach(ctx)
+    t_init = min(0.0, float(arr[0])) if n else 0.0
+    from sim.shedding.kernel_hooks import compiled_kind
+    compiled = clock == "plain" and loop != "python" and compiled_kind(shedder) is not None
+    if loop == "compiled" and not compiled:
+        raise CepsimInputError(f"run_shedding: no compiled loop for shedder "
+                               f"{type(shedder).__name__} with clock {clock!r}; use loop='auto'")
+    if compiled:
+        from sim.shedding.queue_kernel import run_compiled
+        out = run_compiled(ctx, shedder, stp, int(n_warm), bool(ingest_on_server),
+                           bool(keep_keys), latency_cap, leaf_mask, t_init)
+    else:
+        out = _serve_python(ctx, shedder, stp, q, int(n_warm), ingest_on_server, keep_keys,
+                            latency_cap, leaf_mask, clock, t_init)
+    start, depart, served, lat, keys = (out[k] for k in ("start", "depart", "served", "lat",
+                                                          "keys"))
+    shed_tot, totals = out["shed_tot"], out["totals"]
+    peak_slots = out["peak_slots"]
+    end = float(np.nanmax(depart)) if served.any() else 0.0
+    t0 = float(arr[0]) if n else 0.0
+    met = {
+        "n_events": n, "n_warm": int(n_warm), "served": int(served.sum()),
+        "shed_events": int(n - served.sum()), "dropped_in_queue": int(q.dropped),
+        "vetoed": int(out["vetoed"]), "peak_queue": int(q.peak),
+        "peak_live_pm": int(out["peak_live"]), "peak_live_bound": int(out["peak_bound"]),
+        "peak_memory_events": int(out["peak_mem"]),
+        "peak_pm_slots": int(peak_slots) if leaf_mask is not None else -1,
+        "matches_measured": int(lat.size), "warm_matches": int(out["warm_matches"]),
+        "matches_over_cap": int(out["n_over"]),
+        "ingest_busy_s": float(out["ingest_busy"]),
+        "ingest_utilisation": float(out["ingest_busy"] / max(end - t0, 1e-300)),
+        "server_shed_s": float(out["server_shed_s"]),
+        "replication_s": float(out["replication_s"]),
+        "makespan_s": end - t0,
+        "pm_removed_by_shedder": int(shed_tot[C.PM_REMOVED]),
+        "shed_ops": int(shed_tot[C.SHED_OP]), "utility_ops": int(shed_tot[C.UTILITY_UPDATE]),
+        "decision_checks": int(totals[C.DECISION_CHECK] + shed_tot[C.DECISION_CHECK]),
+    }
+    if lat.size:
+        # the mean first (its pairwise sum depends on the order), then the order statistics,
+        # partitioning ``lat`` in place unless it must stay aligned with the match keys: the
+        # same values as separate percentile calls on copies (tests/test_shedding_queue.py)
+        mean, top = float(lat.mean()), float(lat.max())
+        p50, p95, p99 = np.percentile(lat, [50, 95, 99], overwrite_input=not keep_keys)
+        met.update(latency_mean=mean, latency_p50=float(p50), latency_p95=float(p95),
+                   latency_p99=float(p99), latency_max=top)
+    else:
+        met.update(latency_mean=0.0, latency_p50=0.0, latency_p95=0.0, latency_p99=0.0,
+                   latency_max=0.0)
+    met.update({f"shedder_{k}": v for k, v in shedder.info().items()})
+    met["aux_memory_bytes"] = int(shedder.aux_memory_bytes())
+    for k, name in enumerate(C.COUNTER_NAMES):
+        if k not in C.GAUGES:
+            met[f"engine_{name}"] = int(totals[k])
+    return ShedResult(metrics=met, start=start, depart=depart, served=served,
+                      match_latency=lat, match_keys=keys)
+
+
+def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue, n_warm: int,
+                  ingest_on_server: bool, keep_keys: bool, latency_cap: float | None,
+                  leaf_mask: np.ndarray | None, clock: str, t_init: float) -> dict:
+    """The server loop in Python (the module docstring); returns what ``run_shedding`` reads
+    after its loop."""
+    arr = ctx.arrivals
+    n = len(arr)
+    stream = ctx.stream
+    unit = ctx.unit
+    base = ctx.base_cost
     # per-event writes to Python containers, arrays at the end; ``array('d')`` stores a write as
     # 8 bytes where a list keeps a float object (32 bytes) per served event (issue 27: memory)
     start_l = array("d", [np.nan]) * n
@@ -284,7 +366,6 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     S = memoryview(stp.S)      # scalar reads as Python ints (S is never replaced)
     row_f = stp.row_f
     arr_l = arr.tolist()
-    t_init = min(0.0, float(arr[0])) if n else 0.0
     # hooks the shedder leaves at the no-op default are not called (same outcome)
     cls = type(shedder)
     has_arrival, has_before, has_after, has_served, has_extra = (
@@ -459,41 +540,8 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     start = np.frombuffer(start_l, dtype=np.float64)
     depart = np.frombuffer(depart_l, dtype=np.float64)
     served = np.frombuffer(bytes(served_b), dtype=np.uint8).astype(bool)
-    end = float(np.nanmax(depart)) if served.any() else 0.0
-    t0 = float(arr[0]) if n else 0.0
-    met = {
-        "n_events": n, "n_warm": int(n_warm), "served": int(served.sum()),
-        "shed_events": int(n - served.sum()), "dropped_in_queue": int(q.dropped),
-        "vetoed": int(vetoed), "peak_queue": int(q.peak),
-        "peak_live_pm": int(peak_live), "peak_live_bound": int(peak_bound),
-        "peak_memory_events": int(peak_mem),
-        "peak_pm_slots": int(peak_slots) if leaf_l is not None else -1,
-        "matches_measured": int(lat.size), "warm_matches": int(warm_matches),
-        "matches_over_cap": int(n_over),
-        "ingest_busy_s": float(ingest_busy),
-        "ingest_utilisation": float(ingest_busy / max(end - t0, 1e-300)),
-        "server_shed_s": float(server_shed_s),
-        "replication_s": float(replication_s),
-        "makespan_s": end - t0,
-        "pm_removed_by_shedder": int(shed_tot[C.PM_REMOVED]),
-        "shed_ops": int(shed_tot[C.SHED_OP]), "utility_ops": int(shed_tot[C.UTILITY_UPDATE]),
-        "decision_checks": int(totals[C.DECISION_CHECK] + shed_tot[C.DECISION_CHECK]),
-    }
-    if lat.size:
-        # the mean first (its pairwise sum depends on the order), then the order statistics,
-        # partitioning ``lat`` in place unless it must stay aligned with the match keys: the
-        # same values as separate percentile calls on copies (tests/test_shedding_queue.py)
-        mean, top = float(lat.mean()), float(lat.max())
-        p50, p95, p99 = np.percentile(lat, [50, 95, 99], overwrite_input=not keep_keys)
-        met.update(latency_mean=mean, latency_p50=float(p50), latency_p95=float(p95),
-                   latency_p99=float(p99), latency_max=top)
-    else:
-        met.update(latency_mean=0.0, latency_p50=0.0, latency_p95=0.0, latency_p99=0.0,
-                   latency_max=0.0)
-    met.update({f"shedder_{k}": v for k, v in shedder.info().items()})
-    met["aux_memory_bytes"] = int(shedder.aux_memory_bytes())
-    for k, name in enumerate(C.COUNTER_NAMES):
-        if k not in C.GAUGES:
-            met[f"engine_{name}"] = int(totals[k])
-    return ShedResult(metrics=met, start=start, depart=depart, served=served,
-                      match_latency=lat, match_keys=keys)
+    return {"start": start, "depart": depart, "served": served, "lat": lat, "keys": keys,
+            "vetoed": vetoed, "peak_mem": peak_mem, "peak_bound": peak_bound,
+            "peak_live": peak_live, "peak_slots": peak_slots, "warm_matches": warm_matches,
+            "n_over": n_over, "ingest_busy": ingest_busy, "server_shed_s": server_shed_s,
+            "replication_s": replication_s, "shed_tot": shed_tot, "totals": totals}
