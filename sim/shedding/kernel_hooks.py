@@ -360,6 +360,12 @@ def compiled_kind(shedder) -> int | None:
             Spice: K_SPICE}.get(type(shedder))
 
 
+def reads_warm_matches(kind: int) -> bool:
+    """Whether the shedder's ``end_warmup`` reads the warm-up matches (eSPICE / hSPICE learn
+    their completions from them; the others only count them)."""
+    return kind == K_SPICE
+
+
 def pack_start(shedder, ctx) -> KernelState:
     """Kernel state before the warm-up ends (only eSPICE/hSPICE track anything then: the open
     windows and ranks every processed event updates)."""

@@ -35,8 +35,8 @@ from sim.shedding import kernel_hooks as H
 (QI_NXT, QI_HEAD, QI_TAIL, QI_LEN, QI_PEAK, QI_DROPPED, QI_PHASE, QI_PEND_I, QI_PEAK_MEM,
  QI_PEAK_BOUND, QI_PEAK_LIVE, QI_PEAK_SLOTS, QI_WARM_MATCHES, QI_N_OVER, QI_IN_WARMUP, QI_NLAT,
  QI_NKEY, QI_NWROWS, QI_NWSVC, QI_LEAF_HEAD, QI_LEAF_TAIL, QI_ADM_MODE, QI_ADM_BINS, QI_SPACE,
- QI_N_WARM, QI_KEEP_KEYS, QI_ON_SERVER, QI_HAS_CAP, QI_HAS_LEAF, QI_KIND) = range(30)
-N_QI = 30
+ QI_N_WARM, QI_KEEP_KEYS, QI_ON_SERVER, QI_HAS_CAP, QI_HAS_LEAF, QI_KIND, QI_KEEP_WARM) = range(31)
+N_QI = 31
 # float64 loop state ``qf``
 (QF_NOW, QF_CARRY, QF_PEND_EXTRA, QF_INGEST_BUSY, QF_INGEST_FREE, QF_SERVER_SHED, QF_ADM_THR,
  QF_CAP, QF_BASE, QF_PEND_T, QF_WIN) = range(11)
@@ -113,7 +113,7 @@ def _collect_room(qi, k, lat, keys, wrows):
             return 1 + SP_LAT
         if qi[QI_KEEP_KEYS] and qi[QI_NKEY] + k > keys.shape[0]:
             return 1 + SP_KEYS
-    elif qi[QI_NWROWS] + k > wrows.shape[0]:
+    elif qi[QI_KEEP_WARM] and qi[QI_NWROWS] + k > wrows.shape[0]:
         return 1 + SP_WARM_ROWS
     return 0
 
@@ -121,7 +121,8 @@ def _collect_room(qi, k, lat, keys, wrows):
 @njit(cache=True)
 def collect(i_det, t_det, qi, qf, arr, S, o_pos, o_last, cols, lat, keys, wrows):
     """The matches of the step of event ``i_det`` detected at ``t_det`` (``run_shedding``'s
-    ``collect``): latencies within the cap (and their bindings), or warm-up rows."""
+    ``collect``): latencies within the cap (and their bindings), or warm-up rows (kept only
+    for a shedder that learns from them: ``kernel_hooks.reads_warm_matches``)."""
     k = S[S_NM]
     if i_det >= qi[QI_N_WARM]:
         for r in range(k):
@@ -137,7 +138,7 @@ def collect(i_det, t_det, qi, qf, arr, S, o_pos, o_last, cols, lat, keys, wrows)
                 qi[QI_NKEY] += 1
     else:
         qi[QI_WARM_MATCHES] += k
-        for r in range(k):
+        for r in range(k if qi[QI_KEEP_WARM] else 0):
             for c in range(cols.shape[0]):
                 wrows[qi[QI_NWROWS], c] = o_pos[r, cols[c]]
             qi[QI_NWROWS] += 1
@@ -301,12 +302,13 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
 
 # ----------------------------------------------------------------------------- driver
 def _grown(a: np.ndarray, need: int) -> np.ndarray:
-    """``a`` with at least ``need`` rows (doubling), the rows kept."""
+    """``a`` with at least ``need`` rows (a quarter more each time), the rows kept, resized in
+    place (``realloc``: a large block moves by remapping its pages, not by a copy that would
+    hold both; DARLING's long streams measure 10^8 latencies, 0.9 GB)."""
     if need <= a.shape[0]:
         return a
-    b = np.zeros((max(need, 2 * a.shape[0]),) + a.shape[1:], dtype=a.dtype)
-    b[:a.shape[0]] = a
-    return b
+    a.resize((max(need, a.shape[0] + a.shape[0] // 4 + 1024),) + a.shape[1:], refcheck=False)
+    return a
 
 
 def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_keys: bool,
@@ -314,7 +316,8 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
     """Run the server loop compiled (module docstring); returns what ``run_shedding`` reads
     after its loop (the same names as its Python loop's locals)."""
     from sim.shedding.queue import index_dtype
-    from sim.shedding.kernel_hooks import grow_pool, pack_learned, pack_start, unpack
+    from sim.shedding.kernel_hooks import (grow_pool, pack_learned, pack_start,
+                                           reads_warm_matches, unpack)
     from sim.worker_memory import trim_heap
     arr = ctx.arrivals
     n = len(arr)
@@ -341,10 +344,13 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
     n_wsvc = min(max(n_warm, 0), n)
     warm_ev = np.zeros(max(n_wsvc, 1), dtype=np.int64)
     warm_sv = np.zeros(max(n_wsvc, 1), dtype=np.float64)
-    m_cols = stp.n_cols
+    m_cols = len(stp.tb["col_of_slot"])      # a match row: one event per slot
     lat = np.zeros(1024, dtype=np.float64)
     keys = np.zeros((1024 if keep_keys else 1, m_cols), dtype=np.int64)
-    wrows = np.zeros((1024 if n_warm > 0 else 1, m_cols), dtype=np.int64)
+    keep_warm = reads_warm_matches(ks.kind) and n_warm > 0
+    qi[QI_KEEP_WARM] = keep_warm
+    # the warm-up matches' rows in the stream's compact index type (int32 while it fits)
+    wrows = np.zeros((1024 if keep_warm else 1, m_cols), dtype=index_dtype(n))
     if leaf_mask is not None:
         leaf = np.ascontiguousarray(leaf_mask, dtype=np.uint8)
         leaf_ts = np.ascontiguousarray(ctx.stream.ts, dtype=np.float64)
@@ -384,11 +390,11 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
             nws = int(qi[QI_NWSVC])
             ctx.warm_service = list(zip(warm_ev[:nws].tolist(), warm_sv[:nws].tolist()))
             nwr = int(qi[QI_NWROWS])
-            ctx.warm_matches = [wrows[:nwr].astype(index_dtype(n))] if nwr else []
+            ctx.warm_matches = [wrows[:nwr]] if nwr else []
             shedder.end_warmup(float(arr[int(qi[QI_NXT])]))
             pack_learned(shedder, ks)
             ctx.warm_matches.clear()
-            wrows = np.zeros((1, m_cols), dtype=np.int64)
+            wrows = np.zeros((1, m_cols), dtype=wrows.dtype)
             trim_heap()
         else:                                   # R_SPACE
             k = int(stp.S[S_NM])
@@ -406,7 +412,8 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
     lat = _grown(lat, int(qi[QI_NLAT]) + k)
     if keep_keys:
         keys = _grown(keys, int(qi[QI_NKEY]) + k)
-    wrows = _grown(wrows, int(qi[QI_NWROWS]) + k)
+    if keep_warm:
+        wrows = _grown(wrows, int(qi[QI_NWROWS]) + k)
     collect(n, qf[QF_NOW], qi, qf, arr, stp.S, stp.o_pos, stp.o_last, cols, lat, keys, wrows)
     unpack(shedder, ks)
     ctx.queue.head, ctx.queue.tail, ctx.queue.length = (int(qi[QI_HEAD]), int(qi[QI_TAIL]),
@@ -415,8 +422,8 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
     totals = stp.total.copy()
     totals[C.MATCH_EMIT] += fin[C.MATCH_EMIT]
     return {"start": start, "depart": depart, "served": served.astype(bool),
-            "lat": lat[:int(qi[QI_NLAT])].copy(),
-            "keys": keys[:int(qi[QI_NKEY])].copy() if keep_keys else None,
+            "lat": lat[:int(qi[QI_NLAT])],         # views: no second copy of 10^8 values
+            "keys": keys[:int(qi[QI_NKEY])] if keep_keys else None,
             "vetoed": 0, "peak_mem": int(qi[QI_PEAK_MEM]), "peak_bound": int(qi[QI_PEAK_BOUND]),
             "peak_live": int(qi[QI_PEAK_LIVE]), "peak_slots": int(qi[QI_PEAK_SLOTS]),
             "warm_matches": int(qi[QI_WARM_MATCHES]), "n_over": int(qi[QI_N_OVER]),
