@@ -327,20 +327,25 @@ class Icde20(Shedder):
         self.cols = sorted(cols)
 
     def on_served(self, i, service, row, depart) -> None:
-        ctx = self.ctx
-        if not ctx.in_warmup:
+        if not self.ctx.in_warmup:
             return
         self.n_served += 1
         if self.n_served % 32 == 0:
-            rows, state, first = ctx.stepper.pm_snapshot()
-            if len(rows):
-                b = ctx.stepper.pm_bindings(rows).astype(np.int64)
-                # compact copies (the values are unchanged; int64 again where used): millions
-                # of samples on DARLING's long streams (issue 27, peak memory)
-                idx = index_dtype(len(self.types))
-                for part, v in zip(self.samples, (state.astype(np.int16), first.astype(idx),
-                                                  b.astype(idx))):
-                    part.append(v)
+            self.sample()
+
+    def sample(self) -> None:
+        """Keep a snapshot of the live partial matches (every 32 served warm-up events; the
+        compiled queue counts and calls this, ``sim.shedding.kernel_hooks``)."""
+        stp = self.ctx.stepper
+        rows, state, first = stp.pm_snapshot()
+        if len(rows):
+            b = stp.pm_bindings(rows).astype(np.int64)
+            # compact copies (the values are unchanged; int64 again where used): millions of
+            # samples on DARLING's long streams (issue 27, peak memory)
+            idx = index_dtype(len(self.types))
+            for part, v in zip(self.samples, (state.astype(np.int16), first.astype(idx),
+                                              b.astype(idx))):
+                part.append(v)
 
     def _features(self, state: np.ndarray, first: np.ndarray) -> np.ndarray:
         # the feature columns of the events first, then the rows (not every attribute of
@@ -467,6 +472,12 @@ class Icde20(Shedder):
         self.n_served += 1
         if self.n_served % 32:
             return None
+        return self.trigger()
+
+    def trigger(self):
+        """Every 32 served events after the warm-up: above Lmax, choose the shedding set and
+        drop the live partial matches of its classes (returns the work row); below, clear the
+        set (the compiled queue counts and calls this, ``sim.shedding.kernel_hooks``)."""
         ctx = self.ctx
         lat = ctx.recent_mean_latency()
         if lat <= self.lmax:

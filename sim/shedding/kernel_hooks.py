@@ -1,12 +1,15 @@
 """Compiled shedder hooks for the compiled shedding queue (``sim.shedding.queue_kernel``).
 
-The Python shedders (``Darling`` with or without utilities, ``RandomPM``, ``Spice``) define what
-each hook does; this module does exactly the same per-event work in Numba, so that the queue's
-server loop runs without a Python call per event (issue 27 item 4: a DARLING point spent about
-10 us per event in Python around a 1.5 us engine step).  Learning stays in Python: at the end of
-the warm-up the queue kernel returns, the Python shedder's ``end_warmup`` computes its statistics,
-``pack`` copies its state into the arrays below and the kernel resumes; at the end ``unpack``
-writes the scalars its ``info()`` reports back.  Every float operation is the Python hook's,
+The Python shedders (``Darling`` with or without utilities, ``RandomPM``, ``Spice``,
+``Icde20``) define what each hook does; this module does exactly the same per-event work in
+Numba, so that the queue's server loop runs without a Python call per event (issue 27 item 4: a
+DARLING point spent several microseconds per event in Python around a 1-2 us engine step).
+Learning stays in Python: at the end of the warm-up the queue kernel returns, the Python
+shedder's ``end_warmup`` computes its statistics, ``pack_learned`` copies its state into the
+arrays below and the kernel resumes; at the end ``unpack`` writes the scalars its ``info()``
+reports back.  ICDE'20's rare steps stay in Python too: the kernel counts served events and
+returns on every 32nd for ``Icde20.sample`` (warm-up snapshots) or ``Icde20.trigger`` (latency
+check, knapsack, partial-match drops); per arrival it only looks up the event's class.  Every float operation is the Python hook's,
 in the same order (``np.dot`` prices, ``np.rint`` for Python's ``round``, the same Generator for
 random draws), so results are bit for bit the Python loop's (``tests/test_shedding_kernel.py``).
 
@@ -28,7 +31,7 @@ from engines.evaluators.stepper_kernel import ADM_NONE, ADM_STATE, ADM_TYPE, _dr
 from engines.leaf_jit import leaf_njit
 
 # shedder kinds of the compiled queue
-K_NONE, K_DARLING, K_RANDOM_PM, K_SPICE = 0, 1, 2, 3
+K_NONE, K_DARLING, K_RANDOM_PM, K_SPICE, K_ICDE20 = 0, 1, 2, 3, 4
 
 # ---- RandomPM scalars
 RP_ACTIVE, RP_DROPPED = 0, 1
@@ -41,6 +44,8 @@ SP_BETA, SP_N_IN, SP_Z_BAR, SP_WINDOW = 0, 1, 2, 3
 DA_ACTIVE, DA_ENTRIES, DA_PEAK_ENTRIES, DA_DROPS, DA_VICTIM_RANDOM, DA_CHECK_GLOBAL, DA_PSI, \
     DA_POOL_TOP, DA_POOL_USED = range(9)
 DA_BETA, DA_N_IN = 0, 1
+# ---- ICDE'20 scalars
+IC_ACTIVE, IC_SHED_ANY, IC_N_SERVED, IC_EV_DROPPED, IC_DEPTH = range(5)
 T_N_TERMS, T_OLDEST, T_ON, T_LOW = 0, 1, 2, 3          # t_i columns
 T_N_T, T_GAMMA = 0, 1                                  # t_f columns
 L_CNT, L_START, L_LEN, L_HEAD, L_CAP = 0, 1, 2, 3, 4   # l_i columns
@@ -327,6 +332,46 @@ def darling_before_step(i, types, bucket, in_bucket, psi, l_i):
         in_bucket[i] = 0
 
 
+# ----------------------------------------------------------------------------- ICDE'20
+@leaf_njit
+def icde20_on_arrival(i, si, qi, qstate, by_type, types, ev_class, shed, out):
+    """``Icde20.on_arrival`` after the queue pushed ``i``: the event's class (precomputed) in
+    the shedding set drops it; True with ``out`` the row (the tree's DEPTH decisions, plus one
+    SHED_OP for a drop), False for None."""
+    if si[IC_ACTIVE] == 0 or si[IC_SHED_ANY] == 0:
+        return False
+    for k in range(out.shape[0]):
+        out[k] = 0
+    out[C.DECISION_CHECK] = si[IC_DEPTH]
+    if shed[ev_class[i]]:
+        if qstate[i] == 1:                      # ShedQueue.drop
+            qstate[i] = 3
+            qi[Q_LEN] -= 1
+            by_type[types[i]] -= 1
+            qi[Q_DROPPED] += 1
+        si[IC_EV_DROPPED] += 1
+        out[C.SHED_OP] = 1
+    return True
+
+
+@leaf_njit
+def icde20_after_step(si):
+    """``Icde20.after_step``'s count: True on every 32nd served event after the warm-up, when its
+    Python part (``Icde20.trigger``: latency check, knapsack, partial-match drops) runs."""
+    if si[IC_ACTIVE] == 0:
+        return False
+    si[IC_N_SERVED] += 1
+    return si[IC_N_SERVED] % 32 == 0
+
+
+@leaf_njit
+def icde20_on_served(si):
+    """``Icde20.on_served``'s count during the warm-up: True on every 32nd served event, when
+    its Python part (``Icde20.sample``: a snapshot of the partial matches) runs."""
+    si[IC_N_SERVED] += 1
+    return si[IC_N_SERVED] % 32 == 0
+
+
 # ----------------------------------------------------------------------------- packing
 class KernelState:
     """The arrays a compiled shedder runs on (module docstring); unused ones stay tiny."""
@@ -345,6 +390,7 @@ class KernelState:
         self.cdf = np.zeros(1, dtype=np.float64)
         self.u_sorted = np.zeros(1, dtype=np.float64)
         self.rep = np.zeros(C.N_COUNTERS, dtype=np.int64)
+        self.flags = np.zeros(1, dtype=np.int64)      # ICDE'20: classes in the shedding set
         self.rng = np.random.default_rng(0)
         self.n = n
 
@@ -353,17 +399,25 @@ def compiled_kind(shedder) -> int | None:
     """The compiled kind of a shedder whose hooks this module implements, else None (exact
     classes only: a subclass may override a hook)."""
     from sim.shedding.darling import Darling
+    from sim.shedding.icde20 import Icde20
     from sim.shedding.queue import Shedder
     from sim.shedding.random_pm import RandomPM
     from sim.shedding.spice import Spice
     return {Shedder: K_NONE, Darling: K_DARLING, RandomPM: K_RANDOM_PM,
-            Spice: K_SPICE}.get(type(shedder))
+            Spice: K_SPICE, Icde20: K_ICDE20}.get(type(shedder))
 
 
 def reads_warm_matches(kind: int) -> bool:
     """Whether the shedder's ``end_warmup`` reads the warm-up matches (eSPICE / hSPICE learn
-    their completions from them; the others only count them)."""
-    return kind == K_SPICE
+    their completions from them, ICDE'20 its partial matches' contributions; the others only
+    count them)."""
+    return kind in (K_SPICE, K_ICDE20)
+
+
+def keeps_recent(kind: int) -> bool:
+    """Whether the shedder reads ``ShedContext.recent`` (the recent matches' latencies):
+    ICDE'20's trigger does."""
+    return kind == K_ICDE20
 
 
 def pack_start(shedder, ctx) -> KernelState:
@@ -400,6 +454,12 @@ def pack_learned(shedder, ks: KernelState) -> None:
         sf[SP_N_IN], sf[SP_Z_BAR] = shedder.n_in, shedder.z_bar
         ks.cdf = np.ascontiguousarray(shedder.cdf, dtype=np.float64)
         ks.u_sorted = np.ascontiguousarray(shedder.u_sorted, dtype=np.float64)
+    elif ks.kind == K_ICDE20:
+        from sim.shedding.icde20 import DEPTH
+        si[IC_ACTIVE] = shedder.active
+        si[IC_DEPTH] = DEPTH
+        ks.ev_a = np.asarray(shedder.ev_class, dtype=np.int64)
+        pack_shed_set(shedder, ks)
     elif ks.kind == K_DARLING:
         psi = shedder.psi
         nt = len(shedder.N_T)
@@ -419,6 +479,12 @@ def pack_learned(shedder, ks: KernelState) -> None:
         ks.l_i = np.zeros((nt * psi, 5), dtype=np.int64)
         ks.pool = np.zeros(1024, dtype=np.int64)
         ks.rng = shedder.rng
+
+
+def pack_shed_set(shedder, ks: KernelState) -> None:
+    """ICDE'20's current shedding set (after ``end_warmup`` or a trigger)."""
+    ks.flags = np.asarray(shedder.shed_set, dtype=np.int64)
+    ks.si[IC_SHED_ANY] = bool(ks.flags.any())
 
 
 def grow_pool(ks: KernelState, qlen: int) -> None:
@@ -450,6 +516,9 @@ def unpack(shedder, ks: KernelState) -> None:
         shedder.n_served = int(si[SP_N_SERVED])
         shedder.rank_n = int(si[SP_RANK_N])
         shedder.rep[:] = ks.rep
+    elif ks.kind == K_ICDE20:
+        shedder.n_served = int(si[IC_N_SERVED])
+        shedder.ev_dropped = int(si[IC_EV_DROPPED])
     elif ks.kind == K_DARLING and shedder.active:
         shedder.drops = int(si[DA_DROPS])
         shedder.entries = int(si[DA_ENTRIES])

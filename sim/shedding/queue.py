@@ -28,8 +28,8 @@ the start/departure times equal the Lindley recursion over the engine's service 
 
 The same loop runs compiled (``sim.shedding.queue_kernel``, ``loop="auto"``) for the shedders
 whose hooks are compiled in ``sim.shedding.kernel_hooks`` (none, DARLING, random input, random
-PM, eSPICE / hSPICE): identical results bit for bit (``tests/test_shedding_kernel.py``), the
-Python loop being the reference and the path of every other shedder (ICDE'20, user shedders).
+PM, eSPICE / hSPICE, ICDE'20): identical results bit for bit (``tests/test_shedding_kernel.py``),
+the Python loop being the reference and the path of any other shedder (a user's subclass).
 """
 from __future__ import annotations
 
@@ -44,6 +44,10 @@ from engines import counters as C
 from engines.errors import CepsimInputError
 from engines.evaluators.stepper import S_BOUND, S_LIVE, S_NM, Stepper
 from sim.worker_memory import trim_heap
+
+
+#: the steps with matches whose latencies ``ShedContext.recent_mean_latency`` averages
+RECENT_STEPS = 32
 
 
 def index_dtype(n: int):
@@ -171,7 +175,8 @@ class ShedContext:
     _prices: dict = field(default_factory=dict)          # price() memo
 
     def recent_mean_latency(self) -> float:
-        """Mean latency of the matches of the last (up to 32) steps that emitted matches."""
+        """Mean latency of the matches of the last (up to ``RECENT_STEPS``) steps that emitted
+        matches."""
         if not self.recent:
             return 0.0
         s = sum(a for a, _ in self.recent)
@@ -247,8 +252,9 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     reference the tests compare bit for bit.
 
     ``loop``: ``"auto"`` (default) runs the plain-clock server compiled
-    (``sim.shedding.queue_kernel``) when the shedder has compiled hooks (the no-op shedder,
-    DARLING and random input dropping, random PM dropping, eSPICE / hSPICE), else in Python;
+    (``sim.shedding.queue_kernel``) when the shedder's class has compiled hooks (the no-op
+    shedder, DARLING and random input dropping, random PM dropping, eSPICE / hSPICE, ICDE'20),
+    else in Python;
     ``"python"`` always runs the Python server (the reference the compiled loop equals bit for
     bit, ``tests/test_shedding_kernel.py``); ``"compiled"`` requires the compiled loop."""
     if clock not in ("plain", "simpy"):
@@ -268,7 +274,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     unit = profile.unit_vector()
     base = float(profile.base_cost)
     ctx = ShedContext(stream, program, stp, q, unit, base, arr, int(n_warm))
-    ctx.recent = deque(maxlen=32)
+    ctx.recent = deque(maxlen=RECENT_STEPS)
     shedder.attach(ctx)
     t_init = min(0.0, float(arr[0])) if n else 0.0
     from sim.shedding.kernel_hooks import compiled_kind

@@ -30,21 +30,25 @@ from numba import njit
 from engines import counters as C
 from engines.evaluators.stepper_kernel import S_BOUND, S_LIVE, S_NM, ST_OK, step_kernel
 from sim.shedding import kernel_hooks as H
+from sim.shedding.queue import RECENT_STEPS
 
 # int64 loop state ``qi``
 (QI_NXT, QI_HEAD, QI_TAIL, QI_LEN, QI_PEAK, QI_DROPPED, QI_PHASE, QI_PEND_I, QI_PEAK_MEM,
  QI_PEAK_BOUND, QI_PEAK_LIVE, QI_PEAK_SLOTS, QI_WARM_MATCHES, QI_N_OVER, QI_IN_WARMUP, QI_NLAT,
  QI_NKEY, QI_NWROWS, QI_NWSVC, QI_LEAF_HEAD, QI_LEAF_TAIL, QI_ADM_MODE, QI_ADM_BINS, QI_SPACE,
- QI_N_WARM, QI_KEEP_KEYS, QI_ON_SERVER, QI_HAS_CAP, QI_HAS_LEAF, QI_KIND, QI_KEEP_WARM) = range(31)
-N_QI = 31
+ QI_N_WARM, QI_KEEP_KEYS, QI_ON_SERVER, QI_HAS_CAP, QI_HAS_LEAF, QI_KIND, QI_KEEP_WARM,
+ QI_KEEP_RECENT, QI_RECENT_N) = range(33)
+N_QI = 33
+#: steps with matches whose latencies ``recent_mean_latency`` averages (``ShedContext.recent``)
+N_RECENT = RECENT_STEPS
 # float64 loop state ``qf``
 (QF_NOW, QF_CARRY, QF_PEND_EXTRA, QF_INGEST_BUSY, QF_INGEST_FREE, QF_SERVER_SHED, QF_ADM_THR,
- QF_CAP, QF_BASE, QF_PEND_T, QF_WIN) = range(11)
+ QF_CAP, QF_BASE, QF_PEND_SVC, QF_WIN) = range(11)
 N_QF = 11
 # resume points
-P_TOP, P_INGEST, P_STEP, P_COLLECT = 0, 1, 2, 3
+P_TOP, P_INGEST, P_STEP, P_AFTER, P_COLLECT = 0, 1, 2, 3, 4
 # returns
-R_DONE, R_WARM, R_GROW, R_SPACE = 0, 1, 2, 3
+R_DONE, R_WARM, R_GROW, R_SPACE, R_AFTER, R_SERVED = 0, 1, 2, 3, 4, 5
 # what needs room (R_SPACE)
 SP_LAT, SP_KEYS, SP_WARM_ROWS, SP_POOL = 0, 1, 2, 3
 
@@ -63,7 +67,7 @@ def _price(r, rf, unit):
 
 @njit(cache=True)
 def _ingest(i, qi, qf, arr, qstate, by_type, types, unit, shed_tot, si, sf, ev_a, ev_b, t_i,
-            t_f, l_i, pool, rng, hrow, hrow_f):
+            t_f, l_i, pool, rng, flags, hrow, hrow_f):
     """Offer arrival ``i`` (the warm-up end and pool room are checked by the caller); returns the
     seconds to charge to the server."""
     qstate[i] = 1                                   # ShedQueue.push
@@ -72,10 +76,14 @@ def _ingest(i, qi, qf, arr, qstate, by_type, types, unit, shed_tot, si, sf, ev_a
     by_type[types[i]] += 1
     if qi[QI_LEN] > qi[QI_PEAK]:
         qi[QI_PEAK] = qi[QI_LEN]
-    if qi[QI_KIND] != H.K_DARLING:
-        return 0.0
-    if not H.darling_on_arrival(i, si, sf, qi, qstate, by_type, types, ev_a, ev_b, t_i, t_f,
-                                l_i, pool, rng, hrow):
+    if qi[QI_KIND] == H.K_DARLING:
+        if not H.darling_on_arrival(i, si, sf, qi, qstate, by_type, types, ev_a, ev_b, t_i,
+                                    t_f, l_i, pool, rng, hrow):
+            return 0.0
+    elif qi[QI_KIND] == H.K_ICDE20:
+        if not H.icde20_on_arrival(i, si, qi, qstate, by_type, types, ev_a, flags, hrow):
+            return 0.0
+    else:
         return 0.0
     for k in range(hrow.shape[0]):
         shed_tot[k] += hrow[k]
@@ -106,9 +114,10 @@ def _pop(qi, qstate, by_type, types):
 
 
 @njit(cache=True)
-def _collect_room(qi, k, lat, keys, wrows):
-    """0 when the ``k`` matches of a step fit the output buffers, else 1 + the buffer (SP_*)."""
-    if qi[QI_PEND_I] >= qi[QI_N_WARM]:
+def _collect_room(i_det, qi, k, lat, keys, wrows):
+    """0 when the ``k`` matches of the step of event ``i_det`` fit the output buffers, else
+    1 + the buffer (SP_*)."""
+    if i_det >= qi[QI_N_WARM]:
         if qi[QI_NLAT] + k > lat.shape[0]:
             return 1 + SP_LAT
         if qi[QI_KEEP_KEYS] and qi[QI_NKEY] + k > keys.shape[0]:
@@ -119,11 +128,96 @@ def _collect_room(qi, k, lat, keys, wrows):
 
 
 @njit(cache=True)
-def collect(i_det, t_det, qi, qf, arr, S, o_pos, o_last, cols, lat, keys, wrows):
+def _latency_block(t_det, arr, o_last, lo, n):
+    """numpy's pairwise-sum leaf (``n <= 128``): under 8 values in order, else eight lanes
+    then the tail, of the latencies ``t_det - arr[o_last[lo:lo + n]]``."""
+    if n < 8:
+        res = 0.0
+        for r in range(n):
+            res += t_det - arr[o_last[lo + r]]
+        return res
+    a0 = t_det - arr[o_last[lo]]
+    a1 = t_det - arr[o_last[lo + 1]]
+    a2 = t_det - arr[o_last[lo + 2]]
+    a3 = t_det - arr[o_last[lo + 3]]
+    a4 = t_det - arr[o_last[lo + 4]]
+    a5 = t_det - arr[o_last[lo + 5]]
+    a6 = t_det - arr[o_last[lo + 6]]
+    a7 = t_det - arr[o_last[lo + 7]]
+    r = 8
+    while r < n - (n % 8):
+        b = lo + r
+        a0 += t_det - arr[o_last[b]]
+        a1 += t_det - arr[o_last[b + 1]]
+        a2 += t_det - arr[o_last[b + 2]]
+        a3 += t_det - arr[o_last[b + 3]]
+        a4 += t_det - arr[o_last[b + 4]]
+        a5 += t_det - arr[o_last[b + 5]]
+        a6 += t_det - arr[o_last[b + 6]]
+        a7 += t_det - arr[o_last[b + 7]]
+        r += 8
+    res = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+    while r < n:
+        res += t_det - arr[o_last[lo + r]]
+        r += 1
+    return res
+
+
+@njit(cache=True)
+def _latency_sum(t_det, arr, o_last, n):
+    """numpy's sum of the latencies ``t_det - arr[o_last[:n]]`` (``ndarray.sum`` of a contiguous
+    float64 array: halves split at a multiple of 8 until a block has at most 128 values,
+    ``_latency_block``, each pair added left + right), computed from the rows without an array
+    of them; the halving runs on an explicit stack (Numba does not cache a recursive function
+    reliably)."""
+    if n <= 128:
+        return _latency_block(t_det, arr, o_last, 0, n)
+    s_lo = np.empty(64, np.int64)
+    s_n = np.empty(64, np.int64)
+    s_stage = np.empty(64, np.int64)
+    vals = np.empty(64)
+    top = 0
+    nv = 0
+    s_lo[0] = 0
+    s_n[0] = n
+    s_stage[0] = 0
+    while top >= 0:
+        lo = s_lo[top]
+        m = s_n[top]
+        if m <= 128:
+            vals[nv] = _latency_block(t_det, arr, o_last, lo, m)
+            nv += 1
+            top -= 1
+            continue
+        n2 = m // 2
+        n2 -= n2 % 8
+        if s_stage[top] == 0:
+            s_stage[top] = 1
+            top += 1
+            s_lo[top], s_n[top], s_stage[top] = lo, n2, 0
+        elif s_stage[top] == 1:
+            s_stage[top] = 2
+            top += 1
+            s_lo[top], s_n[top], s_stage[top] = lo + n2, m - n2, 0
+        else:
+            vals[nv - 2] = vals[nv - 2] + vals[nv - 1]
+            nv -= 1
+            top -= 1
+    return vals[0]
+
+
+@njit(cache=True)
+def collect(i_det, t_det, qi, qf, arr, S, o_pos, o_last, cols, lat, keys, wrows, recent_s,
+            recent_c):
     """The matches of the step of event ``i_det`` detected at ``t_det`` (``run_shedding``'s
     ``collect``): latencies within the cap (and their bindings), or warm-up rows (kept only
     for a shedder that learns from them: ``kernel_hooks.reads_warm_matches``)."""
     k = S[S_NM]
+    if qi[QI_KEEP_RECENT] and k:       # ShedContext.recent: (latency sum, count) of the step
+        slot = qi[QI_RECENT_N] % N_RECENT
+        recent_s[slot] = _latency_sum(t_det, arr, o_last, k)
+        recent_c[slot] = k
+        qi[QI_RECENT_N] += 1
     if i_det >= qi[QI_N_WARM]:
         for r in range(k):
             lt = t_det - arr[o_last[r]]
@@ -149,9 +243,13 @@ def collect(i_det, t_det, qi, qf, arr, S, o_pos, o_last, cols, lat, keys, wrows)
 def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv, lat, keys,
           wrows, leaf, leaf_ts, leaves, unit, shed_tot, st, adm_util, row, row_f, total, mark,
           el_type, cols, si, sf, ev_a, ev_b, ev_f, t_i, t_f, l_i, pool, cdf, u_sorted, rep, rng,
-          live_row, live_state, live_first):
+          flags, recent_s, recent_c, live_row, live_state, live_first):
     """Run the server loop from its resume point (``qi[QI_PHASE]``) until it is done or Python
-    must act (module docstring); returns ``R_*``."""
+    must act (module docstring); returns ``R_*``.  One served event passes the phases in order:
+    (top / ingest) arrivals and the next event, ``before_step``; (step) the engine step and
+    ``after_step``; (after) start, peaks, departure; (collect) its matches; (served)
+    ``on_served``.  A return saves what the phase it resumes at needs (``QI_PEND_I``,
+    ``QF_PEND_EXTRA``, ``QF_PEND_SVC``, the clock)."""
     (types, ts, attrs, pred_i, pred_f, tabs, window, S, a_first, a_bind, free, pidx, poff, pcap,
      pn, cnt_first, bnd_first, nbuf, c_row, c_first, c_slot, o_pos, o_det, o_last) = st
     n = arr.shape[0]
@@ -165,9 +263,13 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
     base = qf[QF_BASE]
     n_warm = qi[QI_N_WARM]
     status = R_DONE
+    i = -1
+    extra = 0.0
+    svc = 0.0
     while True:
         phase = qi[QI_PHASE]
         qi[QI_PHASE] = P_TOP
+        now = qf[QF_NOW]
         if phase == P_TOP or phase == P_INGEST:
             if phase == P_INGEST:
                 nxt = qi[QI_NXT]
@@ -178,9 +280,8 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
                     break
                 qf[QF_CARRY] += _ingest(nxt, qi, qf, arr, qstate, by_type, types, unit,
                                         shed_tot, si, sf, ev_a, ev_b, t_i, t_f, l_i, pool, rng,
-                                        hrow, hrow_f)
+                                        flags, hrow, hrow_f)
                 qi[QI_NXT] = nxt + 1
-            now = qf[QF_NOW]
             stop = False
             while qi[QI_NXT] < n and arr[qi[QI_NXT]] <= now:
                 nxt = qi[QI_NXT]
@@ -190,7 +291,7 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
                     break
                 qf[QF_CARRY] += _ingest(nxt, qi, qf, arr, qstate, by_type, types, unit,
                                         shed_tot, si, sf, ev_a, ev_b, t_i, t_f, l_i, pool, rng,
-                                        hrow, hrow_f)
+                                        flags, hrow, hrow_f)
                 qi[QI_NXT] = nxt + 1
             if stop:
                 qi[QI_PHASE] = P_INGEST
@@ -223,78 +324,95 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
                     extra += _price(hrow, hrow_f, unit)
             elif kind == H.K_DARLING and si[H.DA_ACTIVE]:
                 H.darling_before_step(i, types, ev_a, ev_b, si[H.DA_PSI], l_i)
+            phase = P_STEP
         elif phase == P_STEP:
             i = qi[QI_PEND_I]
             extra = qf[QF_PEND_EXTRA]
-            now = qf[QF_NOW]
+        elif phase == P_AFTER:
+            i = qi[QI_PEND_I]
+            extra = qf[QF_PEND_EXTRA]
+            svc = qf[QF_PEND_SVC]
         else:                                   # P_COLLECT
             i = qi[QI_PEND_I]
-            now = qf[QF_NOW]
-            room = _collect_room(qi, S[S_NM], lat, keys, wrows)
+        if phase == P_STEP:
+            if step_kernel(i, types, ts, attrs, pred_i, pred_f, tabs, window, S, a_first,
+                           a_bind, free, pidx, poff, pcap, pn, cnt_first, bnd_first, nbuf,
+                           c_row, c_first, c_slot, o_pos, o_det, o_last, np.int64(adm[0]),
+                           adm_util, adm[1], qi[QI_ADM_BINS], row, row_f, total) != ST_OK:
+                qi[QI_PHASE] = P_STEP
+                qi[QI_PEND_I] = i
+                qf[QF_PEND_EXTRA] = extra
+                status = R_GROW
+                break
+            svc = np.dot(row_f, unit) + base
+            if kind == H.K_SPICE:
+                if H.spice_after_step(si, row, rep, hrow):
+                    for k in range(hrow.shape[0]):
+                        shed_tot[k] += hrow[k]
+                    extra += _price(hrow, hrow_f, unit)
+            elif kind == H.K_RANDOM_PM:
+                if H.random_pm_after_step(si, sf, qi, arr, S, a_first, pidx, poff, pn, free,
+                                          cnt_first, bnd_first, m, mark, live_row, live_state,
+                                          live_first, rng, hrow):
+                    for k in range(hrow.shape[0]):
+                        shed_tot[k] += hrow[k]
+                    extra += _price(hrow, hrow_f, unit)
+            elif kind == H.K_ICDE20 and H.icde20_after_step(si):
+                # every 32nd served event: the knapsack, classes and drops run in Python
+                qi[QI_PHASE] = P_AFTER
+                qi[QI_PEND_I] = i
+                qf[QF_PEND_EXTRA] = extra
+                qf[QF_PEND_SVC] = svc
+                status = R_AFTER
+                break
+            phase = P_AFTER
+        if phase == P_AFTER:
+            qf[QF_SERVER_SHED] += extra
+            svc += extra
+            start[i] = now
+            served[i] = 1
+            live_bound = S[S_BOUND]
+            mem = qi[QI_LEN] + live_bound
+            if mem > qi[QI_PEAK_MEM]:
+                qi[QI_PEAK_MEM] = mem
+            if live_bound > qi[QI_PEAK_BOUND]:
+                qi[QI_PEAK_BOUND] = live_bound
+            if S[S_LIVE] > qi[QI_PEAK_LIVE]:
+                qi[QI_PEAK_LIVE] = S[S_LIVE]
+            if qi[QI_HAS_LEAF]:
+                t_i_ = leaf_ts[i]
+                lh = qi[QI_LEAF_HEAD]
+                while lh < qi[QI_LEAF_TAIL] and t_i_ - leaves[lh] > qf[QF_WIN]:
+                    lh += 1
+                qi[QI_LEAF_HEAD] = lh
+                if leaf[i]:
+                    leaves[qi[QI_LEAF_TAIL]] = t_i_
+                    qi[QI_LEAF_TAIL] += 1
+                held = live_bound + qi[QI_LEAF_TAIL] - lh
+                if i >= n_warm and held > qi[QI_PEAK_SLOTS]:
+                    qi[QI_PEAK_SLOTS] = held
+            now = now + svc
+            qf[QF_NOW] = now
+            depart[i] = now
+            if qi[QI_IN_WARMUP] or i < n_warm:
+                warm_ev[qi[QI_NWSVC]] = i
+                warm_sv[qi[QI_NWSVC]] = svc
+                qi[QI_NWSVC] += 1
+            phase = P_COLLECT
+        # phase == P_COLLECT: the step's matches, then on_served
+        if S[S_NM]:
+            room = _collect_room(i, qi, S[S_NM], lat, keys, wrows)
             if room:
                 qi[QI_PHASE] = P_COLLECT
+                qi[QI_PEND_I] = i
                 qi[QI_SPACE] = room - 1
                 status = R_SPACE
                 break
-            collect(i, now, qi, qf, arr, S, o_pos, o_last, cols, lat, keys, wrows)
-            continue
-        # ---- the step
-        if step_kernel(i, types, ts, attrs, pred_i, pred_f, tabs, window, S, a_first, a_bind,
-                       free, pidx, poff, pcap, pn, cnt_first, bnd_first, nbuf, c_row, c_first,
-                       c_slot, o_pos, o_det, o_last, np.int64(adm[0]), adm_util, adm[1],
-                       qi[QI_ADM_BINS], row, row_f, total) != ST_OK:
-            qi[QI_PHASE] = P_STEP
-            qi[QI_PEND_I] = i
-            qf[QF_PEND_EXTRA] = extra
-            status = R_GROW
+            collect(i, now, qi, qf, arr, S, o_pos, o_last, cols, lat, keys, wrows, recent_s,
+                    recent_c)
+        if kind == H.K_ICDE20 and qi[QI_IN_WARMUP] and H.icde20_on_served(si):
+            status = R_SERVED          # every 32nd served warm-up event: Python samples
             break
-        svc = np.dot(row_f, unit) + base
-        if kind == H.K_SPICE:
-            if H.spice_after_step(si, row, rep, hrow):
-                for k in range(hrow.shape[0]):
-                    shed_tot[k] += hrow[k]
-                extra += _price(hrow, hrow_f, unit)
-        elif kind == H.K_RANDOM_PM:
-            if H.random_pm_after_step(si, sf, qi, arr, S, a_first, pidx, poff, pn, free,
-                                      cnt_first, bnd_first, m, mark, live_row, live_state,
-                                      live_first, rng, hrow):
-                for k in range(hrow.shape[0]):
-                    shed_tot[k] += hrow[k]
-                extra += _price(hrow, hrow_f, unit)
-        qf[QF_SERVER_SHED] += extra
-        svc += extra
-        start[i] = now
-        served[i] = 1
-        live_bound = S[S_BOUND]
-        mem = qi[QI_LEN] + live_bound
-        if mem > qi[QI_PEAK_MEM]:
-            qi[QI_PEAK_MEM] = mem
-        if live_bound > qi[QI_PEAK_BOUND]:
-            qi[QI_PEAK_BOUND] = live_bound
-        if S[S_LIVE] > qi[QI_PEAK_LIVE]:
-            qi[QI_PEAK_LIVE] = S[S_LIVE]
-        if qi[QI_HAS_LEAF]:
-            t_i_ = leaf_ts[i]
-            lh = qi[QI_LEAF_HEAD]
-            while lh < qi[QI_LEAF_TAIL] and t_i_ - leaves[lh] > qf[QF_WIN]:
-                lh += 1
-            qi[QI_LEAF_HEAD] = lh
-            if leaf[i]:
-                leaves[qi[QI_LEAF_TAIL]] = t_i_
-                qi[QI_LEAF_TAIL] += 1
-            held = live_bound + qi[QI_LEAF_TAIL] - lh
-            if i >= n_warm and held > qi[QI_PEAK_SLOTS]:
-                qi[QI_PEAK_SLOTS] = held
-        now = now + svc
-        qf[QF_NOW] = now
-        depart[i] = now
-        if qi[QI_IN_WARMUP] or i < n_warm:
-            warm_ev[qi[QI_NWSVC]] = i
-            warm_sv[qi[QI_NWSVC]] = svc
-            qi[QI_NWSVC] += 1
-        if S[S_NM]:
-            qi[QI_PHASE] = P_COLLECT
-            qi[QI_PEND_I] = i
     qi[QI_ADM_MODE] = np.int64(adm[0])
     qf[QF_ADM_THR] = adm[1]
     return status
@@ -311,13 +429,26 @@ def _grown(a: np.ndarray, need: int) -> np.ndarray:
     return a
 
 
+def _sync_view(ctx, qi, recent_s, recent_c) -> None:
+    """The Python view of the compiled queue's state that a Python hook may read: the
+    ``ShedQueue``'s counters (its arrays are the kernel's) and ``ShedContext.recent``."""
+    q = ctx.queue
+    q.head, q.tail, q.length = int(qi[QI_HEAD]), int(qi[QI_TAIL]), int(qi[QI_LEN])
+    q.peak, q.dropped = int(qi[QI_PEAK]), int(qi[QI_DROPPED])
+    k = int(qi[QI_RECENT_N])
+    ctx.recent.clear()
+    for j in range(max(0, k - N_RECENT), k):
+        ctx.recent.append((float(recent_s[j % N_RECENT]), int(recent_c[j % N_RECENT])))
+
+
 def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_keys: bool,
                  latency_cap, leaf_mask, t_init: float) -> dict:
     """Run the server loop compiled (module docstring); returns what ``run_shedding`` reads
     after its loop (the same names as its Python loop's locals)."""
     from sim.shedding.queue import index_dtype
-    from sim.shedding.kernel_hooks import (grow_pool, pack_learned, pack_start,
-                                           reads_warm_matches, unpack)
+    from sim.shedding.kernel_hooks import (grow_pool, keeps_recent, pack_learned,
+                                           pack_shed_set, pack_start, reads_warm_matches,
+                                           unpack)
     from sim.worker_memory import trim_heap
     arr = ctx.arrivals
     n = len(arr)
@@ -349,6 +480,9 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
     keys = np.zeros((1024 if keep_keys else 1, m_cols), dtype=np.int64)
     keep_warm = reads_warm_matches(ks.kind) and n_warm > 0
     qi[QI_KEEP_WARM] = keep_warm
+    qi[QI_KEEP_RECENT] = keeps_recent(ks.kind)
+    recent_s = np.zeros(N_RECENT, dtype=np.float64)
+    recent_c = np.zeros(N_RECENT, dtype=np.int64)
     # the warm-up matches' rows in the stream's compact index type (int32 while it fits)
     wrows = np.zeros((1024 if keep_warm else 1, m_cols), dtype=index_dtype(n))
     if leaf_mask is not None:
@@ -376,8 +510,8 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
                        lat, keys, wrows, leaf, leaf_ts, leaves, unit, shed_tot, st,
                        stp.adm_util, stp.row, stp.row_f, stp.total, stp._mark, el_type, cols,
                        ks.si, ks.sf, ks.ev_a, ks.ev_b, ks.ev_f, ks.t_i, ks.t_f, ks.l_i,
-                       ks.pool, ks.cdf, ks.u_sorted, ks.rep, ks.rng, live, live.copy(),
-                       live.copy())
+                       ks.pool, ks.cdf, ks.u_sorted, ks.rep, ks.rng, ks.flags, recent_s,
+                       recent_c, live, live.copy(), live.copy())
         stp.set_admission(int(qi[QI_ADM_MODE]), None, float(qf[QF_ADM_THR]),
                           int(qi[QI_ADM_BINS]))
         if status == R_DONE:
@@ -396,6 +530,15 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
             ctx.warm_matches.clear()
             wrows = np.zeros((1, m_cols), dtype=wrows.dtype)
             trim_heap()
+        elif status == R_AFTER:
+            _sync_view(ctx, qi, recent_s, recent_c)
+            r = shedder.trigger()
+            if r is not None:
+                shed_tot += r
+                qf[QF_PEND_EXTRA] += ctx.price(r)
+            pack_shed_set(shedder, ks)
+        elif status == R_SERVED:
+            shedder.sample()
         else:                                   # R_SPACE
             k = int(stp.S[S_NM])
             what = int(qi[QI_SPACE])
@@ -414,11 +557,10 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
         keys = _grown(keys, int(qi[QI_NKEY]) + k)
     if keep_warm:
         wrows = _grown(wrows, int(qi[QI_NWROWS]) + k)
-    collect(n, qf[QF_NOW], qi, qf, arr, stp.S, stp.o_pos, stp.o_last, cols, lat, keys, wrows)
+    collect(n, qf[QF_NOW], qi, qf, arr, stp.S, stp.o_pos, stp.o_last, cols, lat, keys, wrows,
+            recent_s, recent_c)
     unpack(shedder, ks)
-    ctx.queue.head, ctx.queue.tail, ctx.queue.length = (int(qi[QI_HEAD]), int(qi[QI_TAIL]),
-                                                         int(qi[QI_LEN]))
-    ctx.queue.peak, ctx.queue.dropped = int(qi[QI_PEAK]), int(qi[QI_DROPPED])
+    _sync_view(ctx, qi, recent_s, recent_c)
     totals = stp.total.copy()
     totals[C.MATCH_EMIT] += fin[C.MATCH_EMIT]
     return {"start": start, "depart": depart, "served": served.astype(bool),
