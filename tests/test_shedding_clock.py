@@ -7,26 +7,18 @@ import numpy as np
 import pytest
 
 from engines import counters as C
-from sim.arrivals import piecewise_poisson_arrivals
-from sim.costmodel import load_profile
 from sim.scenarios import darling as D
 from sim.shedding.memory import leaf_mask
 from sim.shedding.queue import Shedder, run_shedding
+from shedding_setup import assert_same_results, overload_setup
 
 PARAMS = {"query": "q1", "window_ms": 50, "n_events": 3000, "warm_frac": 0.1,
           "n_in_target": 100, "ref_window_ms": 50, "beta": 0.8}
 
 
 def _setup(peak: float):
-    prof = load_profile(None)
-    stream = D._stream_for(PARAMS)
-    n = len(stream)
-    n_warm = int(round(0.1 * n))
-    prog = D._program(PARAMS, stream)
-    ref = D.reference(PARAMS, n_warm, prof)
-    lam0 = 0.5 / ref["z_pre"]
-    segs = D.overload_segments(n, n_warm, lam0, "peaks", peak / 0.5, 0.7)
-    arr = piecewise_poisson_arrivals(n, segs, seed=3)
+    params, prof, stream, prog, arr, n_warm, ref = overload_setup("q1", 3000, peak)
+    assert params == PARAMS
     return prof, stream, prog, arr, n_warm, ref
 
 
@@ -41,12 +33,7 @@ def test_plain_clock_equals_simpy_clock(method):
                                   ingest_on_server=True, latency_cap=1200 * lmax,
                                   leaf_mask=leaf_mask(prog, stream), clock=clock)
     a, b = out["simpy"], out["plain"]
-    assert a.metrics.keys() == b.metrics.keys()
-    for k in a.metrics:
-        va, vb = a.metrics[k], b.metrics[k]
-        assert va == vb or (va != va and vb != vb), (k, va, vb)    # NaN == NaN
-    for f in ("start", "depart", "served", "match_latency"):
-        np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+    assert_same_results(a, b)
     if method != "none":     # the peaks overload the server: the shedder's hooks did work
         assert a.metrics["server_shed_s"] > 0
 

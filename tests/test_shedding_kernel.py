@@ -8,29 +8,13 @@ import numpy as np
 import pytest
 
 from engines.errors import CepsimInputError
-from sim.arrivals import piecewise_poisson_arrivals
-from sim.costmodel import load_profile
 from sim.scenarios import darling as D
 from sim.shedding.kernel_hooks import compiled_kind
 from sim.shedding.memory import leaf_mask
 from sim.shedding.queue import Shedder, run_shedding
+from shedding_setup import assert_same_results, overload_setup
 
 COMPILED = ("none", "darling", "random_input", "random_pm", "espice", "hspice", "icde20")
-
-
-def _setup(query: str, n_events: int, peak: float, window_ms: float = 50, seed: int = 3):
-    params = {"query": query, "window_ms": window_ms, "n_events": n_events, "warm_frac": 0.1,
-              "n_in_target": 100, "ref_window_ms": 50, "beta": 0.8}
-    prof = load_profile(None)
-    stream = D._stream_for(params)
-    n = len(stream)
-    n_warm = int(round(0.1 * n))
-    prog = D._program(params, stream)
-    ref = D.reference(params, n_warm, prof)
-    lam0 = 0.5 / ref["z_pre"]
-    segs = D.overload_segments(n, n_warm, lam0, "peaks", peak / 0.5, 0.7)
-    arr = piecewise_poisson_arrivals(n, segs, seed=seed)
-    return params, prof, stream, prog, arr, n_warm, ref
 
 
 def _both(method, params, prof, stream, prog, arr, n_warm, lmax, **kw):
@@ -42,28 +26,15 @@ def _both(method, params, prof, stream, prog, arr, n_warm, lmax, **kw):
     return out["python"], out["compiled"]
 
 
-def _assert_same(a, b):
-    assert a.metrics.keys() == b.metrics.keys()
-    for k in a.metrics:
-        va, vb = a.metrics[k], b.metrics[k]
-        assert va == vb or (va != va and vb != vb), (k, va, vb)    # NaN == NaN
-    for f in ("start", "depart", "served", "match_latency"):
-        np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
-    if a.match_keys is None:
-        assert b.match_keys is None
-    else:
-        np.testing.assert_array_equal(a.match_keys, b.match_keys)
-
-
 @pytest.mark.parametrize("method", COMPILED)
 @pytest.mark.parametrize("peak", [30.0, 3.0])
 def test_compiled_loop_equals_python_loop(method, peak):
-    params, prof, stream, prog, arr, n_warm, ref = _setup("q1", 4000, peak)
+    params, prof, stream, prog, arr, n_warm, ref = overload_setup("q1", 4000, peak)
     lmax = 20 * ref["z_pre"]
     (a, sa), (b, sb) = _both(method, params, prof, stream, prog, arr, n_warm, lmax,
                              ingest_on_server=True, latency_cap=1200 * lmax,
                              leaf_mask=leaf_mask(prog, stream))
-    _assert_same(a, b)
+    assert_same_results(a, b)
     if method != "none":
         assert a.metrics["server_shed_s"] > 0      # the hooks did work on this stream
     if method in ("darling", "random_input", "icde20"):
@@ -77,22 +48,22 @@ def test_compiled_loop_equals_python_loop(method, peak):
     {"spice_windows": "shared"}])
 @pytest.mark.parametrize("method", ["darling", "random_input", "espice", "hspice"])
 def test_compiled_loop_equals_python_loop_for_each_option(method, option):
-    params, prof, stream, prog, arr, n_warm, ref = _setup("q1", 3000, 30.0, seed=5)
+    params, prof, stream, prog, arr, n_warm, ref = overload_setup("q1", 3000, 30.0, seed=5)
     params = dict(params, **option)
     lmax = 10 * ref["z_pre"]
     (a, _), (b, _) = _both(method, params, prof, stream, prog, arr, n_warm, lmax,
                            ingest_on_server=False)
-    _assert_same(a, b)
+    assert_same_results(a, b)
 
 
 @pytest.mark.parametrize("method", COMPILED)
 def test_compiled_loop_keeps_match_keys_with_negation(method):
-    params, prof, stream, prog, arr, n_warm, ref = _setup("q4", 3000, 10.0, seed=7)
+    params, prof, stream, prog, arr, n_warm, ref = overload_setup("q4", 3000, 10.0, seed=7)
     assert len(prog.branches[0].neg_vars) > 0
     lmax = 20 * ref["z_pre"]
     (a, _), (b, _) = _both(method, params, prof, stream, prog, arr, n_warm, lmax,
                            keep_keys=True, latency_cap=50 * lmax)
-    _assert_same(a, b)
+    assert_same_results(a, b)
     assert len(b.match_keys) == b.metrics["matches_measured"]
     if method == "none":
         assert b.metrics["matches_measured"] > 0
@@ -100,17 +71,17 @@ def test_compiled_loop_keeps_match_keys_with_negation(method):
 
 @pytest.mark.parametrize("n_warm", [0, 1, 2999, 5000])
 def test_compiled_loop_equals_python_loop_at_warmup_edges(n_warm):
-    params, prof, stream, prog, arr, _, ref = _setup("q1", 3000, 30.0, seed=9)
+    params, prof, stream, prog, arr, _, ref = overload_setup("q1", 3000, 30.0, seed=9)
     for method in ("darling", "espice", "random_pm", "icde20"):
         if n_warm == 0 and method != "random_pm":
             continue      # DARLING / eSPICE learn from the warm-up (an error without one)
         (a, _), (b, _) = _both(method, params, prof, stream, prog, arr, n_warm,
                                20 * ref["z_pre"])
-        _assert_same(a, b)
+        assert_same_results(a, b)
 
 
 def test_loop_choice_is_checked():
-    params, prof, stream, prog, arr, n_warm, ref = _setup("q1", 500, 3.0)
+    params, prof, stream, prog, arr, n_warm, ref = overload_setup("q1", 500, 3.0)
 
     class Vetoing(Shedder):                 # a user's shedder: the Python loop runs it
         def before_step(self, i, now):

@@ -58,6 +58,17 @@ REPLICATED = np.array([C.EDGE_EVAL, C.PRED_EVAL, C.PM_CREATED, C.MATCH_EMIT], dt
 
 
 @leaf_njit
+def queue_drop(i, qi, qstate, by_type, types):
+    """``ShedQueue.drop`` on the compiled queue's arrays: event ``i`` leaves the queue (state 3)
+    if it is queued."""
+    if qstate[i] == 1:
+        qstate[i] = 3
+        qi[Q_LEN] -= 1
+        by_type[types[i]] -= 1
+        qi[Q_DROPPED] += 1
+
+
+@leaf_njit
 def recent_rate_at(arr, i):
     """``sim.shedding.rates.recent_rate(arr, i)`` (k = 512) in compiled code."""
     j = max(i - 512, 0)
@@ -311,11 +322,7 @@ def darling_on_arrival(i, si, sf, qi, qstate, by_type, types, bucket, in_bucket,
         shed += 1
         v = _victim(t, si, qstate, in_bucket, t_i, l_i, pool, rng)
         if v >= 0:
-            if qstate[v] == 1:                  # ShedQueue.drop
-                qstate[v] = 3
-                qi[Q_LEN] -= 1
-                by_type[types[v]] -= 1
-                qi[Q_DROPPED] += 1
+            queue_drop(v, qi, qstate, by_type, types)
             si[DA_DROPS] += 1
             shed += 1
     out[:] = 0
@@ -344,11 +351,7 @@ def icde20_on_arrival(i, si, qi, qstate, by_type, types, ev_class, shed, out):
         out[k] = 0
     out[C.DECISION_CHECK] = si[IC_DEPTH]
     if shed[ev_class[i]]:
-        if qstate[i] == 1:                      # ShedQueue.drop
-            qstate[i] = 3
-            qi[Q_LEN] -= 1
-            by_type[types[i]] -= 1
-            qi[Q_DROPPED] += 1
+        queue_drop(i, qi, qstate, by_type, types)
         si[IC_EV_DROPPED] += 1
         out[C.SHED_OP] = 1
     return True

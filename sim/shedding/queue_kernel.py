@@ -271,24 +271,18 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
         qi[QI_PHASE] = P_TOP
         now = qf[QF_NOW]
         if phase == P_TOP or phase == P_INGEST:
-            if phase == P_INGEST:
-                nxt = qi[QI_NXT]
-                if kind == H.K_DARLING and not H.darling_room(si, qi, pool):
-                    qi[QI_PHASE] = P_INGEST
-                    qi[QI_SPACE] = SP_POOL
-                    status = R_SPACE
-                    break
-                qf[QF_CARRY] += _ingest(nxt, qi, qf, arr, qstate, by_type, types, unit,
-                                        shed_tot, si, sf, ev_a, ev_b, t_i, t_f, l_i, pool, rng,
-                                        flags, hrow, hrow_f)
-                qi[QI_NXT] = nxt + 1
+            # ingest the arrivals up to the clock; resuming at P_INGEST, the next arrival first
+            # even if the clock's rounding left it a hair short (the Python server's second
+            # ingest site, after an idle wait), or after the warm-up end or pool growth
+            force = phase == P_INGEST
             stop = False
-            while qi[QI_NXT] < n and arr[qi[QI_NXT]] <= now:
+            while qi[QI_NXT] < n and (force or arr[qi[QI_NXT]] <= now):
                 nxt = qi[QI_NXT]
                 if (nxt == n_warm and qi[QI_IN_WARMUP]) or (
                         kind == H.K_DARLING and not H.darling_room(si, qi, pool)):
                     stop = True
                     break
+                force = False
                 qf[QF_CARRY] += _ingest(nxt, qi, qf, arr, qstate, by_type, types, unit,
                                         shed_tot, si, sf, ev_a, ev_b, t_i, t_f, l_i, pool, rng,
                                         flags, hrow, hrow_f)
@@ -305,13 +299,8 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
             if i < 0:
                 if qi[QI_NXT] >= n:
                     break
-                # idle until the next arrival, then ingest it even if the clock's rounding
-                # left it a hair short (the Python server's second ingest site)
-                qf[QF_NOW] = now + (arr[qi[QI_NXT]] - now)
+                qf[QF_NOW] = now + (arr[qi[QI_NXT]] - now)    # idle until the next arrival
                 qi[QI_PHASE] = P_INGEST
-                if qi[QI_IN_WARMUP] and qi[QI_NXT] == n_warm:
-                    status = R_WARM
-                    break
                 continue
             extra = qf[QF_CARRY]
             qf[QF_CARRY] = 0.0
