@@ -20,7 +20,9 @@ again to resume at the same point (no array is rebound inside the loop: docs/ENG
   warm-up (services, matches, counts), its state is packed and the arrival is ingested on resume;
 * ``R_GROW``: the engine's buffers are full for the next step (``Stepper._grow``);
 * ``R_SPACE``: an output buffer (latencies, match keys, warm-up rows) or DARLING's bucket pool
-  needs room (``qi[QI_SPACE]`` says which).
+  needs room (``qi[QI_SPACE]`` says which);
+* ``R_AFTER`` / ``R_SERVED``: ICDE'20's every-32nd-event step runs in Python
+  (``Icde20.trigger`` after a step, ``Icde20.sample`` after a warm-up departure).
 """
 from __future__ import annotations
 
@@ -514,10 +516,12 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
             ctx.warm_service = list(zip(warm_ev[:nws].tolist(), warm_sv[:nws].tolist()))
             nwr = int(qi[QI_NWROWS])
             ctx.warm_matches = [wrows[:nwr]] if nwr else []
+            # the list holds the rows' only reference: a shedder that frees them early (ICDE'20,
+            # before its k-means and tree) frees them (issue 27, peak memory)
+            wrows = np.zeros((1, m_cols), dtype=wrows.dtype)
             shedder.end_warmup(float(arr[int(qi[QI_NXT])]))
             pack_learned(shedder, ks)
             ctx.warm_matches.clear()
-            wrows = np.zeros((1, m_cols), dtype=wrows.dtype)
             trim_heap()
         elif status == R_AFTER:
             _sync_view(ctx, qi, recent_s, recent_c)
