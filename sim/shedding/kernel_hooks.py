@@ -29,6 +29,7 @@ from engines import counters as C
 from engines.evaluators.stepper_kernel import ADM_NONE, ADM_STATE, ADM_TYPE, _drop_rows, \
     _first_weights, _live_rows
 from engines.leaf_jit import leaf_njit
+from sim.shedding.rates import recent_rate
 
 # shedder kinds of the compiled queue
 K_NONE, K_DARLING, K_RANDOM_PM, K_SPICE, K_ICDE20 = 0, 1, 2, 3, 4
@@ -38,7 +39,7 @@ RP_ACTIVE, RP_DROPPED = 0, 1
 RP_BETA, RP_N_IN, RP_Z_BAR = 0, 1, 2
 # ---- Spice scalars
 SP_ACTIVE, SP_ON, SP_N_SERVED, SP_ON_EVENTS, SP_RANK_N, SP_NW, SP_CNT, SP_WSUM, SP_OPEN_HEAD, \
-    SP_OPEN_TAIL, SP_IS_H, SP_REPLICATE, SP_N_BINS = range(13)
+    SP_OPEN_TAIL, SP_IS_H, SP_REPLICATE = range(12)
 SP_BETA, SP_N_IN, SP_Z_BAR, SP_WINDOW = 0, 1, 2, 3
 # ---- Darling scalars and table columns
 DA_ACTIVE, DA_ENTRIES, DA_PEAK_ENTRIES, DA_DROPS, DA_VICTIM_RANDOM, DA_CHECK_GLOBAL, DA_PSI, \
@@ -46,7 +47,8 @@ DA_ACTIVE, DA_ENTRIES, DA_PEAK_ENTRIES, DA_DROPS, DA_VICTIM_RANDOM, DA_CHECK_GLO
 DA_BETA, DA_N_IN = 0, 1
 # ---- ICDE'20 scalars
 IC_ACTIVE, IC_SHED_ANY, IC_N_SERVED, IC_EV_DROPPED, IC_DEPTH = range(5)
-T_N_TERMS, T_OLDEST, T_ON, T_LOW = 0, 1, 2, 3          # t_i columns
+T_N_TERMS, T_OLDEST, T_ON, T_LOW = 0, 1, 2, 3          # t_i columns (DARLING)
+T_IN_PATTERN = 0                                       # t_i column (eSPICE / hSPICE)
 T_N_T, T_GAMMA = 0, 1                                  # t_f columns
 L_CNT, L_START, L_LEN, L_HEAD, L_CAP = 0, 1, 2, 3, 4   # l_i columns
 N_SI, N_SF = 16, 8
@@ -68,14 +70,6 @@ def queue_drop(i, qi, qstate, by_type, types):
         qi[Q_DROPPED] += 1
 
 
-@leaf_njit
-def recent_rate_at(arr, i):
-    """``sim.shedding.rates.recent_rate(arr, i)`` (k = 512) in compiled code."""
-    j = max(i - 512, 0)
-    dt = arr[i] - arr[j]
-    return (i - j) / dt if dt > 0 else np.inf
-
-
 # ----------------------------------------------------------------------------- RandomPM
 @njit(cache=True)
 def random_pm_after_step(si, sf, qi, arr, S, a_first, pidx, poff, pn, free, cnt_first,
@@ -83,7 +77,7 @@ def random_pm_after_step(si, sf, qi, arr, S, a_first, pidx, poff, pn, free, cnt_
     """``RandomPM.after_step``: fills ``out`` and returns True, or returns False for None."""
     if si[RP_ACTIVE] == 0 or qi[Q_LEN] < sf[RP_BETA] * sf[RP_N_IN]:
         return False
-    lam = recent_rate_at(arr, qi[Q_TAIL] - 1)
+    lam = recent_rate(arr, qi[Q_TAIL] - 1)
     p = 1.0 - (1.0 / sf[RP_Z_BAR]) / lam
     if p <= 0:
         return False
@@ -136,7 +130,7 @@ def spice_before_step(i, si, sf, qi, arr, ts, types, in_pattern, rank, open_ts, 
         return False
     si[SP_N_SERVED] += 1
     if si[SP_N_SERVED] % 64 == 1:
-        lam = recent_rate_at(arr, qi[Q_TAIL] - 1)
+        lam = recent_rate(arr, qi[Q_TAIL] - 1)
         mu = 1.0 / sf[SP_Z_BAR]
         if qi[Q_LEN] >= sf[SP_BETA] * sf[SP_N_IN] and lam > mu:
             x = 1.0 - mu / lam
@@ -434,14 +428,13 @@ def pack_start(shedder, ctx) -> KernelState:
         si, sf = ks.si, ks.sf
         si[SP_IS_H] = shedder.kind == "hspice"
         si[SP_REPLICATE] = shedder.replicate
-        si[SP_N_BINS] = shedder.n_bins
         si[SP_NW] = 1
         sf[SP_BETA] = shedder.beta
         sf[SP_WINDOW] = shedder.window
         ks.ev_a = shedder.rank                       # the window rank per event (shared)
         ks.ev_b = np.zeros(max(n, 1), dtype=np.int64)    # open windows' ranks (ring)
         ks.ev_f = np.zeros(max(n, 1), dtype=np.float64)  # open windows' timestamps
-        ks.t_i[:, 0] = np.asarray(shedder._in_pattern, dtype=np.int64)
+        ks.t_i[:, T_IN_PATTERN] = np.asarray(shedder._in_pattern, dtype=np.int64)
     return ks
 
 
@@ -490,11 +483,12 @@ def pack_shed_set(shedder, ks: KernelState) -> None:
     ks.si[IC_SHED_ANY] = bool(ks.flags.any())
 
 
-def grow_pool(ks: KernelState, qlen: int) -> None:
+def grow_pool(ks: KernelState, qi: np.ndarray) -> None:
     """DARLING's bucket pool compacted into a larger array: every list's entries (its consumed
-    head kept) laid end to end, each list's capacity its length."""
+    head kept) laid end to end, each list's capacity its length, and twice the room the next
+    arrival may take (``darling_need``) above them."""
     si, l_i = ks.si, ks.l_i
-    need = int(4 * (si[DA_POOL_USED] + qlen + 2) + 8 * si[DA_PSI] + 16)
+    need = int(darling_need(si, qi))
     new = np.zeros(2 * (int(l_i[:, L_LEN].sum()) + need) + 1024, dtype=np.int64)
     top = 0
     for lst in range(l_i.shape[0]):

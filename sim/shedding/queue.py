@@ -211,6 +211,30 @@ class ShedResult:
     match_keys: np.ndarray | None = None
 
 
+@dataclass
+class LoopOutcome:
+    """What a server loop (Python ``_serve_python`` or compiled
+    ``queue_kernel.run_compiled``) hands to ``run_shedding``'s metrics."""
+
+    start: np.ndarray           # float64 per event: service start (NaN if never served)
+    depart: np.ndarray          # float64 per event: departure (NaN if never served)
+    served: np.ndarray          # bool per event
+    lat: np.ndarray             # the measured latencies (``ShedResult.match_latency``)
+    keys: np.ndarray | None     # their bindings with ``keep_keys``
+    vetoed: int
+    peak_mem: int
+    peak_bound: int
+    peak_live: int
+    peak_slots: int
+    warm_matches: int
+    n_over: int
+    ingest_busy: float
+    server_shed_s: float
+    replication_s: float
+    shed_tot: np.ndarray        # int64[N_COUNTERS]: the shedder's work
+    totals: np.ndarray          # int64[N_COUNTERS]: the engine's work
+
+
 def _run_simpy(gen, t_init: float) -> None:
     """Drive the server generator of ``run_shedding`` as one SimPy process: each yielded delay
     is a ``Timeout``, the clock after it is sent back (the reference clock)."""
@@ -289,25 +313,23 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     else:
         out = _serve_python(ctx, shedder, stp, q, int(n_warm), ingest_on_server, keep_keys,
                             latency_cap, leaf_mask, clock, t_init)
-    start, depart, served, lat, keys = (out[k] for k in ("start", "depart", "served", "lat",
-                                                          "keys"))
-    shed_tot, totals = out["shed_tot"], out["totals"]
-    peak_slots = out["peak_slots"]
+    start, depart, served, lat, keys = out.start, out.depart, out.served, out.lat, out.keys
+    shed_tot, totals = out.shed_tot, out.totals
     end = float(np.nanmax(depart)) if served.any() else 0.0
     t0 = float(arr[0]) if n else 0.0
     met = {
         "n_events": n, "n_warm": int(n_warm), "served": int(served.sum()),
         "shed_events": int(n - served.sum()), "dropped_in_queue": int(q.dropped),
-        "vetoed": int(out["vetoed"]), "peak_queue": int(q.peak),
-        "peak_live_pm": int(out["peak_live"]), "peak_live_bound": int(out["peak_bound"]),
-        "peak_memory_events": int(out["peak_mem"]),
-        "peak_pm_slots": int(peak_slots) if leaf_mask is not None else -1,
-        "matches_measured": int(lat.size), "warm_matches": int(out["warm_matches"]),
-        "matches_over_cap": int(out["n_over"]),
-        "ingest_busy_s": float(out["ingest_busy"]),
-        "ingest_utilisation": float(out["ingest_busy"] / max(end - t0, 1e-300)),
-        "server_shed_s": float(out["server_shed_s"]),
-        "replication_s": float(out["replication_s"]),
+        "vetoed": int(out.vetoed), "peak_queue": int(q.peak),
+        "peak_live_pm": int(out.peak_live), "peak_live_bound": int(out.peak_bound),
+        "peak_memory_events": int(out.peak_mem),
+        "peak_pm_slots": int(out.peak_slots) if leaf_mask is not None else -1,
+        "matches_measured": int(lat.size), "warm_matches": int(out.warm_matches),
+        "matches_over_cap": int(out.n_over),
+        "ingest_busy_s": float(out.ingest_busy),
+        "ingest_utilisation": float(out.ingest_busy / max(end - t0, 1e-300)),
+        "server_shed_s": float(out.server_shed_s),
+        "replication_s": float(out.replication_s),
         "makespan_s": end - t0,
         "pm_removed_by_shedder": int(shed_tot[C.PM_REMOVED]),
         "shed_ops": int(shed_tot[C.SHED_OP]), "utility_ops": int(shed_tot[C.UTILITY_UPDATE]),
@@ -335,9 +357,8 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
 
 def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue, n_warm: int,
                   ingest_on_server: bool, keep_keys: bool, latency_cap: float | None,
-                  leaf_mask: np.ndarray | None, clock: str, t_init: float) -> dict:
-    """The server loop in Python (the module docstring); returns what ``run_shedding`` reads
-    after its loop."""
+                  leaf_mask: np.ndarray | None, clock: str, t_init: float) -> LoopOutcome:
+    """The server loop in Python (the module docstring)."""
     arr = ctx.arrivals
     n = len(arr)
     stream = ctx.stream
@@ -546,8 +567,6 @@ def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue
     start = np.frombuffer(start_l, dtype=np.float64)
     depart = np.frombuffer(depart_l, dtype=np.float64)
     served = np.frombuffer(bytes(served_b), dtype=np.uint8).astype(bool)
-    return {"start": start, "depart": depart, "served": served, "lat": lat, "keys": keys,
-            "vetoed": vetoed, "peak_mem": peak_mem, "peak_bound": peak_bound,
-            "peak_live": peak_live, "peak_slots": peak_slots, "warm_matches": warm_matches,
-            "n_over": n_over, "ingest_busy": ingest_busy, "server_shed_s": server_shed_s,
-            "replication_s": replication_s, "shed_tot": shed_tot, "totals": totals}
+    return LoopOutcome(start, depart, served, lat, keys, vetoed, peak_mem, peak_bound, peak_live,
+                       peak_slots, warm_matches, n_over, ingest_busy, server_shed_s,
+                       replication_s, shed_tot, totals)

@@ -307,9 +307,9 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
             extra = qf[QF_CARRY]
             qf[QF_CARRY] = 0.0
             if kind == H.K_SPICE:
-                if H.spice_before_step(i, si, sf, qi, arr, ts, types, t_i[:, 0], ev_a, ev_f,
-                                       ev_b, el_type, pidx, poff, pn, a_first, cdf, u_sorted,
-                                       adm, hrow):
+                if H.spice_before_step(i, si, sf, qi, arr, ts, types, t_i[:, H.T_IN_PATTERN],
+                                       ev_a, ev_f, ev_b, el_type, pidx, poff, pn, a_first, cdf,
+                                       u_sorted, adm, hrow):
                     for k in range(hrow.shape[0]):
                         shed_tot[k] += hrow[k]
                     extra += _price(hrow, hrow_f, unit)
@@ -433,10 +433,10 @@ def _sync_view(ctx, qi, recent_s, recent_c) -> None:
 
 
 def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_keys: bool,
-                 latency_cap, leaf_mask, t_init: float) -> dict:
-    """Run the server loop compiled (module docstring); returns what ``run_shedding`` reads
-    after its loop (the same names as its Python loop's locals)."""
-    from sim.shedding.queue import index_dtype
+                 latency_cap, leaf_mask, t_init: float):
+    """Run the server loop compiled (module docstring); returns its
+    ``sim.shedding.queue.LoopOutcome``."""
+    from sim.shedding.queue import LoopOutcome, index_dtype
     from sim.shedding.kernel_hooks import (grow_pool, keeps_recent, pack_learned,
                                            pack_shed_set, pack_start, reads_warm_matches,
                                            unpack)
@@ -542,7 +542,7 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
             elif what == SP_WARM_ROWS:
                 wrows = _grown(wrows, int(qi[QI_NWROWS]) + k)
             else:
-                grow_pool(ks, int(qi[QI_LEN]))
+                grow_pool(ks, qi)
     fin = stp.finish()
     k = int(stp.S[S_NM])
     lat = _grown(lat, int(qi[QI_NLAT]) + k)
@@ -556,11 +556,12 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
     _sync_view(ctx, qi, recent_s, recent_c)
     totals = stp.total.copy()
     totals[C.MATCH_EMIT] += fin[C.MATCH_EMIT]
-    return {"start": start, "depart": depart, "served": served.astype(bool),
-            "lat": lat[:int(qi[QI_NLAT])],         # views: no second copy of 10^8 values
-            "keys": keys[:int(qi[QI_NKEY])] if keep_keys else None,
-            "vetoed": 0, "peak_mem": int(qi[QI_PEAK_MEM]), "peak_bound": int(qi[QI_PEAK_BOUND]),
-            "peak_live": int(qi[QI_PEAK_LIVE]), "peak_slots": int(qi[QI_PEAK_SLOTS]),
-            "warm_matches": int(qi[QI_WARM_MATCHES]), "n_over": int(qi[QI_N_OVER]),
-            "ingest_busy": float(qf[QF_INGEST_BUSY]), "server_shed_s": float(qf[QF_SERVER_SHED]),
-            "replication_s": 0.0, "shed_tot": shed_tot, "totals": totals}
+    return LoopOutcome(
+        start=start, depart=depart, served=served.astype(bool),
+        lat=lat[:int(qi[QI_NLAT])],             # views: no second copy of 10^8 values
+        keys=keys[:int(qi[QI_NKEY])] if keep_keys else None,
+        vetoed=0, peak_mem=int(qi[QI_PEAK_MEM]), peak_bound=int(qi[QI_PEAK_BOUND]),
+        peak_live=int(qi[QI_PEAK_LIVE]), peak_slots=int(qi[QI_PEAK_SLOTS]),
+        warm_matches=int(qi[QI_WARM_MATCHES]), n_over=int(qi[QI_N_OVER]),
+        ingest_busy=float(qf[QF_INGEST_BUSY]), server_shed_s=float(qf[QF_SERVER_SHED]),
+        replication_s=0.0, shed_tot=shed_tot, totals=totals)

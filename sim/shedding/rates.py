@@ -1,11 +1,17 @@
-"""Arrival-rate estimate shared by the baselines: events over the last ``k`` arrivals."""
+"""Arrival-rate estimate shared by the baselines: events over the last ``k`` arrivals.
+
+Compiled (a leaf helper, ``engines.leaf_jit``) so that the Python shedders and the compiled
+queue's hooks (``sim.shedding.kernel_hooks``) call the same function."""
 from __future__ import annotations
 
 import numpy as np
 
+from engines.leaf_jit import leaf_njit
 
-def recent_rate(arrivals: np.ndarray, i: int, k: int = 512) -> float:
+
+@leaf_njit
+def recent_rate(arrivals, i, k=512):
     """Arrival rate (events/s) measured over the ``k`` arrivals up to ``i`` (inclusive)."""
     j = max(i - k, 0)
-    dt = float(arrivals[i] - arrivals[j])
-    return (i - j) / dt if dt > 0 else float("inf")
+    dt = arrivals[i] - arrivals[j]
+    return (i - j) / dt if dt > 0 else np.inf
