@@ -99,6 +99,10 @@ def clear_memos(keep: set[str] | frozenset = frozenset()) -> int:
     return n
 
 
+#: types that hold no array (``array_bytes`` does not look into them)
+_LEAVES = (str, bytes, int, float, bool, type(None))
+
+
 def array_bytes(obj, _seen: set | None = None) -> int:
     """Bytes of the numpy arrays reachable from ``obj`` through dicts, lists, tuples and object
     attributes (``__dict__`` / ``__slots__``), each owning array counted once (views: 0)."""
@@ -110,10 +114,14 @@ def array_bytes(obj, _seen: set | None = None) -> int:
     if isinstance(obj, np.ndarray):
         return obj.nbytes if obj.base is None else 0
     if isinstance(obj, dict):
-        return sum(array_bytes(k, seen) + array_bytes(v, seen) for k, v in obj.items())
+        return sum(array_bytes(k, seen) + array_bytes(v, seen) for k, v in obj.items()
+                   if type(k) not in _LEAVES or type(v) not in _LEAVES)
     if isinstance(obj, (list, tuple)):
-        return sum(array_bytes(v, seen) for v in obj)
-    if isinstance(obj, (str, bytes, int, float, type(None))):
+        # scalars skipped in the loop, not by a call each: a memo's JSON-able evaluation
+        # holds lists of tens of thousands of numbers (the adaptive scenario's headroom sums),
+        # and a call per number made this walk 20 ms after every point of a worker holding them
+        return sum(array_bytes(v, seen) for v in obj if type(v) not in _LEAVES)
+    if isinstance(obj, _LEAVES):
         return 0
     total = 0
     if hasattr(obj, "__dict__"):
@@ -138,10 +146,27 @@ def drop_bulky_entries(min_mb: float) -> int:
             d = getattr(mod, attr, None)
             if not isinstance(d, dict):
                 continue
-            for key in [k for k, v in d.items() if array_bytes(v) >= limit]:
+            sized = _SIZED.setdefault(id(d), {})
+            for key in [k for k, v in d.items() if _entry_bytes(sized, k, v) >= limit]:
                 del d[key]
                 n += 1
+            for key in [k for k in sized if k not in d]:
+                del sized[key]
     return n
+
+
+#: ``array_bytes`` of every memo entry already measured, per memo dict: ``{id(dict): {key:
+#: (id(value), bytes)}}``.  A memo entry is a finished result that is replaced, never changed
+#: in place, so its size is measured once, not after every point (walking the adaptive
+#: scenario's JSON-able evaluations took 7-20 ms per point).
+_SIZED: dict = {}
+
+
+def _entry_bytes(sized: dict, key, value) -> int:
+    got = sized.get(key)
+    if got is None or got[0] != id(value):
+        got = sized[key] = (id(value), array_bytes(value))
+    return got[1]
 
 
 def release_after_point(scenario: str, threshold_mb: float | None = None,

@@ -183,7 +183,9 @@ def test_a_candidate_over_the_engine_cap_is_left_out_not_the_point(monkeypatch, 
         return real(program, stream, kind, plan, bounds, engine_options, counters)
 
     monkeypatch.setattr(H, "plan_epoch_sums", capped)
-    params = {"dataset": "stocks", "planner": "greedy", "pset": "seq", "n": 5, "window": 1.0,
+    # ZStream: its runs do not converge, so the methods' evaluation runs no candidate whole
+    # for the oracle (greedy: test_greedy_candidates_the_methods_use_run_once below)
+    params = {"dataset": "stocks", "planner": "zstream", "pset": "seq", "n": 5, "window": 1.0,
               "w_s": 3.0, "n_events": 3000, "n_types": 8, "total_rate": 500.0,
               "check_every": 10, "n_samples": 2, "K": 1, "t_values": [0.3], "d_values": [0.1],
               "davg": False, "stream_seed": 1}
@@ -193,3 +195,34 @@ def test_a_candidate_over_the_engine_cap_is_left_out_not_the_point(monkeypatch, 
     assert len(seen) >= 2
     assert row["supported"] == 1 and row["headroom_over_cap"] == 1
     assert row["headroom_cands"] == 1 + len(seen) - 1
+
+
+def test_greedy_candidates_the_methods_use_run_once(monkeypatch, tmp_path):
+    """Greedy (lazy chain) runs converge: a headroom candidate that some method deploys is run
+    once over the whole stream, as the master of that plan's epochs, and the oracle reads its
+    sums instead of running it again; the row equals the one computed without that sharing."""
+    import engines.planners.adaptive.headroom as H
+    from sim.scenarios import adaptive as A
+    from sim.scenarios import adaptive_runs as AR
+    monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path / "cache"))
+    params = {"dataset": "stocks", "planner": "greedy", "pset": "seq", "n": 5, "window": 1.0,
+              "w_s": 3.0, "n_events": 3000, "n_types": 8, "total_rate": 500.0,
+              "check_every": 10, "n_samples": 2, "K": 1, "t_values": [0.3], "d_values": [0.1],
+              "davg": False, "stream_seed": 1}
+    real = H.plan_epoch_sums
+    runs = {"shared": [], "unshared": []}
+    rows = {}
+    real_eval = AR.evaluate_methods
+    for mode in ("shared", "unshared"):
+        monkeypatch.setattr(A, "_WORK_MEM", {})
+        monkeypatch.setattr(A, "_PLAN_SUMS_MEM", {})
+        monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path / mode))
+        monkeypatch.setattr(H, "plan_epoch_sums",
+                            lambda *a, _m=mode, **k: runs[_m].append(a[3]) or real(*a, **k))
+        if mode == "unshared":
+            monkeypatch.setattr(AR, "evaluate_methods",
+                                lambda *a, **k: real_eval(*a[:7]))
+        rows[mode] = A.point(params, 0)
+    assert rows["shared"]["headroom_cands"] >= 3
+    assert len(runs["unshared"]) >= 2 and len(runs["shared"]) < len(runs["unshared"])
+    assert rows["shared"] == rows["unshared"]

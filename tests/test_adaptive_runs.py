@@ -30,7 +30,7 @@ pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 
 def reference_run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K,
-                          davg, eopts, memo=None, zero_bounds=None):
+                          davg, eopts, memo=None, zero_bounds=None, oracle_runs=None):
     """``sim.scenarios.adaptive._run_methods`` before issue 27 (same signature as now; it returns
     no zero-start sums, so the headroom oracle runs P0 afresh)."""
     from engines.planners.adaptive.controller import run_controller

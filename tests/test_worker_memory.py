@@ -91,6 +91,29 @@ def test_array_bytes_counts_owned_arrays_once():
     assert W.array_bytes({"s": "text", "n": 3}) == 0
 
 
+def test_array_bytes_finds_arrays_among_many_numbers():
+    import numpy as np
+    a = np.zeros(100)
+    assert W.array_bytes([[1, 2.0, None, True, "x"] * 50, (3, a), [4] * 1000]) == 800
+    assert W.array_bytes({1: 2.0, "k": [a, 5]}) == 800
+
+
+def test_drop_bulky_entries_measures_each_entry_once(memo_modules, monkeypatch):
+    import numpy as np
+    base, user, other = memo_modules
+    seen = []
+    real = W.array_bytes
+    monkeypatch.setattr(W, "array_bytes",
+                        lambda obj, *rest: (not rest and seen.append(obj)) or real(obj, *rest))
+    user._REF["short"] = small = (np.zeros(10),)
+    assert W.drop_bulky_entries(2.0) == 0
+    measured = len(seen)
+    assert W.drop_bulky_entries(2.0) == 0 and len(seen) == measured   # nothing new: no walk
+    user._REF["short"] = (np.zeros(2**20 // 8 * 3),)                   # replaced: measured again
+    assert W.drop_bulky_entries(2.0) == 1 and "short" not in user._REF
+    assert len(seen) == measured + 1 and small is not None
+
+
 def test_drop_bulky_entries_drops_only_big_entries_of_every_paper(memo_modules):
     import numpy as np
     base, user, other = memo_modules

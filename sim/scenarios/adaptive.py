@@ -430,18 +430,30 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
         cap = int(params.get("engine_cap", 2_000_000))
         eopts = {"max_partial_matches": cap, "max_matches": cap, "max_kleene_nodes": cap}
     from engines.planners.adaptive.headroom import epoch_bounds
+    from engines.planners.adaptive.branch_runs import independent_alternatives
     memo: dict = {}
     try:
         epoch_len = int(params.get("headroom_epoch", 0)) or max(
             1, int(round(w_s * float(params.get("total_rate", 100.0)))))
         bounds = epoch_bounds(n_events, n_warmup, epoch_len)
+        max_plans = int(params.get("headroom_plans", 16))
+        sums_base = _plan_sums_base(stream_args, text, kind, bounds, eopts)
+
+        def oracle_runs(memo_: dict) -> set:
+            """The headroom candidates the oracle will run whole: those no earlier point ran,
+            unless the oracle runs an OR's alternatives one by one instead (``branch_runs``:
+            cheaper than whole runs when candidates share sub-plans).  The methods' evaluation
+            runs those it uses over the whole stream (``evaluate_methods``'s ``full_plans``)."""
+            if independent_alternatives(prog) is not None:
+                return set()
+            cands = _candidates(memo_, stats, planner, p0.plan, bounds, max_plans)[0]
+            return {p for p in cands if _plan_sums(sums_base, p) is None}
+
         per_method, consistent, zero_sums = _run_methods(labels, prog, stream, stats, planner,
                                                          kind, n_events, n_warmup, K, davg,
-                                                         eopts, memo, bounds)
+                                                         eopts, memo, bounds, oracle_runs)
         head = _headroom_work(prog, stream, stats, planner, kind, p0.plan, memo, zero_sums,
-                              eopts, n_events, n_warmup, epoch_len,
-                              int(params.get("headroom_plans", 16)),
-                              _plan_sums_base(stream_args, text, kind, bounds, eopts))
+                              eopts, n_events, n_warmup, epoch_len, max_plans, sums_base)
     except CapacityError as exc:
         return {"status": "capacity", "why": f"capacity: {exc}"[:200]}
     return {"status": "ok", "methods": per_method, "d_avg": davg, "headroom": head,
@@ -461,11 +473,9 @@ def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, zero_sums,
     (``branch_runs``: an OR of independent alternatives runs each distinct sub-plan once).
     Integer sums of a deterministic run: the same whichever point computed them."""
     from engines.planners.adaptive.branch_runs import epoch_sums_by_alternatives
-    from engines.planners.adaptive.headroom import candidate_plans, epoch_bounds, plan_epoch_sums
+    from engines.planners.adaptive.headroom import epoch_bounds, plan_epoch_sums
     bounds = epoch_bounds(n_events, n_warmup, epoch_len)
-    from engines.planners.adaptive.controller import snapshot_plan_list
-    snap = snapshot_plan_list(memo, planner, len(stats))
-    cands, capped = candidate_plans(p0_plan, snap, stats.positions, bounds, max_plans)
+    cands, capped, snap = _candidates(memo, stats, planner, p0_plan, bounds, max_plans)
     # P0 first (a cap error here is the point's: the static method cannot run), then the other
     # candidates the methods did not run from event 0: each distinct sub-plan of an OR of
     # independent alternatives once (``branch_runs``), else every plan whole
@@ -502,6 +512,16 @@ def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, zero_sums,
             "n_distinct": int(len({p for p in snap if p is not None} | {p0_plan}))}
 
 
+def _candidates(memo: dict, stats, planner: str, p0_plan, bounds: list, max_plans: int):
+    """``(candidates, capped, snapshot plans)`` of the headroom oracle
+    (``headroom.candidate_plans`` on the plans A returned at the snapshots, ``memo``)."""
+    from engines.planners.adaptive.controller import snapshot_plan_list
+    from engines.planners.adaptive.headroom import candidate_plans
+    snap = snapshot_plan_list(memo, planner, len(stats))
+    cands, capped = candidate_plans(p0_plan, snap, stats.positions, bounds, max_plans)
+    return cands, capped, snap
+
+
 def _headroom_row(head: dict, unit: np.ndarray, base: float) -> dict:
     """Row columns of the headroom oracle priced with the point's unit costs: ``headroom``
     (static service time / oracle's, base cost included: the ceiling of any method's throughput
@@ -522,15 +542,17 @@ def _headroom_row(head: dict, unit: np.ndarray, base: float) -> dict:
 
 
 def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K, davg,
-                 eopts, memo: dict | None = None, zero_bounds: list | None = None
-                 ) -> tuple[dict, bool, dict]:
+                 eopts, memo: dict | None = None, zero_bounds: list | None = None,
+                 oracle_runs=None) -> tuple[dict, bool, dict]:
     """Every method's schedule and evaluation: ``({label: work}, matches consistent, zero_sums)``,
     where work holds the integer sums the cost profile prices (``total_sums``: every counter
     column, engine plus adaptation charges, over the events after the warm-up; ``adapt_sums``:
     DECISION_CHECK, PLAN_GEN, PLANNER_STEP over the same events) and the method's counts, and
     ``zero_sums`` the epoch sums (over ``zero_bounds``) of the runs from event 0 that the
     headroom oracle reuses (``adaptive_runs.evaluate_methods``: the epoch runs of all methods
-    shared, each kept only as the sums and match rows later epochs read)."""
+    shared, each kept only as the sums and match rows later epochs read).  ``oracle_runs(memo)``
+    (after the controllers have filled ``memo``) names the plans the headroom oracle will run
+    over the whole stream: the evaluation runs those it uses so, once, for both."""
     from engines.planners.adaptive.controller import run_controllers
     from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision, ThresholdDecision,
                                            UnconditionalDecision)
@@ -554,7 +576,7 @@ def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup,
                                 shadow=True, plan_memo=memo)
     evals, consistent, zero_sums = evaluate_methods(
         prog, stream, kind, [(s.starts, s.plans) for s in schedules], n_warmup, eopts,
-        zero_bounds)
+        zero_bounds, frozenset(oracle_runs(memo)) if oracle_runs is not None else frozenset())
     out: dict = {}
     for (lab, _, _), sch, ev in zip(labels, schedules, evals):
         charge_sums = _packed_sums(sch.charges, stats.stat_work, n_warmup, n_events)

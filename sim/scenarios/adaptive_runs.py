@@ -267,8 +267,8 @@ def _derive_from_masters(need: dict, conv) -> tuple[dict, dict]:
 
 def evaluate_methods(program, stream, kind: str, schedules: list, n_warmup: int,
                      engine_options: dict | None = None,
-                     zero_bounds: list[tuple[int, int]] | None = None
-                     ) -> tuple[list[dict], bool, dict]:
+                     zero_bounds: list[tuple[int, int]] | None = None,
+                     full_plans=frozenset()) -> tuple[list[dict], bool, dict]:
     """Evaluate every ``(starts, plans)`` of ``schedules`` (module docstring).
 
     Returns ``(per_schedule, consistent, zero_sums)``: per schedule a dict ``eng_sums``
@@ -284,18 +284,24 @@ def evaluate_methods(program, stream, kind: str, schedules: list, n_warmup: int,
     rows ``[c1, ...)`` of that longer run (``_derive_from_masters``), which cuts the events
     the engine processes by 12-50 % on the PVLDB'18 greedy points.  Should a master, run
     farther than any epoch of its own needed, exceed the engine's capacity cap, the evaluation
-    is redone without derivation (``derive=False``), as before."""
+    is redone without derivation (``derive=False``), as before.
+
+    ``full_plans``: plans the caller needs run from event 0 over the whole stream anyway (the
+    headroom oracle's candidates that no earlier point ran).  When runs converge, each of them
+    that some epoch uses is run so, as its plan's master, and every later epoch of that plan
+    derives from it: the methods then run only the short ``[lo, c1)`` heads of those plans, and
+    the oracle reads the full run's sums from ``zero_sums`` instead of running it again."""
     from engines.errors import CapacityError
     try:
         return _evaluate(program, stream, kind, schedules, n_warmup, engine_options,
-                         zero_bounds, derive=True)
+                         zero_bounds, derive=True, full_plans=full_plans)
     except CapacityError:
         return _evaluate(program, stream, kind, schedules, n_warmup, engine_options,
                          zero_bounds, derive=False)
 
 
 def _evaluate(program, stream, kind, schedules, n_warmup, engine_options, zero_bounds,
-              derive: bool):
+              derive: bool, full_plans=frozenset()):
     n = len(stream)
     share = prefix_sharing(program)
     kleene_vars = None
@@ -314,8 +320,11 @@ def _evaluate(program, stream, kind, schedules, n_warmup, engine_options, zero_b
             need[key] = max(need.get(key, 0), hi)
             su.append((key, p, nxt, lo, hi, a))
         uses.append(su)
-    derived, ends = _derive_from_masters(need, convergence_row(program, stream, kind)
-                                         if derive else None)
+    conv = convergence_row(program, stream, kind) if derive else None
+    if conv is not None and full_plans and zero_bounds is not None:
+        for plan in {key[0] for key in need} & set(full_plans):
+            need[(plan, 0)] = n       # the whole-stream run: master of all its epochs
+    derived, ends = _derive_from_masters(need, conv)
     # every key reads segments of runs: (run id, first event, end) in stream positions; a run
     # id is ("own", key) over [lo, ends[key]) or ("pre", key) over [lo, c1)
     segs: dict = {}
