@@ -71,10 +71,10 @@ def test_resumed_sweep_ignores_a_leftover_temp_shard(tmp_path, repo_root):
     first = run_experiment(cfg, out_dir=tmp_path / "r", backend="serial")
     d = shard_dir(tmp_path / "r", cfg)
     pts = expand_points(cfg)
-    victim = next(p for p in pts if (d / f"{p.point_id}-{p.rep}.parquet").exists())
-    shard = d / f"{victim.point_id}-{victim.rep}.parquet"
+    victim = next(p for p in pts if (d / f"{p.point_id}-{p.rep}.json").exists())
+    shard = d / f"{victim.point_id}-{victim.rep}.json"
     shard.unlink()
-    (d / f".{shard.name}.k1ll3d.tmp").write_bytes(b"PAR1 truncated")
+    (d / f".{shard.name}.k1ll3d.tmp").write_bytes(b"{\"seed\": 1, trunc")
     again = run_experiment(cfg, out_dir=tmp_path / "r", backend="serial")
     assert again.n_run >= 1 and again.n_points == first.n_points
     pd.testing.assert_frame_equal(first.df.drop(columns="wall_s").reset_index(drop=True),

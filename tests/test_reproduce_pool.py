@@ -134,7 +134,7 @@ def test_killed_reproduce_resumes_every_point_once(tmp_path, repo_root):
         deadline = time.monotonic() + 120
         n = 0
         while time.monotonic() < deadline and proc.poll() is None:
-            n = sum(len(list(s.glob("*.parquet"))) for s in shards if s.exists())
+            n = sum(len(list(s.glob("*-*.json"))) for s in shards if s.exists())
             if n >= 2:
                 break
             time.sleep(0.05)
@@ -146,7 +146,7 @@ def test_killed_reproduce_resumes_every_point_once(tmp_path, repo_root):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    before = sum(len(list(s.glob("*.parquet"))) for s in shards if s.exists())
+    before = sum(len(list(s.glob("*-*.json"))) for s in shards if s.exists())
     assert 2 <= before < 6, before
     res = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=300)

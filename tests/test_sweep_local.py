@@ -91,7 +91,7 @@ def test_sweep_killed_midway_resumes(tmp_path, repo_root, basic):
         deadline = time.monotonic() + 60
         n = 0
         while time.monotonic() < deadline:
-            n = len(list(shards.glob("*.parquet"))) if shards.exists() else 0
+            n = len(list(shards.glob("*-*.json"))) if shards.exists() else 0
             if n >= 3 or proc.poll() is not None:
                 break
             time.sleep(0.05)
@@ -103,7 +103,7 @@ def test_sweep_killed_midway_resumes(tmp_path, repo_root, basic):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert not (out / "demo" / _VARIANT / "points.parquet").exists()
-    done_before = len(list(shards.glob("*.parquet")))
+    done_before = len(list(shards.glob("*-*.json")))
     assert 3 <= done_before < 16
 
     res = subprocess.run(cmd, cwd=repo_root, capture_output=True, text=True, timeout=300)
@@ -134,7 +134,7 @@ def test_workers_do_not_outlive_a_killed_sweep(tmp_path, repo_root, sig):
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            if (shards.exists() and len(list(shards.glob("*.parquet"))) >= 2) or proc.poll() is not None:
+            if (shards.exists() and len(list(shards.glob("*-*.json"))) >= 2) or proc.poll() is not None:
                 break
             time.sleep(0.05)
         assert proc.poll() is None, "sweep finished before it could be killed"

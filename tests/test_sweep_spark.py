@@ -162,7 +162,7 @@ def test_spark_sweep_killed_midway_resumes(tmp_path, repo_root):
         deadline = time.monotonic() + 180
         n = 0
         while time.monotonic() < deadline:
-            n = len(list(shards.glob("*.parquet"))) if shards.exists() else 0
+            n = len(list(shards.glob("*-*.json"))) if shards.exists() else 0
             if n >= 3 or proc.poll() is not None:
                 break
             time.sleep(0.05)
@@ -174,7 +174,7 @@ def test_spark_sweep_killed_midway_resumes(tmp_path, repo_root):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert not (out / "demo" / _VARIANT / "points.parquet").exists()
-    done_before = len(list(shards.glob("*.parquet")))
+    done_before = len(list(shards.glob("*-*.json")))
     assert 3 <= done_before < 16
 
     resume = cmd[:cmd.index("--backend")] + ["--backend", "local", "--workers", "2"] + \
