@@ -236,3 +236,68 @@ def test_canonical_set_is_a_multiset_form():
         assert not R.RowMultiset(rows) == R.RowMultiset(other)
     finally:
         R._MIX = real
+
+
+def _pilot_events(n: int) -> int:
+    from sim.scenarios import adaptive_runs as R
+    return min(n, R.SPLIT_PILOT_EVENTS)
+
+
+@pytest.mark.parametrize("dataset,seed", [("stocks", 1), ("traffic", 2), ("stocks", 3)])
+def test_or_of_independent_alternatives_is_evaluated_per_alternative(dataset, seed, monkeypatch):
+    """Greedy OR of independent alternatives: ``evaluate_methods`` evaluates each alternative
+    with its sub-plans and sums them; every sum, count, the consistency verdict and the
+    zero-start sums equal the whole-plan evaluation's, with fewer events run; an alternative
+    over its share of the capacity cap sends the evaluation back to whole plans (same result)."""
+    from test_branch_runs import _case, _plans
+    from sim.scenarios import adaptive_runs as R
+    st, prog = _case(dataset, seed)
+    n = len(st)
+    rng = np.random.default_rng(seed)
+    pool = _plans(prog, "order", rng, 4)
+    scheds = random_schedules(rng, n, pool, 8) + [([0], [pool[0]])]
+    bounds = [(lo, min(n, lo + 300)) for lo in range(150, n, 300)]
+    events = {"alt": 0, "whole": 0}
+    real_run = R._run_plan
+
+    def counting(program, sub, kind, plan, opts):
+        events["alt" if program is not prog else "whole"] += len(sub)
+        return real_run(program, sub, kind, plan, opts)
+
+    monkeypatch.setattr(R, "_run_plan", counting)
+    # the choice is about time only (a pilot run's work per event, the planned runs' price):
+    # below the work threshold the plans run whole ...
+    monkeypatch.setattr(R, "SPLIT_MIN_WORK", float("inf"))
+    assert evaluate_methods(prog, st, "order", scheds[:1], 150, None, bounds)
+    assert events["alt"] == 0 and events["whole"] > 0
+    # ... and split when it is expected to pay; forced here
+    monkeypatch.setattr(R, "SPLIT_MIN_WORK", 0.0)
+    monkeypatch.setattr(R, "_split_pays", lambda *a: True)
+    events["alt"] = events["whole"] = 0
+    split = evaluate_methods(prog, st, "order", scheds, 150, None, bounds)
+    assert events["alt"] > 0 and events["whole"] == _pilot_events(n)
+    whole = R._evaluate(prog, st, "order", scheds, 150, None, bounds, derive=True)
+    assert 0 < events["alt"] < 3 * events["whole"]
+    for a, b in zip(split[0], whole[0]):
+        np.testing.assert_array_equal(a["eng_sums"], b["eng_sums"])
+        assert {k: a[k] for k in ("plan_events", "overlap", "matches")} == \
+            {k: b[k] for k in ("plan_events", "overlap", "matches")}
+    assert split[1] == whole[1]
+    assert split[2].keys() == whole[2].keys() and pool[0] in split[2]
+    for plan, z in whole[2].items():
+        np.testing.assert_array_equal(split[2][plan], z)
+    # an alternative over its share of the capacity cap: the whole plans are evaluated instead
+    from engines.errors import CapacityError
+    with pytest.raises(CapacityError):
+        R._evaluate_by_alternatives(prog, R._alternatives(prog), st, "order", scheds, 150,
+                                    {"max_partial_matches": 2}, bounds)
+
+    def over(*a, **k):
+        raise CapacityError("an alternative over its share")
+
+    monkeypatch.setattr(R, "_evaluate_by_alternatives", over)
+    events["alt"] = events["whole"] = 0
+    capped = evaluate_methods(prog, st, "order", scheds, 150, None, bounds)
+    assert events["whole"] > 0 and events["alt"] == 0
+    for a, b in zip(capped[0], whole[0]):
+        np.testing.assert_array_equal(a["eng_sums"], b["eng_sums"])

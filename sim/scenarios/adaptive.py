@@ -442,7 +442,8 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
         def oracle_runs(memo_: dict) -> set:
             """The headroom candidates the oracle will run whole: those no earlier point ran,
             unless the oracle runs an OR's alternatives one by one instead (``branch_runs``:
-            cheaper than whole runs when candidates share sub-plans).  The methods' evaluation
+            each distinct sub-plan once; forcing the candidates' sub-plans through the
+            methods' per-alternative evaluation was measured slower).  The methods' evaluation
             runs those it uses over the whole stream (``evaluate_methods``'s ``full_plans``)."""
             if independent_alternatives(prog) is not None:
                 return set()

@@ -292,12 +292,148 @@ def evaluate_methods(program, stream, kind: str, schedules: list, n_warmup: int,
     derives from it: the methods then run only the short ``[lo, c1)`` heads of those plans, and
     the oracle reads the full run's sums from ``zero_sums`` instead of running it again."""
     from engines.errors import CapacityError
+    conv = convergence_row(program, stream, kind)
+    if conv is not None:
+        alts = _alternatives(program)
+        if alts is not None and schedules and \
+                _work_per_event(program, stream, kind, schedules[0][1][0],
+                                engine_options) >= SPLIT_MIN_WORK and \
+                _split_pays(program, alts, stream, schedules, conv):
+            try:
+                return _evaluate_by_alternatives(program, alts, stream, kind, schedules,
+                                                 n_warmup, engine_options, zero_bounds)
+            except CapacityError:
+                pass          # an alternative over its share of the cap: the whole plan's runs
     try:
         return _evaluate(program, stream, kind, schedules, n_warmup, engine_options,
                          zero_bounds, derive=True, full_plans=full_plans)
     except CapacityError:
         return _evaluate(program, stream, kind, schedules, n_warmup, engine_options,
                          zero_bounds, derive=False)
+
+
+#: the estimate behind ``_split_pays``, in units of one event of a whole-plan run in steady
+#: state: an event of a derived run's head ``[lo, c1)`` (fewer live instances: measured about
+#: 0.3), and the Python around one engine run (about 70 us, 50 steady events of a PVLDB'18
+#: stocks OR point); an alternative's event costs ``1 / B`` of a whole-plan event
+SPLIT_HEAD_WEIGHT = 0.3
+SPLIT_RUN_OVERHEAD = 50.0
+
+
+#: the engine work per event (``_work_per_event``) from which splitting can pay: below it the
+#: Python around three times as many runs and uses outweighs the engine (PVLDB'18 fig6
+#: traffic OR points, 25 per event: split 40-75 % slower; fig7 stocks OR points, 1,000-3,300
+#: per event: 13 % faster)
+SPLIT_MIN_WORK = 300.0
+SPLIT_PILOT_EVENTS = 2000
+
+
+def _work_per_event(program, stream, kind: str, plan, engine_options) -> float:
+    """Engine work per event (EDGE_EVAL + INSTANCE_WORK + PM_CREATED) of ``plan`` over the
+    stream's first ``SPLIT_PILOT_EVENTS`` events: a deterministic measure of how much of an
+    evaluation is engine time (0 when the pilot exceeds the engine's caps)."""
+    from engines.errors import CapacityError
+    sub = stream.slice(0, min(len(stream), SPLIT_PILOT_EVENTS))
+    if len(sub) == 0:
+        return 0.0
+    try:
+        res = _run_plan(program, sub, kind, plan, engine_options or {})
+    except CapacityError:
+        return 0.0
+    c = np.asarray(res.counters)
+    return float(c[:, [C.EDGE_EVAL, C.INSTANCE_WORK, C.PM_CREATED]].sum()) / len(sub)
+
+
+def _split_pays(program, alts, stream, schedules, conv) -> bool:
+    """Whether evaluating per alternative (``_evaluate_by_alternatives``) is expected to run
+    less than the whole plans: the runs each way are planned (``_derive_from_masters``, no
+    engine run) and priced with the weights above.  Either way the results are the same; only
+    the time differs.  (Only asked when the engine work per event reaches
+    ``SPLIT_MIN_WORK``: the weights price engine work, not the Python per run and use.)"""
+    names = program.var_names
+    subs = [{n: i for i, n in enumerate(a.var_names)} for a in alts]
+    need: dict = {}
+    alt_need: list[dict] = [{} for _ in alts]
+    for starts, plans in schedules:
+        for e, (lo, hi) in enumerate(epoch_slices(program, stream, starts)):
+            plan = plans[e]
+            key = (plan, lo)
+            need[key] = max(need.get(key, 0), hi)
+            for ids, an in zip(subs, alt_need):
+                k = (tuple(ids[names[v]] for v in plan if names[v] in ids), lo)
+                an[k] = max(an.get(k, 0), hi)
+
+    def cost(nd: dict, scale: float) -> float:
+        derived, ends = _derive_from_masters(nd, conv)
+        total = 0.0
+        for key, end in ends.items():
+            if key in derived:
+                total += SPLIT_RUN_OVERHEAD + SPLIT_HEAD_WEIGHT * (derived[key][1] - key[1]) / scale
+            else:
+                total += SPLIT_RUN_OVERHEAD + (end - key[1]) / scale
+        return total
+    whole = cost(need, 1.0)
+    split = sum(cost(an, float(len(alts))) for an in alt_need)
+    return split < whole
+
+
+def _alternatives(program):
+    from engines.planners.adaptive.branch_runs import independent_alternatives
+    return independent_alternatives(program)
+
+
+def _evaluate_by_alternatives(program, alts, stream, kind, schedules, n_warmup,
+                              engine_options, zero_bounds):
+    """``_evaluate`` of an OR of independent alternatives (``branch_runs``) as the sum of one
+    evaluation per alternative, each with the alternative's part of every plan.  A run of a
+    whole plan equals, counter by counter and event by event, the sum of its sub-plans' runs
+    on the alternatives alone (``branch_runs``; each runs with its share ``cap // B`` of the
+    capacity caps, and over it the caller evaluates whole plans), and a match binds the
+    variables of one alternative only, so every schedule's sums, match count and match set
+    (hence ``consistent``) follow from the alternatives'.  The gain is convergence per
+    alternative: a plan replacement that changes one alternative's order leaves the other
+    alternatives' epochs to derive from the run of their unchanged sub-order
+    (``_derive_from_masters``), where a whole-plan key needs a new master run.  ``zero_sums``
+    holds every plan whose sub-plans all ran from event 0 over the whole stream (the sum of
+    theirs)."""
+    from engines.planners.adaptive.branch_runs import _cap_defaults
+    opts = dict(engine_options or {})
+    caps = _cap_defaults(kind)
+    caps.update({k: int(v) for k, v in opts.items() if k in caps})
+    share = {k: v // len(alts) for k, v in caps.items()}
+    if any(v < 1 for v in share.values()):
+        from engines.errors import CapacityError
+        raise CapacityError("capacity cap smaller than the number of alternatives")
+    opts.update(share)
+    names = program.var_names
+    out = None
+    consistent = True
+    alt_zero = []
+    for alt in alts:
+        ids = {n: i for i, n in enumerate(alt.var_names)}
+
+        def sub(plan, ids=ids):
+            return tuple(ids[names[v]] for v in plan if names[v] in ids)
+        part, ok, zero = _evaluate(alt, stream, kind,
+                                   [(starts, [sub(p) for p in plans])
+                                    for starts, plans in schedules],
+                                   n_warmup, opts, zero_bounds, derive=True)
+        consistent &= ok
+        alt_zero.append((sub, zero))
+        if out is None:
+            out = part
+            continue
+        for o, q in zip(out, part):
+            o["eng_sums"] = o["eng_sums"] + q["eng_sums"]
+            o["matches"] += q["matches"]
+            # the same starts and slices in every alternative: one count of each
+            assert o["plan_events"] == q["plan_events"] and o["overlap"] == q["overlap"]
+    zero_sums = {}
+    for plan in {p for _, plans in schedules for p in plans}:
+        got = [zero.get(sub(plan)) for sub, zero in alt_zero]
+        if all(g is not None for g in got):
+            zero_sums[plan] = sum(got[1:], got[0])
+    return out, consistent, zero_sums
 
 
 def _evaluate(program, stream, kind, schedules, n_warmup, engine_options, zero_bounds,
