@@ -24,7 +24,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from engines.errors import CepsimInputError
-from sim.atomic import atomic_write
+from sim.atomic import atomic_write, atomic_write_text
 from sim.config import ExperimentConfig, Point, param_names
 from sim.staleness import config_fingerprint, rerun_command
 
@@ -46,17 +46,12 @@ def shard_path(root: Path | str, cfg: ExperimentConfig, point: Point) -> Path:
     return shard_dir(root, cfg) / f"{point.point_id}-{point.rep}.json"
 
 
-def _legacy_shard_path(path: Path) -> Path:
-    """Where a shard of an earlier version (one-row Parquet) of the same point lies."""
-    return path.with_suffix(".parquet")
-
-
 def _shard_file(root: Path | str, cfg: ExperimentConfig, point: Point) -> Path | None:
-    """The point's shard file (JSON, else an earlier version's Parquet), or None."""
+    """The point's shard file (JSON, else an earlier version's one-row Parquet), or None."""
     p = shard_path(root, cfg, point)
     if p.exists():
         return p
-    old = _legacy_shard_path(p)
+    old = p.with_suffix(".parquet")
     return old if old.exists() else None
 
 
@@ -73,11 +68,6 @@ def write_json_atomic(obj: Any, path: Path) -> None:
 
 
 # --- shards ------------------------------------------------------------------------------
-
-def _row_frame(row: dict) -> pd.DataFrame:
-    # one-row frame; lists (array parameters) stay list cells
-    return pd.DataFrame({k: [v] for k, v in row.items()})
-
 
 def _json_cell(v: Any, top: bool = False) -> Any:
     """A row value as a one-row Parquet file gives it back through ``read_shard``'s ``_plain``
@@ -105,13 +95,8 @@ def write_shard(root: Path | str, cfg: ExperimentConfig, point: Point, row: dict
     full reproduction: 150 s of CPU taken from the workers); floats are written with
     ``repr``, which reads back the same double."""
     p = shard_path(root, cfg, point)
-    text = json.dumps({str(k): _json_cell(v, top=True) for k, v in row.items()},
-                      allow_nan=True)
-
-    def w(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    atomic_write(p, w)
+    atomic_write_text(p, json.dumps({str(k): _json_cell(v, top=True) for k, v in row.items()},
+                                    allow_nan=True))
     return p
 
 

@@ -250,6 +250,7 @@ def test_or_of_independent_alternatives_is_evaluated_per_alternative(dataset, se
     zero-start sums equal the whole-plan evaluation's, with fewer events run; an alternative
     over its share of the capacity cap sends the evaluation back to whole plans (same result)."""
     from test_branch_runs import _case, _plans
+    from engines.planners.adaptive.branch_runs import independent_alternatives
     from sim.scenarios import adaptive_runs as R
     st, prog = _case(dataset, seed)
     n = len(st)
@@ -289,7 +290,7 @@ def test_or_of_independent_alternatives_is_evaluated_per_alternative(dataset, se
     # an alternative over its share of the capacity cap: the whole plans are evaluated instead
     from engines.errors import CapacityError
     with pytest.raises(CapacityError):
-        R._evaluate_by_alternatives(prog, R._alternatives(prog), st, "order", scheds, 150,
+        R._evaluate_by_alternatives(prog, independent_alternatives(prog), st, "order", scheds, 150,
                                     {"max_partial_matches": 2}, bounds)
 
     def over(*a, **k):

@@ -17,10 +17,15 @@ from sim.runner import resolve_run
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _legacy_shard(row: dict, path: Path) -> None:
+    """A shard as written before session 18: a one-row Parquet file (lists stay list cells)."""
+    results.write_parquet_atomic(pd.DataFrame({k: [v] for k, v in row.items()}), path)
+
+
 def _via_parquet(row: dict, tmp: Path) -> dict:
     """The pre-session-18 shard round trip: a one-row Parquet file read by ``read_shard``."""
     path = tmp / "x-0.parquet"
-    results.write_parquet_atomic(results._row_frame(row), path)
+    _legacy_shard(row, path)
     return results.read_shard(path)
 
 
@@ -86,7 +91,7 @@ def test_a_parquet_shard_of_an_earlier_version_still_resumes(tmp_path, demo):
     row = dict(point.params, seed=point.seed, rep=point.rep, point_id=point.point_id,
                sample_mean=1.5, error=None, wall_s=0.0)
     legacy = results.shard_path(tmp_path, cfg, point).with_suffix(".parquet")
-    results.write_parquet_atomic(results._row_frame(row), legacy)
+    _legacy_shard(row, legacy)
     done = results.done_points(tmp_path, cfg, [point])
     assert done[(point.point_id, point.rep)]["sample_mean"] == 1.5
     assert len(results.collect_rows(tmp_path, cfg, [point])) == 1

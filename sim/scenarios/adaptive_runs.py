@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.planners.adaptive.branch_runs import independent_alternatives
 from engines.planners.adaptive.epochs import (_run_plan, epoch_slices, prefix_sharing,
                                               row_earliest)
 from engines import counters as C
@@ -294,7 +295,7 @@ def evaluate_methods(program, stream, kind: str, schedules: list, n_warmup: int,
     from engines.errors import CapacityError
     conv = convergence_row(program, stream, kind)
     if conv is not None:
-        alts = _alternatives(program)
+        alts = independent_alternatives(program)
         if alts is not None and schedules and \
                 _work_per_event(program, stream, kind, schedules[0][1][0],
                                 engine_options) >= SPLIT_MIN_WORK and \
@@ -344,14 +345,29 @@ def _work_per_event(program, stream, kind: str, plan, engine_options) -> float:
     return float(c[:, [C.EDGE_EVAL, C.INSTANCE_WORK, C.PM_CREATED]].sum()) / len(sub)
 
 
+def _sub_plans(program, alt):
+    """``plan -> alt's sub-plan``: a greedy order of ``program``'s variable ids restricted to the
+    variables of alternative ``alt``, in ``alt``'s ids (memoised: a point has thousands of epochs
+    over a few hundred plans)."""
+    names = program.var_names
+    ids = {n: i for i, n in enumerate(alt.var_names)}
+    memo: dict = {}
+
+    def sub(plan):
+        got = memo.get(plan)
+        if got is None:
+            got = memo[plan] = tuple(ids[names[v]] for v in plan if names[v] in ids)
+        return got
+    return sub
+
+
 def _split_pays(program, alts, stream, schedules, conv) -> bool:
     """Whether evaluating per alternative (``_evaluate_by_alternatives``) is expected to run
     less than the whole plans: the runs each way are planned (``_derive_from_masters``, no
     engine run) and priced with the weights above.  Either way the results are the same; only
     the time differs.  (Only asked when the engine work per event reaches
     ``SPLIT_MIN_WORK``: the weights price engine work, not the Python per run and use.)"""
-    names = program.var_names
-    subs = [{n: i for i, n in enumerate(a.var_names)} for a in alts]
+    subs = [_sub_plans(program, a) for a in alts]
     need: dict = {}
     alt_need: list[dict] = [{} for _ in alts]
     for starts, plans in schedules:
@@ -359,8 +375,8 @@ def _split_pays(program, alts, stream, schedules, conv) -> bool:
             plan = plans[e]
             key = (plan, lo)
             need[key] = max(need.get(key, 0), hi)
-            for ids, an in zip(subs, alt_need):
-                k = (tuple(ids[names[v]] for v in plan if names[v] in ids), lo)
+            for sub, an in zip(subs, alt_need):
+                k = (sub(plan), lo)
                 an[k] = max(an.get(k, 0), hi)
 
     def cost(nd: dict, scale: float) -> float:
@@ -377,11 +393,6 @@ def _split_pays(program, alts, stream, schedules, conv) -> bool:
     return split < whole
 
 
-def _alternatives(program):
-    from engines.planners.adaptive.branch_runs import independent_alternatives
-    return independent_alternatives(program)
-
-
 def _evaluate_by_alternatives(program, alts, stream, kind, schedules, n_warmup,
                               engine_options, zero_bounds):
     """``_evaluate`` of an OR of independent alternatives (``branch_runs``) as the sum of one
@@ -396,24 +407,16 @@ def _evaluate_by_alternatives(program, alts, stream, kind, schedules, n_warmup,
     (``_derive_from_masters``), where a whole-plan key needs a new master run.  ``zero_sums``
     holds every plan whose sub-plans all ran from event 0 over the whole stream (the sum of
     theirs)."""
-    from engines.planners.adaptive.branch_runs import _cap_defaults
-    opts = dict(engine_options or {})
-    caps = _cap_defaults(kind)
-    caps.update({k: int(v) for k, v in opts.items() if k in caps})
-    share = {k: v // len(alts) for k, v in caps.items()}
-    if any(v < 1 for v in share.values()):
+    from engines.planners.adaptive.branch_runs import capacity_shares
+    opts = capacity_shares(kind, engine_options, len(alts))
+    if opts is None:
         from engines.errors import CapacityError
         raise CapacityError("capacity cap smaller than the number of alternatives")
-    opts.update(share)
-    names = program.var_names
     out = None
     consistent = True
     alt_zero = []
     for alt in alts:
-        ids = {n: i for i, n in enumerate(alt.var_names)}
-
-        def sub(plan, ids=ids):
-            return tuple(ids[names[v]] for v in plan if names[v] in ids)
+        sub = _sub_plans(program, alt)
         part, ok, zero = _evaluate(alt, stream, kind,
                                    [(starts, [sub(p) for p in plans])
                                     for starts, plans in schedules],

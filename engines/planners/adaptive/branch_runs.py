@@ -39,6 +39,7 @@ from engines import counters as C
 from engines.compile import KIND_KLEENE, KIND_NEG, POLICY_ANY, PK_REMOTE, Program, compile_pattern
 from engines.errors import CapacityError
 from engines.planners.adaptive.headroom import counter_epoch_sums
+from engines.program_memo import program_memo
 from engines.pattern.ast import Or, Pattern
 
 #: capacity options of each engine (``_run_plan``'s kinds) and where their defaults live
@@ -58,7 +59,30 @@ def _cap_defaults(kind: str) -> dict:
 def independent_alternatives(program: Program) -> list[Program] | None:
     """One program per top-level OR alternative (same schema, window and policy, the predicates
     of that alternative) when a run of ``program`` is the sum of runs of these (module
-    docstring); else None."""
+    docstring); else None.  Compiled once per program (``program_memo``): the same alternative
+    programs then carry their engines' per-plan tables from one use to the next."""
+    memo = program_memo(program)
+    if "independent_alternatives" not in memo:
+        memo["independent_alternatives"] = _split_alternatives(program)
+    got = memo["independent_alternatives"]
+    return None if got is None else list(got)
+
+
+def capacity_shares(kind: str, engine_options: dict | None, n_alts: int) -> dict | None:
+    """``engine_options`` with every capacity cap of the engine (``_CAP_KEYS``: its default or
+    the option given) divided among ``n_alts`` alternatives (``cap // n_alts``, module
+    docstring); None when a share would be below 1."""
+    opts = dict(engine_options or {})
+    caps = _cap_defaults(kind)
+    caps.update({k: int(v) for k, v in opts.items() if k in caps})
+    share = {k: v // n_alts for k, v in caps.items()}
+    if any(v < 1 for v in share.values()):
+        return None
+    opts.update(share)
+    return opts
+
+
+def _split_alternatives(program: Program) -> list[Program] | None:
     pat = program.pattern
     if not isinstance(pat.structure, Or) or len(pat.structure.children) < 2:
         return None
@@ -129,11 +153,7 @@ def epoch_sums_by_alternatives(program: Program, stream, kind: str, plans: list,
             except CapacityError:
                 pass
         return out
-    opts = dict(engine_options or {})
-    caps = _cap_defaults(kind)
-    caps.update({k: int(v) for k, v in opts.items() if k in caps})
-    share = {k: v // len(alts) for k, v in caps.items()}
-    opts.update(share)
+    opts = capacity_shares(kind, engine_options, len(alts))
     hi = max(h for _, h in bounds) if bounds else 0
     sub_stream = stream.slice(0, hi)
     memo: dict = {}
@@ -143,7 +163,7 @@ def epoch_sums_by_alternatives(program: Program, stream, kind: str, plans: list,
         for b, alt in enumerate(alts):
             key = (b, subs[i][b])
             if key not in memo:
-                if any(v < 1 for v in share.values()):
+                if opts is None:
                     memo[key] = None
                 else:
                     try:
