@@ -277,7 +277,8 @@ def test_or_of_independent_alternatives_is_evaluated_per_alternative(dataset, se
     events["alt"] = events["whole"] = 0
     split = evaluate_methods(prog, st, "order", scheds, 150, None, bounds)
     assert events["alt"] > 0 and events["whole"] == _pilot_events(n)
-    whole = R._evaluate(prog, st, "order", scheds, 150, None, bounds, derive=True)
+    slices = R._schedule_slices(prog, st, scheds)
+    whole = R._evaluate(prog, st, "order", scheds, slices, 150, None, bounds, derive=True)
     assert 0 < events["alt"] < 3 * events["whole"]
     for a, b in zip(split[0], whole[0]):
         np.testing.assert_array_equal(a["eng_sums"], b["eng_sums"])
@@ -290,7 +291,8 @@ def test_or_of_independent_alternatives_is_evaluated_per_alternative(dataset, se
     # an alternative over its share of the capacity cap: the whole plans are evaluated instead
     from engines.errors import CapacityError
     with pytest.raises(CapacityError):
-        R._evaluate_by_alternatives(prog, independent_alternatives(prog), st, "order", scheds, 150,
+        R._evaluate_by_alternatives(prog, independent_alternatives(prog), st, "order", scheds,
+                                    slices, 150,
                                     {"max_partial_matches": 2}, bounds)
 
     def over(*a, **k):

@@ -293,24 +293,37 @@ def evaluate_methods(program, stream, kind: str, schedules: list, n_warmup: int,
     derives from it: the methods then run only the short ``[lo, c1)`` heads of those plans, and
     the oracle reads the full run's sums from ``zero_sums`` instead of running it again."""
     from engines.errors import CapacityError
+    slices = _schedule_slices(program, stream, schedules)
     conv = convergence_row(program, stream, kind)
     if conv is not None:
         alts = independent_alternatives(program)
         if alts is not None and schedules and \
                 _work_per_event(program, stream, kind, schedules[0][1][0],
                                 engine_options) >= SPLIT_MIN_WORK and \
-                _split_pays(program, alts, stream, schedules, conv):
+                _split_pays(program, alts, schedules, slices, conv):
             try:
                 return _evaluate_by_alternatives(program, alts, stream, kind, schedules,
-                                                 n_warmup, engine_options, zero_bounds)
+                                                 slices, n_warmup, engine_options, zero_bounds)
             except CapacityError:
                 pass          # an alternative over its share of the cap: the whole plan's runs
     try:
-        return _evaluate(program, stream, kind, schedules, n_warmup, engine_options,
+        return _evaluate(program, stream, kind, schedules, slices, n_warmup, engine_options,
                          zero_bounds, derive=True, full_plans=full_plans)
     except CapacityError:
-        return _evaluate(program, stream, kind, schedules, n_warmup, engine_options,
+        return _evaluate(program, stream, kind, schedules, slices, n_warmup, engine_options,
                          zero_bounds, derive=False)
+
+
+def _schedule_slices(program, stream, schedules) -> list:
+    """``epoch_slices`` of every schedule (starts checked first).  They depend on the window
+    and on negation only, so an OR's alternatives have the same ones: computed once."""
+    out = []
+    for starts, _ in schedules:
+        if not starts or starts[0] != 0 or any(b <= a for a, b in zip(starts, starts[1:])):
+            from engines.errors import CepsimInputError
+            raise CepsimInputError("adaptive: epoch starts must begin at 0 and increase")
+        out.append(epoch_slices(program, stream, starts))
+    return out
 
 
 #: the estimate behind ``_split_pays``, in units of one event of a whole-plan run in steady
@@ -361,7 +374,7 @@ def _sub_plans(program, alt):
     return sub
 
 
-def _split_pays(program, alts, stream, schedules, conv) -> bool:
+def _split_pays(program, alts, schedules, slices, conv) -> bool:
     """Whether evaluating per alternative (``_evaluate_by_alternatives``) is expected to run
     less than the whole plans: the runs each way are planned (``_derive_from_masters``, no
     engine run) and priced with the weights above.  Either way the results are the same; only
@@ -370,8 +383,8 @@ def _split_pays(program, alts, stream, schedules, conv) -> bool:
     subs = [_sub_plans(program, a) for a in alts]
     need: dict = {}
     alt_need: list[dict] = [{} for _ in alts]
-    for starts, plans in schedules:
-        for e, (lo, hi) in enumerate(epoch_slices(program, stream, starts)):
+    for (starts, plans), sl in zip(schedules, slices):
+        for e, (lo, hi) in enumerate(sl):
             plan = plans[e]
             key = (plan, lo)
             need[key] = max(need.get(key, 0), hi)
@@ -393,7 +406,7 @@ def _split_pays(program, alts, stream, schedules, conv) -> bool:
     return split < whole
 
 
-def _evaluate_by_alternatives(program, alts, stream, kind, schedules, n_warmup,
+def _evaluate_by_alternatives(program, alts, stream, kind, schedules, slices, n_warmup,
                               engine_options, zero_bounds):
     """``_evaluate`` of an OR of independent alternatives (``branch_runs``) as the sum of one
     evaluation per alternative, each with the alternative's part of every plan.  A run of a
@@ -419,7 +432,7 @@ def _evaluate_by_alternatives(program, alts, stream, kind, schedules, n_warmup,
         sub = _sub_plans(program, alt)
         part, ok, zero = _evaluate(alt, stream, kind,
                                    [(starts, [sub(p) for p in plans])
-                                    for starts, plans in schedules],
+                                    for starts, plans in schedules], slices,
                                    n_warmup, opts, zero_bounds, derive=True)
         consistent &= ok
         alt_zero.append((sub, zero))
@@ -439,19 +452,16 @@ def _evaluate_by_alternatives(program, alts, stream, kind, schedules, n_warmup,
     return out, consistent, zero_sums
 
 
-def _evaluate(program, stream, kind, schedules, n_warmup, engine_options, zero_bounds,
+def _evaluate(program, stream, kind, schedules, slices, n_warmup, engine_options, zero_bounds,
               derive: bool, full_plans=frozenset()):
     n = len(stream)
     share = prefix_sharing(program)
     kleene_vars = None
     uses: list[list[tuple]] = []
     need: dict = {}                # key -> the farthest end an epoch reads
-    for starts, plans in schedules:
-        if not starts or starts[0] != 0 or any(b <= a for a, b in zip(starts, starts[1:])):
-            from engines.errors import CepsimInputError
-            raise CepsimInputError("adaptive: epoch starts must begin at 0 and increase")
+    for (starts, plans), sl in zip(schedules, slices):
         su = []
-        for e, (lo, hi) in enumerate(epoch_slices(program, stream, starts)):
+        for e, (lo, hi) in enumerate(sl):
             p = starts[e]
             nxt = starts[e + 1] if e + 1 < len(starts) else n
             key = (plans[e], lo) if share else (plans[e], lo, hi)
