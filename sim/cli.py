@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-import typer
+from sim.blas_threads import use_one_blas_thread
 
-from sim.commands import calibrate, catalog, compare, experiments, match, results
-from sim.commands.common import FAST_EXIT, REPO_ROOT  # noqa: F401  (REPO_ROOT: public name)
+use_one_blas_thread()   # before anything loads NumPy (sim.blas_threads: spinning BLAS threads)
+
+import typer  # noqa: E402
+
+from sim.commands import calibrate, catalog, compare, experiments, match, results  # noqa: E402
+from sim.commands.common import FAST_EXIT, REPO_ROOT  # noqa: F401,E402  (REPO_ROOT: public)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,  # plain help: importing rich costs ~0.2 s per call

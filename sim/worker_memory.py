@@ -180,13 +180,28 @@ def release_after_point(scenario: str, threshold_mb: float | None = None,
     rss = rss_mb()
     if rss is None or rss <= limit:
         if dropped:
-            gc.collect()
+            collect_then_freeze()
             trim_heap()
         return bool(dropped)
     module = scenario.split(":")[0]
     if "." not in module:
         module = f"sim.scenarios.{module}"
     clear_memos(keep=memo_modules_used_by(module))
-    gc.collect()
+    collect_then_freeze()
     trim_heap()
     return True
+
+
+def collect_then_freeze() -> None:
+    """A full garbage collection, then ``gc.freeze()`` of what survived it.
+
+    Survivors of a release are the worker's long-lived objects: compiled kernels (Numba keeps
+    its typing and lowering results per signature: tens of thousands of objects a worker builds
+    as it meets kernels) and the memos it keeps.  Frozen, later collections -- automatic ones
+    and the next release's -- do not traverse them again: in the session-19 full run full
+    collections after points took 47 of the workers' 68 CPU s outside the points.  Frozen
+    objects are still freed by reference counting when a memo drops them; only a reference
+    cycle among frozen objects would stay until the worker ends (the full run's peak memory,
+    measured with this rule, is the check: ``docs/reproduction/full_timing.md``)."""
+    gc.collect()
+    gc.freeze()

@@ -142,3 +142,40 @@ def test_darling_continued_stream_memo_is_droppable_and_recomputes_the_same():
     b = darling._continued(60000, 1)
     assert b is not a and np.array_equal(a.ts, b.ts) and np.array_equal(a.attrs, b.attrs)
     darling._CONTINUED.clear()
+
+
+def test_release_freezes_survivors_and_still_collects_new_garbage(memo_modules):
+    """After a release the survivors are frozen (later collections skip them), a memo that the
+    next release clears is still freed, and garbage made after the freeze is still collected."""
+    import gc
+    import weakref
+
+    class Node:
+        pass
+
+    base, user, other = memo_modules
+    kept = Node()
+    other._REF["x"] = kept           # held by a memo of another paper
+    gc.unfreeze()
+    try:
+        assert W.release_after_point("_memo_user:point", threshold_mb=-1.0)
+        assert gc.get_freeze_count() > 0
+        # the other paper's memo was cleared before the freeze: its entry is gone
+        assert "x" not in other._REF
+        # a cycle made after the freeze is garbage the next collection finds
+        a, b = Node(), Node()
+        a.peer, b.peer = b, a
+        dead = weakref.ref(a)
+        del a, b
+        gc.collect()
+        assert dead() is None
+        # a frozen object that a later release drops (no cycle) is freed by reference counting
+        survivor = Node()
+        user._REF["y"] = survivor
+        W.collect_then_freeze()
+        gone = weakref.ref(survivor)
+        del survivor
+        user._REF.clear()
+        assert gone() is None
+    finally:
+        gc.unfreeze()
