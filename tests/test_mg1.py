@@ -65,3 +65,22 @@ def test_simulate_counters_simpy_and_fast_same_latencies():
     np.testing.assert_allclose(p.match_latency, f.match_latency, rtol=1e-9, atol=1e-12 * a[-1])
     np.testing.assert_allclose(p.events["depart"], f.events["depart"], rtol=1e-9)
     assert p.metrics["latency_p95"] == pytest.approx(f.metrics["latency_p95"], rel=1e-9)
+
+
+def test_autocorrelation_is_exactly_rounded_and_order_free():
+    """The sums are exactly rounded: the value is the true ratio's nearest doubles' ratio, the
+    same whatever order (or BLAS thread count) the products were added in."""
+    import math
+    from fractions import Fraction
+
+    from sim.scenarios.basic import autocorrelation
+    rng = np.random.default_rng(7)
+    x = rng.exponential(1.0, 5000) * (1 + np.sin(np.arange(5000) / 50.0))
+    c = x - x.mean()
+    for lag in (1, 10, 100):
+        num = float(sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(c[:-lag], c[lag:])))
+        den = float(sum(Fraction(float(a)) ** 2 for a in c))
+        assert autocorrelation(x, lag) == num / den
+    assert autocorrelation(np.full(10, 3.0), 1) == 0.0
+    alt = np.array([1.0, -1.0] * 50)
+    assert math.isclose(autocorrelation(alt, 1), -0.99, rel_tol=1e-12)
