@@ -1,8 +1,8 @@
 """One BLAS thread per cepsim process, unless the user chose otherwise.
 
-cepsim calls BLAS only for small matrix-vector products (NumPy's ``@`` in the APAM cost model
-and in the statistics of a few scenarios).  OpenBLAS, which the NumPy and SciPy wheels bundle,
-starts one thread per core for them; after each call those threads spin, waiting for the next.
+cepsim's BLAS work is NumPy matrix-vector products (``dgemv`` in the samples) and dot
+products, little arithmetic per call.  OpenBLAS, which the NumPy and SciPy wheels bundle, starts
+one thread per core for them; after each call those threads spin, waiting for the next.
 In the session-19 full reproduction (two pool workers on two cores, ``perf`` over the whole
 run) the workers' OpenBLAS threads spent 113 CPU s spinning in ``blas_thread_server`` and the
 calls another ~10 s handing work to them, CPU taken from the other worker; with one thread the
