@@ -34,7 +34,7 @@ def kind_of(dso: str, sym: str) -> str:
         return "compiled"
     if "openblas" in dso:
         return "blas thread spin" if sym == "blas_thread_server" else "blas"
-    if "libpython" in dso or dso.endswith("/python3") or "/python3." in dso.rsplit("/", 1)[-1]:
+    if "libpython" in dso or dso.rsplit("/", 1)[-1].startswith("python"):
         return "python"
     if "llvmlite" in dso:
         return "llvm"
@@ -114,7 +114,20 @@ def main() -> None:
     ap.add_argument("--hz", type=float, default=97.0, help="perf record -F value (default 97)")
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
     a = ap.parse_args()
-    text = table(attribute(a.samples, a.log), a.hz)
+    for path, what in ((a.samples, "perf script output"), (a.log, "bench_reproduce.py --log")):
+        if not path.is_file():
+            raise SystemExit(f"error: {path}: no such file (give the {what} file)")
+    if a.hz <= 0:
+        raise SystemExit(f"error: --hz {a.hz}: give the positive rate passed to perf record -F")
+    try:
+        counts = attribute(a.samples, a.log)
+    except (ValueError, KeyError) as exc:
+        raise SystemExit(f"error: {a.log}: not a bench_reproduce.py --log file (one JSON object "
+                         f"per point with config, pid, end, wall_s): {exc}") from None
+    if not counts:
+        raise SystemExit(f"error: {a.samples}: no samples; record with perf record and dump "
+                         f"with perf script -F pid,tid,time,ip,sym,dso")
+    text = table(counts, a.hz)
     print(text)
     if a.markdown:
         a.markdown.write_text(text + "\n")

@@ -2,7 +2,8 @@
 
 While a sweep runs every finished (point, rep) is written as ``shards/<point_id>-<rep>.json``
 (atomically), so a killed sweep resumes: points with a successful shard of the same seed are
-skipped (shards of earlier versions, ``<point_id>-<rep>.parquet``, are still read).  At the end all shards of the current config are consolidated into ``points.parquet``.
+skipped (shards of earlier versions, ``<point_id>-<rep>.parquet``, are still read).  At the end
+all shards of the current config are consolidated into ``points.parquet``.
 The consolidated table is always built the same way from the shard rows, sorted by
 (point_id, rep), with a fixed column order, so every backend yields identical rows (``wall_s``
 is the only timing column and is excluded from equality).

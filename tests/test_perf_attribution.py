@@ -50,3 +50,19 @@ def test_kinds():
     assert PA.kind_of("/x/numpy/_core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so",
                       "x") == "numpy"
     assert PA.kind_of("/usr/lib/x86_64-linux-gnu/libc.so.6", "memcpy") == "other"
+    assert PA.kind_of("/root/.pyenv/versions/3.11.7/bin/python3.11", "x") == "python"
+
+
+def test_bad_input_is_a_clear_error(tmp_path):
+    import subprocess
+    import sys
+    missing = subprocess.run([sys.executable, str(_PATH), str(tmp_path / "none.txt"),
+                              str(tmp_path / "log.jsonl")], capture_output=True, text=True)
+    assert missing.returncode != 0 and "no such file" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    (tmp_path / "s.txt").write_text(_line(1, 1, 1.0, "x", LIBPY))
+    (tmp_path / "log.jsonl").write_text("{not json\n")
+    bad = subprocess.run([sys.executable, str(_PATH), str(tmp_path / "s.txt"),
+                          str(tmp_path / "log.jsonl")], capture_output=True, text=True)
+    assert bad.returncode != 0 and "not a bench_reproduce.py --log file" in bad.stderr
+    assert "Traceback" not in bad.stderr

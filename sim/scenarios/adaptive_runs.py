@@ -443,7 +443,9 @@ def _evaluate_by_alternatives(program, alts, stream, kind, schedules, slices, n_
             o["eng_sums"] = o["eng_sums"] + q["eng_sums"]
             o["matches"] += q["matches"]
             # the same starts and slices in every alternative: one count of each
-            assert o["plan_events"] == q["plan_events"] and o["overlap"] == q["overlap"]
+            if o["plan_events"] != q["plan_events"] or o["overlap"] != q["overlap"]:
+                raise RuntimeError("adaptive: an OR's alternatives disagree on the epochs' "
+                                   "event counts (they share every schedule's slices)")
     zero_sums = {}
     for plan in {p for _, plans in schedules for p in plans}:
         got = [zero.get(sub(plan)) for sub, zero in alt_zero]
