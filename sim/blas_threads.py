@@ -6,8 +6,9 @@ one thread per core for them; after each call those threads spin, waiting for th
 In the session-19 full reproduction (two pool workers on two cores, ``perf`` over the whole
 run) the workers' OpenBLAS threads spent 113 CPU s spinning in ``blas_thread_server`` and the
 calls another ~10 s handing work to them, CPU taken from the other worker; with one thread the
-APAM ``cost_region`` points take 40 % less CPU with the same rows
-(``docs/ENGINEERING.md``, "Where the CPU of the full run goes").
+APAM ``cost_region`` points take 40-50 % less CPU with the same rows
+(``benchmarks/bench_worker_overheads.py``;
+``docs/ENGINEERING.md``, "Where the CPU of the full run goes").
 
 OpenBLAS reads ``OPENBLAS_NUM_THREADS`` once, when NumPy loads it, so the command line sets it
 before anything imports NumPy; pool workers (forked or spawned) inherit it.  An explicit value
