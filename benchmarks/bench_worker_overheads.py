@@ -67,12 +67,18 @@ def _child(code: str, args: list[str], env: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _fail(message: str) -> None:
+    """Bad input: the message on stderr, exit status 2 (as ``cepsim``)."""
+    print(message, file=sys.stderr)
+    raise SystemExit(2)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=2, help="alternating runs of each variant")
     a = ap.parse_args()
     if a.repeat < 1:
-        raise SystemExit("error: --repeat must be at least 1")
+        _fail("error: --repeat must be at least 1")
     base = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     base["CEPSIM_COUNTER_CACHE"] = ""          # every point computes its work
     _child(BLAS_CHILD, [], base)                # compiles or loads the kernels first

@@ -23,6 +23,7 @@ import argparse
 import bisect
 import collections
 import json
+import sys
 from pathlib import Path
 
 KINDS = ("compiled", "python", "numpy", "blas thread spin", "blas", "llvm", "os", "other")
@@ -107,6 +108,12 @@ def table(counts: dict, hz: float) -> str:
     return "\n".join(lines)
 
 
+def _fail(message: str) -> None:
+    """Bad input: the message on stderr, exit status 2 (as ``cepsim``)."""
+    print(message, file=sys.stderr)
+    raise SystemExit(2)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("samples", type=Path, help="perf script -F pid,tid,time,ip,sym,dso output")
@@ -116,16 +123,16 @@ def main() -> None:
     a = ap.parse_args()
     for path, what in ((a.samples, "perf script output"), (a.log, "bench_reproduce.py --log")):
         if not path.is_file():
-            raise SystemExit(f"error: {path}: no such file (give the {what} file)")
+            _fail(f"error: {path}: no such file (give the {what} file)")
     if a.hz <= 0:
-        raise SystemExit(f"error: --hz {a.hz}: give the positive rate passed to perf record -F")
+        _fail(f"error: --hz {a.hz}: give the positive rate passed to perf record -F")
     try:
         counts = attribute(a.samples, a.log)
     except (ValueError, KeyError) as exc:
-        raise SystemExit(f"error: {a.log}: not a bench_reproduce.py --log file (one JSON object "
-                         f"per point with config, pid, end, wall_s): {exc}") from None
+        _fail(f"error: {a.log}: not a bench_reproduce.py --log file (one JSON object "
+                         f"per point with config, pid, end, wall_s): {exc}")
     if not counts:
-        raise SystemExit(f"error: {a.samples}: no samples; record with perf record and dump "
+        _fail(f"error: {a.samples}: no samples; record with perf record and dump "
                          f"with perf script -F pid,tid,time,ip,sym,dso")
     text = table(counts, a.hz)
     print(text)

@@ -58,11 +58,11 @@ def test_bad_input_is_a_clear_error(tmp_path):
     import sys
     missing = subprocess.run([sys.executable, str(_PATH), str(tmp_path / "none.txt"),
                               str(tmp_path / "log.jsonl")], capture_output=True, text=True)
-    assert missing.returncode != 0 and "no such file" in missing.stderr
+    assert missing.returncode == 2 and "no such file" in missing.stderr
     assert "Traceback" not in missing.stderr
     (tmp_path / "s.txt").write_text(_line(1, 1, 1.0, "x", LIBPY))
     (tmp_path / "log.jsonl").write_text("{not json\n")
     bad = subprocess.run([sys.executable, str(_PATH), str(tmp_path / "s.txt"),
                           str(tmp_path / "log.jsonl")], capture_output=True, text=True)
-    assert bad.returncode != 0 and "not a bench_reproduce.py --log file" in bad.stderr
+    assert bad.returncode == 2 and "not a bench_reproduce.py --log file" in bad.stderr
     assert "Traceback" not in bad.stderr
