@@ -63,7 +63,7 @@ def main() -> None:
         print(f"{n:>3} {ev / ts:>12.3g} {ev / (ts + tg):>12.3g} {ev / (ts + tz):>13.3g} "
               f"{ev / te:>14.3g} {(ts + tg) / te:>12.2f}")
     if a.point:
-        from sim.scenarios.adaptive import point
+        from sim.studies.adaptive.scenario import point
         t = time.perf_counter()
         point({"dataset": a.dataset, "planner": "greedy", "pset": "seq", "n": 5,
                "n_events": a.events, "window": window, "n_types": 24, "total_rate": 500.0}, 1)

@@ -1,7 +1,7 @@
 """CPU time and peak memory of one full-scale adaptive point, and whether its row equals the
 committed one (issue 27 item 4: exact speedups).
 
-Runs ``sim.scenarios.adaptive.point`` on the parameters of one point of an experiment at the
+Runs ``sim.studies.adaptive.scenario.point`` on the parameters of one point of an experiment at the
 given scale, with the work cache off (``CEPSIM_COUNTER_CACHE=``: the evaluation is computed,
 not read), in this process; prints the CPU seconds, the process's peak resident memory, and
 whether the row equals the row of the same ``point_id`` in ``--committed`` (every column, NaN
@@ -37,8 +37,8 @@ def main() -> None:
     a = ap.parse_args()
     os.environ["CEPSIM_COUNTER_CACHE"] = ""
     sys.path.insert(0, str(ROOT))
-    from sim.config import apply_scale, expand_points, load_config
-    from sim.scenarios.adaptive import point
+    from sim.experiments.config import apply_scale, expand_points, load_config
+    from sim.studies.adaptive.scenario import point
     want = dict(s.split("=", 1) for s in a.select)
     cfg = apply_scale(load_config(ROOT / "experiments" / "adaptive" / f"{a.experiment}.toml"),
                       a.scale)

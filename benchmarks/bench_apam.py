@@ -34,7 +34,7 @@ def main() -> None:
     a = ap.parse_args()
 
     from engines.evaluators.sase import run_sase
-    from sim.scenarios import apam as S
+    from sim.studies.apam import scenario as S
     from workloads import apam_synthetic as W
 
     st = W.generate(a.exp, a.events, 1, reading=a.reading)

@@ -10,12 +10,12 @@ paper's four 1000x peaks, Lmax giving N_in ~ 1000:
 * ``DARLING`` / ``random input`` / ``random PM`` / ``eSPICE`` / ``hSPICE`` / ``ICDE'20``: the
   shedding simulation of one point (warm-up, overload, shedding), excluding the no-shedding
   reference run the scenario adds for Eq. (4).  Each also runs with the Python server loop
-  (``loop="python"``) beside the compiled one (``sim.shedding.queue_kernel``): CPU seconds of
+  (``loop="python"``) beside the compiled one (``sim.core.shedding_queue_kernel``): CPU seconds of
   both, the ratio, and whether every metric is identical.
 
 Also printed: the events the engine processed, and DARLING's auxiliary memory (Section 4.4's
 sum_T (N_T + xi_T) x 8 bytes) beside the peak memory of the run (partial-match slots x 648
-bytes, ``sim.shedding.memory``).  The runs are the scenario's: shedder work on the server.  Times: best of ``--repeats`` runs after a
+bytes, ``engines.shedding.memory``).  The runs are the scenario's: shedder work on the server.  Times: best of ``--repeats`` runs after a
 warm-up, wall clock.
 
     python benchmarks/bench_darling.py [--n 50000] [--repeats 2] [--window 50]
@@ -39,12 +39,13 @@ import time
 import numpy as np
 
 from engines.evaluators.eager import run_eager
-from sim.arrivals import piecewise_poisson_arrivals
-from sim.costmodel import load_profile
-from sim.fastpath import lindley
-from sim.scenarios import darling as D
-from sim.shedding.memory import leaf_mask, peak_memory_bytes
-from sim.shedding.queue import Shedder, run_shedding
+from sim.core.arrivals import piecewise_poisson_arrivals
+from sim.core.costmodel import load_profile
+from sim.core.fastpath import lindley
+from sim.studies.darling import scenario as D
+from engines.shedding.memory import leaf_mask, peak_memory_bytes
+from engines.shedding.base import Shedder
+from sim.core.shedding_queue import run_shedding
 
 
 def _best(fn, repeats):
@@ -119,7 +120,7 @@ def main() -> None:
           f"{'processed':>10s} {'cpu vs fast':>12s}")
     for name, t, tc, _, served in rows:
         print(f"{name:38s} {t:8.3f} {tc:8.3f} {n / tc:15.0f} {served:10d} {tc / base:11.1f}x")
-    print("the server loop in Python vs compiled (sim.shedding.queue_kernel), CPU s:")
+    print("the server loop in Python vs compiled (sim.core.shedding_queue_kernel), CPU s:")
     for name, tp, tc, same in loops:
         print(f"  {name:36s} python {tp:7.3f}  compiled {tc:7.3f}  {tp / tc:6.1f}x  "
               f"metrics {'identical' if same else 'DIFFER'}")
@@ -136,8 +137,8 @@ def main() -> None:
 # CPU seconds per method over one experiment's quick points, and a digest of the result rows
 _POINTS = r"""
 import hashlib, json, sys, time
-from sim.config import apply_scale, expand_points, load_config
-from sim.runner import run_point
+from sim.experiments.config import apply_scale, expand_points, load_config
+from sim.experiments.runner import run_point
 from pathlib import Path
 names = ([p.stem for p in sorted(Path("experiments/darling").glob("*.toml"))]
          if sys.argv[1] == "all" else [sys.argv[1]])

@@ -2,11 +2,11 @@
 
 Prints events/s of ``engines.remote.kernel.run_remote`` (wall clock, after a warm-up run that
 compiles) for every strategy with the cost-based cache, and, on a small stream, the SimPy
-reference replay (``sim.remote_queue``) beside the kernel, as a ratio.  Not asserted anywhere.
+reference replay (``sim.core.remote_queue``) beside the kernel, as a ratio.  Not asserted anywhere.
 
     PYTHONPATH=$PWD python benchmarks/bench_eires.py [--events 100000] [--policy nongreedy]
 
-``--baseline REV`` instead times the kernel as the experiments call it (``sim.scenarios.eires.point``:
+``--baseline REV`` instead times the kernel as the experiments call it (``sim.studies.eires.scenario.point``:
 two runs per point, all queued and Poisson arrivals, latency histograms) on the quick-scale
 ``overall_q2`` points (Q2 over DS1, 5,000 events, cost cache, both policies, every strategy) and
 two Q1 Hybrid points, under git revision REV and under this checkout in fresh processes
@@ -25,14 +25,14 @@ from engines.compile import compile_pattern
 from engines.pattern import parse_pattern
 from engines.remote.config import STRATEGIES
 from engines.remote.kernel import run_remote
-from sim.costmodel import load_profile
-from sim.remote_queue import simulate_remote_simpy
+from sim.core.costmodel import load_profile
+from sim.core.remote_queue import simulate_remote_simpy
 from workloads.eires import generate, queries
 
 
 _POINTS = r"""
 import json, sys, time
-from sim.scenarios.eires import point
+from sim.studies.eires.scenario import point
 n = int(sys.argv[1])
 cases = []
 for pol in ("nongreedy", "greedy"):

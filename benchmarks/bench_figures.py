@@ -20,11 +20,11 @@ _DRAW = r'''
 import json, sys, tempfile, time
 from pathlib import Path
 try:
-    from sim.commands.results import collect
-except ImportError:   # a revision before sim/commands/ (issue 28)
+    from sim.cli.commands.results import collect
+except ImportError:   # a revision before sim/cli/commands/ (issue 28)
     from sim.cli import _collect as collect
-from sim.config import resolve_function
-from sim.staleness import variant_of
+from sim.experiments.functions import resolve
+from sim.experiments.staleness import variant_of
 
 root, names = Path(sys.argv[1]), sys.argv[2:] or None
 entries, refused = collect(root, names)
@@ -32,7 +32,7 @@ jobs = []
 for cfg, df in entries:
     suffix = f"@{variant_of(cfg.name)}" if variant_of(cfg.name) else ""
     for i, f in enumerate(cfg.figures):
-        fn = resolve_function(f.fn, "paper_figs", str(cfg.path or cfg.key), f"figures[{i}].fn")
+        fn = resolve(f.fn, "figures", str(cfg.path or cfg.key), f"figures[{i}].fn")
         jobs.append((f"{cfg.paper}/{f.name}{suffix}", fn, df, f.args))
 if not jobs:
     raise SystemExit(f"no drawable results under {root} ({'; '.join(refused) or 'none stored'})")

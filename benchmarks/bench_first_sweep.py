@@ -4,7 +4,7 @@ Target (issue 15): the first local sweep takes no more than the serial run's tim
 compilation, i.e. no more than a cold serial run.  Before, the sweep pinned its own cache and
 warmed only the first engine, so workers compiled the other engines' kernels concurrently; then
 (spawned workers) each worker imported everything and loaded every kernel from the disk cache,
-and two workers could run the same engine for two rates at once.  Now (``sim/sweep.py``) the
+and two workers could run the same engine for two rates at once.  Now (``sim/experiments/sweep.py``) the
 workers are forked from the warmed parent and shared engine work runs first.
 
 Each run is a fresh ``cepsim`` process with its own Numba cache and counter cache, all in one run

@@ -1,8 +1,8 @@
 """Points of any experiments under an older git revision and under this checkout, side by side.
 
 For exact speedups (issue 27 item 4): runs the selected points of each config in one fresh
-process per side (``--backend serial`` semantics: ``sim.runner.run_point`` in order), with the
-per-point log of ``sim/pointlog.py`` (CPU s and peak resident memory of each point), and
+process per side (``--backend serial`` semantics: ``sim.experiments.runner.run_point`` in order), with the
+per-point log of ``sim/experiments/pointlog.py`` (CPU s and peak resident memory of each point), and
 prints per experiment the CPU seconds (sum over its points), the largest point's peak RSS, the
 ratio, and whether every result row is identical (every column but ``wall_s``, NaN = NaN,
 ``pandas.testing.assert_frame_equal(check_exact=True)``).  ``--committed DIR`` also compares
@@ -37,8 +37,8 @@ import json, os, sys
 from pathlib import Path
 import pandas as pd
 sys.path.insert(0, os.getcwd())
-from sim.config import load_config
-from sim.runner import resolve_run, run_point
+from sim.experiments.config import load_config
+from sim.experiments.runner import resolve_run, run_point
 scale, select, every, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
 log = out / "points.jsonl"
 os.environ["CEPSIM_POINT_LOG"] = str(log)
@@ -87,7 +87,7 @@ def same_rows(a_path: Path, b_path: Path) -> str:
 
 
 def _stored_rows(committed: str, cfg_path: str, scale: str) -> Path | None:
-    from sim.config import apply_scale, load_config
+    from sim.experiments.config import apply_scale, load_config
     cfg = apply_scale(load_config(cfg_path), scale or None)
     p = Path(committed) / cfg.paper / cfg.name / "points.parquet"
     return p if p.exists() else None

@@ -119,10 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     ensure_numba_cache_dir()
     import numba  # noqa: F401
     nb = _Numba()
-    from sim.commands.common import all_config_paths as _all_config_paths
-    from sim.commands.results import claim_rows as _claim_rows, draw_figures as _draw_figures
-    from sim.config import load_config
-    from sim.runner import run_experiment
+    from sim.cli.commands.common import all_config_paths as _all_config_paths
+    from sim.cli.commands.results import claim_rows as _claim_rows, draw_figures as _draw_figures
+    from sim.experiments.config import load_config
+    from sim.experiments.runner import run_experiment
     t_import = time.perf_counter() - t_import
 
     os.chdir(REPO)

@@ -5,7 +5,7 @@ events/s including the engine.  The workload is the eager NFA (``engines.registr
 ``mg1_engine`` stream: SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN 20 events,
 Poisson arrivals at rho = 0.8 under the default cost profile.  Measured per path:
 
-* end to end, ``sim.simulate.simulate(..., path=...)``: engine run + cost model + queue +
+* end to end, ``sim.core.simulate.simulate(..., path=...)``: engine run + cost model + queue +
   metrics, the number a user of the simulator sees;
 * the same minus the engine (``simulate_counters`` on the engine's counters);
 * the queue alone (``lindley`` vs ``simulate_simpy`` with a list lookup as service function).
@@ -25,12 +25,12 @@ import time
 import numpy as np
 
 from engines.registry import run_engine
-from sim.arrivals import poisson_arrivals
-from sim.costmodel import load_profile
-from sim.fastpath import lindley
-from sim.queue import simulate_simpy
-from sim.scenarios.basic import engine_program, synthetic_stream
-from sim.simulate import simulate, simulate_counters
+from sim.core.arrivals import poisson_arrivals
+from sim.core.costmodel import load_profile
+from sim.core.fastpath import lindley
+from sim.core.queue import simulate_simpy
+from sim.studies.basic.scenario import engine_program, synthetic_stream
+from sim.core.simulate import simulate, simulate_counters
 
 
 def _best(fn, repeats):

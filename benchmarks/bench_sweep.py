@@ -36,8 +36,8 @@ def main() -> int:
     ap.add_argument("--backends", default="serial,local,spark")
     args = ap.parse_args()
 
-    from sim.config import load_config
-    from sim.runner import run_experiment
+    from sim.experiments.config import load_config
+    from sim.experiments.runner import run_experiment
 
     cfg = load_config(REPO / "experiments/demo/basic.toml")
     ov = ["grid.mu=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]", "seeds=1",
@@ -52,7 +52,7 @@ def main() -> int:
         for b in backends:
             extra = {}
             if b == "spark":
-                from sim.spark_backend import get_session
+                from sim.experiments.spark_backend import get_session
                 t_s = time.perf_counter()
                 spark, _ = get_session(f"local[{args.workers}]", "cepsim-bench")
                 t_session = time.perf_counter() - t_s

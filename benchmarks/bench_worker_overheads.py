@@ -2,7 +2,7 @@
 
 1. OpenBLAS threads: APAM ``cost_region`` points (the experiment with the most BLAS calls) in two
    fresh processes, one with OpenBLAS's default thread count and one with
-   ``OPENBLAS_NUM_THREADS=1`` (what ``sim/cli.py`` sets), alternating; CPU seconds of the process
+   ``OPENBLAS_NUM_THREADS=1`` (what ``sim/cli/main.py`` sets), alternating; CPU seconds of the process
    (all its threads) and whether the rows are equal.
 2. The memory release after a point: ``release_after_point`` (threshold 0: a release after
    every point) with ``gc.collect()`` only, as before, and with ``collect_then_freeze``, each in
@@ -24,8 +24,8 @@ REPO = Path(__file__).resolve().parents[1]
 BLAS_CHILD = r'''
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from sim.config import load_config
-from sim.runner import resolve_run, run_point
+from sim.experiments.config import load_config
+from sim.experiments.runner import resolve_run, run_point
 cfg, points = resolve_run(load_config(sys.argv[1] + "/experiments/apam/cost_region.toml"), "full")
 sel = [p for p in points if p.params["stream_seed"] in (2, 3) and p.params["rate"] == 100]
 run_point(cfg, sel[0])                       # kernels loaded, shared statistics computed
@@ -41,9 +41,9 @@ print(json.dumps({"cpu": cpu, "points": len(sel), "rows": json.dumps(rows, sort_
 RELEASE_CHILD = r'''
 import gc, json, sys, time
 sys.path.insert(0, sys.argv[1])
-from sim.config import load_config
-from sim.runner import resolve_run, run_point
-from sim import worker_memory as W
+from sim.experiments.config import load_config
+from sim.experiments.runner import resolve_run, run_point
+from sim.experiments import worker_memory as W
 if sys.argv[2] == "collect":
     W.collect_then_freeze = gc.collect       # the rule before session 19
 gc.freeze()                                  # as the pool's parent does before forking

@@ -3,7 +3,7 @@
 For Q1 (the artifact's query P2) on DS1, policies x caches x the six strategies, prints p50 / p95
 (us) and the ranking of the strategies side by side for
 
-* cepsim (``sim.scenarios.eires.point``: profile ``--profile``, default ``eires_artifact``,
+* cepsim (``sim.studies.eires.scenario.point``: profile ``--profile``, default ``eires_artifact``,
   utility ``artifact``, the artifact's metric ``lat_*``),
 * the authors' committed measurements (``experiments/eires/artifact_dat``, always; full
   500k-event runs on the authors' machine, so only their ranking is comparable), and
@@ -46,8 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.scenarios.eires import point
-from sim.scenarios.eires_refs import STRATEGY_ROWS, dat_by_strategy, order, pair_agreement
+from sim.studies.eires.scenario import point
+from sim.studies.eires.refs import STRATEGY_ROWS, dat_by_strategy, order, pair_agreement
 
 CASES = [("nongreedy", "cost"), ("nongreedy", "lru"), ("greedy", "cost"), ("greedy", "lru")]
 DAT = {("nongreedy", "cost"): "result_latency_cost_non_greedy.dat",

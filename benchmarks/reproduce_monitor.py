@@ -1,7 +1,7 @@
 """Time and memory of one ``cepsim reproduce`` as a user runs it (pool or Spark), per experiment.
 
 Used by ``bench_reproduce.py --pool``.  Starts ``python -m sim.cli reproduce`` as a child with
-``$CEPSIM_POINT_LOG`` set (``sim.pointlog``: one line per point with its CPU seconds and its
+``$CEPSIM_POINT_LOG`` set (``sim.experiments.pointlog``: one line per point with its CPU seconds and its
 worker's peak resident memory during the point), samples the resident memory of the whole
 process tree (parent, pool workers, their children) every ``interval`` seconds from ``/proc``,
 and then reports per experiment, slowest (most CPU) first: points, failed points, CPU seconds,

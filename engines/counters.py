@@ -76,7 +76,7 @@ COUNTER_NAMES: tuple[str, ...] = (
 GAUGES: frozenset[int] = frozenset({LIVE_PM, BUFFERED, LIVE_BOUND})
 COUNT_COLUMNS: tuple[int, ...] = tuple(i for i in range(N_COUNTERS) if i not in GAUGES)
 #: count columns that record a decision whose work another column already charges: priced 0 by
-#: every profile (``sim.costmodel`` refuses a non-zero price) and never fitted by ``calibrate``
+#: every profile (``sim.core.costmodel`` refuses a non-zero price) and never fitted by ``calibrate``
 SIDE_METRICS: frozenset[int] = frozenset({ROUTING_CHECK})
 
 

@@ -39,7 +39,7 @@ def main(out_dir: Path | None) -> int:
     for rate, best in ran[ran["best"]].groupby("rate")["engine_spec"].first().items():
         print(f"best at {rate:g} ev/s: {best}")
     if out_dir is not None:
-        from sim.compare_report import write_out
+        from sim.tools.compare.report import write_out
         for p in write_out(cmp, out_dir):
             print(f"wrote {p}")
     return 0

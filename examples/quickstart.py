@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from sim import api
-from sim.claims import check_experiment
-from sim.config import load_config
+from sim.experiments.claims import check_experiment
+from sim.experiments.config import load_config
 
 PATTERN = "PATTERN SEQ(A a, B b, C c) WHERE a.x < b.x AND b.x < c.x WITHIN 20 events"
 
@@ -40,7 +40,7 @@ def main(out_dir: Path) -> int:
 
     profile = api.load_profile()
     print(f"\n{'engine':<20}{'rate':>8}{'rho':>8}{'latency_mean (s)':>18}")
-    from sim.simulate import simulate_counters
+    from sim.core.simulate import simulate_counters
     for spec, r in results.items():
         for rate in (1e4, 5e4, 2e5):
             arr = api.arrivals(len(stream), rate=rate, seed=3)

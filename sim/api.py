@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.metrics import metrics_row  # noqa: F401  (re-exported: scenario rows without collisions)
+from sim.core.metrics import metrics_row  # noqa: F401  (re-exported: scenario rows without collisions)
 
 __all__ = ["engines", "generators", "load_stream", "generate_stream", "parse_pattern",
            "compile_pattern", "run_engine", "counter_totals", "load_profile", "arrivals",
@@ -108,7 +108,7 @@ def run_engine(engine: str, program, stream, **options):
     with ``.matches`` (``MatchSet``), ``.counters`` (int64 per event x counter) and ``.info``
     (engine facts: plan, order, peaks)."""
     from engines.registry import run_engine as _run
-    from sim.scenarios.generic import parse_engine_spec
+    from sim.studies.generic.scenario import parse_engine_spec
 
     name, opts = parse_engine_spec(engine)
     opts.update(options)
@@ -124,8 +124,8 @@ def counter_totals(result) -> dict[str, int]:
 
 def load_profile(path: str | Path | None = None):
     """A cost profile (``None`` = the packaged default; ``cepsim list profiles``)."""
-    from sim.costmodel import load_profile as _load
-    from sim.inputs import resolve_input
+    from sim.core.costmodel import load_profile as _load
+    from sim.experiments.inputs import resolve_input
 
     return _load(None if path is None else resolve_input(str(path)))
 
@@ -139,7 +139,7 @@ def arrivals(n: int, rate: float | None = None, seed: int = 0, stream=None,
     >>> a.shape, bool((a[1:] >= a[:-1]).all())
     ((4,), True)
     """
-    from sim.arrivals import poisson_arrivals, replay_arrivals
+    from sim.core.arrivals import poisson_arrivals, replay_arrivals
 
     if rate is not None:
         return poisson_arrivals(n, rate, seed)
@@ -156,7 +156,7 @@ def simulate(stream, program, engine: str, rate: float | None = None, arrivals_=
     Returns ``SimResult``: ``.metrics`` (latency mean/percentiles, throughput, utilisation,
     ``offered_load`` ρ = λ·E[S], ``stable``, queue peak, counter totals), ``.match_latency``,
     ``.events`` / ``.engine_result`` (kept).  The profile defaults to the packaged one."""
-    from sim.simulate import simulate_counters
+    from sim.core.simulate import simulate_counters
 
     res = run_engine(engine, program, stream, **options)
     n = len(stream)
@@ -178,12 +178,12 @@ def compare(pattern, stream, rates=None, engines: list[str] | None = None, profi
     or None = the packaged default), queued at each of ``rates`` (events/s; None = four rates
     spanning the engines' largest stable rates) with Poisson arrivals from ``seed``.
 
-    Returns ``sim.compare.Comparison``: ``.rows`` (DataFrame: one row per engine run and rate
+    Returns ``sim.tools.compare.core.Comparison``: ``.rows`` (DataFrame: one row per engine run and rate
     -- ``engine_spec``, ``plan``, ``matches``, ``service_mean``, ``lsr`` (largest stable rate),
     ``latency_p50``/``p99``, ``best`` -- plus one per strategy that cannot run, with its
     ``reason``), ``.table()`` (the CLI's text), ``.recommendation``, ``.ineligible``.
-    ``engines``: strategy keys or engine names (``sim.compare_strategies.STRATEGIES``)."""
-    from sim.compare import compare as _compare
+    ``engines``: strategy keys or engine names (``sim.tools.compare.strategies.STRATEGIES``)."""
+    from sim.tools.compare.core import compare as _compare
 
     prof = profile if profile is not None and not isinstance(profile, (str, Path)) \
         else load_profile(profile)
@@ -196,10 +196,10 @@ def run_config(config: str | Path, scale: str | None = None, out: str | Path = "
     """Run an experiment config like ``cepsim run`` (without figures) -> its results DataFrame.
 
     ``overrides`` are ``--set`` strings (``["params.n_events=1000"]``); such a run writes to
-    ``<out>/<paper>/<name>@<overrides>/``.  Claims: ``sim.claims.check_experiment(cfg, df)``."""
-    from sim.config import load_config
-    from sim.inputs import resolve_input
-    from sim.runner import run_experiment
+    ``<out>/<paper>/<name>@<overrides>/``.  Claims: ``sim.experiments.claims.check_experiment(cfg, df)``."""
+    from sim.experiments.config import load_config
+    from sim.experiments.inputs import resolve_input
+    from sim.experiments.runner import run_experiment
 
     cfg = load_config(resolve_input(str(config)))
     summary = run_experiment(cfg, scale=scale, out_dir=out, backend=backend, workers=workers,
@@ -212,9 +212,9 @@ def read_results(config: str | Path, out: str | Path = "results", variant: str =
     None when it has not been run."""
     import dataclasses
 
-    from sim import results
-    from sim.config import load_config
-    from sim.inputs import resolve_input
+    from sim.experiments import results
+    from sim.experiments.config import load_config
+    from sim.experiments.inputs import resolve_input
 
     cfg = load_config(resolve_input(str(config)), check_functions=False)
     if variant:

@@ -9,7 +9,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from sim.claims import ClaimResult
+from sim.experiments.claims import ClaimResult
 
 
 def check_claim_case(call: Callable[[pd.DataFrame], ClaimResult], df: pd.DataFrame, want: bool,
@@ -41,7 +41,7 @@ def case_params(cases: dict) -> list:
 def configured_claims(folder: Path, module: str) -> dict[str, list[dict]]:
     """Claim functions named by the configs in ``folder`` -> their argument dicts; every claim
     must live in scenario module ``module``."""
-    from sim.config import load_config
+    from sim.experiments.config import load_config
 
     out: dict[str, list[dict]] = {}
     for path in sorted(folder.glob("*.toml")):

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.config import ExperimentConfig, apply_scale, expand_points
+from sim.experiments.config import ExperimentConfig, apply_scale, expand_points
 
 
 def _apam(p: dict, rng) -> dict:
@@ -166,7 +166,7 @@ def fixture_results(cfg: ExperimentConfig, scale: str = "quick") -> pd.DataFrame
 
 
 if __name__ == "__main__":   # store real quick-scale results of the given configs as fixtures
-    from sim.config import load_config
+    from sim.experiments.config import load_config
 
     root = Path(__file__).resolve().parents[1]
     for arg in sys.argv[1:]:

@@ -5,9 +5,9 @@ Import it from a test module as ``from shedding_setup import overload_setup`` (p
 ``tests/`` on ``sys.path``)."""
 from __future__ import annotations
 
-from sim.arrivals import piecewise_poisson_arrivals
-from sim.costmodel import load_profile
-from sim.scenarios import darling as D
+from sim.core.arrivals import piecewise_poisson_arrivals
+from sim.core.costmodel import load_profile
+from sim.studies.darling import scenario as D
 
 
 def overload_setup(query: str = "q1", n_events: int = 3000, peak: float = 30.0,

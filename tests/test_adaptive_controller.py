@@ -18,7 +18,7 @@ from engines.planners.adaptive.stats import StatsSnapshots
 from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision,
                                                 ThresholdDecision, UnconditionalDecision)
 from engines.planners.adaptive.stats import check_positions, compute_stats
-from sim.scenarios import adaptive as A
+from sim.studies.adaptive import scenario as A
 from workloads.adaptive import make_stream, pattern_text
 
 

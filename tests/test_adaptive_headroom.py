@@ -14,7 +14,7 @@ from engines.pattern import parse_pattern
 from engines.planners.adaptive.epochs import _run_plan, run_schedule, schedule_service
 from engines.planners.adaptive.headroom import (candidate_plans, epoch_bounds, oracle_price,
                                                 plan_epoch_sums)
-from sim.costmodel import load_profile
+from sim.core.costmodel import load_profile
 from workloads.adaptive import make_stream, pattern_text
 
 N_EVENTS = 1200
@@ -108,7 +108,7 @@ def test_two_live_plans_on_one_event_cost_two_plans_work():
 
 
 def test_scenario_prices_base_cost_per_live_plan():
-    from sim.scenarios import adaptive as A
+    from sim.studies.adaptive import scenario as A
     params = {"dataset": "traffic", "planner": "greedy", "pset": "seq", "n": 4, "window": 1.0,
               "w_s": 3.0, "n_events": 3000, "n_types": 8, "total_rate": 500.0,
               "check_every": 25, "n_samples": 2, "K": 1, "t_values": [0.05], "d_values": [0.0],
@@ -153,7 +153,7 @@ def test_skewed_traffic_has_skewed_selectivities_and_the_uniform_variant_does_no
 
 def test_generator_parameters_are_checked():
     from engines.errors import CepsimInputError
-    from sim.scenarios.adaptive import gen_kwargs
+    from sim.studies.adaptive.scenario import gen_kwargs
     assert gen_kwargs({"dataset": "traffic", "gen_n_changes": 4, "gen_factor_lo": 2,
                        "gen_factor_hi": 3}) == (("factor_range", (2.0, 3.0)), ("n_changes", 4))
     assert gen_kwargs({"dataset": "stocks", "gen_sigma": 0.5}) == (("sigma", 0.5),)
@@ -170,7 +170,7 @@ def test_a_candidate_over_the_engine_cap_is_left_out_not_the_point(monkeypatch, 
     engine's capacity is no option for the oracle, and the point keeps its methods' results."""
     import engines.planners.adaptive.headroom as H
     from engines.errors import CapacityError
-    from sim.scenarios import adaptive as A
+    from sim.studies.adaptive import scenario as A
     monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(A, "_WORK_MEM", {})
     real = H.plan_epoch_sums
@@ -190,7 +190,7 @@ def test_a_candidate_over_the_engine_cap_is_left_out_not_the_point(monkeypatch, 
               "check_every": 10, "n_samples": 2, "K": 1, "t_values": [0.3], "d_values": [0.1],
               "davg": False, "stream_seed": 1}
     row = A.point(params, 0)
-    # P0's epoch sums come from the static method's run (sim/scenarios/adaptive_runs.py); every
+    # P0's epoch sums come from the static method's run (sim/studies/adaptive/runs.py); every
     # other candidate is run here, the second of them over the cap
     assert len(seen) >= 2
     assert row["supported"] == 1 and row["headroom_over_cap"] == 1
@@ -202,8 +202,8 @@ def test_greedy_candidates_the_methods_use_run_once(monkeypatch, tmp_path):
     once over the whole stream, as the master of that plan's epochs, and the oracle reads its
     sums instead of running it again; the row equals the one computed without that sharing."""
     import engines.planners.adaptive.headroom as H
-    from sim.scenarios import adaptive as A
-    from sim.scenarios import adaptive_runs as AR
+    from sim.studies.adaptive import scenario as A
+    from sim.studies.adaptive import runs as AR
     monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path / "cache"))
     params = {"dataset": "stocks", "planner": "greedy", "pset": "seq", "n": 5, "window": 1.0,
               "w_s": 3.0, "n_events": 3000, "n_types": 8, "total_rate": 500.0,

@@ -1,4 +1,4 @@
-"""The lean epoch evaluation of the adaptive scenario (sim/scenarios/adaptive_runs.py) equals the
+"""The lean epoch evaluation of the adaptive scenario (sim/studies/adaptive/runs.py) equals the
 straightforward one it replaced: one ``run_schedule`` per method over a shared run cache, dense
 counter and charge matrices summed after the warm-up, match sets concatenated and compared in
 canonical form, and the headroom oracle reading P0's cached run (``reference_run_methods`` below
@@ -14,8 +14,8 @@ from engines import counters as C
 from engines.compile import compile_pattern
 from engines.planners.adaptive import epochs as E
 from engines.planners.adaptive.planners import planning_groups
-from sim.scenarios import adaptive as A
-from sim.scenarios.adaptive_runs import evaluate_methods
+from sim.studies.adaptive import scenario as A
+from sim.studies.adaptive.runs import evaluate_methods
 
 
 def _canonical(ms) -> np.ndarray:
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 def reference_run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K,
                           davg, eopts, memo=None, zero_bounds=None, oracle_runs=None):
-    """``sim.scenarios.adaptive._run_methods`` before issue 27 (same signature as now; it returns
+    """``sim.studies.adaptive.scenario._run_methods`` before issue 27 (same signature as now; it returns
     no zero-start sums, so the headroom oracle runs P0 afresh)."""
     from engines.planners.adaptive.controller import run_controller
     from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision,
@@ -115,7 +115,7 @@ def test_random_schedules_sum_like_run_schedule(kind, monkeypatch):
     """Random schedules over random patterns: every sum, count and the consistency verdict of
     ``evaluate_methods`` equal those built from ``run_schedule``'s dense outputs (with the
     chain, many epochs are taken from a longer run of their plan: ``_derive_from_masters``)."""
-    from sim.scenarios import adaptive_runs as R
+    from sim.studies.adaptive import runs as R
     derived = []
     real = R._derive_from_masters
 
@@ -171,7 +171,7 @@ def test_chain_runs_from_two_starts_converge_at_c1():
     """``convergence_row``: a lazy chain run of one order from ``lo2`` and one from an earlier
     ``lo1`` have equal counter rows from ``c1(lo2)`` on and detect the same matches from
     ``c1 - 1`` on (time and count windows, SEQ / OR / AND); one row earlier they may differ."""
-    from sim.scenarios.adaptive_runs import convergence_row
+    from sim.studies.adaptive.runs import convergence_row
     rng = np.random.default_rng(14)
     checked = differ_before = 0
     for pattern, stream in small_cases(1414, 150, **dict(OR_AND, max_events=90)):
@@ -204,7 +204,7 @@ def test_canonical_set_is_a_multiset_form():
     """Equal results exactly for equal row multisets: permutations agree, any changed row
     differs, and forced hash ties (rows equal up to the hash) still compare exactly."""
     from engines.matches import canonical_rows
-    from sim.scenarios import adaptive_runs as R
+    from sim.studies.adaptive import runs as R
     rng = np.random.default_rng(5)
     for cols, hi, last_lo in ((3, 50, -1), (12, 100_000, -1), (20, 2**40, -1),
                               (12, 100_000, 0), (19, 3000, 0)):
@@ -239,7 +239,7 @@ def test_canonical_set_is_a_multiset_form():
 
 
 def _pilot_events(n: int) -> int:
-    from sim.scenarios import adaptive_runs as R
+    from sim.studies.adaptive import runs as R
     return min(n, R.SPLIT_PILOT_EVENTS)
 
 
@@ -251,7 +251,7 @@ def test_or_of_independent_alternatives_is_evaluated_per_alternative(dataset, se
     over its share of the capacity cap sends the evaluation back to whole plans (same result)."""
     from test_branch_runs import _case, _plans
     from engines.planners.adaptive.branch_runs import independent_alternatives
-    from sim.scenarios import adaptive_runs as R
+    from sim.studies.adaptive import runs as R
     st, prog = _case(dataset, seed)
     n = len(st)
     rng = np.random.default_rng(seed)

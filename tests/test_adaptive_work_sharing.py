@@ -1,7 +1,7 @@
 """Points of the adaptive scenario that differ only in cost parameters share one evaluation.
 
 The calibration (adapt_log2) and the cost-ratio sensitivity study (adapt_rel) price the same
-schedules and engine counters at several unit costs; ``sim.scenarios.adaptive`` evaluates once
+schedules and engine counters at several unit costs; ``sim.studies.adaptive.scenario`` evaluates once
 per ``work_key`` and prices per point.  These tests check that the sharing changes nothing but
 the price: a served point equals a freshly computed one, and the key ignores exactly the cost
 parameters."""
@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from sim.scenarios import adaptive as A
+from sim.studies.adaptive import scenario as A
 
 PARAMS = {"dataset": "traffic", "planner": "greedy", "pset": "seq", "n": 3, "window": 1.0,
           "w_s": 3.0, "n_events": 1500, "n_types": 8, "total_rate": 500.0, "check_every": 25,

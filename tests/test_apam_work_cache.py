@@ -1,4 +1,4 @@
-"""The APAM scenario's shared work (``sim/scenarios/apam.py``): counters kept compact in memory
+"""The APAM scenario's shared work (``sim/studies/apam/scenario.py``): counters kept compact in memory
 and on disk come back as the engine's exact matrix, and the per-stream warm-up statistics with
 the point's rate set afterwards give the same optimizer output as estimating them per point."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from engines import counters as C
 from engines.evaluators.hybrid import run_hybrid
 from engines.evaluators.sase import run_sase
 from engines.planners.apam import estimate_statistics, evaluate_candidates
-from sim.scenarios import apam as S
+from sim.studies.apam import scenario as S
 from workloads import apam_synthetic as W
 
 

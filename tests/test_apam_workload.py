@@ -39,10 +39,10 @@ def test_stream_shape_and_determinism(streams):
 
 
 def test_scenario_point_and_simpy_cross_check(tmp_path):
-    from sim.fastpath import lindley
-    from sim.queue import simulate_simpy
-    from sim.scenarios import apam as S
-    from sim.arrivals import poisson_arrivals
+    from sim.core.fastpath import lindley
+    from sim.core.queue import simulate_simpy
+    from sim.studies.apam import scenario as S
+    from sim.core.arrivals import poisson_arrivals
 
     params = dict(experiment=1, rate=3000, n_events=20000, n_warmup=10000, stream_seed=1,
                   cache_dir=str(tmp_path))
@@ -76,7 +76,7 @@ def test_scenario_point_and_simpy_cross_check(tmp_path):
 def test_sequence_check_unit_cost_params():
     from engines import counters as C
     from engines.errors import CepsimInputError
-    from sim.scenarios import apam as S
+    from sim.studies.apam import scenario as S
 
     base = dict(t_pe=7e-7, t_rc=3.5e-6, t_bi=3.5e-7, base_cost=2e-5)
     assert S.unit_costs(base)["t_seq"] == 7e-7                      # default: Eq. (9) literal

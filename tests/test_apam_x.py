@@ -96,7 +96,7 @@ def test_exact_ordering_probability_not_table1(small):
 def test_predicted_rho_tracks_the_executed_service(small):
     """Mean service time from the counters at the same unit costs vs apam-x's E[ST]: within
     10 % for every candidate (the literal optimizer is reported, not bounded)."""
-    from sim.scenarios.apam import profile_for
+    from sim.studies.apam.scenario import profile_for
 
     st, prog, stats = small
     prof = profile_for({"t_pe": COSTS["t_pe"], "t_seq": COSTS["t_seq"], "t_rc": COSTS["t_rc"],
@@ -124,7 +124,7 @@ def test_optimizer_switch(small):
 
 def test_scenario_refuses_unknown_optimizer_and_merge_order():
     from engines.errors import CepsimInputError
-    from sim.scenarios.apam import _check_point
+    from sim.studies.apam.scenario import _check_point
 
     ok = {"n_events": 100, "n_warmup": 50, "rate": 100.0}
     _check_point({**ok, "optimizer": "apam-x", "merge_order": "plan"})
@@ -139,7 +139,7 @@ def test_completing_final_events_pay_more_than_the_mean(small):
     likelier to complete a match and its merge builds more results.  The predicted service of a
     true final event therefore exceeds the mean final event's (and the per-variable-means
     reading, which cannot tell them apart), as the executed counters do."""
-    from sim.scenarios.apam import profile_for
+    from sim.studies.apam.scenario import profile_for
 
     st, prog, stats = small
     prof = profile_for({"t_pe": COSTS["t_pe"], "t_seq": COSTS["t_seq"], "t_rc": COSTS["t_rc"],

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DOCTEST_MODULES = ("sim.api", "sim.metrics", "sim.staleness", "workloads.generators",
-                   "sim.scenarios.generic")
+DOCTEST_MODULES = ("sim.api", "sim.core.metrics", "sim.experiments.staleness", "workloads.generators",
+                   "sim.studies.generic.scenario")
 
 
 @pytest.mark.parametrize("name", DOCTEST_MODULES)

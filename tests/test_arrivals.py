@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from engines.errors import CepsimInputError
-from sim.arrivals import piecewise_poisson_arrivals, poisson_arrivals, replay_arrivals
+from sim.core.arrivals import piecewise_poisson_arrivals, poisson_arrivals, replay_arrivals
 
 
 def test_poisson_deterministic_and_rate():

@@ -7,12 +7,12 @@ import sys
 import pytest
 
 from engines.errors import CepsimInputError
-from sim import backends
+from sim.experiments import backends
 
 
 def test_runner_does_not_import_the_backends(repo_root):
-    code = ("import sys, sim.runner; "
-            "print('sim.sweep' in sys.modules, 'sim.spark_backend' in sys.modules)")
+    code = ("import sys, sim.experiments.runner; "
+            "print('sim.experiments.sweep' in sys.modules, 'sim.experiments.spark_backend' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=repo_root, capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["False", "False"]
@@ -24,8 +24,8 @@ def test_unknown_backend_names_the_choices():
 
 
 def test_registered_backend_is_used(tmp_path, repo_root):
-    from sim.config import load_config
-    from sim.runner import run_experiment, run_serial
+    from sim.experiments.config import load_config
+    from sim.experiments.runner import run_experiment, run_serial
     seen = []
 
     def recording(cfg, pending, on_row, **kw):

@@ -95,7 +95,7 @@ def test_set_grid_axis_mixing_kinds_is_refused(tmp_path):
 
 def test_zip_and_nested_arrays_mixing_kinds_are_refused(tmp_path):
     from engines.errors import CepsimInputError
-    from sim.config import config_from_dict
+    from sim.experiments.config import config_from_dict
 
     base = {"name": "z", "paper": "t", "scenario": "demo:point", "seed": 1}
     with pytest.raises(CepsimInputError, match=r"zip\.label.*2 is a number among strings"):

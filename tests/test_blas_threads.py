@@ -1,4 +1,4 @@
-"""sim.blas_threads: the command line asks OpenBLAS for one thread unless told otherwise."""
+"""sim.cli.blas_threads: the command line asks OpenBLAS for one thread unless told otherwise."""
 from __future__ import annotations
 
 import os
@@ -31,7 +31,7 @@ def test_an_explicit_thread_count_is_kept():
 
 def test_too_late_once_numpy_is_loaded(monkeypatch):
     import numpy  # noqa: F401  (loaded: OpenBLAS has fixed its thread count)
-    from sim.blas_threads import use_one_blas_thread
+    from sim.cli.blas_threads import use_one_blas_thread
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     assert use_one_blas_thread() is False
     assert "OPENBLAS_NUM_THREADS" not in os.environ

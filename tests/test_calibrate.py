@@ -12,9 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from sim.calibrate import (REMOTE_WORKLOADS, WORKLOADS, calibrate, calibration_stream,
+from sim.tools.calibrate import (REMOTE_WORKLOADS, WORKLOADS, calibrate, calibration_stream,
                            measure)
-from sim.costmodel import COUNT_NAMES, load_profile
+from sim.core.costmodel import COUNT_NAMES, load_profile
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """Every paper claim function on small synthetic result tables built to PASS and built to FAIL
 (both directions asserted, the numbers the verdict rests on checked in the message), plus
-``sim.claims`` itself (evaluation, error handling, tables).
+``sim.experiments.claims`` itself (evaluation, error handling, tables).
 
 ``CASES`` maps ``"module:function"`` to its cases; ``test_every_configured_claim_has_cases``
 discovers the claim functions of every shipped config and fails for one with no case here
@@ -16,9 +16,10 @@ import pandas as pd
 import pytest
 
 from engines.errors import CepsimInputError
-from sim.claims import (ClaimResult, ClaimRow, check_experiment, format_markdown, format_table,
+from sim.experiments.claims import (ClaimResult, ClaimRow, check_experiment, format_markdown, format_table,
                         write_markdown)
-from sim.config import config_from_dict, load_config, resolve_function
+from sim.experiments.config import config_from_dict, load_config
+from sim.experiments.functions import resolve
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -243,7 +244,7 @@ def _case_ids():
 @pytest.mark.parametrize("spec, i", list(_case_ids()))
 def test_claim_case(spec, i):
     args, df, want, patterns = CASES[spec][i]
-    fn = resolve_function(spec, "sim.scenarios")
+    fn = resolve(spec, "claims")
     before = df.copy()
     res = fn(df, **args)
     assert isinstance(res, ClaimResult)
@@ -278,14 +279,14 @@ def test_every_configured_claim_has_cases():
     assert not missing, "claim functions without PASS/FAIL tests:\n" + "\n".join(missing)
 
 
-# ----------------------------------------------------------------------------- sim.claims
+# ----------------------------------------------------------------------------- sim.experiments.claims
 def _cfg(claims):
     return config_from_dict({"name": "t", "paper": "p", "scenario": "demo:point", "seed": 1,
                              "claims": claims}, check_functions=False)
 
 
 def test_check_experiment_verdicts_errors_and_wrong_return_type(monkeypatch):
-    import sim.scenarios.demo as demo
+    import sim.studies.demo.claims as demo
 
     monkeypatch.setattr(demo, "claim_returns_tuple", lambda df: (True, "x"), raising=False)
     monkeypatch.setattr(demo, "claim_raises", lambda df: 1 / 0, raising=False)
@@ -297,9 +298,9 @@ def test_check_experiment_verdicts_errors_and_wrong_return_type(monkeypatch):
         return ClaimResult(True, f"k={k}")
 
     monkeypatch.setattr(demo, "claim_spy", spy, raising=False)
-    cfg = _cfg([{"name": "ok", "fn": "demo:claim_spy", "args": {"k": 3}},
-                {"name": "tuple", "fn": "demo:claim_returns_tuple"},
-                {"name": "raises", "fn": "demo:claim_raises"}])
+    cfg = _cfg([{"name": "ok", "kind": "extension", "fn": "demo:claim_spy", "args": {"k": 3}},
+                {"name": "tuple", "kind": "extension", "fn": "demo:claim_returns_tuple"},
+                {"name": "raises", "kind": "extension", "fn": "demo:claim_raises"}])
     df = pd.DataFrame({"a": [1, 2]})
     out = check_experiment(cfg, df)
     assert [n for n, _ in out] == ["ok", "tuple", "raises"]
@@ -311,33 +312,43 @@ def test_check_experiment_verdicts_errors_and_wrong_return_type(monkeypatch):
 
 
 def _rows():
-    return [ClaimRow("paper/exp", "first claim", ClaimResult(True, "x=1")),
-            ClaimRow("p/e2", "a|b", ClaimResult(False, "y=2\nz")),
-            ClaimRow("p/e3", "third", ClaimResult(True, "w"))]
+    return [ClaimRow("paper/exp", "first claim", ClaimResult(True, "x=1"), "paper"),
+            ClaimRow("p/e2", "a|b", ClaimResult(False, "y=2\nz"), "extension"),
+            ClaimRow("p/e3", "third", ClaimResult(True, "w"), "calibration"),
+            ClaimRow("p/e4", "fourth", ClaimResult(False, "v"), "report")]
 
 
 def test_format_table_layout():
     text = format_table(_rows())
     lines = text.splitlines()
-    assert lines[0] == "experiment  claim        result  measured"
-    assert lines[1] == "----------  -----------  ------  --------"
-    assert lines[2] == "paper/exp   first claim  PASS    x=1"
-    assert lines[3].startswith("p/e2        a|b          FAIL    y=2")
-    assert lines[4] == "z" and lines[5] == "p/e3        third        PASS    w"
-    assert lines[-1] == "2 passed, 1 failed"
+    assert lines[0] == "experiment  kind         claim        result  measured"
+    assert lines[1] == "----------  -----------  -----------  ------  --------"
+    assert lines[2] == "paper/exp   paper        first claim  PASS    x=1"
+    assert lines[3].startswith("p/e2        extension    a|b          FAIL    y=2")
+    assert lines[4] == "z" and lines[5] == "p/e3        calibration  third        PASS    w"
+    # a report is printed with its numbers and never judged, whatever its function returned
+    assert lines[6] == "p/e4        report       fourth       REPORT  v"
+    assert lines[-1] == ("2 passed, 1 failed; paper claims 1 of 1 PASS; extension 0 of 1 PASS; "
+                         "calibration 1 of 1 PASS; report 1 (printed, not judged)")
     assert format_table([]) == "no claims checked"
     wide = format_table([ClaimRow("e", "c" * 40, ClaimResult(True, "m"))]).splitlines()
-    assert wide[0] == "experiment  " + "claim".ljust(40) + "  result  measured"
+    assert wide[0] == "experiment  kind       " + "claim".ljust(40) + "  result  measured"
+
+
+def test_a_report_never_fails_or_passes():
+    rep = ClaimRow("p/e", "numbers", ClaimResult(False, "n=3"), "report")
+    assert rep.verdict == "REPORT" and not rep.failed and not rep.judged
+    assert ClaimRow("p/e", "c", ClaimResult(False, "m"), "paper").failed
 
 
 def test_format_markdown_escapes_and_counts(tmp_path):
     md = format_markdown(_rows())
-    assert md.splitlines()[:4] == ["# Claims", "", "| experiment | claim | result | measured |",
-                                   "|---|---|---|---|"]
-    assert "| paper/exp | first claim | PASS | x=1 |" in md
-    assert "| p/e2 | a\\|b | FAIL | y=2 z |" in md
-    assert md.splitlines()[-2:] == ["", "2 passed, 1 failed"]
-    assert md.endswith("| p/e3 | third | PASS | w |\n\n2 passed, 1 failed\n")
+    assert md.splitlines()[:4] == ["# Claims", "", "| experiment | kind | claim | result | measured |",
+                                   "|---|---|---|---|---|"]
+    assert "| paper/exp | paper | first claim | PASS | x=1 |" in md
+    assert "| p/e2 | extension | a\\|b | FAIL | y=2 z |" in md
+    assert "| p/e4 | report | fourth | REPORT | v |" in md
+    assert md.splitlines()[-1].startswith("2 passed, 1 failed; paper claims 1 of 1 PASS")
     path = write_markdown(_rows(), tmp_path / "claims.md")
     assert path.read_text() == md
     assert not list(tmp_path.glob("*.tmp"))
@@ -351,15 +362,15 @@ ALL_FAILED = ["apam:claim_apam_vs_baselines", "apam:claim_selects_eager_everywhe
 def test_claim_fails_when_every_point_failed(spec):
     """A table whose rows all carry an error (every point crashed) has nothing to check."""
     df = _apam_basic().assign(error="boom", seq_factor=0.0)
-    res = resolve_function(spec, "sim.scenarios")(df)
+    res = resolve(spec, "claims")(df)
     assert res == ClaimResult(False, "no successful rows")
 
 
 def test_check_experiment_error_names_the_config_and_claim():
     """A claim naming a function that does not exist is a config error (exit 2 in the CLI),
     raised before any claim runs, naming the config file and the key."""
-    cfg = _cfg([{"name": "ok", "fn": "demo:claim_no_errors"},
-                {"name": "missing", "fn": "demo:no_such_claim"}])
+    cfg = _cfg([{"name": "ok", "kind": "extension", "fn": "demo:claim_no_errors"},
+                {"name": "missing", "kind": "extension", "fn": "demo:no_such_claim"}])
     with pytest.raises(CepsimInputError, match=r"p/t: key 'claims\[1\]\.fn': .*no_such_claim"):
         check_experiment(cfg, pd.DataFrame({"error": [None]}))
     cfg_file = load_config(REPO / "experiments/demo/basic.toml")

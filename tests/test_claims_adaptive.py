@@ -1,4 +1,4 @@
-"""PVLDB'18 adaptive claims (``sim/scenarios/adaptive.py``) on small synthetic result tables
+"""PVLDB'18 adaptive claims (``sim/studies/adaptive/scenario.py``) on small synthetic result tables
 built to PASS and built to FAIL, in the style of ``tests/test_claims.py``'s ``CASES``: both
 verdicts asserted, the numbers of the ``measured`` text checked, the input never edited, and
 empty / all-error / all-unsupported tables FAIL without raising.
@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.scenarios.adaptive as S
+import sim.studies.adaptive.scenario as S
 from claim_cases import case_params, check_claim_case, configured_claims
-from sim.claims import ClaimResult
+from sim.experiments.claims import ClaimResult
 
 REPO = Path(__file__).resolve().parents[1]
 LABELS = ("static", "uncond", "thr0.1", "thr0.3", "inv0", "inv0.1", "inv0.2", "invdavg")
@@ -183,7 +183,7 @@ def _cost_sens():
 
 
 # ----------------------------------------------------------------------------- more tables
-# (added after the mutation run on sim/scenarios/adaptive.py, docs/TESTING.md)
+# (added after the mutation run on sim/studies/adaptive/scenario.py, docs/TESTING.md)
 def _drop(df, *prefixes):
     """``df`` without the columns of the method labels starting with ``prefixes``."""
     return df.drop(columns=[c for c in df.columns if c.startswith(prefixes) and "_" in c

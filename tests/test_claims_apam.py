@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.scenarios.apam as S
+import sim.studies.apam.scenario as S
 from claim_cases import check_claim_case
-from sim.claims import ClaimResult
+from sim.experiments.claims import ClaimResult
 
 
 def _t(rows):

@@ -1,4 +1,4 @@
-"""Claims of the strategy matrix (sim/scenarios/cross.py) on hand-made rows: they pass and fail
+"""Claims of the strategy matrix (sim/studies/cross/scenario.py) on hand-made rows: they pass and fail
 where they should and name the strategy that beats a paper's own one, with the factor."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from sim.scenarios import cross
+from sim.studies.cross import scenario as cross
 
 
 def _row(workload, own, metric, values, same=1, error=None, **extra):

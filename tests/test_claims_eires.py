@@ -1,4 +1,4 @@
-"""EIRES claim functions (``sim/scenarios/eires.py``) on small synthetic result tables built to
+"""EIRES claim functions (``sim/studies/eires/scenario.py``) on small synthetic result tables built to
 PASS and built to FAIL, both directions asserted, the numbers the verdict rests on checked in the
 ``measured`` text; every claim leaves its input untouched and FAILs (without raising) on an empty
 table and on a table whose every row is an error.
@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.scenarios.eires as S
+import sim.studies.eires.scenario as S
 from claim_cases import check_claim_case, verdicts_by_claim
-from sim.claims import ClaimResult
+from sim.experiments.claims import ClaimResult
 
 
 def _rows(spec, dataset="DS1", query="Q1", policy="greedy", cache="cost", **extra):

@@ -1,4 +1,4 @@
-"""Generic-scenario claims (``sim/scenarios/generic.py``, used by ``experiments/examples``) on
+"""Generic-scenario claims (``sim/studies/generic/scenario.py``, used by ``experiments/examples``) on
 small synthetic result tables built to PASS and built to FAIL, in the style of
 ``tests/test_claims.py``'s ``CASES``: both verdicts asserted, the numbers of ``measured``
 checked, the input never edited, and empty / all-error tables FAIL without raising.
@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.scenarios.generic as S
+import sim.studies.generic.scenario as S
 from claim_cases import case_params, check_claim_case, configured_claims
-from sim.claims import ClaimResult
+from sim.experiments.claims import ClaimResult
 
 REPO = Path(__file__).resolve().parents[1]
 EAGER, LAZY = "hybrid plan=a,b,c,d,e/", "hybrid plan=/e,d,c,b,a"

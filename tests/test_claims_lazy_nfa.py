@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.scenarios.lazy_nfa as S
+import sim.studies.lazy_nfa.scenario as S
 from claim_cases import check_claim_case
-from sim.claims import ClaimResult
+from sim.experiments.claims import ClaimResult
 from workloads.debs15 import REGIME_T
 
 CHAINS = ("abc", "acb", "bac", "bca", "cab", "cba")
@@ -389,7 +389,7 @@ CASES = [
 
 # ----------------------------------------------------------------------------- edge cases
 # Written against the survivors of a mutation run (tools/mutation.sh claims
-# sim/scenarios/lazy_nfa.py, docs/TESTING.md): default arguments, ratios exactly at the limit,
+# sim/studies/lazy_nfa/scenario.py, docs/TESTING.md): default arguments, ratios exactly at the limit,
 # rows of another regime / data / sequence that must be ignored, counts of 0 or 1 (the
 # ``max(x, 1)`` floors), a failing point before a passing one, ties.
 def _cfe(fc, eager, cab, cba, regime="paper_regime", data="synthetic", seq="a,b,c"):

@@ -26,6 +26,7 @@ GOOD = textwrap.dedent("""\
     mu = [0.0, 1.0]
     [[claims]]
     name = "mean close"
+    kind = "extension"
     fn = "demo:claim_mean_close"
     args = { tol = 2.0 }
     [[figures]]
@@ -54,7 +55,7 @@ def write(tmp_path, text):
     ('colour = "red"\n' + GOOD, [], ["key 'colour'", "unknown key"]),
     (GOOD.replace("seed = 1", 'seed = "one"'), [], ["key 'seed'", "expected an integer"]),
     (GOOD.replace("seed = 1", "seed = = 1"), [], ["TOML syntax error", "line 5"]),
-    (GOOD.replace('"demo:point"', '"nosuch:point"'), [], ["key 'scenario'", "sim.scenarios.nosuch"]),
+    (GOOD.replace('"demo:point"', '"nosuch:point"'), [], ["key 'scenario'", "sim.studies.nosuch"]),
     (GOOD, ["--set", "grid.mu=[]"], ["grid.mu", "empty array"]),
     (GOOD, ["--set", "seeds=two"], ["key 'seeds'", "expected an integer"]),
     (GOOD, ["--set", "nosuch=1"], ["--set 'nosuch=1'", "cannot be set"]),

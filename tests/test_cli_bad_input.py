@@ -141,7 +141,7 @@ def test_streamed_output_equals_records(data, tmp_path):
     from engines.compile import compile_pattern
     from engines.evaluators.eager import run_eager
     from engines.pattern import parse_pattern
-    from sim.match_io import write_matches_jsonl
+    from sim.tools.match_io import write_matches_jsonl
     from workloads.loaders import load_csv
     stream = load_csv(*data)
     for pat in (SEQ3, "PATTERN SEQ(A a, B+ b, C c) WITHIN 4 events",

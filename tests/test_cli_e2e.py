@@ -111,6 +111,7 @@ TINY = textwrap.dedent("""\
     grid = { mu = [0.0, 1.0] }
     [[claims]]
     name = "mean close"
+    kind = "extension"
     fn = "demo:claim_mean_close"
     args = { tol = 1.5 }
     [[figures]]
@@ -142,8 +143,8 @@ def test_reproduce_on_a_tiny_registry(tmp_path, monkeypatch):
 
 
 def test_calibrate_on_a_tiny_workload(tmp_path, monkeypatch):
-    import sim.calibrate as cal
-    from sim.costmodel import load_profile
+    import sim.tools.calibrate as cal
+    from sim.core.costmodel import load_profile
 
     monkeypatch.setattr(cal, "calibrate", functools.partial(
         cal.calibrate, seeds=(1,), repeats=1, workloads=cal.WORKLOADS[:3]))
@@ -170,8 +171,8 @@ def test_spark_backend_runs_an_engine_scenario(tmp_path, repo_root, spark, monke
     s = cli("run", "basic/mg1_engine", "--out", tmp_path / "s", "--figures-dir", tmp_path / "f",
             *sets)
     assert s.exit_code == 0, s.output + s.stderr
-    # --set runs write their variant directory and suffixed figures (sim.staleness)
-    from sim.staleness import variant_slug
+    # --set runs write their variant directory and suffixed figures (sim.experiments.staleness)
+    from sim.experiments.staleness import variant_slug
     v = "mg1_engine@" + variant_slug([x for x in sets if x != "--set"])
     k = pd.read_parquet(tmp_path / "k/basic" / v / "points.parquet").drop(columns="wall_s")
     ser = pd.read_parquet(tmp_path / "s/basic" / v / "points.parquet").drop(columns="wall_s")

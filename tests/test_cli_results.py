@@ -23,6 +23,7 @@ CFG = textwrap.dedent("""\
     mu = {mu}
     [[claims]]
     name = "mean close"
+    kind = "extension"
     fn = "demo:claim_mean_close"
     args = {{ tol = 3.0 }}
     [[figures]]
@@ -44,7 +45,7 @@ def _in_repo(monkeypatch, repo_root):
 @pytest.mark.parametrize("kind,expect", [("engines", "eager"), ("scenarios", "generic:point"),
                                          ("claims", "generic:claim_ratio"),
                                          ("figures", "generic:line"),
-                                         ("profiles", "sim/profiles/default.toml"),
+                                         ("profiles", "sim/core/profiles/default.toml"),
                                          ("generators", "uniform")])
 def test_list_kinds(kind, expect):
     r = cli("list", kind)
@@ -110,8 +111,8 @@ def test_all_failed_experiment_skips_figures_and_claims(tmp_path):
 
 
 def test_overload_warning(capsys):
-    from sim.commands.results import warn_overloaded as _warn_overloaded
-    from sim.config import config_from_dict
+    from sim.cli.commands.results import warn_overloaded as _warn_overloaded
+    from sim.experiments.config import config_from_dict
 
     cfg = config_from_dict({"name": "o", "paper": "t", "scenario": "demo:point", "seed": 1})
     df = pd.DataFrame({"offered_load": [0.5, 1.7], "stable": [True, False], "error": [None, None]})
@@ -141,7 +142,7 @@ def test_match_reports_engine_facts_and_jit_time(tmp_path):
 def test_figures_cross_out_overloaded_points(tmp_path):
     import matplotlib.pyplot as plt
 
-    from paper_figs.common import line_plot, mark_overloaded
+    from sim.experiments.figures import line_plot, mark_overloaded
 
     df = pd.DataFrame({"rate": [1, 2, 1, 2], "engine": ["a", "a", "b", "b"],
                        "latency_mean": [1.0, 2.0, 1.5, 9.0], "stable": [True, True, True, False],

@@ -1,4 +1,4 @@
-"""``cepsim compare`` / ``api.compare`` (sim/compare.py): every row reproduces a direct engine run
+"""``cepsim compare`` / ``api.compare`` (sim/tools/compare/core.py): every row reproduces a direct engine run
 + simulation, ineligible strategies are listed with reasons, engines that disagree are named,
 every data format loads, REMOTE patterns compare the EIRES strategies, bad input exits 2."""
 from __future__ import annotations
@@ -94,7 +94,7 @@ def test_apam_plan_is_chosen_per_rate(stream):
     """APAM's optimizer picks a plan for each rate (its M/G/1 model depends on the rate); each
     APAM row is the optimizer's choice at that rate."""
     from engines.planners.apam import choose_plan
-    from sim.compare import apam_unit_costs
+    from sim.tools.compare.core import apam_unit_costs
     prof = api.load_profile()
     rates = [100.0, 30000.0]
     cmp = api.compare(SEQ3, stream, rates=rates, engines=["apam"], profile=prof)
@@ -114,7 +114,7 @@ def test_apam_alone_without_rates(stream):
 
 
 def test_disagreeing_engines_are_named(stream, monkeypatch):
-    from sim import compare as C
+    from sim.tools.compare import core as C
     real = C.match_digest
     calls = []
 
@@ -231,7 +231,7 @@ def test_example_script_runs(tmp_path):
 
 
 def test_auto_rates_span_the_engines():
-    from sim.compare import auto_rates
+    from sim.tools.compare.core import auto_rates
     rs = auto_rates([1000.0, 50000.0])
     assert rs[0] == pytest.approx(500, rel=0.02) and rs[-1] == pytest.approx(47500, rel=0.02)
     rs = auto_rates([1000.0, 1100.0])    # narrow: a factor 4 before two-digit rounding

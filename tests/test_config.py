@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engines.errors import CepsimInputError
-from sim.config import (apply_overrides, apply_scale, config_from_dict, expand_points, load_config,
+from sim.experiments.config import (apply_overrides, apply_scale, config_from_dict, expand_points, load_config,
                         point_hash, point_seed)
 
 GOOD = textwrap.dedent("""\
@@ -31,6 +31,7 @@ GOOD = textwrap.dedent("""\
     seeds = 1
     [[claims]]
     name = "c"
+    kind = "extension"
     fn = "demo:claim_no_errors"
     [[figures]]
     name = "f"

@@ -6,7 +6,7 @@ import pytest
 
 from engines.counters import COUNTER_NAMES, N_COUNTERS, LIVE_PM, PRED_EVAL, PM_CREATED
 from engines.errors import CepsimInputError
-from sim.costmodel import COUNT_NAMES, SIDE_NAMES, CostProfile, load_profile, save_profile
+from sim.core.costmodel import COUNT_NAMES, SIDE_NAMES, CostProfile, load_profile, save_profile
 
 
 def test_default_profile_covers_all_counts():
@@ -95,7 +95,7 @@ def test_missing_file(tmp_path):
 
 def test_calibration_fit_recovers_known_costs():
     """fit_profile on synthetic timings generated from known costs recovers them."""
-    from sim.calibrate import fit_profile
+    from sim.tools.calibrate import fit_profile
 
     rng = np.random.default_rng(0)
     m = 60

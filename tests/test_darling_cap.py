@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim.scenarios import darling as D
-from sim.scenarios import darling_cap as DC
+from sim.studies.darling import scenario as D
+from sim.studies.darling import cap as DC
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_N = 50000
@@ -32,8 +32,8 @@ def test_cap_cuts_matches_once_the_stream_is_long_enough():
     backlog: its k matches have latency depart(B_k).  A cap between depart(B_2) and depart(B_3)
     keeps all 1 + 2 matches of the 4-event stream and cuts exactly B_3's 3 matches of the
     6-event stream."""
-    from sim.costmodel import load_profile
-    from sim.shedding.queue import run_shedding
+    from sim.core.costmodel import load_profile
+    from sim.core.shedding_queue import run_shedding
     prof = load_profile(None)
     st6, prog6 = _ab_stream(6)
     free = run_shedding(st6, prog6, np.zeros(6), prof, n_warm=0)
@@ -77,7 +77,7 @@ def test_continued_stream_has_the_asked_length_and_starts_with_the_sample():
 
 @pytest.mark.parametrize("scale", ["quick", "full"])
 def test_config_runs_the_continued_stream_at_the_lengths_it_asks(scale):
-    from sim.config import apply_scale, expand_points, load_config
+    from sim.experiments.config import apply_scale, expand_points, load_config
     cfg = apply_scale(load_config(ROOT / "experiments/darling/cap_binding.toml"), scale)
     pts = expand_points(cfg)
     assert all(p.params["stream"] == "continued" and p.params["query"] == "q1" for p in pts)
@@ -191,8 +191,8 @@ def test_reference_run_is_read_back_from_the_counter_cache(monkeypatch, tmp_path
     counter cache instead of re-running the stream; the entry equals the run (q4: with the
     negation's match keys)."""
     import numpy as np
-    from sim.costmodel import load_profile
-    from sim.scenarios import darling as D
+    from sim.core.costmodel import load_profile
+    from sim.studies.darling import scenario as D
     monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path))
     monkeypatch.setattr(D, "_REF", {})
     params = {"query": query, "window_ms": 50, "n_events": 4000}

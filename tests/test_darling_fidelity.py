@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.scenarios import darling as D
+from sim.studies.darling import scenario as D
 
 SMALL = dict(query="q1", window_ms=15, n_events=3000, warm_frac=0.2, shape="peaks",
              peak_factor=50.0, ref_window_ms=15, beta=0.8, arrival_seed=1)
@@ -71,9 +71,9 @@ def test_peak_memory_on_a_hand_built_state():
     leaf b1 + (a0,b1) = 1+1+2 = 4; B@2 fails b.x > 0 (not stored) = 4; C@3: + leaf c3 (the
     match leaves the root) = 5; A@20: all expired, a4 = 1; B@21: a4 + b5 + (a4,b5) = 4.
     Peak 5 slots -> 5 x 648 bytes."""
-    from sim.costmodel import load_profile
-    from sim.shedding.memory import SLOT_BYTES_ARTIFACT, leaf_mask, peak_memory_bytes
-    from sim.shedding.queue import run_shedding
+    from sim.core.costmodel import load_profile
+    from engines.shedding.memory import SLOT_BYTES_ARTIFACT, leaf_mask, peak_memory_bytes
+    from sim.core.shedding_queue import run_shedding
     st, prog = _tiny([0, 1, 1, 2, 0, 1], [0, 1, 2, 3, 20, 21], [0, 1, -1, 0, 0, 1],
                      "PATTERN SEQ(A a, B b, C c) WHERE b.x > 0 WITHIN 5 s")
     mask = leaf_mask(prog, st)
@@ -92,7 +92,7 @@ def test_peak_memory_on_a_hand_built_state():
 
 def test_aux_memory_is_the_papers_formula():
     """Section 4.4: sum over the pattern's types of (N_T + xi_T) x 8 bytes."""
-    from sim.shedding.memory import aux_bytes, pattern_types
+    from engines.shedding.memory import aux_bytes, pattern_types
     assert aux_bytes([10.4, 3.0, 7.0, 99.0], 100, [0, 1, 2]) == (11 + 100 + 3 + 100 + 7 + 100) * 8
     _, prog = _tiny([0, 1, 2], [0, 1, 2], [0, 0, 0],
                     "PATTERN SEQ(A a, NOT(C c), B b) WITHIN 5 s")
@@ -114,9 +114,9 @@ def test_spice_windows_per_served_event_hand_count(kind):
            3 (window, partial match) pairs against the shared engine's 2 -> 1 extra edge,
            1 extra match, INSTANCE_WORK 1 + 2 extra windows, PM_CREATED 2 (leaf b3 in w2, w3);
       B@20: every window expired -> w20 alone, nothing replicated."""
-    from sim.costmodel import load_profile
-    from sim.shedding.queue import run_shedding
-    from sim.shedding.spice import Spice
+    from sim.core.costmodel import load_profile
+    from sim.core.shedding_queue import run_shedding
+    from engines.shedding.spice import Spice
     st, prog = _tiny([0, 2, 0, 1, 1], [0, 1, 2, 3, 20], [0, 0, 0, 0, 0],
                      "PATTERN SEQ(A a, B b) WITHIN 10 s")
     arr = np.arange(5) * 100.0

@@ -10,7 +10,7 @@ import pytest
 
 from engines.pattern import parse_pattern
 from engines.pattern.ast import AbsDiff, Attr, Compare, Event, Not, Pattern, Seq, Window
-from sim.scenarios.darling import QUERY_SOURCES, query_text
+from sim.studies.darling.scenario import QUERY_SOURCES, query_text
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = "skip-till-any-match"

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from engines.errors import CepsimInputError
-from sim.scenarios.eires import point
+from sim.studies.eires.scenario import point
 from workloads.eires import generate, load_artifact_csv
 
 REPO = Path(__file__).resolve().parents[1]
@@ -139,6 +139,6 @@ def test_free_fetches_mean_no_fetch_time_in_cepsim(tmp_path):
 
 def test_rankings_leave_out_runs_without_a_result():
     cc = _crosscheck()
-    from sim.scenarios.eires_refs import order
+    from sim.studies.eires.refs import order
     d = {"BL1": 12178.5, "BL3": float("nan"), "Hybrid": 120.0, "LzEval": 93.0}
     assert order(cc.finite(d)) == "LzEval < Hybrid < BL1"

@@ -1,4 +1,4 @@
-"""SimPy reference (sim.remote_queue) == remote-data kernel: per-match emission times to 1e-9."""
+"""SimPy reference (sim.core.remote_queue) == remote-data kernel: per-match emission times to 1e-9."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +10,7 @@ from engines.pattern import parse_pattern
 from engines.remote.config import CACHES, STRATEGIES
 from engines.remote.kernel import run_remote
 from engines.stream import EventStream
-from sim.remote_queue import py_fetch_latency, simulate_remote_simpy
+from sim.core.remote_queue import py_fetch_latency, simulate_remote_simpy
 from engines.remote.store import fetch_latency
 
 

@@ -1,4 +1,4 @@
-"""``--dry-run`` estimates (sim/estimate.py): stored timings when they exist (same scale exactly
+"""``--dry-run`` estimates (sim/experiments/estimate.py): stored timings when they exist (same scale exactly
 per point, another scale scaled by n_events), one timed sample point otherwise; the dry run runs
 no point beyond the sample and writes no results."""
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sim import estimate, results
+from sim.experiments import estimate, results
 from sim.cli import app
-from sim.config import apply_scale, expand_points, load_config
-from sim.runner import resolve_run
+from sim.experiments.config import apply_scale, expand_points, load_config
+from sim.experiments.runner import resolve_run
 
 TINY = """
 name = "tiny"

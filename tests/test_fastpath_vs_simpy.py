@@ -4,11 +4,11 @@ import pytest
 
 from engines.counters import N_COUNTERS
 from engines.errors import CepsimInputError
-from sim.arrivals import piecewise_poisson_arrivals, poisson_arrivals
-from sim.costmodel import CostProfile, COUNT_NAMES, SIDE_NAMES, load_profile
-from sim.fastpath import lindley
-from sim.queue import simulate_simpy
-from sim.simulate import simulate_counters
+from sim.core.arrivals import piecewise_poisson_arrivals, poisson_arrivals
+from sim.core.costmodel import CostProfile, COUNT_NAMES, SIDE_NAMES, load_profile
+from sim.core.fastpath import lindley
+from sim.core.queue import simulate_simpy
+from sim.core.simulate import simulate_counters
 
 N = 20_000
 

@@ -9,7 +9,7 @@ import pytest
 
 import engines.registry as registry
 from engines.errors import CepsimInputError
-from sim.scenarios import generic
+from sim.studies.generic import scenario as generic
 
 BASE = {"pattern": "PATTERN SEQ(A a, B b) WHERE a.x < b.x WITHIN 10 events",
         "generator": "uniform", "gen_types": "A,B,C", "gen_domain": 50, "n_events": 400,
@@ -106,9 +106,9 @@ def test_same_matches_claim_groups_by_placeholder_parameters():
 @pytest.mark.parametrize("name", ["engines_vs_rate", "nasdaq_replay", "apam_plans",
                                   "nasdaq_window"])
 def test_worked_examples_run_at_quick_scale(tmp_path, name, monkeypatch):
-    from sim.claims import check_experiment
-    from sim.config import load_config
-    from sim.runner import run_experiment
+    from sim.experiments.claims import check_experiment
+    from sim.experiments.config import load_config
+    from sim.experiments.runner import run_experiment
 
     monkeypatch.setenv("CEPSIM_COUNTER_CACHE", "")
     cfg = load_config(EXAMPLES / f"{name}.toml")

@@ -3,7 +3,7 @@ the direct numpy forms compute: distances, prefix counts, the tree's splits."""
 import numpy as np
 import pytest
 
-from sim.shedding.icde20 import Tree, _nearest, _prefix_counts, kmeans
+from engines.shedding.icde20 import Tree, _nearest, _prefix_counts, kmeans
 
 
 def _direct_prefix_counts(rows: np.ndarray, prefixes: np.ndarray) -> np.ndarray:
@@ -49,7 +49,7 @@ def test_nearest_and_kmeans_equal_the_broadcast_form():
 def test_nearest_and_class_means_equal_numpy_bit_for_bit(f):
     """The one-pass Numba forms (fewer than 8 features: distances; two or more: class means)
     give numpy's values exactly; other shapes take the numpy path."""
-    from sim.shedding.icde20 import _class_means
+    from engines.shedding.icde20 import _class_means
     rng = np.random.default_rng(f)
     x = rng.normal(size=(20_000, f)) * 1e3 + rng.normal(size=(20_000, f)) * 1e-3
     x[::9] = x[4]
@@ -72,7 +72,7 @@ class _CopyTree(Tree):
         return self
 
     def _grow_copy(self, x, y, d):
-        from sim.shedding.icde20 import _gini
+        from engines.shedding.icde20 import _gini
         me = len(self.nodes)
         label = int(np.bincount(y, minlength=self.n_cls).argmax()) if len(y) else 0
         self.nodes.append([-1, 0.0, -1, -1, label])
@@ -123,7 +123,7 @@ def test_features_gather_the_same_values_as_the_column_then_row_copy():
     those of the earlier ``attrs[:, cols][first]`` (which copied the whole stream per call)."""
     from types import SimpleNamespace
 
-    from sim.shedding.icde20 import Icde20
+    from engines.shedding.icde20 import Icde20
     rng = np.random.default_rng(3)
     attrs = rng.normal(size=(500, 6))
     for cols in ([2], [0, 4, 5], []):
@@ -141,7 +141,7 @@ def test_features_gather_the_same_values_as_the_column_then_row_copy():
 def test_events_classified_in_blocks_as_in_one_pass(monkeypatch):
     """``_classify_events`` classifies the stream block by block; every event gets the class the
     single whole-stream pass gives it (a row's class depends on that row only)."""
-    import sim.shedding.icde20 as I
+    import engines.shedding.icde20 as I
     rng = np.random.default_rng(5)
     sh = I.Icde20(lmax=1.0)
     sh.types = rng.integers(0, 3, 1000)

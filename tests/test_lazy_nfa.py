@@ -284,7 +284,7 @@ def test_window_counts_at_matches_brute_force():
 
 
 def test_regime_threshold_and_scenario_rows():
-    from sim.scenarios.lazy_nfa import condition_evaluations, phased_evaluations
+    from sim.studies.lazy_nfa.scenario import condition_evaluations, phased_evaluations
     from workloads.debs15 import REGIME_T
     row = condition_evaluations({"n_events": 1500, "f_c": 0.2, "h": 5, "regime": "selective",
                                  "nfas": "eager,cab,cba,tree"}, 1)
@@ -328,7 +328,7 @@ def test_regime_threshold_and_scenario_rows():
 def test_calibration_claim_picks_largest_passing_threshold():
     import pandas as pd
 
-    from sim.scenarios.lazy_nfa import claim_calibrated_regime
+    from sim.studies.lazy_nfa.scenario import claim_calibrated_regime
     from workloads.debs15 import REGIME_T
     want = REGIME_T["paper_regime"]
     rows = []
@@ -350,7 +350,7 @@ def test_calibration_claim_picks_largest_passing_threshold():
 def test_match_keys_compare_match_sets_not_orders():
     """The scenario's match-set comparison: same rows in any order are equal, one changed row
     is not, and positions too wide for one int64 key fall back to sorted rows."""
-    from sim.scenarios.lazy_nfa import _match_keys, _same_keys
+    from sim.studies.lazy_nfa.scenario import _match_keys, _same_keys
     rng = np.random.default_rng(3)
     pos = rng.integers(0, 5000, size=(400, 3))
     shuffled = pos[rng.permutation(len(pos))]

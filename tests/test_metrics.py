@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from sim.fastpath import lindley
-from sim.metrics import latency_summary, number_in_system_at_arrivals, queue_metrics
+from sim.core.fastpath import lindley
+from sim.core.metrics import latency_summary, number_in_system_at_arrivals, queue_metrics
 
 
 def test_latency_summary_values():
@@ -61,8 +61,8 @@ def test_queue_metrics_empty():
 
 def test_simulate_counters_match_and_final_latency_hand_example():
     from engines.counters import N_COUNTERS
-    from sim.costmodel import CostProfile, COUNT_NAMES
-    from sim.simulate import simulate_counters
+    from sim.core.costmodel import CostProfile, COUNT_NAMES
+    from sim.core.simulate import simulate_counters
 
     prof = CostProfile(unit_cost={k: 0.0 for k in COUNT_NAMES}, base_cost=1.0)
     c = np.zeros((4, N_COUNTERS), dtype=np.int64)

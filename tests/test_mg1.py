@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from engines.counters import N_COUNTERS
-from sim.arrivals import poisson_arrivals
-from sim.costmodel import load_profile
-from sim.scenarios.basic import batch_means_ci, md1_wait, mg1_synthetic, mm1_wait, pk_wait
-from sim.simulate import simulate_counters
+from sim.core.arrivals import poisson_arrivals
+from sim.core.costmodel import load_profile
+from sim.studies.basic.scenario import batch_means_ci, md1_wait, mg1_synthetic, mm1_wait, pk_wait
+from sim.core.simulate import simulate_counters
 
 
 @pytest.mark.parametrize("service", ["exp", "det"])
@@ -73,7 +73,7 @@ def test_autocorrelation_is_exactly_rounded_and_order_free():
     import math
     from fractions import Fraction
 
-    from sim.scenarios.basic import autocorrelation
+    from sim.studies.basic.scenario import autocorrelation
     rng = np.random.default_rng(7)
     x = rng.exponential(1.0, 5000) * (1 + np.sin(np.arange(5000) / 50.0))
     c = x - x.mean()

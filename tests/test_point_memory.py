@@ -1,4 +1,4 @@
-"""Memory-aware admission of the shared pool (``sim.point_memory``): the rule, the stored growths,
+"""Memory-aware admission of the shared pool (``sim.experiments.point_memory``): the rule, the stored growths,
 and a reproduce whose two large points never overlap under a budget while the rows stay those
 of a run without one."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from sim import point_memory as PM
+from sim.experiments import point_memory as PM
 from sim.cli import app
 
 

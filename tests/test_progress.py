@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from sim.progress import Progress
+from sim.experiments.progress import Progress
 
 
 def test_summary_line_when_not_a_terminal():

@@ -53,7 +53,7 @@ def test_ed115c9_killed_write_leaves_old_file_and_no_temp(tmp_path):
 
 def test_ed115c9_write_parquet_atomic_name_restored(tmp_path):
     """ed115c9 also restored ``write_parquet_atomic`` (mangled by a refactor)."""
-    from sim.results import write_parquet_atomic
+    from sim.experiments.results import write_parquet_atomic
 
     df = pd.DataFrame({"x": [1.5, 2.5]})
     write_parquet_atomic(df, tmp_path / "d" / "f.parquet")
@@ -63,9 +63,9 @@ def test_ed115c9_write_parquet_atomic_name_restored(tmp_path):
 def test_resumed_sweep_ignores_a_leftover_temp_shard(tmp_path, repo_root):
     """A killed sweep can leave a temp shard behind; the resumed run must neither count it
     as a finished point nor choke on it, and must give the rows of a clean run."""
-    from sim.config import expand_points, load_config
-    from sim.results import shard_dir
-    from sim.runner import run_experiment
+    from sim.experiments.config import expand_points, load_config
+    from sim.experiments.results import shard_dir
+    from sim.experiments.runner import run_experiment
 
     cfg = load_config(repo_root / "experiments/demo/failing.toml")    # keeps its shard dir
     first = run_experiment(cfg, out_dir=tmp_path / "r", backend="serial")
@@ -88,8 +88,8 @@ def test_resumed_sweep_ignores_a_leftover_temp_shard(tmp_path, repo_root):
 ])
 def test_b58c412_claims_fail_on_an_empty_table(spec, cols):
     """b58c412: these claims PASSED on a table without rows ('0 of 0 rows failed')."""
-    from sim.config import resolve_function
+    from sim.experiments.functions import resolve
 
-    fn = resolve_function(spec, "sim.scenarios")
+    fn = resolve(spec, "claims")
     res = fn(pd.DataFrame({c: pd.Series([], dtype=object) for c in cols}))
     assert not res.passed, res

@@ -31,7 +31,7 @@ def report(tmp_path_factory, repo_root):
 
 
 def test_report_lists_every_claim_and_figure(report, repo_root):
-    from sim.config import load_config
+    from sim.experiments.config import load_config
     _, page, figs = report
     text = page.read_text()
     n_claims = n_figs = 0

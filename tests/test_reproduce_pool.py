@@ -1,4 +1,4 @@
-"""``cepsim reproduce`` on one shared pool (``sim.reproduce_pool``): rows identical to the serial
+"""``cepsim reproduce`` on one shared pool (``sim.experiments.reproduce_pool``): rows identical to the serial
 run, resume after SIGKILL (every point exactly once), cross-experiment shared-work order, and the
 cross-process compile lock of ``engines.jitcache``."""
 from __future__ import annotations
@@ -31,6 +31,7 @@ DEMO = textwrap.dedent("""\
     sleep_s = [{sleep}]
     [[claims]]
     name = "mean close"
+    kind = "extension"
     fn = "demo:claim_mean_close"
     args = {{ tol = 1.5 }}
     [[figures]]
@@ -81,7 +82,7 @@ def test_shared_pool_reproduce_equals_serial(tmp_path, monkeypatch):
     runner = CliRunner()
     for name, backend in (("s", "serial"), ("l", "local")):
         monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path / f"counters_{name}"))
-        from sim.scenarios import generic
+        from sim.studies.generic import scenario as generic
         generic.clear_memory_cache()
         r = runner.invoke(app, ["reproduce", "--scale", "quick", "--backend", backend,
                                 "--workers", "2", "--out", f"res_{name}", "--figures-dir",
@@ -101,9 +102,9 @@ def test_shared_pool_reproduce_equals_serial(tmp_path, monkeypatch):
 
 
 def test_plan_gates_shared_work_across_experiments(tmp_path):
-    from sim.config import load_config
-    from sim.reproduce_pool import plan_tasks
-    from sim.runner import prepare_run
+    from sim.experiments.config import load_config
+    from sim.experiments.reproduce_pool import plan_tasks
+    from sim.experiments.runner import prepare_run
 
     paths = _registry(tmp_path)
     preps = [prepare_run(load_config(p), None, tmp_path / "res") for p in paths]
@@ -160,8 +161,8 @@ def test_killed_reproduce_resumes_every_point_once(tmp_path, repo_root):
         df = pd.read_parquet(tmp_path / "res/tiny" / name / "points.parquet")
         assert len(df) == 3 and not df.duplicated(["point_id", "rep"]).any()
     assert resumed >= before
-    from sim.config import load_config
-    from sim.runner import run_experiment
+    from sim.experiments.config import load_config
+    from sim.experiments.runner import run_experiment
     for name in ("a", "b"):
         clean = run_experiment(load_config(tmp_path / f"experiments/tiny/{name}.toml"),
                                scale="quick", out_dir=tmp_path / "clean", progress=False)
@@ -231,9 +232,9 @@ def test_rerun_orders_points_longest_first_by_stored_wall_times(tmp_path):
     ``wall_s`` as its cost estimate and submits the longest first; a changed config gets none."""
     import heapq
 
-    from sim.config import load_config
-    from sim.reproduce_pool import plan_tasks
-    from sim.runner import prepare_run, run_experiment
+    from sim.experiments.config import load_config
+    from sim.experiments.reproduce_pool import plan_tasks
+    from sim.experiments.runner import prepare_run, run_experiment
 
     paths = _registry(tmp_path, generic=False)
     cfg = load_config(paths[0])

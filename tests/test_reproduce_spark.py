@@ -1,4 +1,4 @@
-"""``cepsim reproduce --backend spark`` (``sim.spark_reproduce``): every experiment's points in one
+"""``cepsim reproduce --backend spark`` (``sim.experiments.spark_reproduce``): every experiment's points in one
 Spark job, in the shared pool's order; rows identical to the serial backend on ``local[2]`` and on
 a standalone master + worker that the test starts on 127.0.0.1 (and stops)."""
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.config import Point
-from sim.reproduce_pool import _Task, _depend
-from sim.spark_reproduce import task_order
+from sim.experiments.config import Point
+from sim.experiments.reproduce_pool import _Task, _depend
+from sim.experiments.spark_reproduce import task_order
 from test_reproduce_pool import _registry
 
 KEYS = (("tiny/a", 3), ("tiny/b", 3))

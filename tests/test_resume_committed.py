@@ -8,9 +8,9 @@ import shutil
 
 import pandas as pd
 
-from sim.config import load_config
-from sim.results import experiment_dir, shard_dir
-from sim.runner import run_experiment
+from sim.experiments.config import load_config
+from sim.experiments.results import experiment_dir, shard_dir
+from sim.experiments.runner import run_experiment
 
 
 def test_resume_from_points_without_shards(tmp_path, repo_root):

@@ -6,10 +6,10 @@ import json
 import pandas as pd
 import pytest
 
-from sim import results
-from sim.claims import ClaimResult, check_experiment, format_markdown, format_table, ClaimRow
-from sim.config import apply_scale, expand_points, load_config
-from sim.runner import run_experiment, run_point
+from sim.experiments import results
+from sim.experiments.claims import ClaimResult, check_experiment, format_markdown, format_table, ClaimRow
+from sim.experiments.config import apply_scale, expand_points, load_config
+from sim.experiments.runner import run_experiment, run_point
 
 
 @pytest.fixture()
@@ -88,7 +88,7 @@ def test_claims_table_and_markdown(tmp_path, repo_root, basic):
 def test_claim_that_raises_is_a_failure(basic):
     import dataclasses
 
-    from sim.config import ClaimSpec
+    from sim.experiments.config import ClaimSpec
     cfg = dataclasses.replace(basic, claims=(ClaimSpec("bad", "demo:claim_mean_close",
                                                        {"tol": 1}),))
     (_, res), = check_experiment(cfg, pd.DataFrame({"mu": [0.0], "error": [None]}))
@@ -102,7 +102,7 @@ def test_claim_that_raises_is_a_failure(basic):
 
 
 def test_figures_are_byte_stable(tmp_path, basic):
-    from paper_figs.common import line_plot
+    from sim.experiments.figures import line_plot
     s = run_experiment(basic, scale="quick", out_dir=tmp_path)
     a = line_plot(s.df, tmp_path / "a" / "fig", x="mu", y="sample_mean", hue="label")
     b = line_plot(s.df, tmp_path / "b" / "fig", x="mu", y="sample_mean", hue="label")
@@ -113,7 +113,7 @@ def test_figures_are_byte_stable(tmp_path, basic):
 
 
 def test_stale_shards_of_other_seed_are_discarded(tmp_path, basic):
-    from sim.config import apply_overrides
+    from sim.experiments.config import apply_overrides
     cfg = apply_scale(basic, "quick")
     pts = expand_points(cfg)
     results.prepare_shards(tmp_path, cfg)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from engines.errors import CepsimInputError
-from sim.config import config_from_dict, expand_points
-from sim.metrics import offered_load, queue_metrics
-from sim.runner import ScenarioContractError, clean_metrics, run_experiment, run_point
+from sim.experiments.config import config_from_dict, expand_points
+from sim.core.metrics import offered_load, queue_metrics
+from sim.experiments.runner import ScenarioContractError, clean_metrics, run_experiment, run_point
 
 
 def _cfg(**over):
@@ -62,7 +62,7 @@ def test_invalid_profile_is_reported_once(tmp_path):
 def test_offered_load_and_stable_flag():
     a = np.arange(5, dtype=float)             # λ̂ = 1 per second
     s = np.full(5, 2.0)                       # E[S] = 2 -> overloaded
-    from sim.fastpath import lindley
+    from sim.core.fastpath import lindley
     st, d = lindley(a, s)
     m = queue_metrics(a, st, d, s)
     assert m["offered_load"] == pytest.approx(2.0) and m["stable"] is False

@@ -1,5 +1,5 @@
 """``--set`` keys and value types are checked against what the config and its scenario accept,
-before anything runs (``sim/paramkeys.py``; issue 14: ``params.n_event=1000`` was accepted)."""
+before anything runs (``sim/experiments/paramkeys.py``; issue 14: ``params.n_event=1000`` was accepted)."""
 from __future__ import annotations
 
 import glob
@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from engines.errors import CepsimInputError
 from sim.cli import app
-from sim.config import apply_overrides, load_config
-from sim.paramkeys import scenario_keys
+from sim.experiments.config import apply_overrides, load_config
+from sim.experiments.paramkeys import scenario_keys
 
 CFG = """\
 name = "t"
@@ -86,8 +86,8 @@ def test_scan_finds_computed_and_looped_keys():
 def test_every_shipped_config_accepts_its_own_keys(repo_root):
     """Each shipped config's own keys and values pass the --set check (value parsed back from
     its TOML text, as --set does)."""
-    from sim.config import parse_override_value
-    from sim.paramkeys import check_override
+    from sim.experiments.config import parse_override_value
+    from sim.experiments.paramkeys import check_override
     for p in sorted(glob.glob(str(repo_root / "experiments/*/*.toml"))):
         cfg = load_config(p, check_functions=False)
         d = cfg.to_dict()

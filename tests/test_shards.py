@@ -1,4 +1,4 @@
-"""Point shards (``sim.results``): a JSON shard gives back exactly the row a one-row Parquet shard
+"""Point shards (``sim.experiments.results``): a JSON shard gives back exactly the row a one-row Parquet shard
 (the format before session 18) gave, so consolidated tables are unchanged; old Parquet shards
 still resume a run."""
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim import results
-from sim.config import load_config
-from sim.runner import resolve_run
+from sim.experiments import results
+from sim.experiments.config import load_config
+from sim.experiments.runner import resolve_run
 
 REPO = Path(__file__).resolve().parents[1]
 

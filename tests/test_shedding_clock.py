@@ -1,15 +1,16 @@
 """The shedding queue's plain clock equals its SimPy reference bit for bit, and the shedder work
 it tallies by row value equals the plain sum of every row the shedder returned (issue 27:
-exact speedups of ``sim.shedding.queue.run_shedding``)."""
+exact speedups of ``sim.core.shedding_queue.run_shedding``)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from engines import counters as C
-from sim.scenarios import darling as D
-from sim.shedding.memory import leaf_mask
-from sim.shedding.queue import Shedder, run_shedding
+from sim.studies.darling import scenario as D
+from engines.shedding.memory import leaf_mask
+from engines.shedding.base import Shedder
+from sim.core.shedding_queue import run_shedding
 from shedding_setup import assert_same_results, overload_setup
 
 PARAMS = {"query": "q1", "window_ms": 50, "n_events": 3000, "warm_frac": 0.1,

@@ -1,4 +1,4 @@
-"""DARLING and the baselines on small streams (sim/shedding/)."""
+"""DARLING and the baselines on small streams (engines/shedding/)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,14 +7,15 @@ import pytest
 from engines.compile import compile_pattern
 from engines.pattern import parse_pattern
 from engines.stream import EventStream
-from sim.arrivals import piecewise_poisson_arrivals
-from sim.costmodel import load_profile
-from sim.shedding.darling import Darling
-from sim.shedding.icde20 import Icde20
-from sim.shedding.queue import Shedder, run_shedding
-from sim.shedding.random_pm import RandomPM
-from sim.shedding.spice import Spice
-from sim.shedding.utility import utilities
+from sim.core.arrivals import piecewise_poisson_arrivals
+from sim.core.costmodel import load_profile
+from engines.shedding.darling import Darling
+from engines.shedding.icde20 import Icde20
+from engines.shedding.base import Shedder
+from sim.core.shedding_queue import run_shedding
+from engines.shedding.random_pm import RandomPM
+from engines.shedding.spice import Spice
+from engines.shedding.utility import utilities
 
 
 def test_utility_matches_the_papers_worked_example():

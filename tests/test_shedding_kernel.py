@@ -1,5 +1,5 @@
-"""The compiled shedding queue (``sim.shedding.queue_kernel`` with the compiled hooks of
-``sim.shedding.kernel_hooks``) equals the Python server loop bit for bit: every metric, the
+"""The compiled shedding queue (``sim.core.shedding_queue_kernel`` with the compiled hooks of
+``engines.shedding.kernel_hooks``) equals the Python server loop bit for bit: every metric, the
 start / departure / served arrays, the latencies and match keys, for every shedder it compiles
 and every option that changes its path (issue 27 item 4)."""
 from __future__ import annotations
@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from engines.errors import CepsimInputError
-from sim.scenarios import darling as D
-from sim.shedding.kernel_hooks import compiled_kind
-from sim.shedding.memory import leaf_mask
-from sim.shedding.queue import Shedder, run_shedding
+from sim.studies.darling import scenario as D
+from engines.shedding.kernel_hooks import compiled_kind
+from engines.shedding.memory import leaf_mask
+from engines.shedding.base import Shedder
+from sim.core.shedding_queue import run_shedding
 from shedding_setup import assert_same_results, overload_setup
 
 COMPILED = ("none", "darling", "random_input", "random_pm", "espice", "hspice", "icde20")
@@ -101,7 +102,7 @@ def test_loop_choice_is_checked():
 def test_latency_sum_is_numpys_sum():
     """ICDE'20 reads the mean latency of recent steps: the compiled queue sums a step's
     latencies as numpy's ``ndarray.sum`` does (pairwise), bit for bit."""
-    from sim.shedding.queue_kernel import _latency_sum
+    from sim.core.shedding_queue_kernel import _latency_sum
     rng = np.random.default_rng(2)
     for n in list(range(0, 40)) + [127, 128, 129, 136, 255, 256, 257, 1000, 4099]:
         arr = np.sort(rng.random(5000) * 10 ** rng.uniform(-3, 3))

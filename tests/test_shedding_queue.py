@@ -7,10 +7,11 @@ from engines.compile import compile_pattern
 from engines.evaluators.eager import run_eager
 from engines.pattern import parse_pattern
 from engines.stream import EventStream
-from sim.arrivals import piecewise_poisson_arrivals, poisson_arrivals
-from sim.costmodel import load_profile
-from sim.fastpath import lindley
-from sim.shedding.queue import Shedder, ShedQueue, run_shedding
+from sim.core.arrivals import piecewise_poisson_arrivals, poisson_arrivals
+from sim.core.costmodel import load_profile
+from sim.core.fastpath import lindley
+from engines.shedding.base import Shedder, ShedQueue
+from sim.core.shedding_queue import run_shedding
 
 
 def _stream(n=600, seed=5):

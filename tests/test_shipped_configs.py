@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 from result_fixtures import BUILDERS, fixture_results, has_fixture, stored_results_path
-from sim.claims import check_experiment
-from sim.config import (SCALES, apply_scale, expand_points, load_config, param_names,
-                        resolve_function)
+from sim.experiments.claims import check_experiment
+from sim.experiments.config import SCALES, apply_scale, expand_points, load_config, param_names
+from sim.experiments.functions import resolve
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((REPO / "experiments").glob("*/*.toml"))
@@ -48,7 +48,7 @@ def _check_args(fn, args: dict, fixed: tuple, where: str) -> None:
 def test_config_loads_scales_and_expands(cfg):
     assert cfg.path.stem == cfg.name, f"{cfg.path}: name {cfg.name!r} differs from the file name"
     assert cfg.path.parent.name == cfg.paper, f"{cfg.path}: paper {cfg.paper!r} differs from folder"
-    scenario = resolve_function(cfg.scenario, "sim.scenarios")
+    scenario = resolve(cfg.scenario, "scenario")
     params = list(inspect.signature(scenario).parameters)
     assert params[:2] == ["params", "seed"], f"{cfg.scenario} must take (params, seed): {params}"
     counts = {}
@@ -64,10 +64,10 @@ def test_config_loads_scales_and_expands(cfg):
 
 def test_claim_and_figure_arguments_exist(cfg):
     for i, c in enumerate(cfg.claims):
-        fn = resolve_function(c.fn, "sim.scenarios")
+        fn = resolve(c.fn, "claims")
         _check_args(fn, c.args, (pd.DataFrame(),), f"{cfg.path} claims[{i}] {c.fn}")
     for i, f in enumerate(cfg.figures):
-        fn = resolve_function(f.fn, "paper_figs")
+        fn = resolve(f.fn, "figures")
         _check_args(fn, f.args, (pd.DataFrame(), Path("x")), f"{cfg.path} figures[{i}] {f.fn}")
     names = [c.name for c in cfg.claims] + [f.name for f in cfg.figures]
     assert len(names) == len(set(names)), f"{cfg.path}: duplicate claim/figure names {names}"
@@ -100,14 +100,14 @@ def test_figures_drawn_from_fixture_results(cfg, tmp_path, monkeypatch):
     try:
         for f in todo:
             _DRAWN.add((f.fn, repr(sorted(f.args.items())), cfg.scenario))
-            fn = resolve_function(f.fn, "paper_figs")
+            fn = resolve(f.fn, "figures")
             kept.clear()
             out = fn(df.copy(), tmp_path / f.name, **f.args)
             assert out, f"{f.fn} returned no file"
             for path in out:
                 path = Path(path)
                 assert path.is_file() and path.stat().st_size > 1000, f"{f.fn}: {path} missing"
-            assert kept, f"{f.fn} did not save a figure through paper_figs.common.save"
+            assert kept, f"{f.fn} did not save a figure through sim.experiments.figures.save"
             fig = kept[-1]
             drawn = [ax for ax in fig.axes if ax.axison and (ax.lines or ax.patches
                                                              or ax.collections)]

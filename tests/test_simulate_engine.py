@@ -1,4 +1,4 @@
-"""``sim.simulate.simulate`` end to end with the real eager engine (docs/COST_MODEL.md and docs/ARCHITECTURE.md).
+"""``sim.core.simulate.simulate`` end to end with the real eager engine (docs/COST_MODEL.md and docs/ARCHITECTURE.md).
 
 The engine runs through ``engines.registry``; its counters become service times through a cost
 profile; the queue runs on the Lindley fast path and on SimPy, which must agree per event to
@@ -16,11 +16,11 @@ from engines.compile import compile_pattern
 from engines.pattern import parse_pattern
 from engines.registry import run_engine
 from engines.stream import EventStream
-from sim.arrivals import poisson_arrivals
-from sim.costmodel import COUNT_NAMES, CostProfile, load_profile
-from sim.metrics import number_in_system_at_arrivals
-from sim.scenarios.basic import engine_program, synthetic_stream
-from sim.simulate import simulate
+from sim.core.arrivals import poisson_arrivals
+from sim.core.costmodel import COUNT_NAMES, CostProfile, load_profile
+from sim.core.metrics import number_in_system_at_arrivals
+from sim.studies.basic.scenario import engine_program, synthetic_stream
+from sim.core.simulate import simulate
 
 N = 3000
 

@@ -140,7 +140,7 @@ def test_admission_that_never_drops_changes_only_decision_checks(mode):
     others = [k for k in range(C.N_COUNTERS) if k != C.DECISION_CHECK]
     assert np.array_equal(rows[:, others], c0[:, others])
     # hSPICE mode counts one check per pair; eSPICE mode leaves its per-window checks to the
-    # caller (sim/shedding/spice.py)
+    # caller (engines/shedding/spice.py)
     assert (rows[:, C.DECISION_CHECK].sum() > 0) == (mode == ADM_STATE)
     assert c0[:, C.DECISION_CHECK].sum() == 0
 

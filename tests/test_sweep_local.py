@@ -10,13 +10,13 @@ import time
 import pandas as pd
 import pytest
 
-from sim.config import load_config
-from sim.runner import run_experiment
+from sim.experiments.config import load_config
+from sim.experiments.runner import run_experiment
 
 SLEEPY = ["grid.mu=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]", "zip.sleep_s=[0.25, 0.25]",
           "seeds=1"]  # 16 points of 0.25 s
-# --set runs are variants with their own results directory (sim.staleness)
-_VARIANT = "basic@" + __import__("sim.staleness", fromlist=["x"]).variant_slug(SLEEPY)
+# --set runs are variants with their own results directory (sim.experiments.staleness)
+_VARIANT = "basic@" + __import__("sim.experiments.staleness", fromlist=["x"]).variant_slug(SLEEPY)
 
 
 def rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -42,9 +42,9 @@ def test_local_equals_serial(tmp_path, basic):
 def test_local_generic_engine_grid_equals_serial(tmp_path, monkeypatch, context):
     """A first local sweep of a generic ``engine`` grid (cold counter cache, shared-work order,
     forked or spawned workers) gives the serial run's rows bit for bit."""
-    import sim.sweep
-    from sim.config import config_from_dict
-    from sim.scenarios import generic
+    import sim.experiments.sweep
+    from sim.experiments.config import config_from_dict
+    from sim.studies.generic import scenario as generic
 
     if context not in __import__("multiprocessing").get_all_start_methods():
         pytest.skip(f"no {context} start method on this platform")
@@ -56,7 +56,7 @@ def test_local_generic_engine_grid_equals_serial(tmp_path, monkeypatch, context)
                             "grid": {"engine": ["eager", "chain order=c,b,a", "chain order=a,b,c"],
                                      "rate": [100.0, 1000.0, 5000.0]}})
     monkeypatch.setenv("CEPSIM_POOL_CONTEXT", context)
-    assert sim.sweep.pool_context() == context
+    assert sim.experiments.sweep.pool_context() == context
     for name, backend in (("s", "serial"), ("l", "local")):
         monkeypatch.setenv("CEPSIM_COUNTER_CACHE", str(tmp_path / f"counters_{name}"))
         generic.clear_memory_cache()
@@ -161,17 +161,17 @@ def test_pool_context_forks_only_a_single_threaded_linux_parent(monkeypatch):
     import sys as _sys
     import threading
 
-    import sim.sweep
+    import sim.experiments.sweep
 
     monkeypatch.delenv("CEPSIM_POOL_CONTEXT", raising=False)
-    assert sim.sweep.pool_context("spawn") == "spawn"
+    assert sim.experiments.sweep.pool_context("spawn") == "spawn"
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     monkeypatch.setattr(_sys, "platform", "linux")
-    assert sim.sweep.pool_context() == "fork"
+    assert sim.experiments.sweep.pool_context() == "fork"
     monkeypatch.setattr(threading, "active_count", lambda: 2)   # e.g. a notebook kernel
-    assert sim.sweep.pool_context() == "spawn"
+    assert sim.experiments.sweep.pool_context() == "spawn"
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     monkeypatch.setattr(_sys, "platform", "darwin")
-    assert sim.sweep.pool_context() == "spawn"
+    assert sim.experiments.sweep.pool_context() == "spawn"
     monkeypatch.setenv("CEPSIM_POOL_CONTEXT", "forkserver")
-    assert sim.sweep.pool_context() == "forkserver"
+    assert sim.experiments.sweep.pool_context() == "forkserver"

@@ -14,10 +14,10 @@ import time
 import pandas as pd
 import pytest
 
-from sim.config import apply_overrides, expand_points, load_config
-from sim.runner import run_experiment, run_point
-from sim.spark_backend import parse_java_version, run_spark
-from sim.staleness import variant_slug
+from sim.experiments.config import apply_overrides, expand_points, load_config
+from sim.experiments.runner import run_experiment, run_point
+from sim.experiments.spark_backend import parse_java_version, run_spark
+from sim.experiments.staleness import variant_slug
 
 
 def rows(df):
@@ -113,7 +113,7 @@ def test_spark_crashed_worker_costs_only_its_point(repo_root, spark):
 
         from pyspark import TaskContext
 
-        from sim.runner import run_point
+        from sim.experiments.runner import run_point
         if TaskContext.get() is not None and p.params["mu"] == 1.0 and p.params["label"] == \
                 crash.params["label"]:
             os._exit(3)  # kill the Python worker, not a scenario exception
@@ -147,7 +147,7 @@ def test_spark_sweep_killed_midway_resumes(tmp_path, repo_root):
     every backend; a second Spark session would double the cost of this test)."""
     sleepy = ["grid.mu=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]", "zip.sleep_s=[0.5, 0.5]",
               "seeds=1"]
-    # --set runs are variants with their own results directory (sim.staleness)
+    # --set runs are variants with their own results directory (sim.experiments.staleness)
     _VARIANT = "basic@" + variant_slug(sleepy)
     out = tmp_path / "res"
     shards = out / "demo" / _VARIANT / "shards"

@@ -1,8 +1,8 @@
 """Sweep warm-up: one point per kernel key runs in the parent before fanning out."""
 from __future__ import annotations
 
-from sim.config import config_from_dict, expand_points
-from sim.warmup import split_warmup
+from sim.experiments.config import config_from_dict, expand_points
+from sim.experiments.warmup import split_warmup
 
 
 def test_one_warm_point_per_engine_of_a_generic_grid():
@@ -32,7 +32,7 @@ def test_default_key_uses_engine_like_parameters_only():
 def test_plan_sweep_runs_shared_work_once_before_its_dependents():
     """Generic grid: one warm point per kernel, then one point per (engine spec) counter key in
     parallel, and the other rates of that spec only after it (they load its cached counters)."""
-    from sim.warmup import plan_sweep
+    from sim.experiments.warmup import plan_sweep
 
     cfg = config_from_dict({"name": "w", "paper": "t", "scenario": "generic:point", "seed": 1,
                             "params": {"pattern": "PATTERN SEQ(A a, B b) WITHIN 5 events",
@@ -53,7 +53,7 @@ def test_plan_sweep_runs_shared_work_once_before_its_dependents():
 
 
 def test_plan_sweep_without_work_key_is_the_warm_split():
-    from sim.warmup import plan_sweep
+    from sim.experiments.warmup import plan_sweep
 
     cfg = config_from_dict({"name": "w", "paper": "t", "scenario": "demo:point", "seed": 1,
                             "grid": {"mu": [0.0, 1.0, 2.0]}})

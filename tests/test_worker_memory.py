@@ -1,4 +1,4 @@
-"""sim.worker_memory: what a pool worker drops between points, and what it keeps."""
+"""sim.experiments.worker_memory: what a pool worker drops between points, and what it keeps."""
 from __future__ import annotations
 
 import functools
@@ -7,11 +7,11 @@ import types
 
 import pytest
 
-from sim import worker_memory as W
+from sim.experiments import worker_memory as W
 
 
 def _memo_module(name: str, uses: types.ModuleType | None = None) -> types.ModuleType:
-    """A module under sim.scenarios with one lru_cache memo and one MEMO_DICTS dict."""
+    """A module under sim.studies with one lru_cache memo and one MEMO_DICTS dict."""
     mod = types.ModuleType(name)
 
     @functools.lru_cache(maxsize=4)
@@ -30,9 +30,9 @@ def _memo_module(name: str, uses: types.ModuleType | None = None) -> types.Modul
 
 @pytest.fixture
 def memo_modules():
-    base = _memo_module("sim.scenarios._memo_base")
-    user = _memo_module("sim.scenarios._memo_user", uses=base)
-    other = _memo_module("sim.scenarios._memo_other")
+    base = _memo_module("sim.studies._memo_base")
+    user = _memo_module("sim.studies._memo_user", uses=base)
+    other = _memo_module("sim.studies._memo_other")
     for m in (base, user, other):
         m.stream(3)
     yield base, user, other
@@ -60,9 +60,9 @@ def test_release_only_above_the_threshold(memo_modules):
     base, user, other = memo_modules
     if W.rss_mb() is None:
         pytest.skip("no /proc on this system: rss_mb() cannot be read")
-    assert not W.release_after_point("_memo_user:point", threshold_mb=1e9)
+    assert not W.release_after_point("sim.studies._memo_user:point", threshold_mb=1e9)
     assert other.stream.cache_info().currsize == 1
-    assert W.release_after_point("_memo_user:point", threshold_mb=0.0)
+    assert W.release_after_point("sim.studies._memo_user:point", threshold_mb=0.0)
     assert other.stream.cache_info().currsize == 0
     assert user.stream.cache_info().currsize == 1
 
@@ -126,15 +126,15 @@ def test_drop_bulky_entries_drops_only_big_entries_of_every_paper(memo_modules):
     assert set(user._REF) == {"k", "short"} and user.stream.cache_info().currsize == 1
     # through release_after_point: only with bulky_mb, the running paper's own entry included
     user._REF["long"] = types.SimpleNamespace(attrs=big)
-    W.release_after_point("_memo_user:point", threshold_mb=1e9)
+    W.release_after_point("sim.studies._memo_user:point", threshold_mb=1e9)
     assert "long" in user._REF
-    assert W.release_after_point("_memo_user:point", threshold_mb=1e9, bulky_mb=2.0)
+    assert W.release_after_point("sim.studies._memo_user:point", threshold_mb=1e9, bulky_mb=2.0)
     assert "long" not in user._REF and user._REF["k"] == 1
 
 
 def test_darling_continued_stream_memo_is_droppable_and_recomputes_the_same():
     import numpy as np
-    from sim.scenarios import darling
+    from sim.studies.darling import scenario as darling
     a = darling._continued(60000, 1)
     assert darling._continued(60000, 1) is a and (60000, 1) in darling._CONTINUED
     assert W.drop_bulky_entries(W.array_bytes(a) / 2**20) >= 1
@@ -158,7 +158,7 @@ def test_release_freezes_survivors_and_still_collects_new_garbage(memo_modules):
     other._REF["x"] = kept           # held by a memo of another paper
     gc.unfreeze()
     try:
-        assert W.release_after_point("_memo_user:point", threshold_mb=-1.0)
+        assert W.release_after_point("sim.studies._memo_user:point", threshold_mb=-1.0)
         assert gc.get_freeze_count() > 0
         # the other paper's memo was cleared before the freeze: its entry is gone
         assert "x" not in other._REF

@@ -41,7 +41,7 @@ def warm(names: list[str] | None = None) -> list[str]:
     from engines.pattern import parse_pattern
     from engines.registry import engine_names, run_engine
     from engines.stream import EventStream
-    from sim.fastpath import lindley
+    from sim.core.fastpath import lindley
 
     if names is None:
         names = [e for e in engine_names() if e != "oracle"] + ["lindley"]

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Mutation testing with mutmut (not part of CI: it takes 20-60 min on 2 cores).
 #
-#   tools/mutation.sh claims   # sim/claims.py + sim/scenarios/* against tests/test_claims*.py
+#   tools/mutation.sh claims   # sim/experiments/claims.py + sim/studies/* against tests/test_claims*.py
 #   tools/mutation.sh oracle   # engines/compile.py, oracle.py, oracle_ast.py against the
 #                              # AST-oracle comparison and the hand-worked oracle/compiler tests
-#   tools/mutation.sh claims sim/scenarios/lazy_nfa.py   # only these files (one module at a
+#   tools/mutation.sh claims sim/studies/lazy_nfa/scenario.py   # only these files (one module at a
 #   tools/mutation.sh oracle engines/oracle.py           # time keeps a run to minutes)
 # The oracle target leaves out the property tests and test_too_many_branches_compiles_for_ztree_only
 # (156 s under load per mutant that reaches it; the seeded AST-vs-compiled comparison remains).
@@ -24,13 +24,13 @@ git -C "$repo" archive HEAD | tar -x -C "$work"
 cd "$work"
 case "$target" in
   claims) if [ $# -gt 0 ]; then files=$(toml_list "$@")
-    else files=$(toml_list sim/claims.py "sim/scenarios/*"); fi
+    else files=$(toml_list sim/experiments/claims.py "sim/studies/*"); fi
     tests=$(toml_list tests/test_claims*.py)
     # mutmut skips decorated functions, and the claim functions of lazy_nfa/apam are wrapped by a
     # module-private decorator (@_successful, @_per_reading): in the scratch copy, apply such a
     # decorator by assignment after the function instead (same module attribute, same
     # behaviour), so the claim bodies are mutated too.
-    python - sim/scenarios/*.py <<'PY'
+    python - sim/studies/*.py <<'PY'
 import ast, sys
 for path in sys.argv[1:]:
     src = open(path).read().splitlines(keepends=True)

@@ -7,9 +7,12 @@
 Two claims files, side by side: ``results/full/claims.md`` (written by ``cepsim reproduce
 --scale full``, committed with its rows; its provenance line names the commit) and
 ``docs/reproduction/claims_quick.md`` (a committed copy of ``results/claims.md`` from one
-quick-scale reproduce, with the commit it ran at on its first line).  One row per experiment:
-its paper, its config, the first sentence of the config's comment as the description, and
-PASS / total claims at full and at quick scale ("-" where a file has no claims of it).  The README's table lies between the markers
+quick-scale reproduce, with the commit it ran at on its first line).  First a summary per
+paper: its ``paper`` claims (quoted sentences of the paper, the reproduction) PASS / total at
+both scales, then the ``extension`` and ``calibration`` claims PASS / total and the number of
+``report`` claims (printed, never judged), each apart.  Then one row per experiment: its paper,
+its config, the first sentence of the config's comment as the description, its paper claims
+PASS / total at full and at quick scale ("-" where a file has none) and its other claims.  The README's table lies between the markers
 ``<!-- claims-table:start -->`` and ``<!-- claims-table:end -->``.
 """
 from __future__ import annotations
@@ -26,15 +29,16 @@ PAPERS = {"basic": "simulator check", "lazy_nfa": "DEBS'15", "apam": "CIKM'16 AP
           "cross": "all five", "examples": "examples"}
 
 
-def parse_claims(path: Path) -> dict[str, list[str]]:
-    """``{experiment: [result, ...]}`` in file order (``measured`` may hold escaped pipes)."""
-    out: dict[str, list[str]] = {}
+def parse_claims(path: Path) -> dict[str, list[tuple[str, str]]]:
+    """``{experiment: [(kind, result), ...]}`` in file order (``measured`` may hold escaped
+    pipes; the columns are experiment | kind | claim | result | measured)."""
+    out: dict[str, list[tuple[str, str]]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.startswith("| ") or line.startswith(("| experiment", "|---")):
             continue
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
-        if len(cells) >= 3:
-            out.setdefault(cells[0], []).append(cells[2])
+        if len(cells) >= 5:
+            out.setdefault(cells[0], []).append((cells[1], cells[3]))
     return out
 
 
@@ -54,22 +58,61 @@ def description(experiment: str) -> str:
     return text if len(text) <= 170 else text[:169].rsplit(" ", 1)[0] + " …"
 
 
-def _count(results: list[str] | None) -> str:
+KINDS = ("paper", "extension", "calibration", "report")
+
+
+def _of_kind(results: list[tuple[str, str]] | None, kind: str) -> list[str]:
+    return [r for k, r in (results or []) if k == kind]
+
+
+def _count(results: list[str]) -> str:
     return "-" if not results else f"{sum(r == 'PASS' for r in results)} of {len(results)}"
 
 
-def table(full: Path, quick: Path) -> str:
-    """The README table: one row per experiment of either file (full-scale order first)."""
-    f, q = parse_claims(full), parse_claims(quick)
-    rows = ["| paper | config | what | claims PASS, full scale | quick scale |",
-            "|---|---|---|---|---|"]
+def _others(results: list[tuple[str, str]] | None) -> str:
+    """Extension and calibration PASS / total and the number of reports, e.g.
+    ``extension 2 of 3; report 1``."""
+    parts = []
+    for kind in KINDS[1:]:
+        rs = _of_kind(results, kind)
+        if rs:
+            parts.append(f"{kind} {len(rs)}" if kind == "report" else f"{kind} {_count(rs)}")
+    return "; ".join(parts) or "-"
+
+
+def _paper_of(exp: str) -> str:
+    return PAPERS.get(exp.split("/")[0], exp.split("/")[0])
+
+
+def summary(f: dict, q: dict) -> list[str]:
+    """Per paper: its paper claims PASS / total at both scales, then the other kinds apart."""
+    rows = ["| paper | paper claims PASS, full scale | quick scale | extension PASS, full | "
+            "calibration PASS, full | reports (not judged), full |", "|---|---|---|---|---|---|"]
+    papers: dict[str, list[str]] = {}
     for exp in list(f) + [e for e in q if e not in f]:
-        paper = PAPERS.get(exp.split("/")[0], exp.split("/")[0])
-        rows.append(f"| {paper} | `experiments/{exp}.toml` | {description(exp)} | "
-                    f"{_count(f.get(exp))} | {_count(q.get(exp))} |")
-    tot = [sum(r == "PASS" for v in d.values() for r in v) for d in (f, q)]
-    n = [sum(len(v) for v in d.values()) for d in (f, q)]
-    rows.append(f"| **all** | | | **{tot[0]} of {n[0]}** | **{tot[1]} of {n[1]}** |")
+        papers.setdefault(_paper_of(exp), []).append(exp)
+    every = list(f) + [e for e in q if e not in f]
+    for paper, exps in list(papers.items()) + [("**all**", every)]:
+        def pool(d, kind):
+            return [r for e in exps for r in _of_kind(d.get(e), kind)]
+        rep = pool(f, "report")
+        rows.append(f"| {paper} | {_count(pool(f, 'paper'))} | {_count(pool(q, 'paper'))} | "
+                    f"{_count(pool(f, 'extension'))} | {_count(pool(f, 'calibration'))} | "
+                    f"{len(rep) if rep else '-'} |")
+    return rows
+
+
+def table(full: Path, quick: Path) -> str:
+    """The README tables: the per-paper summary, then one row per experiment of either file
+    (full-scale order first) with its paper claims apart from the other kinds."""
+    f, q = parse_claims(full), parse_claims(quick)
+    rows = summary(f, q) + ["", "| paper | config | what | paper claims PASS, full scale | "
+                                "quick scale | other claims, full scale |",
+                            "|---|---|---|---|---|---|"]
+    for exp in list(f) + [e for e in q if e not in f]:
+        rows.append(f"| {_paper_of(exp)} | `experiments/{exp}.toml` | {description(exp)} | "
+                    f"{_count(_of_kind(f.get(exp), 'paper'))} | "
+                    f"{_count(_of_kind(q.get(exp), 'paper'))} | {_others(f.get(exp))} |")
     return "\n".join(rows)
 
 

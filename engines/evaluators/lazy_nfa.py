@@ -91,7 +91,7 @@ charged by INSTANCE_WORK for every live instance, as the chain's store decision 
 an EDGE_EVAL.  ROUTING_CHECK (``engines.counters``, priced 0 by every profile) counts the
 decisions, and ``info['routing_checks']`` gives their total.  Until issue 22 each decision was
 one EDGE_EVAL; that reading survives as the claim metric ``evals_route`` (EDGE_EVAL +
-ROUTING_CHECK) in ``sim/scenarios/lazy_nfa.py``.
+ROUTING_CHECK) in ``sim/studies/lazy_nfa/scenario.py``.
 ``EngineResult.info['peak_transient_instances']`` is the most non-empty instances alive at any
 moment, including those created and finished while one event is processed (the LIVE_PM gauge is
 read after each event, so a lazy chain that completes its work inside the event shows 0 there).

@@ -298,7 +298,7 @@ class Stepper:
     def first_weights(self, t: int, weight: np.ndarray, base: int) -> tuple[int, int]:
         """Before stepping an event of type ``t``: (the live partial matches it will be
         offered to, the sum over them of ``max(weight[first] - base + 1, 0)``).  eSPICE/hSPICE
-        (``sim.shedding.spice``) pass each event's window rank: the sum is the number of
+        (``engines.shedding.spice``) pass each event's window rank: the sum is the number of
         (window, partial match) pairs their per-window matchers would process."""
         return _first_weights(int(t), np.asarray(self.tb["el_type"], dtype=np.int64),
                               self.pidx, self.poff, self.pn, self.a_first, weight, int(base))

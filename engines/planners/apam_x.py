@@ -29,7 +29,7 @@ left-deep ``ztree`` plan ``EEG (query order) + LEG``, batch trigger) does, per s
   = E[M] / P(M >= 1)`` with ``P(M >= 1) = 1 - exp(-E[M])`` (Poisson; the shift reading's
   unmatchable events make the real count over-dispersed, so this is a lower bound there).
 
-Prices (the unit costs the simulator applies to the counters, ``sim.scenarios.apam.profile_for``):
+Prices (the unit costs the simulator applies to the counters, ``sim.studies.apam.scenario.profile_for``):
 ``T_PE`` per parameterized predicate evaluated on an in-window pair (``pred_eval``; short-
 circuit over the pairs of variables, in slot order), ``T_SEQ`` per binary-search comparison
 (``search_cmp``; ``log2(1 + buffer)`` per search, one search per new result when the new side

@@ -37,7 +37,7 @@ class RemoteOptions:
     an ordered set by count that drops a fetched key whose count is not above its minimum,
     Cache_ordered.cpp line 122).  ``fetch_overhead_us``: a fixed time added to every fetch (the artifact's fetches are
     ``sleep_for`` calls that overshoot L*U{1..10} us by the timer slack; see
-    ``sim/profiles/eires_artifact.toml``).  ``in_event_order``: ``class`` (the authors' artifact: an event's transitions in query order,
+    ``sim/core/profiles/eires_artifact.toml``).  ``in_event_order``: ``class`` (the authors' artifact: an event's transitions in query order,
     each over its source class) or ``arrival`` (oldest partial match first, the reading before
     issue 29).  ``merge_requests``: False (the artifact) - a blocking fetch sleeps on the
     matching thread's own clock and every LzEval miss sends a new request; True - a request for

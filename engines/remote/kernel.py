@@ -1406,7 +1406,7 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     overhead, both in seconds; ``remote`` the remote table (None = identity); other options are
     ``RemoteOptions`` fields.  ``info`` carries ``emit_time`` per match, ``start`` / ``depart``
     per event, fetch / hit / miss counts, blocked time and (``trace_cap > 0``) the trace of store
-    interactions that ``sim.remote_queue`` replays in SimPy.  ``max_partial_matches`` /
+    interactions that ``sim.core.remote_queue`` replays in SimPy.  ``max_partial_matches`` /
     ``max_matches`` are checked after the run (``engines.registry.check_caps``; the kernel has
     no caps of its own).
     """

@@ -3,7 +3,7 @@
 A fetch issued at virtual time ``t`` is served by the worker that frees first (FIFO across
 requests: a request waits for the earliest worker release), so its completion time is known at
 issue: ``done = max(t, free_w) + latency``.  That is exactly what a SimPy ``Resource`` of
-capacity W with FIFO requests gives (``sim.remote_queue`` checks it).  The latency of fetch
+capacity W with FIFO requests gives (``sim.core.remote_queue`` checks it).  The latency of fetch
 number ``f`` is ``L * (1 + h(seed, f) mod 10)`` microseconds with ``h`` the splitmix64 mixer.
 """
 from __future__ import annotations

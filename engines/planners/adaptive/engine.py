@@ -1,7 +1,7 @@
 """Registry entry ``adaptive``: invariant-based adaptive re-planning (PVLDB'18) as one engine.
 
 ``run_adaptive(program, stream, planner="zstream"|"greedy", ...)`` chains the existing pieces of
-``engines.planners.adaptive`` exactly as ``sim/scenarios/adaptive.py`` does for one decision
+``engines.planners.adaptive`` exactly as ``sim/studies/adaptive/scenario.py`` does for one decision
 method: the plan-independent statistics pass (``stats.compute_stats``, a snapshot every
 ``check_every`` events over a statistics window ``w_s``), the controller (Algorithm 1,
 ``controller.run_controller``) with the invariant decision function (``decision.

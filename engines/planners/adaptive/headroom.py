@@ -5,7 +5,7 @@ oracle that, knowing every epoch's events in advance, runs each epoch with the p
 the least engine work on that epoch and pays nothing for statistics, decisions, planning,
 deployment or plan overlaps.  This module computes that oracle's work.
 
-Definitions (used by ``sim.scenarios.adaptive`` and checked against a brute force in
+Definitions (used by ``sim.studies.adaptive.scenario`` and checked against a brute force in
 ``tests/test_adaptive_headroom.py``):
 
 * **Epochs** are consecutive blocks of ``epoch_len`` events after the warm-up

@@ -1,1 +1,0 @@
-"""Figures drawn from stored results only, one module per paper (``paper_figs/<paper>.py``)."""

@@ -1,0 +1,1103 @@
+"""PVLDB'18 adaptive CEP (Kolchinsky & Schuster): Figures 5-7 and the claims.
+
+One point = (dataset, planner, pattern set, n, stream_seed).  The scenario generates the
+stream (``workloads.adaptive``), runs the plan-independent statistics pass once (snapshot every
+``check_every`` events), and then, for every decision method on the *same* statistics, the
+controller pass (Algorithm 1, ``engines.planners.adaptive.controller``) and the epoch evaluation of the
+resulting plan schedule (``engines.planners.adaptive.epochs``; epoch runs are shared between methods
+whose schedules share an epoch).  Service time of an event = the default cost profile applied to
+the engine's counters plus the adaptation charges (statistics, decisions, planner calls,
+deployments); ``base_cost`` can be overridden.  Throughput = 1 / mean service time over the
+events after the warm-up; overhead = cost of D and A (DECISION_CHECK, PLAN_GEN, PLANNER_STEP) /
+total cost after the warm-up, in %.
+
+Methods (column prefixes): ``static`` (P0 forever, no statistics), ``uncond`` (A at every check,
+replace if different), ``thr{t}`` (ZStream's threshold t), ``inv{d}`` (invariants, K = ``K``,
+distance d), ``invdavg`` (d = d_avg of P0).  Per method: ``_thr`` (events/s), ``_repl`` (plan
+replacements), ``_calls`` (calls of A), ``_ovh`` (%), ``_fn`` (false-negative rate: checks where
+the uncharged shadow A had a different plan but D said no / checks where a different plan
+existed), ``_fp`` (calls of A that returned the current plan), ``_matches``.  ``supported`` = 0
+when the planner's evaluator cannot run the pattern set (then the metrics are NaN and ``why``
+says why): greedy orders run on the lazy chain NFA, which has no negation or Kleene closure and
+expands AND into n! branches (we run AND up to ``and_max_n`` = 5); ZStream trees need
+``engines/evaluators/ztree.py`` (it runs every set natively, AND of 8 included).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from engines import counters as C
+from engines.errors import CapacityError, CepsimInputError
+from sim.experiments.claims import ClaimResult
+
+# The paper scans d in 0..0.5 (section 5.2, Fig 5); the grid goes on to 5 so that a tuned d is
+# inside it (issue 25: at full scale the tuning picked the grid's largest d and t).
+D_VALUES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
+PAPER_D_MAX = 0.5
+
+# --- unit costs of every adaptive config (the one place they are set) -----------------------
+# Engine side: the default profile (sim/core/profiles/default.toml) except the per-event floor
+# base_cost = 1 us (the project's 10 us round number is 200x the per-event floor measured in
+# the calibration record of that profile and would hide every plan difference).  NOT calibrated
+# here: the paper states no target for it.
+ENGINE_BASE_COST = 1.0e-6
+# Adaptation side, at ratio 1 (= the values used before the calibration): one call of A 5 us,
+# one planner step (greedy score / DP split) 100 ns, one decision check (inequality or monitored
+# value) 100 ns.  Their proportions are fixed; only their common scale against the engine's unit
+# costs, ADAPT_RATIO = 2 ** ADAPT_LOG2, is chosen -- by the documented search
+# experiments/adaptive/calibrate_cost.toml against the paper's statement (section 5.2) that
+# unconditional re-optimisation spends up to 11 % of the running time in D and A
+# (claim_calibrated_cost checks that ADAPT_LOG2 is the search's choice).  Statistics updates and
+# plan deployments keep the default profile's costs.
+ADAPT_UNIT = {"plan_gen": 5.0e-6, "planner_step": 1.0e-7, "decision_check": 1.0e-7}
+ADAPT_LOG2 = -2.0
+ADAPT_TARGET_OVH = 11.0
+
+
+def cost_profile(params: dict):
+    """The cost profile of a point: the module constants above, scaled by
+    ``2 ** params['adapt_log2']`` (default ADAPT_LOG2) times ``params['adapt_rel']`` (default 1;
+    the cost-ratio sensitivity study); an explicit ``base_cost`` / unit-cost key in ``params``
+    overrides its value."""
+    from sim.core.costmodel import load_profile, profile_from_dict
+    ratio = 2.0 ** float(params.get("adapt_log2", ADAPT_LOG2)) * float(params.get("adapt_rel",
+                                                                                    1.0))
+    d = load_profile(None).to_dict()
+    d["base_cost"] = float(params.get("base_cost", ENGINE_BASE_COST))
+    for k, v in ADAPT_UNIT.items():
+        d["unit_cost"][k] = v * ratio
+    for k in ("plan_gen", "planner_step", "decision_check", "stat_update", "plan_deploy"):
+        if k in params:
+            d["unit_cost"][k] = float(params[k])
+    d["unit_cost"]["plan_deploy"] *= float(params.get("deploy_rel", 1.0))
+    return profile_from_dict(d), ratio
+# The paper does not give its threshold grid; ours goes up to t = 10 (a deviation of 10x the
+# initial value) so that the tuned t is inside it.
+T_VALUES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
+# keys read under a computed name (f"{pset}_window"), for `--set` checking (sim/experiments/paramkeys.py)
+PARAM_KEYS = {"and_window": "float", "kleene_window": "float"}
+#: stream-generator parameters: ``gen_<kwarg>`` is passed to ``workloads.adaptive`` as ``kwarg``
+#: (drift size and frequency, attribute skew, model variant; ``GEN_KEYS`` lists them per data set)
+PARAM_PREFIXES = ("gen_",)
+GEN_KEYS = {
+    "traffic": {"rate_span": float, "noise": float, "noise_every": int, "n_changes": int,
+                "change_types": int, "factor_lo": float, "factor_hi": float, "model": str,
+                "count_span": float, "speed_span": float, "shift_lo": float, "shift_hi": float},
+    "stocks": {"spread": float, "theta": float, "sigma": float, "noise_every": int,
+               "vol": float},
+}
+
+
+def gen_kwargs(params: dict) -> tuple:
+    """The generator keyword arguments of a point (sorted ``(name, value)`` pairs) from its
+    ``gen_*`` parameters; a key the data set's generator does not take is an input error."""
+    dataset = str(params.get("dataset", ""))
+    allowed = GEN_KEYS.get(dataset, {})
+    kw = {}
+    for k, v in params.items():
+        if not k.startswith("gen_"):
+            continue
+        name = k[4:]
+        if name not in allowed:
+            raise CepsimInputError(f"scenario adaptive: {k} is not a parameter of the {dataset!r} "
+                                   f"generator; use one of "
+                                   f"{sorted('gen_' + x for x in allowed)}")
+        try:
+            kw[name] = allowed[name](v)
+        except (TypeError, ValueError):
+            raise CepsimInputError(f"scenario adaptive: {k} = {v!r} is not a "
+                                   f"{allowed[name].__name__}") from None
+    for a, b, pair in (("factor_lo", "factor_hi", "factor_range"),
+                       ("shift_lo", "shift_hi", "shift_range")):
+        if a in kw or b in kw:
+            defaults = {"factor_range": (10.0, 50.0), "shift_range": (2.0, 5.0)}[pair]
+            lo, hi = kw.pop(a, defaults[0]), kw.pop(b, defaults[1])
+            if not 0 < lo <= hi:
+                raise CepsimInputError(f"scenario adaptive: gen_{a} = {lo} / gen_{b} = {hi}: "
+                                       f"need 0 < lo <= hi")
+            kw[pair] = (lo, hi)
+    return tuple(sorted(kw.items()))
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+@lru_cache(maxsize=4)
+def _stream(dataset: str, n_events: int, stream_seed: int, n_types: int, total_rate: float,
+            gen: tuple = ()):
+    from workloads.adaptive import make_stream
+    return make_stream(dataset, n_events, stream_seed, n_types=n_types, total_rate=total_rate,
+                       **dict(gen))
+
+
+def _ztree_available() -> bool:
+    try:
+        import engines.evaluators.ztree  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def support(planner: str, pset: str, n: int, and_max_n: int = 5) -> str:
+    """'' if the pair can run, else the reason."""
+    if planner == "greedy":
+        if pset in ("neg", "kleene"):
+            return "lazy chain NFA has no negation / Kleene closure"
+        if pset == "and" and n > and_max_n:
+            return f"lazy chain NFA expands AND into n! branches (run up to n={and_max_n})"
+        return ""
+    if planner == "zstream":
+        return "" if _ztree_available() else "engines/evaluators/ztree.py (tree-plan evaluator) not merged yet"
+    raise CepsimInputError(f"scenario adaptive: planner must be 'greedy' or 'zstream', got "
+                           f"{planner!r}")
+
+
+def methods(params: dict) -> list[tuple[str, str, float | None]]:
+    """(label, kind, parameter) of every decision method of a point."""
+    out = [("static", "static", None)]
+    if params.get("uncond", True):
+        out.append(("uncond", "uncond", None))
+    out += [(f"thr{_fmt(t)}", "thr", float(t)) for t in params.get("t_values", T_VALUES)]
+    out += [(f"inv{_fmt(d)}", "inv", float(d)) for d in params.get("d_values", D_VALUES)]
+    if params.get("davg", True):
+        out.append(("invdavg", "inv", None))
+    return out
+
+
+#: Parameters that only price the work (``cost_profile``): points that differ in these alone
+#: share one evaluation (``work_key``, ``_point_work``).
+COST_KEYS = ("adapt_log2", "adapt_rel", "base_cost", "plan_gen", "planner_step",
+             "decision_check", "stat_update", "plan_deploy", "deploy_rel", "overlap_base")
+WORK_VERSION = 3
+#: Parameters that only label the row (``point``: ``role`` = tune / eval), never the work: left out
+#: of the work key too, so that e.g. cost_sensitivity's points read the evaluation of the same
+#: stream that fig6 / fig7 computed under other tuning seeds.
+ROW_KEYS = ("tune_seeds",)
+#: How the per-event base cost is charged while plans overlap (``overlap_base``): "per_plan"
+#: (default: every live plan pays its own per-event dispatch, docs/COST_MODEL.md) or "once" (the
+#: reading before issue 25: one base cost per event however many plans are live), kept as a
+#: named variant for the cost-sensitivity study.
+OVERLAP_BASE = ("per_plan", "once")
+_WORK_MEM: dict = {}
+#: headroom candidates' epoch sums by cache key (``_plan_sums``), at most
+#: ``_PLAN_SUMS_MAX`` entries (a few kB each)
+_PLAN_SUMS_MEM: dict = {}
+_PLAN_SUMS_MAX = 2048
+#: memos a pool worker may drop between papers (sim/experiments/worker_memory.py): shared point evaluations
+MEMO_DICTS = ("_WORK_MEM", "_PLAN_SUMS_MEM")
+
+
+@lru_cache(maxsize=1)
+def _scenario_fingerprint() -> str:
+    """SHA-256 (16 hex) of this scenario's source and of its epoch evaluation
+    (``adaptive_runs.py``), read once per process."""
+    from pathlib import Path
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update((Path(__file__).parent / "runs.py").read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _work_cache_key(params: dict, stream_seed: int) -> str:
+    """Everything that determines a point's evaluation: the parameters except ``COST_KEYS`` and
+    ``ROW_KEYS``, the stream seed, and the source of the engines, workloads and this scenario (an
+    edited engine or scenario never reads a stale entry)."""
+    from sim.experiments.cache import code_fingerprint
+    work = {k: v for k, v in params.items() if k not in COST_KEYS and k not in ROW_KEYS}
+    blob = json.dumps({"v": WORK_VERSION, "code": code_fingerprint(),
+                       "scenario": _scenario_fingerprint(),
+                       "params": work, "stream_seed": int(stream_seed)},
+                      sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def work_key(params: dict):
+    """Shared-work key (``sim.experiments.warmup``, ``sim.experiments.reproduce_pool``): points that differ only in
+    ``COST_KEYS`` (the calibration's ``adapt_log2``, the sensitivity study's ``adapt_rel``) share
+    one evaluation, which the first of them computes and stores; None when the stream seed
+    comes from the point seed (then no two points share it)."""
+    if "stream_seed" not in params:
+        return None
+    return _work_cache_key(params, int(params["stream_seed"]))
+
+
+def point(params: dict, seed: int) -> dict:
+    """One (dataset, planner, pattern set, n, stream_seed) point: the evaluation of every
+    decision method (``_point_work``, cost-free and shared between points that differ only in
+    ``COST_KEYS``), priced with the point's cost profile."""
+    window = float(params.get("window", 3.0))
+    pset = str(params["pset"])
+    window *= float(params.get(f"{pset}_window", 1.0)) if pset in ("and", "kleene") else 1.0
+    K = params.get("K", 1)
+    stream_seed = int(params.get("stream_seed", seed))
+    tune = [int(x) for x in params.get("tune_seeds", [])]
+    row: dict = {"window_s": window, "stats_window_s": float(params.get("w_s", 10.0 * window)),
+                 "K_used": "all" if K in ("all", None) else str(int(K)),
+                 "role": "tune" if stream_seed in tune else "eval"}
+    labels = methods(params)
+    work = _point_work(params, stream_seed)
+    if work["status"] == "unsupported":
+        row.update(supported=0, why=work["why"])
+        for lab, _, _ in labels:
+            for m in ("thr", "repl", "calls", "ovh", "fn", "fp", "matches"):
+                row[f"{lab}_{m}"] = math.nan
+        return row
+    prof, ratio = cost_profile(params)
+    row["adapt_ratio"] = ratio
+    if work["status"] == "capacity":
+        row.update(supported=0, why=work["why"])
+        for lab, _, _ in labels:
+            for m in ("thr", "repl", "calls", "ovh", "fn", "fp", "matches", "overlap"):
+                row[f"{lab}_{m}"] = math.nan
+        return row
+    unit = [float(x) for x in prof.unit_vector()]
+    adapt_cols = (C.DECISION_CHECK, C.PLAN_GEN, C.PLANNER_STEP)
+    base = float(prof.base_cost)
+    per_plan = str(params.get("overlap_base", "per_plan")) == "per_plan"
+    for lab, _, _ in labels:
+        m = work["methods"][lab]
+        # sums over the events after the warm-up of integer counters: exact, so the price is
+        # the same whichever point computed the evaluation; the base cost once per (live plan,
+        # event) pair (plan_events) or, in the "once" variant, once per event
+        n_base = m["plan_events"] if per_plan else m["n_serv"]
+        serv_sum = sum(n * u for n, u in zip(m["total_sums"], unit)) + n_base * base
+        adapt_sum = sum(n * unit[c] for n, c in zip(m["adapt_sums"], adapt_cols))
+        row[f"{lab}_thr"] = m["n_serv"] / serv_sum
+        row[f"{lab}_repl"] = m["repl"]
+        row[f"{lab}_calls"] = m["calls"]
+        row[f"{lab}_ovh"] = 100.0 * adapt_sum / serv_sum
+        row[f"{lab}_fn"] = m["fn"]
+        row[f"{lab}_fp"] = m["fp"]
+        row[f"{lab}_matches"] = m["matches"]
+        row[f"{lab}_overlap"] = m["overlap"]
+    row.update(_headroom_row(work["headroom"], np.asarray(unit), base))
+    row.update(supported=1, why="", d_avg=work["d_avg"],
+               matches_consistent=work["matches_consistent"], n_checks=work["n_checks"],
+               pattern=work["pattern"])
+    return row
+
+
+def _check_point(params: dict) -> None:
+    """The point's prices (``cost_profile``: adapt_log2, adapt_rel, base_cost, unit costs), run by
+    ``sim.experiments.runner`` for every point before any runs: an impossible value is one error naming the
+    key (exit 2), not a failure of every point."""
+    for key in ("adapt_log2", "adapt_rel"):
+        if key in params:
+            try:
+                v = float(params[key])
+            except (TypeError, ValueError):
+                raise CepsimInputError(f"scenario adaptive: {key} must be a number, got "
+                                       f"{params[key]!r}") from None
+            if not math.isfinite(v) or (key == "adapt_rel" and v <= 0):
+                raise CepsimInputError(f"scenario adaptive: {key} = {params[key]!r} is not "
+                                       f"{'a positive' if key == 'adapt_rel' else 'a finite'} "
+                                       f"number (it scales the adaptation unit costs)")
+    if "deploy_rel" in params:
+        try:
+            v = float(params["deploy_rel"])
+        except (TypeError, ValueError):
+            v = math.nan
+        if not (math.isfinite(v) and v >= 0):
+            raise CepsimInputError(f"scenario adaptive: deploy_rel = {params['deploy_rel']!r} "
+                                   f"must be a number >= 0 (it scales the plan deployment cost)")
+    gen_kwargs(params)
+    if str(params.get("overlap_base", "per_plan")) not in OVERLAP_BASE:
+        raise CepsimInputError(f"scenario adaptive: overlap_base = {params['overlap_base']!r}; "
+                               f"use one of {OVERLAP_BASE}")
+    cost_profile(params)
+
+
+point.check_params = _check_point   # sim.experiments.runner runs it for every point first
+
+
+def _point_work(params: dict, stream_seed: int) -> dict:
+    """The cost-free evaluation of a point (JSON-able), from memory, from the counter cache
+    (``sim.experiments.cache.counter_cache_dir``, ``adaptive/<key>.json``, written atomically) or computed."""
+    from sim.experiments.cache import counter_cache_dir
+    key = _work_cache_key(params, stream_seed)
+    if key in _WORK_MEM:
+        return _WORK_MEM[key]
+    d = counter_cache_dir()
+    path = None if d is None else d / "adaptive" / f"{key}.json"
+    work = None
+    if path is not None and path.exists():
+        try:
+            work = json.loads(path.read_text())
+        except (OSError, ValueError):  # unreadable entry (e.g. interrupted copy): recompute
+            work = None
+    if work is None:
+        work = _compute_work(params, stream_seed)
+        if path is not None:
+            from sim.atomic import atomic_write_text
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(path, json.dumps(work))
+            except OSError:   # a read-only cache only costs the sharing
+                pass
+    if len(_WORK_MEM) >= 8:
+        _WORK_MEM.pop(next(iter(_WORK_MEM)))
+    _WORK_MEM[key] = work
+    return work
+
+
+def _plan_sums_base(stream_args: tuple, text: str, kind: str, bounds: list, eopts: dict) -> str:
+    """The part of a headroom candidate's cache key shared by all plans of one point: what its
+    epoch sums depend on besides the plan -- the stream (``_stream``'s arguments), the pattern,
+    the engine, the oracle epochs, the engine's caps and the engine and workload source
+    (``sim.experiments.cache.code_fingerprint``).  Not the methods, the check interval, K or the prices:
+    points that differ only in those (``fig5`` / ``fig6`` / ``fig7`` on one stream, the
+    sensitivity study's K and check intervals) share the runs."""
+    from sim.experiments.cache import code_fingerprint, entry_key
+    return entry_key(v=1, code=code_fingerprint(), stream=list(stream_args), pattern=text,
+                     kind=kind, bounds=[list(b) for b in bounds], eopts=eopts)
+
+
+def _plan_sums(base: str, plan) -> np.ndarray | None:
+    """A plan's stored epoch sums (memory, else ``<counter cache>/adaptive_plans``), or None."""
+    from sim.experiments.cache import entry_key, load_arrays
+    key = entry_key(base=base, plan=repr(plan))
+    got = _PLAN_SUMS_MEM.get(key)
+    if got is None:
+        got = (load_arrays("adaptive_plans", key) or {}).get("sums")
+        if got is None or got.dtype != np.int64 or got.ndim != 2 \
+                or got.shape[1] != C.N_COUNTERS:
+            return None
+        _remember_plan_sums(key, got)
+    return got
+
+
+def _store_plan_sums(base: str, plan, sums: np.ndarray) -> None:
+    from sim.experiments.cache import entry_key, store_arrays
+    key = entry_key(base=base, plan=repr(plan))
+    if key not in _PLAN_SUMS_MEM:
+        sums = np.ascontiguousarray(sums, dtype=np.int64)
+        _remember_plan_sums(key, sums)
+        store_arrays("adaptive_plans", key, sums=sums)
+
+
+def _remember_plan_sums(key: str, sums: np.ndarray) -> None:
+    if len(_PLAN_SUMS_MEM) >= _PLAN_SUMS_MAX:
+        _PLAN_SUMS_MEM.pop(next(iter(_PLAN_SUMS_MEM)))
+    _PLAN_SUMS_MEM[key] = sums
+
+
+def _compute_work(params: dict, stream_seed: int) -> dict:
+    from engines.planners.adaptive.controller import warmup_snapshot
+    from engines.planners.adaptive.decision import d_avg
+    from engines.planners.adaptive.planners import make_planner, planning_groups
+    from engines.planners.adaptive.stats import check_positions, compute_stats
+    from engines.compile import compile_pattern
+    from engines.pattern import parse_pattern
+    from workloads.adaptive import pattern_text
+
+    dataset = str(params["dataset"])
+    planner = str(params["planner"])
+    pset = str(params["pset"])
+    n = int(params["n"])
+    n_events = int(params.get("n_events", 20000))
+    n_warmup = int(params.get("n_warmup", n_events // 10))
+    check_every = int(params.get("check_every", 10))
+    window = float(params.get("window", 3.0))
+    # AND and Kleene sets blow up combinatorially (all interleavings / all subsets inside a
+    # window): their windows are scaled by and_window / kleene_window (documented in the TOMLs)
+    window *= float(params.get(f"{pset}_window", 1.0)) if pset in ("and", "kleene") else 1.0
+    w_s = float(params.get("w_s", 10.0 * window))
+    K = params.get("K", 1)
+    K = None if K in ("all", None) else int(K)
+    why = support(planner, pset, n, int(params.get("and_max_n", 5)))
+    if why:
+        return {"status": "unsupported", "why": why}
+    labels = methods(params)
+    stream_args = (dataset, n_events, stream_seed, int(params.get("n_types", 40)),
+                   float(params.get("total_rate", 100.0)), gen_kwargs(params))
+    stream = _stream(*stream_args)
+    text = pattern_text(dataset, pset, n, stream.schema.type_names, window,
+                        int(params.get("type_seed", 0)))
+    prog = compile_pattern(parse_pattern(text), stream.schema)
+    stats = compute_stats(prog, stream, check_positions(n_events, check_every), w_s,
+                          int(params.get("n_buckets", 8)), int(params.get("n_samples", 4)))
+    s0 = warmup_snapshot(stats, n_warmup)
+    p0 = make_planner(planner)(planning_groups(prog), stats.rate_w[s0], stats.sel[s0])
+    davg = d_avg(p0)
+    kind = "order" if planner == "greedy" else "tree"
+    eopts = {}
+    if kind == "tree":
+        cap = int(params.get("engine_cap", 2_000_000))
+        eopts = {"max_partial_matches": cap, "max_matches": cap, "max_kleene_nodes": cap}
+    from engines.planners.adaptive.headroom import epoch_bounds
+    from engines.planners.adaptive.branch_runs import independent_alternatives
+    memo: dict = {}
+    try:
+        epoch_len = int(params.get("headroom_epoch", 0)) or max(
+            1, int(round(w_s * float(params.get("total_rate", 100.0)))))
+        bounds = epoch_bounds(n_events, n_warmup, epoch_len)
+        max_plans = int(params.get("headroom_plans", 16))
+        sums_base = _plan_sums_base(stream_args, text, kind, bounds, eopts)
+
+        def oracle_runs(memo_: dict) -> set:
+            """The headroom candidates the oracle will run whole: those no earlier point ran,
+            unless the oracle runs an OR's alternatives one by one instead (``branch_runs``:
+            each distinct sub-plan once; forcing the candidates' sub-plans through the
+            methods' per-alternative evaluation was measured slower).  The methods' evaluation
+            runs those it uses over the whole stream (``evaluate_methods``'s ``full_plans``)."""
+            if independent_alternatives(prog) is not None:
+                return set()
+            cands = _candidates(memo_, stats, planner, p0.plan, bounds, max_plans)[0]
+            return {p for p in cands if _plan_sums(sums_base, p) is None}
+
+        per_method, consistent, zero_sums = _run_methods(labels, prog, stream, stats, planner,
+                                                         kind, n_events, n_warmup, K, davg,
+                                                         eopts, memo, bounds, oracle_runs)
+        head = _headroom_work(prog, stream, stats, planner, kind, p0.plan, memo, zero_sums,
+                              eopts, n_events, n_warmup, epoch_len, max_plans, sums_base)
+    except CapacityError as exc:
+        return {"status": "capacity", "why": f"capacity: {exc}"[:200]}
+    return {"status": "ok", "methods": per_method, "d_avg": davg, "headroom": head,
+            "matches_consistent": int(consistent), "n_checks": int(len(stats) - s0 - 1),
+            "pattern": text.replace("\n", " ")}
+
+
+def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, zero_sums, eopts,
+                   n_events, n_warmup, epoch_len, max_plans, sums_base: str | None = None
+                   ) -> dict:
+    """The cost-free part of the headroom oracle (``engines.planners.adaptive.headroom``): every
+    candidate plan's counters summed per oracle epoch.  Candidates = P0 and the plans A returned
+    on the snapshots (``memo``, filled by the controllers' shadow calls of A at every check).
+    ``zero_sums``: the epoch sums of plans the methods already ran from event 0 over the whole
+    stream (``_run_methods``); the others come from an earlier point on the same stream and
+    pattern (``_plan_sums``, by ``sums_base`` = ``_plan_sums_base``) or are run here
+    (``branch_runs``: an OR of independent alternatives runs each distinct sub-plan once).
+    Integer sums of a deterministic run: the same whichever point computed them."""
+    from engines.planners.adaptive.branch_runs import epoch_sums_by_alternatives
+    from engines.planners.adaptive.headroom import epoch_bounds, plan_epoch_sums
+    bounds = epoch_bounds(n_events, n_warmup, epoch_len)
+    cands, capped, snap = _candidates(memo, stats, planner, p0_plan, bounds, max_plans)
+    # P0 first (a cap error here is the point's: the static method cannot run), then the other
+    # candidates the methods did not run from event 0: each distinct sub-plan of an OR of
+    # independent alternatives once (``branch_runs``), else every plan whole
+    known = dict(zero_sums)
+    if sums_base is not None:
+        for plan, z in zero_sums.items():
+            _store_plan_sums(sums_base, plan, z)
+        for plan in cands:
+            if plan not in known:
+                hit = _plan_sums(sums_base, plan)
+                if hit is not None:
+                    known[plan] = hit
+    sums = [known[cands[0]] if cands[0] in known else
+            plan_epoch_sums(prog, stream, kind, cands[0], bounds, eopts)]
+    todo = [p for p in cands[1:] if p not in known]
+    got = dict(zip(todo, epoch_sums_by_alternatives(
+        prog, stream, kind, todo, bounds, eopts,
+        lambda plan: plan_epoch_sums(prog, stream, kind, plan, bounds, eopts))))
+    if sums_base is not None:
+        if cands[0] not in known:
+            _store_plan_sums(sums_base, cands[0], sums[0])
+        for plan, z in got.items():
+            if z is not None:
+                _store_plan_sums(sums_base, plan, z)
+    over_cap = 0
+    for plan in cands[1:]:
+        s = known[plan] if plan in known else got[plan]
+        if s is None:
+            over_cap += 1    # a candidate the engine cannot run is no option for the oracle
+        else:
+            sums.append(s)
+    return {"sums": np.stack(sums).tolist(), "sizes": [hi - lo for lo, hi in bounds],
+            "capped": int(capped), "epoch_len": int(epoch_len), "over_cap": over_cap,
+            "n_distinct": int(len({p for p in snap if p is not None} | {p0_plan}))}
+
+
+def _candidates(memo: dict, stats, planner: str, p0_plan, bounds: list, max_plans: int):
+    """``(candidates, capped, snapshot plans)`` of the headroom oracle
+    (``headroom.candidate_plans`` on the plans A returned at the snapshots, ``memo``)."""
+    from engines.planners.adaptive.controller import snapshot_plan_list
+    from engines.planners.adaptive.headroom import candidate_plans
+    snap = snapshot_plan_list(memo, planner, len(stats))
+    cands, capped = candidate_plans(p0_plan, snap, stats.positions, bounds, max_plans)
+    return cands, capped, snap
+
+
+def _headroom_row(head: dict, unit: np.ndarray, base: float) -> dict:
+    """Row columns of the headroom oracle priced with the point's unit costs: ``headroom``
+    (static service time / oracle's, base cost included: the ceiling of any method's throughput
+    gain over static), ``headroom_engine`` (engine work only), ``oracle_thr`` (events/s),
+    ``headroom_switches`` (epochs whose best plan differs from the previous epoch's),
+    ``headroom_cands`` / ``headroom_distinct`` / ``headroom_capped``, ``headroom_epoch``,
+    ``headroom_over_cap`` (candidates left out because the engine exceeded ``engine_cap``)."""
+    from engines.planners.adaptive.headroom import oracle_price
+    sums = np.asarray(head["sums"], np.int64)
+    sizes = np.asarray(head["sizes"], np.int64)
+    pr = oracle_price(sums, sizes, unit, base)
+    return {"headroom": pr["headroom"], "headroom_engine": pr["headroom_engine"],
+            "oracle_thr": float(sizes.sum()) / pr["oracle"] if pr["oracle"] > 0 else math.nan,
+            "headroom_switches": pr["switches"], "headroom_cands": int(sums.shape[0]),
+            "headroom_distinct": head["n_distinct"], "headroom_capped": head["capped"],
+            "headroom_over_cap": head.get("over_cap", 0),
+            "headroom_epoch": head["epoch_len"]}
+
+
+def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K, davg,
+                 eopts, memo: dict | None = None, zero_bounds: list | None = None,
+                 oracle_runs=None) -> tuple[dict, bool, dict]:
+    """Every method's schedule and evaluation: ``({label: work}, matches consistent, zero_sums)``,
+    where work holds the integer sums the cost profile prices (``total_sums``: every counter
+    column, engine plus adaptation charges, over the events after the warm-up; ``adapt_sums``:
+    DECISION_CHECK, PLAN_GEN, PLANNER_STEP over the same events) and the method's counts, and
+    ``zero_sums`` the epoch sums (over ``zero_bounds``) of the runs from event 0 that the
+    headroom oracle reuses (``adaptive_runs.evaluate_methods``: the epoch runs of all methods
+    shared, each kept only as the sums and match rows later epochs read).  ``oracle_runs(memo)``
+    (after the controllers have filled ``memo``) names the plans the headroom oracle will run
+    over the whole stream: the evaluation runs those it uses so, once, for both."""
+    from engines.planners.adaptive.controller import run_controllers
+    from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision, ThresholdDecision,
+                                           UnconditionalDecision)
+    from sim.studies.adaptive.runs import evaluate_methods
+    memo = {} if memo is None else memo
+    # every controller first (they never read the evaluation), so that the epoch runs of all
+    # methods know how far each (plan, start) is needed and share one engine run; the
+    # controllers advance together, sharing each snapshot's recomputed values, and keep their
+    # charges packed (``_pack``'s form: 17 dense matrices are too big)
+    decisions = []
+    for lab, mk, par in labels:
+        if mk == "static":
+            decisions.append(StaticDecision())
+        elif mk == "uncond":
+            decisions.append(UnconditionalDecision())
+        elif mk == "thr":
+            decisions.append(ThresholdDecision(par, stats.monitored))
+        else:
+            decisions.append(InvariantDecision(davg if par is None else par, K))
+    schedules = run_controllers(prog, stats, planner, decisions, n_events, n_warmup,
+                                shadow=True, plan_memo=memo)
+    evals, consistent, zero_sums = evaluate_methods(
+        prog, stream, kind, [(s.starts, s.plans) for s in schedules], n_warmup, eopts,
+        zero_bounds, frozenset(oracle_runs(memo)) if oracle_runs is not None else frozenset())
+    out: dict = {}
+    for (lab, _, _), sch, ev in zip(labels, schedules, evals):
+        charge_sums = _packed_sums(sch.charges, stats.stat_work, n_warmup, n_events)
+        total = ev["eng_sums"] + charge_sums
+        out[lab] = {
+            "n_serv": int(n_events - n_warmup),
+            "total_sums": [int(x) for x in total],
+            "adapt_sums": [int(charge_sums[c])
+                           for c in (C.DECISION_CHECK, C.PLAN_GEN, C.PLANNER_STEP)],
+            "repl": int(sch.n_replacements), "calls": int(sch.n_planner_calls),
+            "fn": (sch.false_neg / sch.n_better_available if sch.n_better_available else 0.0),
+            "fp": int(sch.false_pos), "matches": ev["matches"],
+            "overlap": ev["overlap"],
+            "plan_events": ev["plan_events"]}
+    return out, consistent, zero_sums
+
+
+def _packed_sums(packed: tuple, stat_work: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Column sums over events ``[lo, hi)`` of the matrix ``_unpack`` rebuilds from ``packed``
+    (exact integer sums, without building it)."""
+    n, rows, vals, uses = packed
+    hi = min(hi, n)
+    sel = (rows >= lo) & (rows < hi)
+    out = vals[sel].sum(axis=0, dtype=np.int64) if len(rows) else \
+        np.zeros(C.N_COUNTERS, np.int64)
+    if uses and hi > lo:
+        out[C.STAT_UPDATE] += int(stat_work[lo:hi].sum())
+    return out
+
+
+def _pack(charges: np.ndarray, stat_work: np.ndarray) -> tuple:
+    """(The form ``controller.run_controllers`` returns directly; kept with ``_unpack`` as the
+    definition of that form, which the controller tests and ``tests/test_adaptive_runs.py``'s
+    reference evaluation use.)  A controller's
+    charges without the dense parts: the rows with work other than statistics
+    updates, and whether the STAT_UPDATE column is the statistics pass's work (the only way the
+    controller writes it).  ``_unpack`` rebuilds the identical matrix."""
+    n = len(charges)
+    stat = charges[:, C.STAT_UPDATE]
+    uses = bool(stat.any())
+    if uses and not np.array_equal(stat, stat_work[:n]):     # pragma: no cover - contract
+        raise AssertionError("controller charges: STAT_UPDATE is not the statistics pass's work")
+    rows = np.flatnonzero(np.delete(charges, C.STAT_UPDATE, axis=1).any(axis=1))
+    vals = charges[rows].copy()
+    vals[:, C.STAT_UPDATE] = 0
+    return (n, rows, vals, uses)
+
+
+def _unpack(packed: tuple, stat_work: np.ndarray) -> np.ndarray:
+    n, rows, vals, uses = packed
+    out = C.new_counters(n)[:n]
+    out[rows] = vals
+    if uses:
+        out[:, C.STAT_UPDATE] = stat_work[:n]
+    return out
+
+
+# ----------------------------------------------------------------------------- analysis
+def _ok(df):
+    d = df[df["error"].isna()] if "error" in df.columns else df
+    return d[d["supported"] == 1]
+
+
+def _labels(df, prefix: str) -> list[str]:
+    return sorted({c[:-4] for c in df.columns if c.startswith(prefix) and c.endswith("_thr")
+                   and c[len(prefix):-4].replace(".", "").isdigit()},
+                  key=lambda s: float(s[len(prefix):]))
+
+
+def coverage(df) -> str:
+    """Which pattern sets every average covers, per planner."""
+    d = df[df["error"].isna()] if "error" in df.columns else df
+    parts = []
+    for pl, g in d.groupby("planner"):
+        ok = sorted(g[g["supported"] == 1]["pset"].unique())
+        no = sorted(set(g["pset"].unique()) - set(ok))
+        parts.append(f"{pl}: sets {','.join(ok) or '-'}" + (f" (not run: {','.join(no)})"
+                                                               if no else ""))
+    return "; ".join(parts)
+
+
+def tuned(df, dataset: str, planner: str) -> dict | None:
+    """Best d and t on the tuning seeds (mean throughput over n and pattern sets), and the
+    evaluation rows' per-n means of static / uncond / thr(t_best) / inv(d_best)."""
+    d = _ok(df)
+    d = d[(d["dataset"] == dataset) & (d["planner"] == planner)]
+    if d.empty:
+        return None
+    tune = d[d["role"] == "tune"]
+    ev = d[d["role"] == "eval"]
+    if tune.empty or ev.empty:
+        tune = ev = d
+    inv = _labels(d, "inv")
+    thr = _labels(d, "thr")
+    best_inv = max(inv, key=lambda c: tune[c + "_thr"].mean()) if inv else None
+    best_thr = max(thr, key=lambda c: tune[c + "_thr"].mean()) if thr else None
+    # a tuned value at the grid's largest entry means the grid did not bracket the optimum
+    edges = [lab for lab, labs in ((best_inv, inv), (best_thr, thr))
+             if lab is not None and len(labs) > 1 and lab == labs[-1]]
+    cols = {"static": "static", "uncond": "uncond", "thr": best_thr, "inv": best_inv}
+    cols = {k: v for k, v in cols.items() if v is not None and v + "_thr" in d.columns}
+    per_n = {}
+    for n, g in ev.groupby("n"):
+        per_n[int(n)] = {k: {m: float(g[f"{v}_{m}"].mean()) for m in ("thr", "repl", "ovh")}
+                         for k, v in cols.items()}
+    oracle_n = ({int(n): float(g["oracle_thr"].mean()) for n, g in ev.groupby("n")}
+                if "oracle_thr" in ev.columns else {})
+    return {"best_inv": best_inv, "best_thr": best_thr, "per_n": per_n, "inv_labels": inv,
+            "thr_labels": thr, "eval": ev, "tune": tune, "edges": edges,
+            "oracle_n": oracle_n}
+
+
+def ceiling_note(paper_gain: float, ceiling: dict, what: str) -> str:
+    """The headroom beside a throughput claim: the largest ratio the oracle allows for ``what``
+    (per n) and, when it is below the paper's gain, that the claim cannot pass on this stream."""
+    if not ceiling:
+        return ""
+    top = max(ceiling.values())
+    s = f"; ceiling of {what} (oracle) " + _fmt_n(ceiling, lambda x: f"{x:.2f}")
+    if top < paper_gain:
+        s += (f": HEADROOM BELOW THE PAPER'S GAIN (max {top:.2f} < {paper_gain:g}), the claim "
+              f"cannot pass on this stream")
+    return s
+
+
+def tuning_text(t: dict) -> str:
+    """``inv0.5, thr3`` plus a warning when a tuned value is the grid's largest."""
+    s = f"{t['best_inv']}, {t['best_thr']}"
+    return s + (f"; AT GRID EDGE: {', '.join(t['edges'])}" if t.get("edges") else "")
+
+
+def _fmt_n(per_n, f) -> str:
+    return ", ".join(f"n={n}: {f(v)}" for n, v in sorted(per_n.items()))
+
+
+def headroom_table(df) -> dict:
+    """``{(dataset, planner): {n: (headroom, headroom_engine, rows)}}``: the headroom oracle's
+    ratios (static / per-epoch best plan, ``engines.planners.adaptive.headroom``), mean over the
+    supported rows (every seed and pattern set) of each n."""
+    d = _ok(df)
+    out: dict = {}
+    if d.empty or "headroom" not in d.columns:
+        return out
+    for (ds, pl, n), g in d.groupby(["dataset", "planner", "n"]):
+        out.setdefault((ds, pl), {})[int(n)] = (float(g["headroom"].mean()),
+                                                float(g["headroom_engine"].mean()), len(g))
+    return out
+
+
+def headroom_text(df, dataset: str | None = None, planner: str | None = None) -> str:
+    """One line of headroom per (dataset, planner): ``n=3: 1.06 (engine 1.95)``."""
+    parts = []
+    for (ds, pl), per_n in sorted(headroom_table(df).items()):
+        if (dataset and ds != dataset) or (planner and pl != planner):
+            continue
+        parts.append(f"{ds}/{pl} headroom " + ", ".join(
+            f"n={n}: {h:.2f} (engine {e:.2f})" for n, (h, e, _) in sorted(per_n.items())))
+    return "; ".join(parts) if parts else "headroom: not measured"
+
+
+def claim_headroom_report(df) -> ClaimResult:
+    """Report (passes when rows with a headroom exist): per data set, planner and n, the
+    headroom = static plan's service time / the per-epoch best plan's (an oracle that knows each
+    epoch's events and pays no adaptation cost), with and without the per-event base cost.  It
+    is the ceiling of every adaptive method's throughput gain over static."""
+    tab = headroom_table(df)
+    if not tab:
+        return ClaimResult(False, "no rows with a headroom")
+    d = _ok(df)
+    extra = (f"; candidates per point {int(d['headroom_cands'].min())}-"
+             f"{int(d['headroom_cands'].max())} (capped in {int(d['headroom_capped'].sum())} of "
+             f"{len(d)}), oracle epoch {int(d['headroom_epoch'].iloc[0])} events")
+    return ClaimResult(True, headroom_text(df) + extra + " (the ceiling of any adaptive "
+                                                         "method's gain over static)")
+
+
+def drift_axes(df) -> list[str]:
+    """The ``gen_*`` columns that vary in ``df`` (the drift study's axes)."""
+    return [c for c in df.columns if c.startswith("gen_") and df[c].nunique(dropna=True) > 1]
+
+
+def drift_table(df) -> list[dict]:
+    """Per drift setting (values of ``drift_axes``) and planner: mean headroom and the tuned
+    methods' throughput relative to static (mean over n, evaluation seeds)."""
+    d = _ok(df)
+    axes = drift_axes(d)
+    rows = []
+    if d.empty:
+        return rows
+    for key, g in (d.groupby(axes) if axes else [((), d)]):
+        key = key if isinstance(key, tuple) else (key,)
+        sub = df.loc[g.index]
+        for (ds, pl), _ in g.groupby(["dataset", "planner"]):
+            t = tuned(sub, ds, pl)
+            rel = {k: float(np.mean([v[k]["thr"] / v["static"]["thr"] for v in t["per_n"].values()]))
+                   for k in next(iter(t["per_n"].values())) if k != "static"}
+            gg = g[(g["dataset"] == ds) & (g["planner"] == pl)]
+            rows.append({"setting": dict(zip(axes, key)), "dataset": ds, "planner": pl,
+                         "headroom": float(gg["headroom"].mean()),
+                         "headroom_engine": float(gg["headroom_engine"].mean()),
+                         "rel": rel, "tuning": tuning_text(t)})
+    return rows
+
+
+def claim_drift_report(df) -> ClaimResult:
+    """Report (passes when rows exist): headroom and tuned gains over static per drift size and
+    frequency setting and planner."""
+    rows = drift_table(df)
+    if not rows:
+        return ClaimResult(False, "no rows")
+    parts = []
+    for r in rows:
+        st = ",".join(f"{k[4:]}={v:g}" for k, v in r["setting"].items())
+        parts.append(f"[{st} {r['planner']}] headroom {r['headroom']:.2f} (engine "
+                     f"{r['headroom_engine']:.2f}); " + ", ".join(
+                         f"{k}/static {v:.2f}" for k, v in sorted(r["rel"].items()))
+                     + f" ({r['tuning']})")
+    return ClaimResult(True, " ".join(parts))
+
+
+def claim_no_false_positive(df) -> ClaimResult:
+    """Theorem 1 on real runs: no invariant-triggered call of A returned the current plan."""
+    d = _ok(df)
+    cols = [c for c in d.columns if c.startswith("inv") and c.endswith("_fp")]
+    tot = int(np.nansum(d[cols].to_numpy())) if cols else 0
+    calls = int(np.nansum(d[[c[:-3] + "_calls" for c in cols]].to_numpy())) if cols else 0
+    thr_cols = [c for c in d.columns if c.startswith("thr") and c.endswith("_fp")]
+    thr_fp = int(np.nansum(d[thr_cols].to_numpy())) if thr_cols else 0
+    unc = int(np.nansum(d["uncond_fp"].to_numpy())) if "uncond_fp" in d else 0
+    return ClaimResult(bool(cols) and tot == 0 and calls > 0,
+                       f"invariant calls of A: {calls}, false positives {tot} (paper: 0, "
+                       f"Theorem 1); for comparison threshold FP {thr_fp}, unconditional FP "
+                       f"{unc}; {coverage(df)}")
+
+
+def claim_theorem2(df) -> ClaimResult:
+    """Theorem 2 on real runs: K = all, d = 0 has neither false positives nor false negatives."""
+    d = _ok(df)
+    d = d[d["K_used"] == "all"]
+    if d.empty or "inv0_fn" not in d:
+        return ClaimResult(False, "no K = all rows with d = 0")
+    fn = float(d["inv0_fn"].max())
+    fp = int(d["inv0_fp"].sum())
+    return ClaimResult(fn == 0.0 and fp == 0, f"K=all, d=0: max false-negative rate {fn:.3f}, "
+                       f"false positives {fp} over {len(d)} runs (paper: D <=> better plan)")
+
+
+def claim_inv_best(df, factor: float = 0.98) -> ClaimResult:
+    out, ok = [], True
+    for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
+        t = tuned(df, ds, pl)
+        ratios = {n: v["inv"]["thr"] / max(v[k]["thr"] for k in v if k != "inv")
+                  for n, v in t["per_n"].items()}
+        ok &= all(r >= factor for r in ratios.values())
+        hr = headroom_table(df).get((ds, pl), {})
+        out.append(f"{ds}/{pl} ({tuning_text(t)}): inv / best other "
+                   + _fmt_n(ratios, lambda r: f"{r:.2f}") + "; inv / static "
+                   + _fmt_n(t["per_n"], lambda v: f"{v['inv']['thr'] / v['static']['thr']:.2f}")
+                   + ("; headroom " + _fmt_n(hr, lambda v: f"{v[0]:.2f}") if hr else ""))
+    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: invariant highest at every "
+                                                            f"n; check >= {factor}); {coverage(df)}")
+
+
+def claim_inv_over_thr(df, dataset: str, lo: float, hi: float | None = None,
+                       growing: bool = False, paper: str = "",
+                       paper_gain: float | None = None) -> ClaimResult:
+    """Tuned invariant / tuned threshold throughput per n against the paper's range, beside the
+    ceiling the headroom oracle allows (oracle / threshold): when that ceiling is below
+    ``paper_gain`` (default ``lo``) the claim says it cannot pass on this stream."""
+    out, ok = [], True
+    d = _ok(df)
+    for pl in sorted(d[d["dataset"] == dataset]["planner"].unique()):
+        t = tuned(df, dataset, pl)
+        r = {n: v["inv"]["thr"] / v["thr"]["thr"] for n, v in t["per_n"].items()}
+        big = r[max(r)]
+        cond = big >= lo and (hi is None or all(lo <= x <= hi for x in r.values()))
+        if growing:
+            ns = sorted(r)
+            cond = cond and r[ns[-1]] >= r[ns[0]]
+        ok &= cond
+        ceil = {n: t["oracle_n"][n] / v["thr"]["thr"] for n, v in t["per_n"].items()
+                if n in t["oracle_n"]}
+        out.append(f"{pl}: inv/thr " + _fmt_n(r, lambda x: f"{x:.2f}")
+                   + ceiling_note(lo if paper_gain is None else paper_gain, ceil, "inv/thr"))
+    rng_s = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: {paper}; check {rng_s}"
+                                                            f"{', growing with n' if growing else ''})")
+
+
+def claim_thr_repl_near_uncond(df, dataset: str = "traffic", n_min: int = 7,
+                               frac: float = 0.5) -> ClaimResult:
+    out, ok = [], True
+    d = _ok(df)
+    for pl in sorted(d[d["dataset"] == dataset]["planner"].unique()):
+        t = tuned(df, dataset, pl)
+        r = {n: v["thr"]["repl"] / max(v["uncond"]["repl"], 1e-9) for n, v in t["per_n"].items()
+             if n >= n_min}
+        ok &= bool(r) and all(x >= frac for x in r.values())
+        out.append(f"{pl}: thr/uncond replacements " + _fmt_n(r, lambda x: f"{x:.2f}"))
+    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: threshold approaches "
+                                                            f"unconditional at n >= {n_min}; "
+                                                            f"check >= {frac})")
+
+
+def claim_static_beats_uncond(df, dataset: str = "stocks") -> ClaimResult:
+    out, ok = [], True
+    d = _ok(df)
+    for pl in sorted(d[d["dataset"] == dataset]["planner"].unique()):
+        t = tuned(df, dataset, pl)
+        r = {n: v["static"]["thr"] / v["uncond"]["thr"] for n, v in t["per_n"].items()}
+        ok &= all(x > 1 for x in r.values())
+        out.append(f"{pl}: static/uncond " + _fmt_n(r, lambda x: f"{x:.2f}"))
+    return ClaimResult(ok and bool(out), "; ".join(out) + " (paper: static decidedly outperforms "
+                                                            "unconditional on stocks)")
+
+
+def claim_overhead(df, other_max: float = 1.0, **_) -> ClaimResult:
+    """Invariant and threshold overhead <= ``other_max`` % at every n.  The unconditional
+    method's overhead is printed but not tested: the paper's "up to 11 %" is the target the
+    adaptation / engine cost ratio was calibrated against (calibrate_cost.toml)."""
+    out, ok = [], True
+    for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
+        t = tuned(df, ds, pl)
+        # np.max, not max(): a NaN overhead must propagate (and fail), whatever its position
+        u = float(np.max([v["uncond"]["ovh"] for v in t["per_n"].values()]))
+        i = float(np.max([v["inv"]["ovh"] for v in t["per_n"].values()]))
+        h = float(np.max([v["thr"]["ovh"] for v in t["per_n"].values()]))
+        ok &= i <= other_max and h <= other_max
+        out.append(f"{ds}/{pl}: max overhead inv {i:.2f}%, thr {h:.2f}% (uncond {u:.1f}%, "
+                   f"calibration target)")
+    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: invariant and threshold "
+                                                            f"<= {other_max}%; unconditional "
+                                                            f"'up to {ADAPT_TARGET_OVH:g}%' is the "
+                                                            f"cost calibration's target, not "
+                                                            f"tested)")
+
+
+def claim_zstream_gain_larger(df) -> ClaimResult:
+    """Per dataset, the invariant method's gain over static (mean over n of inv / static
+    throughput, best d and t tuned as in ``tuned``) is larger with ZStream than with greedy,
+    and ZStream's gain is a gain (> 1)."""
+    d = _ok(df)
+    gains, ceil = {}, {}
+    for (ds, pl), _ in d.groupby(["dataset", "planner"]):
+        t = tuned(df, ds, pl)
+        gains[(ds, pl)] = float(np.mean([v["inv"]["thr"] / v["static"]["thr"]
+                                         for v in t["per_n"].values()]))
+        if t["oracle_n"]:
+            ceil[(ds, pl)] = float(np.mean([t["oracle_n"][n] / v["static"]["thr"]
+                                            for n, v in t["per_n"].items()
+                                            if n in t["oracle_n"]]))
+    ok, parts = True, []
+    for ds in sorted({k[0] for k in gains}):
+        g, z = gains.get((ds, "greedy")), gains.get((ds, "zstream"))
+        if g is None or z is None:
+            ok = False
+            parts.append(f"{ds}: greedy {g}, zstream {z} (a planner did not run)")
+            continue
+        ok &= z > g and z > 1.0      # a "larger gain" below 1 is a smaller loss, not a gain
+        parts.append(f"{ds}: inv/static greedy {g:.2f}, zstream {z:.2f}"
+                     + (f" (headroom: oracle/static greedy {ceil.get((ds, 'greedy'), math.nan):.2f}"
+                        f", zstream {ceil.get((ds, 'zstream'), math.nan):.2f})" if ceil else ""))
+    return ClaimResult(ok and bool(parts), "; ".join(parts) + " (paper: invariant gain "
+                                                              "considerably higher with ZStream; "
+                                                              "check zstream > greedy and > 1)")
+
+
+# --- Fig 5: d scan
+def d_scan(df, dataset: str, planner: str):
+    d = _ok(df)
+    d = d[(d["dataset"] == dataset) & (d["planner"] == planner)]
+    labs = _labels(d, "inv")
+    return d, labs
+
+
+def claim_dopt_vs_d0(df, lo: float = 2.0, hi: float = 25.0) -> ClaimResult:
+    out, ok = [], True
+    for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
+        d, labs = d_scan(df, ds, pl)
+        m = d.groupby("n")[[c + "_thr" for c in labs]].mean().dropna(how="all")
+        if m.empty:                  # no measured throughput (NaN): nothing to compare
+            ok = False
+            out.append(f"{ds}/{pl}: no measured throughput")
+            continue
+        dopt = m.mean().idxmax()[:-4]
+        per_n_best = m.idxmax(axis=1).str[:-4]
+        consistent = float((per_n_best == dopt).mean())
+        r = float((m[dopt + "_thr"] / m["inv0_thr"]).max())
+        ok &= r >= lo
+        edge = " AT GRID EDGE" if dopt == labs[-1] else ""
+        outside = (f", outside the paper's 0-{PAPER_D_MAX:g}" if float(dopt[3:]) > PAPER_D_MAX
+                   else "")
+        ceil = {}
+        if "oracle_thr" in d.columns:
+            o = d.groupby("n")["oracle_thr"].mean()
+            ceil = {int(n): float(o[n] / m.loc[n, "inv0_thr"]) for n in m.index}
+        out.append(f"{ds}/{pl}: d_opt={dopt[3:]}{edge}{outside} (best at {consistent:.0%} of n),"
+                   f" max d_opt/d0 = {r:.2f}" + ceiling_note(lo, ceil, "d_opt/d0"))
+    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: d_opt / d=0 = {lo:g}-"
+                                                            f"{hi:g}x, consistent d_opt)")
+
+
+def claim_davg_precision(df) -> ClaimResult:
+    """Precision of d_avg = min(d_avg, d_opt) / max(d_avg, d_opt) (1 = equal), per dataset,
+    planner and n (d_opt = best d of the scan at that n); also the throughput ratio."""
+    out = []
+    prec = {}
+    for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
+        d, labs = d_scan(df, ds, pl)
+        rows = []
+        for n, g in d.groupby("n"):
+            m = g[[c + "_thr" for c in labs]].mean()
+            if m.isna().all():       # no measured throughput at this n (NaN): skip it
+                continue
+            dopt = float(m.idxmax()[3:-4])
+            da = float(g["d_avg"].mean())
+            p = min(da, dopt) / max(da, dopt) if max(da, dopt) > 0 else 1.0
+            tr = float(g["invdavg_thr"].mean() / m.max())
+            rows.append((int(n), p, tr, da, dopt))
+        prec[ds] = prec.get(ds, []) + [r[1] for r in rows if r[0] >= 6]
+        out.append(f"{ds}/{pl}: " + ", ".join(f"n={n}: d_avg={da:.2f} d_opt={do:g} "
+                                                f"prec={p:.0%} thr={tr:.2f}"
+                                                for n, p, tr, da, do in rows))
+    tr_p = float(np.mean(prec.get("traffic", [np.nan])))
+    st_p = float(np.mean(prec.get("stocks", [np.nan])))
+    ok = bool(np.isfinite(tr_p) and np.isfinite(st_p) and tr_p > st_p)
+    return ClaimResult(ok, "; ".join(out) + f"; mean precision n>=6 traffic {tr_p:.0%}, stocks "
+                                            f"{st_p:.0%} (paper: traffic 87-92%, stocks 31-44%; "
+                                            f"check traffic > stocks)")
+
+
+def claim_sensitivity_report(df) -> ClaimResult:
+    """Sensitivity over K and check_every (not a paper claim): always passes if rows exist;
+    the measured string is the table."""
+    d = _ok(df)
+    if d.empty:
+        return ClaimResult(False, "no rows")
+    parts = []
+    for keys, g in d.groupby(["dataset", "planner", "K_used", "check_every"]):
+        inv = [c for c in _labels(g, "inv")]
+        best = max(inv, key=lambda c: g[c + "_thr"].mean())
+        parts.append(f"{'/'.join(map(str, keys))}: inv best {best} {g[best + '_thr'].mean():.0f}/s"
+                     f" fn {g[best + '_fn'].mean():.2f}; thr fn "
+                     f"{np.mean([g[c + '_fn'].mean() for c in _labels(g, 'thr')]) if _labels(g, 'thr') else float('nan'):.2f}")
+    return ClaimResult(True, "; ".join(parts))
+
+
+# --- calibration of the adaptation / engine cost ratio (calibrate_cost.toml) ------------------
+def _uncond_max_ovh(df) -> dict[float, tuple[float, str]]:
+    """Per adapt_log2: the unconditional method's overhead (%), mean over seeds per (dataset,
+    planner, pset, n), maximised over those; and where the maximum lies."""
+    d = _ok(df)
+    out = {}
+    for lg, g in d.groupby("adapt_log2"):
+        m = g.groupby(["dataset", "planner", "pset", "n"])["uncond_ovh"].mean()
+        out[float(lg)] = (float(m.max()), "/".join(map(str, m.idxmax())))
+    return out
+
+
+def calibration_choice(df, target: float = ADAPT_TARGET_OVH) -> tuple[float, dict]:
+    """The grid value of adapt_log2 whose maximal unconditional overhead is closest to
+    ``target`` % (distance measured as |log(ovh / target)|; ties -> the smaller ratio)."""
+    curve = _uncond_max_ovh(df)
+    best = min(sorted(curve), key=lambda lg: abs(math.log(max(curve[lg][0], 1e-12) / target)))
+    return best, curve
+
+
+def claim_calibrated_cost(df, target: float = ADAPT_TARGET_OVH, tol: float = 0.25,
+                          **_) -> ClaimResult:
+    """The calibration search (not a paper figure): the adaptation / engine cost ratio is the grid
+    value 2**adapt_log2 at which the unconditional method's overhead, maximised over the
+    calibration runs (n, planner; mean over the tuning seeds), is closest to the paper's "up to
+    11 %".  Passes when that value is the configured ``ADAPT_LOG2`` and its overhead lies within
+    ``tol`` (relative) of the target."""
+    if _ok(df).empty or "adapt_log2" not in df.columns:
+        return ClaimResult(False, "no calibration rows")
+    best, curve = calibration_choice(df, target)
+    ovh = curve[best][0]
+    ok = bool(np.isclose(best, ADAPT_LOG2) and abs(ovh - target) <= tol * target)
+    parts = [f"log2={lg:g} (ratio {2 ** lg:.3g}): {v:.1f}% at {w}" for lg, (v, w) in
+             sorted(curve.items())]
+    return ClaimResult(ok, f"search picks adapt_log2={best:g} (ratio {2 ** best:.3g}, max uncond "
+                           f"overhead {ovh:.1f}%; paper: up to {target:g}%), configured "
+                           f"ADAPT_LOG2={ADAPT_LOG2:g}; " + "; ".join(parts) + f"; {coverage(df)}")
+
+
+COST_AXES = (("adapt_rel", "ratio x{:g}"), ("deploy_rel", "deploy x{:g}"),
+             ("overlap_base", "overlap {}"), ("base_cost", "base {:g}"))
+
+
+def claim_cost_sensitivity_report(df) -> ClaimResult:
+    """Report (always passes when rows exist): per cost setting -- adapt_rel (multiple of the
+    calibrated adaptation cost ratio), deploy_rel (multiple of the deployment cost), overlap_base
+    (base cost per live plan or once per event) and base_cost, whichever vary -- the measured
+    numbers and verdicts of the Fig 6-7 throughput claims, and the headroom at that price."""
+    d = _ok(df)
+    if d.empty or "adapt_rel" not in d.columns:
+        return ClaimResult(False, "no rows")
+    axes = [(c, f) for c, f in COST_AXES if c in d.columns
+            and (c == "adapt_rel" or d[c].nunique(dropna=True) > 1)]
+    cols = [c for c, _ in axes]
+    parts = []
+    for key, g in d.groupby(cols):
+        key = key if isinstance(key, tuple) else (key,)
+        mask = np.ones(len(df), bool)
+        for c, v in zip(cols, key):
+            mask &= (df[c] == v).to_numpy()
+        sub = df[mask]
+        items = [("inv best", claim_inv_best(sub)), ("zstream gain", claim_zstream_gain_larger(sub)),
+                 ("overhead", claim_overhead(sub))]
+        if (g["dataset"] == "traffic").any():
+            items.append(("traffic inv/thr", claim_inv_over_thr(sub, "traffic", 3.0, growing=True,
+                                                                 paper_gain=6.0)))
+        if (g["dataset"] == "stocks").any():
+            items += [("stocks inv/thr", claim_inv_over_thr(sub, "stocks", 1.1, 2.0,
+                                                            paper_gain=1.3)),
+                      ("stocks static>uncond", claim_static_beats_uncond(sub, "stocks"))]
+        label = ", ".join(f.format(v) for (_, f), v in zip(axes, key))
+        head = headroom_text(sub)
+        parts.append(f"[{label}] " + " | ".join(
+            f"{k}: {'PASS' if r.passed else 'FAIL'} ({r.measured.split(' (paper')[0]})"
+            for k, r in items) + ("" if head.startswith("headroom: not") else f" | {head}"))
+    return ClaimResult(True, " ".join(parts))

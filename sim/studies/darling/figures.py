@@ -1,0 +1,149 @@
+"""DARLING (PVLDB'22) figures from results only.
+
+``fig678``: one row of three panels per experiment -- % of matches found (Fig. 6), mean
+detection latency (Fig. 7, log scale) and peak memory (Fig. 8) against the experiment's axis
+(window size, pattern length, partial matches per window); ``fig9``: % matches and latency vs
+overload rate; ``fig10``: latency with no dropping.  Lines: one per method; DARLING bold.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+from sim.experiments.figures import ok_rows, save
+
+LABEL = {"darling": "DARLING", "random_input": "random input", "random_pm": "random PM",
+         "espice": "eSPICE", "hspice": "hSPICE", "icde20": "Zhao et al. (ICDE'20)",
+         "none": "no shedding"}
+ORDER = ["darling", "random_input", "random_pm", "espice", "hspice", "icde20", "none"]
+AXIS = {"window_ms": "window size W (ms)", "length": "pattern length",
+        "b_keep": "fraction of ball events kept by b.v > X (partial matches per window)",
+        "b_threshold": "ball speed threshold X in b.v > X (fewer partial matches as X rises)",
+        "overload": "overload rate (fraction of the stream at peak rate)"}
+
+
+def _axis(df) -> str:
+    for x in ("window_ms", "length", "b_keep", "b_threshold", "overload"):
+        if x in df.columns and df[x].nunique() > 1:
+            return x
+    return "window_ms"
+
+
+def _lines(ax, d, x, y, logy=False):
+    if y.startswith("latency") and "matches_measured" in d.columns:
+        d = d.copy()
+        d.loc[d["matches_measured"] == 0, y] = float("nan")   # no match: no latency
+    for mth in ORDER:
+        g = d[d["method"] == mth]
+        if g.empty:
+            continue
+        m = g.groupby(x, sort=True)[y].agg(["mean", "std"])
+        ax.errorbar(m.index.to_numpy(), m["mean"].to_numpy(),
+                    yerr=m["std"].fillna(0).to_numpy(), marker="o", ms=3,
+                    lw=2.2 if mth == "darling" else 1.0, label=LABEL[mth], capsize=2)
+    if logy:
+        ax.set_yscale("log")
+
+
+def _factors(d) -> list:
+    """Peak loads (lambda_peak / mu) present, one figure row each; [None] when there is one."""
+    if "peak_factor" in d.columns and d["peak_factor"].nunique() > 1:
+        return sorted(d["peak_factor"].unique())
+    return [None]
+
+
+def fig678(df, out_base: Path) -> list[Path]:
+    d = ok_rows(df)
+    x = _axis(d)
+    d = d.copy()
+    d["peak_memory_kb"] = d["peak_memory_bytes"] / 1024.0
+    facs = _factors(d)
+    fig, axs = plt.subplots(len(facs), 3, figsize=(13, 3.6 * len(facs)), squeeze=False)
+    for row, pf in zip(axs, facs):
+        g = d if pf is None else d[d["peak_factor"] == pf]
+        _lines(row[0], g, x, "kept_pct")
+        row[0].set_ylabel("% of matches found (Eq. 4)")
+        _lines(row[1], g, x, "latency_mean", logy=True)
+        lm = g.groupby(x)["lmax_s"].mean()
+        row[1].plot(lm.index, lm.values, "k--", lw=0.8, label="Lmax")
+        row[1].set_ylabel("mean detection latency (s, log)")
+        _lines(row[2], g, x, "peak_memory_kb", logy=True)
+        row[2].set_ylabel("peak memory (KiB, log)")
+        for ax, t in zip(row, ("Fig. 6", "Fig. 7", "Fig. 8")):
+            ax.set_xlabel(AXIS.get(x, x))
+            ax.set_title(t if pf is None else f"{t}, peak {pf:g} x mu")
+            if x == "window_ms":
+                ax.set_xscale("log")
+    axs[0][1].legend(fontsize=7)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def fig9(df, out_base: Path) -> list[Path]:
+    d = ok_rows(df)
+    facs = _factors(d)
+    fig, axs = plt.subplots(len(facs), 2, figsize=(9, 3.6 * len(facs)), squeeze=False)
+    for row, pf in zip(axs, facs):
+        g = d if pf is None else d[d["peak_factor"] == pf]
+        _lines(row[0], g, "overload", "kept_pct")
+        row[0].set_ylabel("% of matches found")
+        _lines(row[1], g, "overload", "latency_mean", logy=True)
+        row[1].set_ylabel("mean detection latency (s, log)")
+        for ax in row:
+            ax.set_xlabel(AXIS["overload"])
+            if pf is not None:
+                ax.set_title(f"peak {pf:g} x mu")
+    axs[0][1].legend(fontsize=7)
+    fig.suptitle("Fig. 9: one continuous peak")
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+def fig10(df, out_base: Path) -> list[Path]:
+    d = ok_rows(df)
+    x = _axis(d)
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    _lines(ax, d, x, "latency_mean", logy=True)
+    ax.set_xlabel(AXIS.get(x, x))
+    if x == "window_ms":
+        ax.set_xscale("log")
+    ax.set_ylabel("mean detection latency (s, log)")
+    ax.set_title("Fig. 10: latency overhead, no dropping")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
+VARIANTS = ["paper", "equal budgets", "local check", "random victim", "free ingest",
+            "peak 50 (old 100x lambda0)", "peak 5 (old 10x lambda0)", "random input peak 5",
+            "free ingest, peak 5", "random input", "random PM",
+            "q1 README form", "random input, q1 README form", "cap 60000 x Lmax (old 1800 s)",
+            "random PM, cap 60000 x Lmax", "hSPICE replicated", "hSPICE shared",
+            "eSPICE shared", "ICDE20 fixed", "ICDE20 artifact", "N_in 500", "N_in 2000",
+            "warm-up 20 %", "hSPICE 5 bins", "hSPICE 20 bins", "ICDE20 2 classes",
+            "ICDE20 8 classes"]
+
+
+def fig_sensitivity(df, out_base: Path) -> list[Path]:
+    d = ok_rows(df)
+    g = d.groupby("variant")[["kept_pct", "latency_mean", "lmax_s"]].mean()
+    known = [v for v in VARIANTS if v in g.index]
+    g = g.loc[known + sorted(v for v in g.index if v not in VARIANTS)]
+    fig, axs = plt.subplots(1, 2, figsize=(12, 5.5))
+    y = range(len(g))
+    axs[0].barh(list(y), g["kept_pct"].to_numpy())
+    axs[0].set_xlabel("% of matches found")
+    axs[1].barh(list(y), g["latency_mean"].to_numpy())
+    axs[1].axvline(float(g["lmax_s"].mean()), color="k", ls="--", lw=0.8, label="Lmax")
+    axs[1].set_xscale("log")
+    axs[1].set_xlabel("mean detection latency (s, log)")
+    axs[1].legend(fontsize=7)
+    for ax in axs:
+        ax.set_yticks(list(y))
+        ax.set_yticklabels(list(g.index), fontsize=7)
+        ax.set_ylabel("shedder variant")
+        ax.invert_yaxis()
+    fig.suptitle("DARLING options and baseline variants (Q1, W = 50 ms)")
+    fig.tight_layout()
+    return save(fig, out_base)

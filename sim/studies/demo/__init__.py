@@ -1,0 +1,1 @@
+"""A tiny self-contained study that exercises the experiment machinery without any engine."""
