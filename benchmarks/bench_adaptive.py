@@ -37,7 +37,7 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=100000)
     ap.add_argument("--dataset", default="traffic")
     ap.add_argument("--model", default=None,
-                    help="traffic generator model (skewed = default, uniform = before issue 25)")
+                    help="traffic generator model (skewed = default, uniform = equal rates)")
     ap.add_argument("--point", action="store_true", help="also time one whole scenario point")
     a = ap.parse_args()
     window = 1.0   # the experiments' pattern window (W_s = 3 windows)

@@ -1,5 +1,5 @@
 """CPU time and peak memory of one full-scale adaptive point, and whether its row equals the
-committed one (issue 27 item 4: exact speedups).
+committed one (exact speedups: rows must stay identical).
 
 Runs ``sim.studies.adaptive.scenario.point`` on the parameters of one point of an experiment at the
 given scale, with the work cache off (``CEPSIM_COUNTER_CACHE=``: the evaluation is computed,

@@ -1,6 +1,6 @@
 """Shedding simulation speed: SimPy shedding queue + stepped engine vs the unshed fast path.
 
-Target (issue 13): >= 100k events/s for DARLING on soccer Q1 at W = 50 ms (a 50k-event point
+Target: >= 100k events/s for DARLING on soccer Q1 at W = 50 ms (a 50k-event point
 in under a second of simulation).  Measured on the bundled soccer sample (50k events), the
 paper's four 1000x peaks, Lmax giving N_in ~ 1000:
 

@@ -21,7 +21,7 @@ import json, sys, tempfile, time
 from pathlib import Path
 try:
     from sim.cli.commands.results import collect
-except ImportError:   # a revision before sim/cli/commands/ (issue 28)
+except ImportError:   # a revision without sim/cli/commands/
     from sim.cli import _collect as collect
 from sim.experiments.functions import resolve
 from sim.experiments.staleness import variant_of

@@ -1,6 +1,6 @@
 """First local sweep of an ``engine`` grid vs the serial run, each on a cold Numba cache.
 
-Target (issue 15): the first local sweep takes no more than the serial run's time plus one
+Target: the first local sweep takes no more than the serial run's time plus one
 compilation, i.e. no more than a cold serial run.  Before, the sweep pinned its own cache and
 warmed only the first engine, so workers compiled the other engines' kernels concurrently; then
 (spawned workers) each worker imported everything and loaded every kernel from the disk cache,

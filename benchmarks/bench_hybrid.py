@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines import counters as C  # noqa: E402
-from engines.planners.apam import _plan_text, candidate_plans, estimate_statistics  # noqa: E402
+from engines.planners.apam import candidate_plans, plan_text, estimate_statistics  # noqa: E402
 from engines.evaluators.hybrid import run_hybrid  # noqa: E402
 from workloads import apam_synthetic as W  # noqa: E402
 
@@ -68,7 +68,7 @@ def main() -> None:
     stream = W.generate(a.exp, a.events, a.seed)
     prog = W.program_for(stream)
     stats = estimate_statistics(prog, stream, warmup=a.events // 2, arrival_rate=1000.0)
-    plans = [_plan_text(stats, e, l) for e, l in candidate_plans(stats)]
+    plans = [plan_text(stats, e, l) for e, l in candidate_plans(stats)]
     base = load_baseline(a.baseline)
     warm = W.generate(a.exp, 3000, a.seed)
     for p in plans:                                  # compile both kernels

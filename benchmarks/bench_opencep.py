@@ -1,5 +1,5 @@
 """Benchmark: ``cepsim match`` against OpenCEP on OpenCEP's own SEQ and AND stock patterns, on the
-same 100k-event Metastock file, side by side (issue 27 item 6).
+same 100k-event Metastock file, side by side.
 
 Patterns (OpenCEP's ``test/BasicTests.py`` and README, written in cepsim's language):
 
@@ -232,7 +232,7 @@ def main() -> None:
             "start+import = process wall minus the timed stages (interpreter start, imports); "
             "kernel load = Numba kernels loaded from the cache with Numba's start-up (cepsim's "
             "reader and engine; 'ratio kernel load+load+eval' counts them in, as the load stage "
-            "did before issue 27 moved the reader's apart); "
+            "did before the reader's kernel load was timed apart); "
             "OpenCEP's load reads the lines, its evaluate parses and matches them; process = "
             "the whole command (cepsim also writes its matches).")
         for name, (p, ev) in parse.items():

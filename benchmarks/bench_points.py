@@ -1,6 +1,6 @@
 """Points of any experiments under an older git revision and under this checkout, side by side.
 
-For exact speedups (issue 27 item 4): runs the selected points of each config in one fresh
+For exact speedups: runs the selected points of each config in one fresh
 process per side (``--backend serial`` semantics: ``sim.experiments.runner.run_point`` in order), with the
 per-point log of ``sim/experiments/pointlog.py`` (CPU s and peak resident memory of each point), and
 prints per experiment the CPU seconds (sum over its points), the largest point's peak RSS, the

@@ -1,4 +1,4 @@
-"""Two overheads around the points, each side by side in one run (issue 27 item 4, session 19):
+"""Two overheads around the points, each side by side in one run (the full reproduction's CPU, `docs/ENGINEERING.md`):
 
 1. OpenBLAS threads: APAM ``cost_region`` points (the experiment with the most BLAS calls) in two
    fresh processes, one with OpenBLAS's default thread count and one with
@@ -45,7 +45,7 @@ from sim.experiments.config import load_config
 from sim.experiments.runner import resolve_run, run_point
 from sim.experiments import worker_memory as W
 if sys.argv[2] == "collect":
-    W.collect_then_freeze = gc.collect       # the rule before session 19
+    W.collect_then_freeze = gc.collect       # the plain collection, for comparison
 gc.freeze()                                  # as the pool's parent does before forking
 tot, n = 0.0, 0
 for name, pick in (("adaptive/fig6", lambda p: p["n"] in (4, 5) and p["stream_seed"] == 1),

@@ -12,7 +12,7 @@ Printed per workload: events/s of each engine (best of ``--repeat`` runs, after 
 that compiles), ztree/eager speed ratio, match counts (checked equal), and peak live
 intermediate results (ztree ``LIVE_PM``) beside the eager NFA's peak partial matches.  AND of 8
 is ztree only (the eager NFA and the chain need its 8! flat branches).  Speed is printed, never
-asserted.  Issue 9's targets: within 2x of eager on the SEQ patterns, faster than eager on AND
+asserted.  The targets: within 2x of eager on the SEQ patterns, faster than eager on AND
 of 3, AND of 8 on a 20k-event stream in <= 10 s.
 
     python benchmarks/bench_ztree.py [--events 20000] [--window 30] [--repeat 3]

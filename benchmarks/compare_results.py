@@ -1,6 +1,6 @@
 """Compare every ``points.parquet`` row of two result roots, all columns except ``wall_s``,
 exactly (NaN equals NaN; array cells by their repr).  Used for refactorings that must not change
-a single stored row, e.g. issue 28:
+a single stored row, e.g. a module split:
 
     (checkout at REV)  python3 -m sim.cli reproduce --scale quick --backend serial --out /tmp/before
     (checkout at HEAD) python3 -m sim.cli reproduce --scale quick --backend serial --out /tmp/after

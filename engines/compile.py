@@ -183,13 +183,13 @@ class Program:
 
 
 # ----------------------------------------------------------------------------- structure
-def _normalise(node: Node) -> Node:
+def normalise(node: Node) -> Node:
     """Inline SEQ-in-SEQ, AND-in-AND and OR-in-OR; unwrap one-child operators."""
     if isinstance(node, (Event, Not)):
         return node
     kids: list[Node] = []
     for c in node.children:
-        c = _normalise(c)
+        c = normalise(c)
         if type(c) is type(node):
             kids.extend(c.children)  # type: ignore[union-attr]
         else:
@@ -406,7 +406,7 @@ def compile_pattern(pattern: Pattern, schema: Schema, source: str | None = None,
         used.add(c)
 
     try:
-        structure = _normalise(pattern.structure)
+        structure = normalise(pattern.structure)
     except RecursionError:
         raise PatternError(f"{src}pattern nesting too deep; flatten the nested SEQ/AND/OR") from None
     if isinstance(structure, Not):

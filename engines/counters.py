@@ -40,7 +40,7 @@ UTILITY_UPDATE = 18  # utility computations (prefetch / cache / shedding utiliti
 SHED_OP = 19         # load-shedding bookkeeping (bucket insert, victim selection, drop)
 # --- gauge ----------------------------------------------------------------------------
 LIVE_BOUND = 20      # events bound by live partial matches (memory gauge, DARLING)
-# --- side metric (issue 22) --------------------------------------------------------------
+# --- side metric ----------------------------------------------------------------------
 ROUTING_CHECK = 21   # DEBS'15 tree NFA routing decisions (p_ne / p_se, section 6): one per
                      # live tree state per event.  A *side metric*: the decision is part of the
                      # offer of the event, whose work INSTANCE_WORK already charges (as the

@@ -19,7 +19,7 @@ from engines.matches import MatchSet
 _ENGINES: dict[str, str] = {
     "oracle": "engines.oracle:run_oracle",
     "eager": "engines.evaluators.eager:run_eager",
-    "hybrid": "engines.evaluators.hybrid:run_hybrid",
+    "hybrid": "engines.planners.apam_engine:run_hybrid",
     "chain": "engines.evaluators.lazy_nfa:run_chain",
     "tree": "engines.evaluators.lazy_nfa:run_tree",
     "stepper": "engines.evaluators.stepper:run_stepper",
@@ -47,6 +47,11 @@ def register(name: str, target: str) -> None:
 
 def engine_names() -> list[str]:
     return list(_ENGINES)
+
+
+def engine_targets() -> dict[str, str]:
+    """Engine name -> ``"module:function"`` implementing it (a copy)."""
+    return dict(_ENGINES)
 
 
 def get_engine(name: str) -> Callable[..., EngineResult]:

@@ -1,6 +1,6 @@
-"""``controller.run_controllers`` (all decision functions of a point; compiled passes since issue
-27 item 4, ``fastctl``) and ``run_controller`` give every decision function exactly the schedule,
-charges and counts of the loop before issue 27 (``reference_run_controller``);
+"""``controller.run_controllers`` (all decision functions of a point, with the compiled passes of
+``fastctl``) and ``run_controller`` give every decision function exactly the schedule, charges
+and counts of the plain one-function-at-a-time loop (``reference_run_controller``);
 ``tests/test_adaptive_fastctl.py`` compares them with the lockstep Python loop as well."""
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from workloads.adaptive import make_stream, pattern_text
 def reference_run_controller(program: Program, stats: StatsSnapshots, planner: str,
                              decision: Decision, n_events: int, n_warmup: int,
                              shadow: bool = False, plan_memo: dict | None = None) -> Schedule:
-    """``controller.run_controller`` before issue 27 (its loop written out), the reference."""
+    """The one-function-at-a-time controller loop written out: the reference."""
     groups = planning_groups(program)
     A0 = make_planner(planner)
     memo = {} if plan_memo is None else plan_memo

@@ -143,13 +143,13 @@ def test_prefix_shared_runs_are_bit_identical(kind, monkeypatch):
     import engines.planners.adaptive.epochs as E
     from engines.planners.adaptive.planners import planning_groups
     calls = [0]
-    real = E._run_plan
+    real = E.run_plan
 
     def counting(*a, **k):
         calls[0] += 1
         return real(*a, **k)
 
-    monkeypatch.setattr(E, "_run_plan", counting)
+    monkeypatch.setattr(E, "run_plan", counting)
     rng = np.random.default_rng(13)
     opts = TREE_OPTS if kind == "tree" else OR_AND
     shared_calls = alone_calls = 0

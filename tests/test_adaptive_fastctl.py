@@ -1,4 +1,4 @@
-"""The compiled controller passes (issue 27 item 4: ``fastplan`` = A at every snapshot,
+"""The compiled controller passes (``fastplan`` = A at every snapshot,
 ``fastctl`` = each decision function's checks) equal the Python reference
 (``controller.run_controllers_python``, and ``planners.greedy_plan`` / ``zstream_plan``) in every
 plan, charge, count and recorded snapshot plan, on random statistics walks with ties."""
@@ -51,7 +51,7 @@ def _tree_cum_work(invariants: list, exact: bool) -> list[int]:
     """The reference count of a ZStream check's work after each condition, from empty memos
     (``tree_violated``): the distinct subtrees whose (Card, Cost) it computes (winners; losers
     too unless ``exact``) plus, when ``exact`` (K = all), the DP splits of every distinct
-    sub-interval of the conditions' intervals, per planning group (``_DP.best`` visits every
+    sub-interval of the conditions' intervals, per planning group (``IntervalDP.best`` visits every
     sub-interval ``[a', b']`` of ``[a, b]`` once and evaluates ``b' - a'`` splits there)."""
     from engines.planners.adaptive.decision import dp_split_work
     from engines.planners.adaptive.planners import shape_subtrees
@@ -166,7 +166,7 @@ def test_kernel_arithmetic_is_the_reference_arithmetic():
     reassociated product would change a decision only at a near-tie, which walks rarely hit)."""
     from engines.planners.adaptive.fastctl import greedy_side, node_card_cost, tree_tables
     from engines.planners.adaptive.fastplan import split_card_cost, zstream_dp
-    from engines.planners.adaptive.planners import (_DP, TreeCondition, greedy_score,
+    from engines.planners.adaptive.planners import (IntervalDP, TreeCondition, greedy_score,
                                                     shape_card_cost)
     from test_adaptive_planners import _bracketings
     rng = np.random.default_rng(2718)
@@ -176,7 +176,7 @@ def test_kernel_arithmetic_is_the_reference_arithmetic():
     for quantised in (True, False):
         rw, sel = _walk(rng, 6, 7, quantised)
         for s in range(len(rw)):
-            dp = _DP(g, rw[s], sel[s])
+            dp = IntervalDP(g, rw[s], sel[s])
             card, cost = np.zeros((m, m)), np.zeros((m, m))
             best = np.zeros((m, m), np.int64)
             zstream_dp(gv, 0, m, rw, sel, s, card, cost, best)

@@ -11,7 +11,7 @@ import pytest
 from engines.compile import compile_pattern
 from engines.evaluators.lazy_nfa import run_chain
 from engines.pattern import parse_pattern
-from engines.planners.adaptive.epochs import _run_plan, run_schedule, schedule_service
+from engines.planners.adaptive.epochs import run_plan, run_schedule, schedule_service
 from engines.planners.adaptive.headroom import (candidate_plans, epoch_bounds, oracle_price,
                                                 plan_epoch_sums)
 from sim.core.costmodel import load_profile
@@ -51,7 +51,7 @@ def test_oracle_equals_brute_force_best_plan_per_epoch(dataset, kind):
     for lo, hi in bounds:
         costs = []
         for p in plans:
-            res = _run_plan(prog, st.slice(0, hi), kind, p, {})
+            res = run_plan(prog, st.slice(0, hi), kind, p, {})
             costs.append(float(prof.service_times(np.asarray(res.counters)[lo:hi]).sum()
                                - prof.base_cost * (hi - lo) + base * (hi - lo)))
         brute += min(costs)
@@ -116,7 +116,7 @@ def test_scenario_prices_base_cost_per_live_plan():
     per = A.point(dict(params), 0)
     once = A.point(dict(params, overlap_base="once"), 0)
     assert per["uncond_repl"] > 0 and per["uncond_overlap"] > 0
-    assert per["uncond_thr"] < once["uncond_thr"]            # overlaps now cost a second base
+    assert per["uncond_thr"] < once["uncond_thr"]            # an overlap costs a second base
     assert per["static_thr"] == once["static_thr"]           # one plan: nothing changes
     # the static plan priced by the scenario = the oracle's static price
     assert per["headroom"] >= 1.0
@@ -142,8 +142,8 @@ def _pair_selectivities(st):
 
 def test_skewed_traffic_has_skewed_selectivities_and_the_uniform_variant_does_not():
     """Paper section 5.1: the traffic data's "arrival rates and selectivities were highly
-    skewed".  The skewed model puts most pairwise selectivities near 0 or 1; the earlier uniform
-    reading keeps them in the middle."""
+    skewed".  The skewed model puts most pairwise selectivities near 0 or 1; the uniform variant
+    keeps them in the middle."""
     sk = _pair_selectivities(make_stream("traffic", 20000, 1, n_types=8, total_rate=500.0))
     un = _pair_selectivities(make_stream("traffic", 20000, 1, n_types=8, total_rate=500.0,
                                          model="uniform"))

@@ -19,8 +19,9 @@ from sim.studies.adaptive.runs import evaluate_methods
 
 
 def _canonical(ms) -> np.ndarray:
-    """The pre-issue-27 canonical form of a method's matches (the reference): plain variables,
-    Kleene lengths and the earliest event, rows sorted; equal arrays <=> equal match sets."""
+    """The reference canonical form of a method's matches (from a whole ``MatchSet``): plain
+    variables, Kleene lengths and the earliest event, rows sorted; equal arrays <=> equal match
+    sets."""
     from engines.matches import canonical_rows
     a = (np.concatenate([ms.pos, ms.kl_len, E.earliest_event(ms)[:, None]], axis=1)
          if len(ms) else np.zeros((0, 1), np.int64))
@@ -31,8 +32,10 @@ pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 def reference_run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K,
                           davg, eopts, memo=None, zero_bounds=None, oracle_runs=None):
-    """``sim.studies.adaptive.scenario._run_methods`` before issue 27 (same signature as now; it returns
-    no zero-start sums, so the headroom oracle runs P0 afresh)."""
+    """The straightforward evaluation ``sim.studies.adaptive.scenario._run_methods`` is checked
+    against: one ``run_controller`` and one ``epochs.run_schedule`` per method over a shared run
+    cache, whole ``MatchSet``s and dense counters (same signature; it returns no zero-start sums,
+    so the headroom oracle runs P0 afresh)."""
     from engines.planners.adaptive.controller import run_controller
     from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision,
                                                     ThresholdDecision, UnconditionalDecision)
@@ -186,8 +189,8 @@ def test_chain_runs_from_two_starts_converge_at_c1():
         if c1 >= n:
             continue
         order = tuple(rng.permutation(list(prog.positive_vars)).tolist())
-        r1 = E._run_plan(prog, stream.slice(lo1, n), "order", order, {})
-        r2 = E._run_plan(prog, stream.slice(lo2, n), "order", order, {})
+        r1 = E.run_plan(prog, stream.slice(lo1, n), "order", order, {})
+        r2 = E.run_plan(prog, stream.slice(lo2, n), "order", order, {})
         c_1, c_2 = np.asarray(r1.counters), np.asarray(r2.counters)
         np.testing.assert_array_equal(c_1[c1 - lo1:], c_2[c1 - lo2:])
         differ_before += not np.array_equal(c_1[c1 - 1 - lo1:], c_2[c1 - 1 - lo2:])
@@ -259,13 +262,13 @@ def test_or_of_independent_alternatives_is_evaluated_per_alternative(dataset, se
     scheds = random_schedules(rng, n, pool, 8) + [([0], [pool[0]])]
     bounds = [(lo, min(n, lo + 300)) for lo in range(150, n, 300)]
     events = {"alt": 0, "whole": 0}
-    real_run = R._run_plan
+    real_run = R.run_plan
 
     def counting(program, sub, kind, plan, opts):
         events["alt" if program is not prog else "whole"] += len(sub)
         return real_run(program, sub, kind, plan, opts)
 
-    monkeypatch.setattr(R, "_run_plan", counting)
+    monkeypatch.setattr(R, "run_plan", counting)
     # the choice is about time only (a pilot run's work per event, the planned runs' price):
     # below the work threshold the plans run whole ...
     monkeypatch.setattr(R, "SPLIT_MIN_WORK", float("inf"))

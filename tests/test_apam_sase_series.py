@@ -1,4 +1,4 @@
-"""The two SASE series of the APAM experiments (issue 24 item 3).
+"""The two SASE series of the APAM experiments (``sase_lat`` and ``saserun_lat``).
 
 The paper's "SASE" is APAM's all-eager plan (section 6.1: "SASE acts as APAM that uses an eager
 evaluation plan does"); the scenario reports it as ``sase_lat``.  The run loop of SASE's

@@ -17,7 +17,7 @@ import pytest
 
 from engines import counters as C
 from engines.compile import compile_pattern
-from engines.evaluators.hybrid import run_hybrid
+from engines.planners.apam_engine import run_hybrid
 from engines.pattern import parse_pattern
 from engines.planners.apam import candidate_plans, estimate_statistics, evaluate_candidates
 from engines.planners.apam_x import node_rates, predict_x

@@ -1,4 +1,4 @@
-"""The last bad inputs a new user hits (issue 28 item 4): an engine option the chosen engine
+"""Bad inputs a new user hits: an engine option the chosen engine
 ignores, a grid / zip axis whose values mix kinds, and corrupt or truncated stored results read
 by ``check`` / ``figures`` / ``report``.  Each must end with exit 2 and a message naming the
 option / key / file and the fix, never a traceback or silence.  The review pass behind these

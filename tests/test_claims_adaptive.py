@@ -1,4 +1,4 @@
-"""PVLDB'18 adaptive claims (``sim/studies/adaptive/scenario.py``) on small synthetic result tables
+"""PVLDB'18 adaptive claims (``sim/studies/adaptive/claims.py``) on small synthetic result tables
 built to PASS and built to FAIL, in the style of ``tests/test_claims.py``'s ``CASES``: both
 verdicts asserted, the numbers of the ``measured`` text checked, the input never edited, and
 empty / all-error / all-unsupported tables FAIL without raising.
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.studies.adaptive.scenario as S
+import sim.studies.adaptive.claims as S
 from claim_cases import case_params, check_claim_case, configured_claims
 from sim.experiments.claims import ClaimResult
 
@@ -183,7 +183,7 @@ def _cost_sens():
 
 
 # ----------------------------------------------------------------------------- more tables
-# (added after the mutation run on sim/studies/adaptive/scenario.py, docs/TESTING.md)
+# (the cases a mutation run of the claims needs to kill every mutant, docs/TESTING.md)
 def _drop(df, *prefixes):
     """``df`` without the columns of the method labels starting with ``prefixes``."""
     return df.drop(columns=[c for c in df.columns if c.startswith(prefixes) and "_" in c

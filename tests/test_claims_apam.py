@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.studies.apam.scenario as S
+import sim.studies.apam.claims as S
 from claim_cases import check_claim_case
 from sim.experiments.claims import ClaimResult
 

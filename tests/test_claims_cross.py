@@ -1,4 +1,4 @@
-"""Claims of the strategy matrix (sim/studies/cross/scenario.py) on hand-made rows: they pass and fail
+"""Claims of the strategy matrix (sim/studies/cross/claims.py) on hand-made rows: they pass and fail
 where they should and name the strategy that beats a paper's own one, with the factor."""
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from sim.studies.cross import claims as C
 from sim.studies.cross import scenario as cross
 
 
@@ -24,7 +25,7 @@ def _row(workload, own, metric, values, same=1, error=None, **extra):
 def test_own_winner_within_factor_passes_and_ranks():
     df = pd.DataFrame([_row("debs15_fc1", "tree", "lsr", {"tree": 1000.0, "eager": 1050.0}),
                        _row("apam_exp1", "apam", "lat", {"apam": 1e-4, "ztree": 1e-4})])
-    res = cross.claim_own_winner_near_best(df, factor=1.1)
+    res = C.claim_own_winner_near_best(df, factor=1.1)
     assert res.passed, res.measured
     assert "tree rank 2/2" in res.measured and "best eager 1.05e+03 (1.05x)" in res.measured
     assert "apam rank 1/2" in res.measured          # a tie is rank 1
@@ -33,7 +34,7 @@ def test_own_winner_within_factor_passes_and_ranks():
 def test_own_winner_beaten_fails_naming_the_winner():
     df = pd.DataFrame([_row("debs15_fc1", "tree", "lsr", {"tree": 1000.0, "sase": 1800.0}),
                        _row("apam_exp3", "apam", "lat", {"apam": 2e-4, "eager": 1e-4})])
-    res = cross.claim_own_winner_near_best(df, factor=1.1)
+    res = C.claim_own_winner_near_best(df, factor=1.1)
     assert not res.passed
     assert "best sase 1.8e+03 (1.80x) FAIL" in res.measured
     assert "best eager 0.0001 (2.00x) FAIL" in res.measured
@@ -44,23 +45,23 @@ def test_either_adaptive_version_counts_as_the_own_strategy():
     df = pd.DataFrame([_row("pvldb18_stocks", own, "lsr", {"adaptive-greedy": 500.0,
                                                            "adaptive-zstream": 990.0,
                                                            "ztree": 1000.0})])
-    res = cross.claim_own_winner_near_best(df)
+    res = C.claim_own_winner_near_best(df)
     assert res.passed and "adaptive-zstream rank 2/3" in res.measured
 
 
 def test_workloads_without_own_winner_alone_fail():
     df = pd.DataFrame([_row("nasdaq", "", "", {})])
-    assert not cross.claim_own_winner_near_best(df).passed
+    assert not C.claim_own_winner_near_best(df).passed
 
 
 def test_same_matches_fails_on_mismatch_or_failed_point():
     ok = _row("nasdaq", "", "lsr", {"eager": 1.0})
-    assert cross.claim_same_matches(pd.DataFrame([ok])).passed
+    assert C.claim_same_matches(pd.DataFrame([ok])).passed
     bad = _row("debs15_fc1", "tree", "lsr", {}, same=0, mismatch="engines disagree: a vs b")
-    res = cross.claim_same_matches(pd.DataFrame([ok, bad]))
+    res = C.claim_same_matches(pd.DataFrame([ok, bad]))
     assert not res.passed and "engines disagree: a vs b" in res.measured
     failed = _row("apam_exp1", "apam", "lat", {}, error="boom")
-    res = cross.claim_same_matches(pd.DataFrame([ok, failed]))
+    res = C.claim_same_matches(pd.DataFrame([ok, failed]))
     assert not res.passed and "point failed (boom)" in res.measured
 
 

@@ -1,4 +1,4 @@
-"""DARLING claim functions (``sim/studies/darling/scenario.py``) on small synthetic result tables built
+"""DARLING claim functions (``sim/studies/darling/claims.py``) on small synthetic result tables built
 to PASS and built to FAIL, both directions asserted, the numbers the verdict rests on checked in
 the ``measured`` text; every claim leaves its input untouched and FAILs (without raising) on an
 empty table and on a table whose every row is an error.
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.studies.darling.scenario as S
+import sim.studies.darling.claims as S
 from claim_cases import check_claim_case, verdicts_by_claim
 from sim.experiments.claims import ClaimResult
 

@@ -1,4 +1,4 @@
-"""Generic-scenario claims (``sim/studies/generic/scenario.py``, used by ``experiments/examples``) on
+"""Generic-study claims (``sim/studies/generic/claims.py``, used by ``experiments/examples``) on
 small synthetic result tables built to PASS and built to FAIL, in the style of
 ``tests/test_claims.py``'s ``CASES``: both verdicts asserted, the numbers of ``measured``
 checked, the input never edited, and empty / all-error tables FAIL without raising.
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.studies.generic.scenario as S
+import sim.studies.generic.claims as S
 from claim_cases import case_params, check_claim_case, configured_claims
 from sim.experiments.claims import ClaimResult
 

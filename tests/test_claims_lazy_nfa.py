@@ -1,7 +1,8 @@
 """Every claim function of the DEBS'15 lazy-NFA configs (experiments/lazy_nfa/*.toml) on small
 synthetic result tables built to PASS and built to FAIL: both verdicts asserted, the numbers of
 the ``measured`` text checked, the input table left unchanged, and an empty table or a table
-whose every row carries ``error`` FAILs with "no successful rows" (``lazy_nfa._successful``).
+whose every row carries ``error`` FAILs with "no successful rows"
+(``sim/studies/lazy_nfa/claims.py _successful``).
 
 Each table holds exactly the columns the claim reads (plus ``error``, which every result table
 has).  ``CASES`` rows: (id, call, table, expected verdict, regexes that must occur in
@@ -17,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim.studies.lazy_nfa.scenario as S
+import sim.studies.lazy_nfa.claims as C
 from claim_cases import check_claim_case
 from sim.experiments.claims import ClaimResult
 from workloads.debs15 import REGIME_T
@@ -169,7 +170,7 @@ CAL_OBS = _calib_obs()
 
 def _nasdaq(fc, tree, routing, cba, data="nasdaq", regime="paper_regime"):
     """``tree``: the tree's condition evaluations with its ``routing`` decisions counted as
-    conditions (the pre-issue-22 reading); ``evals_tree`` = tree - routing (take edges)."""
+    conditions (the ``evals_route`` variant); ``evals_tree`` = tree - routing (take edges)."""
     return {"regime": regime, "data": data, "f_c": fc, "routing_tree": routing,
             "frac_b_rarer": 0.9, **{f"evals_{k}": 1000 for k in CHAINS},
             "evals_tree": tree - routing, "evals_route_tree": tree, "evals_cba": cba}
@@ -199,145 +200,145 @@ SENS_NO_UNSEL = _sens([(0.1, 0.9, 0.01, 100, 100)])
 # ----------------------------------------------------------------------------- the cases
 # (id, call, table, expected verdict, regexes that must occur in `measured`)
 CASES = [
-    ("matches_agree-pass", lambda d: S.claim_matches_agree(d), AGREE_OK, True,
+    ("matches_agree-pass", lambda d: C.claim_matches_agree(d), AGREE_OK, True,
      [r"^2/2 points agree; matches per point \[2, 4\]$"]),
-    ("matches_agree-fail", lambda d: S.claim_matches_agree(d), AGREE_BAD, False,
+    ("matches_agree-fail", lambda d: C.claim_matches_agree(d), AGREE_BAD, False,
      [r"^1/2 points agree"]),
-    ("matches_agree-error-row-ignored", lambda d: S.claim_matches_agree(d), AGREE_ERR_ROW, True,
+    ("matches_agree-error-row-ignored", lambda d: C.claim_matches_agree(d), AGREE_ERR_ROW, True,
      [r"^1/1 points agree; matches per point \[4\]$"]),
     ("tree_vs_best_chain-pass",
-     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="paper_regime"),
+     lambda d: C.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="paper_regime"),
      TVB_OK, True,
      [r"^paper_regime condition evaluations: a,b,c f_c=0\.1: tree/cab=1\.05 \(routing decisions "
-      r"5, tree/cab with routing as conditions \(pre-issue-22\) 1\.1\)$"]),
+      r"5, tree/cab with routing as conditions 1\.1\)$"]),
     ("tree_vs_best_chain-fail",
-     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="paper_regime"),
+     lambda d: C.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="paper_regime"),
      TVB_BAD, False,
      [r"f_c=0\.1: tree/cab=1\.05 \(routing", r"f_c=1: tree/bac=1\.2 \(routing decisions 20, "
-      r"tree/bac with routing as conditions \(pre-issue-22\) 1\.4\) "
+      r"tree/bac with routing as conditions 1\.4\) "
       r"\[s_ab=0\.5 s_bc=0\.25; cab/cba=0\.5 \(predicted 1/s_bc=4\), eager/cab=5 "
       r"\(predicted near f_c=1: s_ab\+2/W_b=0\.7\)\]$"]),
     ("tree_vs_best_chain-other-regime-fails",
-     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="selective"),
+     lambda d: C.claim_tree_vs_best_chain(d, factor=1.1, metric="evals", regime="selective"),
      TVB_OK, False, [r"^selective condition evaluations: a,b,c f_c=0\.1: tree/cab=5 "]),
     ("tree_vs_best_chain-ops-fail",
-     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, metric="ops", regime="paper_regime"),
+     lambda d: C.claim_tree_vs_best_chain(d, factor=1.1, metric="ops", regime="paper_regime"),
      TVB_OPS, False, [r"^paper_regime operations \(conditions \+ instance work\): a,b,c "
                       r"f_c=0\.1: tree/cab=1\.5 "]),
     ("tree_vs_best_chain-per-sequence",
-     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1), TVB_SEQS, False,
+     lambda d: C.claim_tree_vs_best_chain(d, factor=1.1), TVB_SEQS, False,
      [r"a,b,c f_c=0\.1: tree/cab=1\.05 .*; c,b,a f_c=0\.1: tree/cba=1\.5 "]),
     ("tree_vs_best_chain-below-swinging-rows-only-pass",
-     lambda d: S.claim_tree_vs_best_chain(d, metric="evals", regime="paper_regime", below=True),
+     lambda d: C.claim_tree_vs_best_chain(d, metric="evals", regime="paper_regime", below=True),
      SW_OK, True,
      [r"^paper_regime condition evaluations: a,b,c f_c=0\.1: tree/cab=0\.95 \(routing decisions 5, "
-      r"tree/cab with routing as conditions \(pre-issue-22\) 1\)$"]),
+      r"tree/cab with routing as conditions 1\)$"]),
     ("tree_vs_best_chain-below-tie-fails-with-the-swing-bound",
-     lambda d: S.claim_tree_vs_best_chain(d, metric="evals", regime="paper_regime", below=True),
+     lambda d: C.claim_tree_vs_best_chain(d, metric="evals", regime="paper_regime", below=True),
      SW_TIE, False,
      [r"tree/cab=1 \(routing decisions 5, .*\) \[W_a=50 W_b=40 E\|W_a-W_b\|=10: count routing "
       r"saves at most ~1%; b rarer at 60% of c arrivals, routing to a costs up to "
       r"1-s_bc=0\.75\]$"]),
     ("tree_vs_best_chain-below-no-swinging-row",
-     lambda d: S.claim_tree_vs_best_chain(d, metric="evals", below=True), SW_NONE, False,
+     lambda d: C.claim_tree_vs_best_chain(d, metric="evals", below=True), SW_NONE, False,
      [r"^no row whose a/b rates swing$"]),
     ("tree_vs_best_chain-streams-per-swing-never-averaged",
-     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1), SW_TWO, False,
+     lambda d: C.claim_tree_vs_best_chain(d, factor=1.1), SW_TWO, False,
      [r"a,b,c swing none amp 0 f_c=0\.1: tree/cab=3 .*; a,b,c swing random amp 0\.3 f_c=0\.1: "
       r"tree/cab=0\.99 .*; a,b,c swing sine amp 0\.15 f_c=0\.1: tree/cab=0\.95 "]),
     ("peak_instances-other-regime-has-no-rows",
-     lambda d: S.claim_peak_instances(d, factor=0.1, regime="selective"),
+     lambda d: C.claim_peak_instances(d, factor=0.1, regime="selective"),
      PEAK_OK.assign(regime="paper_regime"), False, [r"^no rows of regime selective$"]),
     ("peak_instances-regime-named",
-     lambda d: S.claim_peak_instances(d, factor=0.1, regime="paper_regime"),
+     lambda d: C.claim_peak_instances(d, factor=0.1, regime="paper_regime"),
      PEAK_OK.assign(regime="paper_regime"), True, [r"^paper_regime n_events=100: eager peak "]),
     ("nasdaq_tree_is_cba-operations",
-     lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime", metric="ops"),
+     lambda d: C.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime", metric="ops"),
      NAS_OK.assign(**{**{f"ops_{k}": 2000 for k in CHAINS}, "ops_tree": 2300}), False,
      [r"^paper_regime operations \(conditions \+ instance work\): f_c=0\.1: b rarer at 90% of c "
       r"arrivals, tree/cba=1\.15, tree/abc=1\.15; f_c=1: "]),
     ("tree_vs_best_chain-failure-prints-routing-mix-and-work",
-     lambda d: S.claim_tree_vs_best_chain(d, factor=1.1, regime="paper_regime"),
+     lambda d: C.claim_tree_vs_best_chain(d, factor=1.1, regime="paper_regime"),
      _t([{**_tvb(0.1, 115, 5, cab=120, cba=100), "frac_b_rarer": 0.5,
           **{f"work_{k}": 1000 for k in CHAINS}, "work_cba": 500, "work_tree": 1000}]), False,
      [r"; tree routes c->b at 50% of c arrivals: predicted tree/cba ~1\.1, measured 1\.15 "
       r"\(condition evaluations\); instance work tree/cba=2 \(instances waiting in the tree's "
       r"non-c-first states\)\]$"]),
     ("c_first_vs_eager-pass",
-     lambda d: S.claim_c_first_vs_eager(d, factor=100.0, metric="evals", regime="paper_regime"),
+     lambda d: C.claim_c_first_vs_eager(d, factor=100.0, metric="evals", regime="paper_regime"),
      CFE_OK, True,
      [r"^paper_regime condition evaluations: eager/cab at smallest f_c=0\.01 = 200 \(c events "
       r"50\); eager/best c-first per f_c: f_c=0\.01: 200, f_c=1: 2\.5$"]),
     ("c_first_vs_eager-fail",
-     lambda d: S.claim_c_first_vs_eager(d, factor=100.0, metric="evals", regime="paper_regime"),
+     lambda d: C.claim_c_first_vs_eager(d, factor=100.0, metric="evals", regime="paper_regime"),
      CFE_BAD, False, [r"eager/cab at smallest f_c=0\.01 = 20 \(c events 50\)"]),
     ("convergence-pass",
-     lambda d: S.claim_convergence(d, factor=1.25, metric="evals", regime="paper_regime"),
+     lambda d: C.claim_convergence(d, factor=1.25, metric="evals", regime="paper_regime"),
      CONV_OK, True,
      [r"^paper_regime condition evaluations at f_c=1: eager/cab=1\.1 \[s_ab=0\.5 s_bc=0\.25; "
       r"cab/cba=0\.5 \(predicted 1/s_bc=4\), eager/cab=1\.1 \(predicted near f_c=1: "
       r"s_ab\+2/W_b=0\.7\)\]$"]),
     ("convergence-fail-above",
-     lambda d: S.claim_convergence(d, factor=1.25, metric="evals", regime="paper_regime"),
+     lambda d: C.claim_convergence(d, factor=1.25, metric="evals", regime="paper_regime"),
      CONV_BAD, False, [r"at f_c=1: eager/cab=2 "]),
     ("convergence-fail-below",
-     lambda d: S.claim_convergence(d, factor=1.25, metric="ops"), CONV_OPS_LOW, False,
+     lambda d: C.claim_convergence(d, factor=1.25, metric="ops"), CONV_OPS_LOW, False,
      [r"^ operations \(conditions \+ instance work\) at f_c=1: eager/cab=0\.7 "]),
     ("observation2-pass",
-     lambda d: S.claim_observation2(d, near=3.0, far=10.0, metric="ops", regime="selective"),
+     lambda d: C.claim_observation2(d, near=3.0, far=10.0, metric="ops", regime="selective"),
      OBS_OK, True,
      [r"^selective operations \(conditions \+ instance work\) at f_c=0\.01, chain/eager: abc=1, "
       r"bac=0\.8, acb=2, bca=0\.5, cab=0\.05, cba=0\.1$"]),
-    ("observation2-fail-far", lambda d: S.claim_observation2(d, near=3.0, far=10.0),
+    ("observation2-fail-far", lambda d: C.claim_observation2(d, near=3.0, far=10.0),
      OBS_BAD_FAR, False, [r"cab=0\.05, cba=0\.2$"]),
-    ("observation2-fail-near", lambda d: S.claim_observation2(d, near=3.0, far=10.0),
+    ("observation2-fail-near", lambda d: C.claim_observation2(d, near=3.0, far=10.0),
      OBS_BAD_NEAR, False, [r"chain/eager: abc=4, "]),
     ("eager_close-pass",
-     lambda d: S.claim_eager_close(d, factor=2.0, sequence="c,b,a", metric="evals"), CLOSE_OK,
+     lambda d: C.claim_eager_close(d, factor=2.0, sequence="c,b,a", metric="evals"), CLOSE_OK,
      True, [r"^ condition evaluations: f_c=0\.1: eager/best=1\.5; f_c=1: eager/best=1$"]),
     ("eager_close-fail",
-     lambda d: S.claim_eager_close(d, factor=2.0, sequence="c,b,a", metric="evals",
+     lambda d: C.claim_eager_close(d, factor=2.0, sequence="c,b,a", metric="evals",
                                    regime="paper_regime"), CLOSE_BAD, False,
      [r"^paper_regime condition evaluations: f_c=0\.1: eager/best=2\.5$"]),
     ("eager_close-no-such-sequence",
-     lambda d: S.claim_eager_close(d, factor=2.0, sequence="x,y,z"), CLOSE_OK, False,
+     lambda d: C.claim_eager_close(d, factor=2.0, sequence="x,y,z"), CLOSE_OK, False,
      [r"^ condition evaluations: $"]),
-    ("peak_instances-pass", lambda d: S.claim_peak_instances(d, factor=0.1), PEAK_OK, True,
+    ("peak_instances-pass", lambda d: C.claim_peak_instances(d, factor=0.1), PEAK_OK, True,
      [r"^n_events=100: eager peak 1e\+03; transient \(after-event\) peaks: cab 50 \(2\), "
       r"cba 100 \(2\), tree 7 \(2\)$"]),
-    ("peak_instances-fail", lambda d: S.claim_peak_instances(d, factor=0.1), PEAK_BAD, False,
+    ("peak_instances-fail", lambda d: C.claim_peak_instances(d, factor=0.1), PEAK_BAD, False,
      [r"cba 101 \(0\)"]),
     ("phase_tree_best-pass",
-     lambda d: S.claim_phase_tree_best(d, factor=1.1, metric="evals", regime="paper_regime"),
+     lambda d: C.claim_phase_tree_best(d, factor=1.1, metric="evals", regime="paper_regime"),
      PHASE_OK, True,
      [r"^paper_regime condition evaluations: phase 1 \(rare->frequent c,a,b\): tree/cab=1\.05; "
       r"phase 2 \(rare->frequent a,b,c\): tree/abc=0\.833$"]),
     ("phase_tree_best-fail",
-     lambda d: S.claim_phase_tree_best(d, factor=1.1, metric="evals", regime="paper_regime"),
+     lambda d: C.claim_phase_tree_best(d, factor=1.1, metric="evals", regime="paper_regime"),
      PHASE_BAD, False, [r"phase 2 \(rare->frequent a,b,c\): tree/abc=1\.17$"]),
     ("phase_tree_best-seeds-summed-ops",
-     lambda d: S.claim_phase_tree_best(d, factor=1.1, metric="ops"), PHASE_OPS_SEEDS, False,
+     lambda d: C.claim_phase_tree_best(d, factor=1.1, metric="ops"), PHASE_OPS_SEEDS, False,
      [r"^ operations \(conditions \+ instance work\): phase 1 .*tree/cab=1\.1; phase 2 .*"
       r"tree/abc=1\.17$"]),
     ("phase_gap-pass",
-     lambda d: S.claim_phase_gap(d, factor=10.0, metric="evals", regime="paper_regime"),
+     lambda d: C.claim_phase_gap(d, factor=10.0, metric="evals", regime="paper_regime"),
      PHASE_OK, True,
      [r"^paper_regime condition evaluations: largest gap: chain cab \(best in phase 1\) is 20x "
       r"the tree in phase 2$"]),
     ("phase_gap-fail",
-     lambda d: S.claim_phase_gap(d, factor=10.0, metric="evals", regime="paper_regime"),
+     lambda d: C.claim_phase_gap(d, factor=10.0, metric="evals", regime="paper_regime"),
      GAP_BAD, False,
      [r"largest gap: chain abc \(best in phase 2\) is 9\.52x the tree in phase 1$"]),
     ("dynamic_tree_best-pass",
-     lambda d: S.claim_dynamic_tree_best(d, metric="evals", regime="paper_regime"), DYN_OK, True,
+     lambda d: C.claim_dynamic_tree_best(d, metric="evals", regime="paper_regime"), DYN_OK, True,
      [r"^paper_regime condition evaluations: tree 100, best chain abc 150 \(tree/best=0\.667\), "
       r"eager 900; all: abc=150, acb=2e\+03, .*tree=100, eager=900$"]),
     ("dynamic_tree_best-fail",
-     lambda d: S.claim_dynamic_tree_best(d, metric="evals", regime="paper_regime"), DYN_BAD,
+     lambda d: C.claim_dynamic_tree_best(d, metric="evals", regime="paper_regime"), DYN_BAD,
      False, [r"tree 100, best chain abc 90 \(tree/best=1\.11\), eager 900"]),
-    ("dynamic_tree_best-ops", lambda d: S.claim_dynamic_tree_best(d, metric="ops"), DYN_OPS,
+    ("dynamic_tree_best-ops", lambda d: C.claim_dynamic_tree_best(d, metric="ops"), DYN_OPS,
      True, [r"^ operations \(conditions \+ instance work\): tree 100, best chain abc 150 "]),
-    ("calibrated_regime-pass", lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05),
+    ("calibrated_regime-pass", lambda d: C.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05),
      CAL_OK, True,
      [re.escape(f"search picks T={WANT_T:g} (4/4 checks held; every check at some T: yes), "
                 f"configured paper_regime T={WANT_T:g} | T=0.8: 2/4 [c-first best 2/2; cab/cba in "
@@ -346,14 +347,14 @@ CASES = [
       re.escape(f"| T={WANT_T - 0.05:g}: 4/4 [c-first best 2/2; cab/cba in [0.8, 1.25] 2/2 "
                 f"(worst cab/cba or inverse 1, s_bc=0.5)]") + "$"]),
     ("calibrated_regime-fail-other-T",
-     lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05), CAL_BAD, False,
+     lambda d: C.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05), CAL_BAD, False,
      [re.escape(f"search picks T={WANT_T - 0.05:g} (4/4 checks held; every check at some T: "
                 f"yes), configured paper_regime T={WANT_T:g} | ")]),
     ("calibrated_regime-none-meets-all-picks-the-largest-best",
-     lambda d: S.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05), CAL_NONE, False,
+     lambda d: C.claim_calibrated_regime(d, lo=0.8, hi=1.25, tie=1.05), CAL_NONE, False,
      [r"^search picks T=0\.8 \(2/4 checks held; every check at some T: no\)"]),
     ("calibrated_regime-observations-2-3-scored",
-     lambda d: S.claim_calibrated_regime(d, far=10.0, near=3.0), CAL_OBS, True,
+     lambda d: C.claim_calibrated_regime(d, far=10.0, near=3.0), CAL_OBS, True,
      [re.escape(f"search picks T={WANT_T:g} (5/6 checks held; every check at some T: no)"),
       re.escape("| T=0.8: 4/6 [c-first best 2/2; cab/cba in [0.8, 1.25] 0/2 (worst cab/cba or "
                 "inverse 3, s_bc=0.5); obs3 yes (c-later/c-first 33.3); obs2 yes (c-later/eager "
@@ -362,26 +363,26 @@ CASES = [
                 f"cab/cba or inverse 1, s_bc=0.5); obs3 yes (c-later/c-first 100); obs2 no "
                 f"(c-later/eager ops 0.04-0.05)]") + "$"]),
     ("nasdaq_tree_is_cba-pass",
-     lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_OK, True,
+     lambda d: C.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_OK, True,
      [r"^paper_regime: f_c=0\.1: b rarer at 90% of c arrivals, tree/cba=1\.05, tree/cba=1\.05, "
-      r"with routing as conditions \(pre-issue-22\) 1\.16; f_c=1: .*tree/cba=1, tree/abc=1, "
-      r"with routing as conditions \(pre-issue-22\) 1\.1$"]),
+      r"with routing as conditions 1\.16; f_c=1: .*tree/cba=1, tree/abc=1, "
+      r"with routing as conditions 1\.1$"]),
     ("nasdaq_tree_is_cba-fail",
-     lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_BAD, False,
+     lambda d: C.claim_nasdaq_tree_is_cba(d, factor=1.1, regime="paper_regime"), NAS_BAD, False,
      [r"tree/cba=1\.26"]),
     ("nasdaq_tree_is_cba-no-nasdaq-rows",
-     lambda d: S.claim_nasdaq_tree_is_cba(d, factor=1.1), NAS_NONE, False, [r"^: $"]),
+     lambda d: C.claim_nasdaq_tree_is_cba(d, factor=1.1), NAS_NONE, False, [r"^: $"]),
     ("tree_near_best_when_unselective-pass",
-     lambda d: S.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
+     lambda d: C.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
      SENS_OK, True,
      [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.874 \(interpolated\); "
       r"worst where sel>=0\.9: 1\.05 \[T=0\.9: sel=0\.01 tree/cab=4, T=0\.5: sel=0\.3 "
       r"tree/cab=2, T=0\.2: sel=0\.95 tree/cab=1\.05\]$"]),
     ("tree_near_best_when_unselective-fail",
-     lambda d: S.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
+     lambda d: C.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
      SENS_BAD, False, [r"crossover selectivity none", r"worst where sel>=0\.9: 1\.5 "]),
     ("tree_near_best_when_unselective-no-unselective-point",
-     lambda d: S.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
+     lambda d: C.claim_tree_near_best_when_unselective(d, factor=1.1, min_selectivity=0.9),
      SENS_NO_UNSEL, False, [r"crossover selectivity <= 0\.01 \(all points within\)",
                             r"worst where sel>=0\.9: no such point"]),
 ]
@@ -453,73 +454,73 @@ NAS_FAIL_THEN_PASS = _t([_nasdaq(0.1, 130, 10, 95), _nasdaq(1.0, 1100, 100, 1000
 
 CASES += [
     ("c_first_vs_eager-slices-and-floors",
-     lambda d: S.claim_c_first_vs_eager(d, regime="paper_regime"), CFE_EDGE, True,
+     lambda d: C.claim_c_first_vs_eager(d, regime="paper_regime"), CFE_EDGE, True,
      [r"^paper_regime condition evaluations: eager/cba at smallest f_c=0\.01 = 150 \(c events "
       r"-1\); eager/best c-first per f_c: f_c=0\.01: 150, f_c=1: 10$"]),
-    ("c_first_vs_eager-defaults-at-limit", lambda d: S.claim_c_first_vs_eager(d), CFE_AT_LIMIT,
+    ("c_first_vs_eager-defaults-at-limit", lambda d: C.claim_c_first_vs_eager(d), CFE_AT_LIMIT,
      True, [r"^ condition evaluations: eager/cab at smallest f_c=0\.01 = 100 \(c events 50\)"]),
     ("c_first_vs_eager-defaults-below-limit",
-     lambda d: S.claim_c_first_vs_eager(d), CFE_AT_LIMIT.assign(evals_eager=9900), False,
+     lambda d: C.claim_c_first_vs_eager(d), CFE_AT_LIMIT.assign(evals_eager=9900), False,
      [r"= 99 \(c events 50\)"]),
     ("convergence-slices-and-default-factor",
-     lambda d: S.claim_convergence(d, regime="paper_regime"), CONV_SLICES, False,
+     lambda d: C.claim_convergence(d, regime="paper_regime"), CONV_SLICES, False,
      [r"^paper_regime condition evaluations at f_c=1: eager/cab=1\.3 "]),
-    ("convergence-defaults-at-limit", lambda d: S.claim_convergence(d),
+    ("convergence-defaults-at-limit", lambda d: C.claim_convergence(d),
      _t([_tvb(1.0, 50, 0, eager=125, cab=100)]), True, [r"^ condition evaluations at f_c=1: "
                                                         r"eager/cab=1\.25 "]),
-    ("convergence-defaults-at-lower-limit", lambda d: S.claim_convergence(d),
+    ("convergence-defaults-at-lower-limit", lambda d: C.claim_convergence(d),
      _t([_tvb(1.0, 50, 0, eager=80, cab=100)]), True, [r"at f_c=1: eager/cab=0\.8 "]),
-    ("convergence-cab-1", lambda d: S.claim_convergence(d),
+    ("convergence-cab-1", lambda d: C.claim_convergence(d),
      _t([_tvb(1.0, 50, 0, eager=1, cab=1)]), True, [r"at f_c=1: eager/cab=1 "]),
-    ("observation2-defaults-at-limits", lambda d: S.claim_observation2(d, regime="paper_regime"),
+    ("observation2-defaults-at-limits", lambda d: C.claim_observation2(d, regime="paper_regime"),
      OBS_AT_LIMITS, True,       # abc = 3 x eager, bac = 1/3 x, cab = cba = 1/10 x: all at a limit
      [r"^paper_regime operations \(conditions \+ instance work\) at f_c=0\.01, chain/eager: "
       r"abc=3, bac=0\.333, acb=1, bca=1, cab=0\.1, cba=0\.1$"]),
-    ("observation2-near-3.5-fails", lambda d: S.claim_observation2(d), OBS_NEAR_3_5, False,
+    ("observation2-near-3.5-fails", lambda d: C.claim_observation2(d), OBS_NEAR_3_5, False,
      [r"chain/eager: abc=3\.5, "]),
-    ("observation2-far-11-passes", lambda d: S.claim_observation2(d), OBS_FAR_11, True,
+    ("observation2-far-11-passes", lambda d: C.claim_observation2(d), OBS_FAR_11, True,
      [r"^ operations .*chain/eager: abc=0\.909, .*cab=0\.0909, cba=0\.0909$"]),
-    ("observation2-eager-0", lambda d: S.claim_observation2(d), OBS_EAGER_0, True,
+    ("observation2-eager-0", lambda d: C.claim_observation2(d), OBS_EAGER_0, True,
      [r"chain/eager: abc=1, bac=1, acb=1, bca=1, cab=0, cba=0$"]),
-    ("eager_close-defaults-at-limit", lambda d: S.claim_eager_close(d), CLOSE_AT_LIMIT, True,
+    ("eager_close-defaults-at-limit", lambda d: C.claim_eager_close(d), CLOSE_AT_LIMIT, True,
      [r"^ condition evaluations: f_c=0\.1: eager/best=2$"]),
-    ("eager_close-defaults-fail", lambda d: S.claim_eager_close(d), CLOSE_BAD, False,
+    ("eager_close-defaults-fail", lambda d: C.claim_eager_close(d), CLOSE_BAD, False,
      [r"eager/best=2\.5$"]),
-    ("eager_close-fail-then-pass", lambda d: S.claim_eager_close(d), CLOSE_FAIL_THEN_PASS, False,
+    ("eager_close-fail-then-pass", lambda d: C.claim_eager_close(d), CLOSE_FAIL_THEN_PASS, False,
      [r"f_c=0\.1: eager/best=2\.5; f_c=1: eager/best=1$"]),
-    ("eager_close-regime", lambda d: S.claim_eager_close(d, regime="paper_regime"),
+    ("eager_close-regime", lambda d: C.claim_eager_close(d, regime="paper_regime"),
      CLOSE_REGIMES, True, [r"^paper_regime condition evaluations: f_c=0\.1: eager/best=1\.5$"]),
-    ("eager_close-best-1", lambda d: S.claim_eager_close(d), CLOSE_MIN_1, False,
+    ("eager_close-best-1", lambda d: C.claim_eager_close(d), CLOSE_MIN_1, False,
      [r"f_c=0\.1: eager/best=3$"]),
-    ("peak_instances-default-factor", lambda d: S.claim_peak_instances(d), PEAK_BAD, False,
+    ("peak_instances-default-factor", lambda d: C.claim_peak_instances(d), PEAK_BAD, False,
      [r"cba 101 \(0\)"]),
-    ("phase_tree_best-defaults-fail", lambda d: S.claim_phase_tree_best(d), PHASE_BAD, False,
+    ("phase_tree_best-defaults-fail", lambda d: C.claim_phase_tree_best(d), PHASE_BAD, False,
      [r"^ condition evaluations: .*tree/abc=1\.17$"]),
-    ("phase_tree_best-at-limit", lambda d: S.claim_phase_tree_best(d), PHASE_AT_LIMIT, True,
+    ("phase_tree_best-at-limit", lambda d: C.claim_phase_tree_best(d), PHASE_AT_LIMIT, True,
      [r"phase 1 \(rare->frequent c,a,b\): tree/cab=1\.1; phase 2 \(rare->frequent a,b,c\): "
       r"tree/abc=1\.1$"]),
-    ("phase_tree_best-fail-then-pass", lambda d: S.claim_phase_tree_best(d), PHASE_FAIL_THEN_PASS,
+    ("phase_tree_best-fail-then-pass", lambda d: C.claim_phase_tree_best(d), PHASE_FAIL_THEN_PASS,
      False, [r"tree/cab=1\.3; .*tree/abc=1\.1$"]),
-    ("phase_gap-defaults-tie-at-10", lambda d: S.claim_phase_gap(d), GAP_TIE_AT_10, True,
+    ("phase_gap-defaults-tie-at-10", lambda d: C.claim_phase_gap(d), GAP_TIE_AT_10, True,
      [r"^ condition evaluations: largest gap: chain cab \(best in phase 1\) is 10x the tree in "
       r"phase 2$"]),
-    ("phase_gap-tree-1", lambda d: S.claim_phase_gap(d), GAP_TREE_1, True,
+    ("phase_gap-tree-1", lambda d: C.claim_phase_gap(d), GAP_TREE_1, True,
      [r"largest gap: chain cab \(best in phase 1\) is 1e\+03x the tree in phase 2$"]),
-    ("phase_gap-all-zero", lambda d: S.claim_phase_gap(d), GAP_ALL_ZERO, False,
+    ("phase_gap-all-zero", lambda d: C.claim_phase_gap(d), GAP_ALL_ZERO, False,
      [r": largest gap: chain  \(best in phase 1\) is 0x the tree in phase 1$"]),
-    ("dynamic_tree_best-defaults-fail", lambda d: S.claim_dynamic_tree_best(d), DYN_BAD, False,
+    ("dynamic_tree_best-defaults-fail", lambda d: C.claim_dynamic_tree_best(d), DYN_BAD, False,
      [r"^ condition evaluations: tree 100, best chain abc 90 "]),
-    ("dynamic_tree_best-tie-no-eager", lambda d: S.claim_dynamic_tree_best(d), DYN_TIE_NO_EAGER,
+    ("dynamic_tree_best-tie-no-eager", lambda d: C.claim_dynamic_tree_best(d), DYN_TIE_NO_EAGER,
      False, [r"tree 50, best chain cba 50 \(tree/best=1\), eager nan; all: abc=1e\+03, "]),
-    ("dynamic_tree_best-best-1", lambda d: S.claim_dynamic_tree_best(d), DYN_BEST_1, True,
+    ("dynamic_tree_best-best-1", lambda d: C.claim_dynamic_tree_best(d), DYN_BEST_1, True,
      [r"tree 0\.5, best chain cab 1 \(tree/best=0\.5\)"]),
-    ("nasdaq_tree_is_cba-defaults-fail", lambda d: S.claim_nasdaq_tree_is_cba(d), NAS_BAD, False,
+    ("nasdaq_tree_is_cba-defaults-fail", lambda d: C.claim_nasdaq_tree_is_cba(d), NAS_BAD, False,
      [r"tree/cba=1\.26"]),
-    ("nasdaq_tree_is_cba-at-limit", lambda d: S.claim_nasdaq_tree_is_cba(d), NAS_AT_LIMIT, True,
+    ("nasdaq_tree_is_cba-at-limit", lambda d: C.claim_nasdaq_tree_is_cba(d), NAS_AT_LIMIT, True,
      [r"^: f_c=0\.1: .*tree/cba=1\.1, tree/cba=1\.1, with routing as conditions "
-      r"\(pre-issue-22\) 1\.1$"]),
+      r"1\.1$"]),
     ("nasdaq_tree_is_cba-fail-then-pass",
-     lambda d: S.claim_nasdaq_tree_is_cba(d, regime="paper_regime"), NAS_FAIL_THEN_PASS, False,
+     lambda d: C.claim_nasdaq_tree_is_cba(d, regime="paper_regime"), NAS_FAIL_THEN_PASS, False,
      [r"^paper_regime: f_c=0\.1: .*tree/cba=1\.26, .*; f_c=1: .*tree/cba=1, "]),
 ]
 
@@ -575,28 +576,28 @@ SENS_AT_LIMIT_BAD_BELOW = _sens([(0.1, 0.5, 0.3, 200, 100), (0.1, 0.2, 0.95, 110
 
 CASES += [
     ("tree_vs_best_chain-no-sequence-column-defaults-floors",
-     lambda d: S.claim_tree_vs_best_chain(d), TVB_NO_SEQ, True,
+     lambda d: C.claim_tree_vs_best_chain(d), TVB_NO_SEQ, True,
      [r"^ condition evaluations: f_c=0\.1: tree/cab=1 \(routing decisions 0\); f_c=1: "
       r"tree/cab=1\.1 \(routing decisions 11\)$"]),
-    ("tree_vs_best_chain-defaults-fail", lambda d: S.claim_tree_vs_best_chain(d), TVB_OPS.assign(
+    ("tree_vs_best_chain-defaults-fail", lambda d: C.claim_tree_vs_best_chain(d), TVB_OPS.assign(
         evals_tree=150), False, [r"tree/cab=1\.5 "]),
     ("tree_vs_best_chain-no-rows-of-regime",
-     lambda d: S.claim_tree_vs_best_chain(d, regime="nope"), TVB_OK, False,
+     lambda d: C.claim_tree_vs_best_chain(d, regime="nope"), TVB_OK, False,
      [r"^nope condition evaluations: $"]),
     ("tree_vs_best_chain-sequence-filter-and-fail-then-pass",
-     lambda d: S.claim_tree_vs_best_chain(d, sequence="c,b,a"), TVB_SEQ_FAIL_THEN_PASS, True,
+     lambda d: C.claim_tree_vs_best_chain(d, sequence="c,b,a"), TVB_SEQ_FAIL_THEN_PASS, True,
      [r"^ condition evaluations: c,b,a f_c=0\.1: tree/cab=1 "]),
-    ("tree_vs_best_chain-fail-then-pass", lambda d: S.claim_tree_vs_best_chain(d),
+    ("tree_vs_best_chain-fail-then-pass", lambda d: C.claim_tree_vs_best_chain(d),
      TVB_SEQ_FAIL_THEN_PASS, False, [r"a,b,c f_c=0\.1: tree/cab=3 .*; c,b,a f_c=0\.1: tree/cab=1 "]),
-    ("tree_vs_best_chain-explanations", lambda d: S.claim_tree_vs_best_chain(d), TVB_WHY, False,
+    ("tree_vs_best_chain-explanations", lambda d: C.claim_tree_vs_best_chain(d), TVB_WHY, False,
      [r"f_c=0\.1: tree/cba=200 .*\[s_ab=0\.5 s_bc=0; cab/cba=1e\+03 \(predicted 1/s_bc=inf\)\];",
       r"f_c=0\.5: tree/cab=200 .*\[s_ab=0\.5 s_bc=0\.25; cab/cba=0\.001 \(predicted 1/s_bc=4\), "
       r"eager/cab=3 \(predicted near f_c=1: s_ab\+2/W_b=2e\+09\)\]$"]),
     ("tree_vs_best_chain-explanation-without-pass-rates",
-     lambda d: S.claim_tree_vs_best_chain(d), TVB_WHY_NO_SEL_NO_WB, False,
+     lambda d: C.claim_tree_vs_best_chain(d), TVB_WHY_NO_SEL_NO_WB, False,
      [r"^ condition evaluations: f_c=1: tree/cab=2 .*\[s_ab=nan s_bc=nan; cab/cba=0\.1 "
       r"\(predicted 1/s_bc=inf\)\]$"]),      # unknown s_bc: "inf" (not > 0)
-    ("calibrated_regime-defaults-at-every-limit", lambda d: S.claim_calibrated_regime(d),
+    ("calibrated_regime-defaults-at-every-limit", lambda d: C.claim_calibrated_regime(d),
      CAL_EDGE, True,
      [re.escape(f"search picks T={WANT_T:g} (6/6 checks held; every check at some T: yes), "
                 f"configured paper_regime T={WANT_T:g} | "
@@ -609,22 +610,22 @@ CASES += [
                 f"T={WANT_T - 0.05:g}: 4/4 [c-first best 2/2; cab/cba in [0.8, 1.25] 2/2 (worst "
                 "cab/cba or inverse 1.25, s_bc=0.5)]") + "$"]),
     ("tree_near_best_when_unselective-defaults-interpolation", 
-     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_TWO_FC, True,
+     lambda d: C.claim_tree_near_best_when_unselective(d), SENS_TWO_FC, True,
      [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.874 \(interpolated\); "
       r"worst where sel>=0\.9: 1\.05 \[.*\] \| f_c=1: crossover selectivity 0\.9 \(measured "
       r"point\), ~0\.835 \(interpolated\); worst where sel>=0\.9: 1\.05 \[T=0\.9: sel=0 "
       r"tree/cab=2, T=0\.2: sel=0\.9 tree/cab=1\.05\]$"]),
     ("tree_near_best_when_unselective-defaults-fail",
-     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_BAD, False,
+     lambda d: C.claim_tree_near_best_when_unselective(d), SENS_BAD, False,
      [r"worst where sel>=0\.9: 1\.5 "]),
     ("tree_near_best_when_unselective-fail-then-pass",
-     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_FAIL_THEN_PASS, False,
+     lambda d: C.claim_tree_near_best_when_unselective(d), SENS_FAIL_THEN_PASS, False,
      [r"^f_c=0\.1: crossover selectivity none .* \| f_c=1: crossover selectivity <= 0\.95 "]),
     ("tree_near_best_when_unselective-best-below-1",
-     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_BEST_HALF, True,
+     lambda d: C.claim_tree_near_best_when_unselective(d), SENS_BEST_HALF, True,
      [r"tree/cab=1\]$"]),
     ("tree_near_best_when_unselective-at-limit",
-     lambda d: S.claim_tree_near_best_when_unselective(d), SENS_AT_LIMIT_BAD_BELOW, True,
+     lambda d: C.claim_tree_near_best_when_unselective(d), SENS_AT_LIMIT_BAD_BELOW, True,
      [r"^f_c=0\.1: crossover selectivity 0\.95 \(measured point\), ~0\.95 \(interpolated\); "
       r"worst where sel>=0\.9: 1\.1 "]),
 ]
@@ -632,7 +633,7 @@ CASES += [
 
 def test_unknown_metric_is_named():
     with pytest.raises(ValueError, match=r"^metric must be one of \['evals', 'ops', 'evals_route'\], got 'bogus'$"):
-        S.claim_convergence(CONV_OK, metric="bogus")
+        C.claim_convergence(CONV_OK, metric="bogus")
 
 @pytest.mark.parametrize("call, df, want, patterns",
                          [pytest.param(c, d, w, p, id=i) for i, c, d, w, p in CASES])
@@ -645,7 +646,7 @@ def test_every_claim_has_both_directions():
     for i, _, _, want, _ in CASES:
         by.setdefault(i.split("-")[0], set()).add(want)
     assert all(v == {True, False} for v in by.values()), by
-    names = {n[len("claim_"):] for n in dir(S) if n.startswith("claim_")}
+    names = {n[len("claim_"):] for n in dir(C) if n.startswith("claim_")}
     assert set(by) == names and len(names) == 13, (sorted(by), sorted(names))
 
 

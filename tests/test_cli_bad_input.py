@@ -1,5 +1,6 @@
-"""User mistakes on ``cepsim match`` (and friends): exit code 2 and a message naming the file,
-field or option and the fix -- never a traceback (issue 14's list, one test per case)."""
+"""User mistakes on ``cepsim match`` (and friends, ``cepsim run`` on a config with a bad
+parameter): exit code 2 and a message naming the file, field or option and the fix -- never a
+traceback (one test per case)."""
 from __future__ import annotations
 
 import json
@@ -268,3 +269,53 @@ def test_match_command_ends_fast_with_complete_output(data, tmp_path, repo_root)
     bad = subprocess.run(base + ["--max-matches", "1"], capture_output=True, text=True, env=env,
                          cwd=repo_root, timeout=600)
     assert bad.returncode == 2 and "--max-matches" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# `cepsim run` on a config file whose [params] break the scenario's declared parameters
+# (sim.experiments.params): exit 2 before any point runs, nothing written
+RUN_CFG = """\
+name = "bad"
+paper = "demo"
+scenario = "demo:point"
+seed = 1
+[params]
+{param}
+[grid]
+mu = [0.0, 1.0]
+"""
+
+
+@pytest.mark.parametrize("param, needle", [
+    ("n_evnts = 100", "key '[params].n_evnts': unknown parameter 'n_evnts' for scenario "
+                      "demo:point; did you mean 'n_events'"),
+    ("n = \"twenty\"", "key '[params].n': expects an integer (type int), got string 'twenty'"),
+    ("n = 0", "key '[params].n': 0 is out of range; give a value >= 1"),
+], ids=["unknown-key", "wrong-type", "out-of-range"])
+def test_run_config_with_bad_param_exits_2_before_any_point(tmp_path, param, needle):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(RUN_CFG.format(param=param))
+    out = tmp_path / "res"
+    r = cli("run", cfg, "--out", out, "--figures-dir", tmp_path / "figs")
+    assert r.exit_code == 2, r.output + r.stderr
+    assert f"{cfg}: {needle}" in r.stderr
+    _no_traceback(r)
+    assert not out.exists()                 # no results directory, no points written
+
+
+@pytest.mark.parametrize("ov, needle", [
+    ("params.n_evnts=100", "key '--set params.n_evnts': unknown parameter 'n_evnts'"),
+    ("params.n=\"twenty\"", "key '--set params.n': expects an integer (type int), got string"),
+    ("grid.mu=[0.0, \"x\"]", "key '--set grid.mu': expects a number (type float), got string "
+                              "'x'"),
+    ("params.sigma=-1.0", "key '--set params.sigma': -1.0 is out of range; give a value >= 0"),
+], ids=["unknown-key", "wrong-type", "wrong-type-in-grid", "out-of-range"])
+def test_run_with_bad_set_exits_2_before_any_point(tmp_path, ov, needle):
+    cfg = tmp_path / "ok.toml"
+    cfg.write_text(RUN_CFG.format(param="n = 20"))
+    out = tmp_path / "res"
+    r = cli("run", cfg, "--out", out, "--figures-dir", tmp_path / "figs", "--set", ov)
+    assert r.exit_code == 2, r.output + r.stderr
+    assert needle in r.stderr and str(cfg) in r.stderr
+    _no_traceback(r)
+    assert not out.exists()

@@ -24,8 +24,8 @@ GOOD = textwrap.dedent("""\
     mu = [0.0, 1.0, 2.0]
     sigma = [1.0, 2.0]
     [zip]
-    a = [1, 2]
-    b = ["x", "y"]
+    n_events = [1, 2]
+    label = ["x", "y"]
     [scale.quick]
     params = { n = 3 }
     seeds = 1
@@ -52,7 +52,7 @@ def test_good_config_loads_and_expands(tmp_path):
     pts = expand_points(cfg)
     assert len(pts) == 3 * 2 * 2 * 2  # grid 3x2, zip 2 rows, 2 seeds
     # zip keys vary together
-    assert {(p.params["a"], p.params["b"]) for p in pts} == {(1, "x"), (2, "y")}
+    assert {(p.params["n_events"], p.params["label"]) for p in pts} == {(1, "x"), (2, "y")}
     assert len({(p.point_id, p.rep) for p in pts}) == len(pts)
     assert len({p.seed for p in pts}) == len(pts)
 
@@ -63,7 +63,7 @@ def test_good_config_loads_and_expands(tmp_path):
     (lambda t: t.replace('seeds = 2', 'seeds = 0'), "seeds"),
     (lambda t: t.replace('mu = [0.0, 1.0, 2.0]', 'mu = []'), "grid.mu"),
     (lambda t: t.replace('mu = [0.0, 1.0, 2.0]', 'mu = 1.0'), "grid.mu"),
-    (lambda t: t.replace('b = ["x", "y"]', 'b = ["x"]'), "zip"),
+    (lambda t: t.replace('label = ["x", "y"]', 'label = ["x"]'), "zip"),
     (lambda t: t.replace('[scale.quick]', '[scale.huge]'), "scale.huge"),
     (lambda t: t.replace('scenario = "demo:point"', 'scenario = "nosuchmod:point"'), "scenario"),
     (lambda t: t.replace('scenario = "demo:point"', 'scenario = "demo:nosuchfn"'), "scenario"),
@@ -82,6 +82,44 @@ def test_invalid_configs_name_file_and_key(tmp_path, mutate, key_text):
     assert f"'{key_text}" in msg or key_text in msg
 
 
+@pytest.mark.parametrize("mutate, key_text, needle", [
+    (lambda t: t.replace('n = 10', 'n = 10\nsigmaa = 1.0'), "[params].sigmaa",
+     "unknown parameter 'sigmaa' for scenario demo:point; did you mean 'sigma'"),
+    (lambda t: t.replace('n = 10', 'n = "ten"'), "[params].n",
+     "expects an integer (type int), got string 'ten'; write an integer"),
+    (lambda t: t.replace('n = 10', 'n = 0'), "[params].n", "0 is out of range; give a value >= 1"),
+    (lambda t: t.replace('sigma = [1.0, 2.0]', 'sigma = [true, false]'), "grid.sigma",
+     "expects a number (type float), got boolean True"),
+    (lambda t: t.replace('sigma = [1.0, 2.0]', 'sigma = [1.0, -2.0]'), "grid.sigma",
+     "-2.0 is out of range; give a value >= 0"),
+    (lambda t: t.replace('label = ["x", "y"]', 'lable = ["x", "y"]'), "zip.lable",
+     "did you mean 'label'"),
+    (lambda t: t.replace('params = { n = 3 }', 'params = { n = 3, nn = 1 }'),
+     "scale.quick.params.nn", "unknown parameter 'nn'"),
+    (lambda t: t.replace('params = { n = 3 }', 'params = { n = 3.5 }'),
+     "scale.quick.params.n", "expects an integer"),
+])
+def test_declared_parameters_checked_on_load(tmp_path, mutate, key_text, needle):
+    """Every [params] / [grid] / [zip] / [scale.*] key of a file is checked against the
+    scenario's declared parameters (sim.experiments.params) when the file loads."""
+    p = write(tmp_path, mutate(GOOD))
+    for check in (True, False):
+        with pytest.raises(CepsimInputError) as ei:
+            load_config(p, check_functions=check)
+        msg = str(ei.value)
+        assert msg.startswith(f"{p}: key '{key_text}': ") and needle in msg, msg
+
+
+def test_undeclared_scenario_accepts_its_keys(tmp_path):
+    """A scenario outside sim/studies (dotted module) has no declaration: keys as written."""
+    from sim.experiments.params import declaration
+    assert declaration("mypkg.mystudy:point") is None
+    d = config_from_dict({"name": "x", "paper": "t", "scenario": "mypkg.mystudy:point",
+                          "seed": 1, "params": {"anything": 1}}, check_functions=False)
+    from sim.experiments.params import validate_config
+    validate_config(d.to_dict(), "<x>")      # no error: nothing to check against
+
+
 def test_missing_file_and_bad_toml(tmp_path):
     with pytest.raises(CepsimInputError, match="not found"):
         load_config(tmp_path / "nope.toml")
@@ -97,9 +135,10 @@ def test_scale_and_overrides(tmp_path):
     assert apply_scale(cfg, "full") == cfg  # no [scale.full]: unchanged
     with pytest.raises(CepsimInputError, match="unknown scale"):
         apply_scale(cfg, "medium")
-    o = apply_overrides(q, ["params.n=1000", "grid.mu=[0.1, 0.2]", "seed=3", "zip.b=[\"p\", \"q\"]"])
+    o = apply_overrides(q, ["params.n=1000", "grid.mu=[0.1, 0.2]", "seed=3",
+                              "zip.label=[\"p\", \"q\"]"])
     assert o.params["n"] == 1000 and o.grid["mu"] == [0.1, 0.2] and o.seed == 3
-    assert o.zip["b"] == ["p", "q"]
+    assert o.zip["label"] == ["p", "q"]
     # moving a key from grid to params
     o2 = apply_overrides(cfg, ["params.mu=7.0"])
     assert "mu" not in o2.grid and o2.params["mu"] == 7.0
@@ -114,7 +153,7 @@ def test_scale_and_overrides(tmp_path):
     ("grid.mu=[1,", "not a TOML value"),
     ("nosuch=1", "cannot be set"),
     ("params.a.b=1", "cannot be set"),
-    ("zip.a=[1,2,3]", "equal length"),
+    ("zip.n_events=[1,2,3]", "equal length"),
 ])
 def test_bad_overrides(tmp_path, ov, needle):
     cfg = load_config(write(tmp_path, GOOD))
@@ -131,7 +170,7 @@ def test_seed_derivation_independent_of_order(tmp_path):
     # reorder the grid lists and the zip rows: same points, same seeds
     raw = cfg.to_dict()
     raw["grid"] = {"sigma": [2.0, 1.0], "mu": [2.0, 0.0, 1.0]}
-    raw["zip"] = {"b": ["y", "x"], "a": [2, 1]}
+    raw["zip"] = {"label": ["y", "x"], "n_events": [2, 1]}
     cfg2 = config_from_dict(raw)
     pts2 = expand_points(cfg2)
     random.Random(0).shuffle(pts2)

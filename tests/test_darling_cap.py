@@ -1,6 +1,6 @@
-"""DARLING's latency cap on a longer stream (issue 23 item 7): the cap cuts matches once the
-stream is long enough (hand-sized case), the continued soccer stream has the length the config
-asks and starts with the sample, and the cap experiment's claims read the longest stream."""
+"""DARLING's latency cap (1,200 x Lmax, Section 5.1) on a longer stream: the cap cuts matches
+once the stream is long enough (hand-sized case), the continued soccer stream has the length the
+config asks and starts with the sample, and the cap experiment's claims read the longest stream."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""DARLING fidelity (issue 23): latency cap as a multiple of Lmax, ingest on the server,
+"""DARLING fidelity to the paper and artifact: latency cap as a multiple of Lmax, ingest on the server,
 memory as the paper accounts it, eSPICE/hSPICE per-event windows."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The DARLING configs run the authors' queries (koralchapnik/vldb_submission,
 darling/patterns_examples.txt): the pattern each config compiles parses to the AST written out
-here from the artifact's line (issue 23)."""
+here from the artifact's line."""
 from __future__ import annotations
 
 import tomllib

@@ -1,12 +1,12 @@
-"""The artifact's utility and cost-cache admission (issue 29 item 4).
+"""The artifact's utility and cost-cache admission (``utility="artifact"``).
 
 zbjob/EIRES keeps one count per key, +1 per transition into a state that references it
 (src/EIRES_cost_cache/PatternMatcher.cpp line 1127); its cost cache is an ordered set by that
 count, and a full cache drops a fetched key whose count is not above the minimum
 (Cache_ordered.cpp line 122).  Under greedy BL2 the blocking-fetched keys are new and their
-counts low, so they are dropped and fetched again and again: far more blocking fetches than LRU -
-the paper's reason LRU beats cost for BL2.  The ``paper`` utility (Alg. 2, always admitting)
-stays the named variant.
+counts low, so they are dropped and fetched again and again: far more blocking fetches than LRU,
+which is why LRU beats cost for BL2 (§7.2 reports the outcome).  The ``paper`` utility (Alg. 2,
+always admitting) is the named variant.
 """
 from __future__ import annotations
 

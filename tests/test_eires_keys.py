@@ -1,4 +1,4 @@
-"""Remote keys of any value (issue 29 item 5): keys are factorized to dense ids once per run.
+"""Remote keys of any value: keys are factorized to dense ids once per run.
 
 Keys near 2^63 (the authors' DS2 generator draws unbounded Zipf values up to 9.2e18) must give the
 same matches as small keys mapped one-to-one, for every strategy and cache, with the remote table

@@ -1,4 +1,4 @@
-"""The authors' order of work inside one event (issue 29 item 2).
+"""The authors' order of work inside one event (engine default ``in_event_order="class"``).
 
 ``PatternMatcher::event`` (zbjob/EIRES, src/EIRES_cost_cache/PatternMatcher.cpp lines 537-559)
 runs the event's transitions in query order, each over the partial matches of its source state;

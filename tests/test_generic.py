@@ -95,12 +95,14 @@ def test_pattern_placeholders_fill_from_parameters(calls):
 def test_same_matches_claim_groups_by_placeholder_parameters():
     import pandas as pd
 
+    from sim.studies.generic import claims as generic_claims
+
     tpl = "PATTERN SEQ(A a, B b) WITHIN {window} events"
     df = pd.DataFrame({"pattern": [tpl] * 4, "window": [3, 3, 10, 10],
                        "engine": ["eager", "tree"] * 2, "matches": [5, 5, 9, 9]})
-    assert generic.claim_same_matches(df).passed        # different windows, different counts
+    assert generic_claims.claim_same_matches(df).passed        # different windows, different counts
     df.loc[3, "matches"] = 8
-    assert not generic.claim_same_matches(df).passed
+    assert not generic_claims.claim_same_matches(df).passed
 
 
 @pytest.mark.parametrize("name", ["engines_vs_rate", "nasdaq_replay", "apam_plans",

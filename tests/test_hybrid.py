@@ -9,7 +9,8 @@ from hypothesis import strategies as hst
 from engines.compile import compile_pattern
 from engines.counters import BUF_INSERT, JOIN_PROBE, MATCH_EMIT, PRED_EVAL
 from engines.errors import CepsimInputError
-from engines.evaluators.hybrid import parse_plan, run_hybrid
+from engines.evaluators.hybrid import parse_plan
+from engines.planners.apam_engine import run_hybrid
 from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
 from engines.stream import EventStream

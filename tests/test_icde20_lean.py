@@ -1,4 +1,4 @@
-"""The ICDE'20 shedder's memory-lean learning steps (issue 27, peak memory) compute exactly what
+"""The ICDE'20 shedder's memory-lean learning steps (peak memory) compute exactly what
 the direct numpy forms compute: distances, prefix counts, the tree's splits."""
 import numpy as np
 import pytest
@@ -63,7 +63,7 @@ def test_nearest_and_class_means_equal_numpy_bit_for_bit(f):
 
 
 class _CopyTree(Tree):
-    """The reference: every node copies its rows of x (the form before issue 27)."""
+    """The reference: every node copies its rows of x (the direct form)."""
 
     def fit(self, x, y, n_cls):
         self.n_cls = n_cls

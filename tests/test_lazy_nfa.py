@@ -300,7 +300,8 @@ def test_regime_threshold_and_scenario_rows():
     assert 0 <= row["sel_ab"] <= 1 and 0 <= row["frac_b_rarer"] <= 1
     with pytest.raises(CepsimInputError, match="regime"):
         condition_evaluations({"n_events": 100, "f_c": 0.2, "regime": "nope"}, 1)
-    # the a/b rate swing (issue 22): named in the row, refused when unknown or out of range
+    # the a/b rate swing (workloads/stocks.py ab_swing): named in the row, refused when unknown
+    # or out of range
     rn = condition_evaluations({"n_events": 600, "f_c": 0.2, "h": 5, "regime": "selective",
                                 "nfas": "cab", "swing": "random", "fluctuation": 0.0}, 1)
     assert rn["swing_kind"] == "none" and rn["swing_amp"] == 0.0 and rn["w_absdiff"] >= 0
@@ -328,7 +329,7 @@ def test_regime_threshold_and_scenario_rows():
 def test_calibration_claim_picks_largest_passing_threshold():
     import pandas as pd
 
-    from sim.studies.lazy_nfa.scenario import claim_calibrated_regime
+    from sim.studies.lazy_nfa.claims import claim_calibrated_regime
     from workloads.debs15 import REGIME_T
     want = REGIME_T["paper_regime"]
     rows = []

@@ -1,5 +1,5 @@
 """Counters of the lazy chain and tree NFAs against counts made from the paper's definitions
-(issue 22), not from the kernel's code.
+(sections 5-7), not from the kernel's code.
 
 * Tree: on hand-worked streams, the condition evaluations (EDGE_EVAL) are the take-edge
   validations of section 7 -- the routing decisions (``p_ne``/``p_se``, section 6) are *not*
@@ -10,7 +10,8 @@
   gives on fixed streams: a brute-force enumeration of the chain's instances from section 5's
   definition (state q_i takes e_i within the scope (s, f) computed from the sequence order;
   store / ignore edges carry ``true`` and cost nothing), written without the kernel's data
-  structures.  Issue 22 changed only the tree's charge; this pins the chain's.
+  structures.  The tree's routing charge has no counterpart in a chain; this pins the chain's
+  counts.
 """
 from __future__ import annotations
 
@@ -206,8 +207,8 @@ def test_chain_counters_equal_independent_count(seed):
     """The whole counter matrix of every chain order equals ``_chain_count`` on a fixed seeded
     stream (45 events of types A/B/C, integer prices so that both conditions pass and fail).
 
-    The streams start with an A event.  Known kernel quirk, left alone (it is the chain's
-    behaviour before and after issue 22): an instance made at event 0 whose scope is bounded and
+    The streams start with an A event.  Known kernel quirk, left alone (the tree's counter
+    reading does not touch it): an instance made at event 0 whose scope is bounded and
     empty (chain b,a,c on a stream starting with B: {b} looks for a before b) is kept until the
     next event of the type it waits for, because the kernel's "caught up" shortcut treats every
     position before event 0 as covered; one extra offer and a late PM_REMOVED.  No chain's root

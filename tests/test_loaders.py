@@ -345,16 +345,16 @@ def test_fast_path_reads_the_samples_and_equals_the_precise_path(tmp_path):
     pandas path that diagnoses errors (forced here by a leading space, which only the precise
     path accepts)."""
     from workloads.formats.metastock import _fast_metastock
-    from workloads.formats.rawfile import _read_bytes
+    from workloads.formats.rawfile import read_bytes
     from workloads.formats.soccer import _fast_soccer
-    p, data = _read_bytes(NASDAQ, "")
+    p, data = read_bytes(NASDAQ, "")
     fast = _fast_metastock(data, p)
     assert fast is not None
     lines = _lines(NASDAQ)
     slow = load_metastock(_write(tmp_path, "slow.txt", [" " + ln for ln in lines]))
     assert np.array_equal(fast.types, slow.types) and np.array_equal(fast.ts, slow.ts)
     assert np.array_equal(fast.attrs, slow.attrs) and fast.schema == slow.schema
-    p, data = _read_bytes(SOCCER, "")
+    p, data = read_bytes(SOCCER, "")
     fs, off = _fast_soccer(data, p)
     ss, off2 = load_soccer(_write(tmp_path, "slow2.txt",
                                   [" " + ln for ln in _lines(SOCCER)]), return_offset=True)
@@ -387,12 +387,12 @@ def test_fast_path_declines_stamps_that_are_not_12_digits(tmp_path, stamp):
     """The compiled stamp scan accepts exactly 12 digits of a valid minute; anything else goes
     to the precise path (which strips blanks or names the line)."""
     from workloads.formats.metastock import _fast_metastock
-    from workloads.formats.rawfile import _read_bytes
+    from workloads.formats.rawfile import read_bytes
     lines = _lines(NASDAQ)[:3]
     f = lines[1].split(",")
     f[1] = stamp
     lines[1] = ",".join(f)
-    p, data = _read_bytes(_write(tmp_path, "odd.txt", lines), "")
+    p, data = read_bytes(_write(tmp_path, "odd.txt", lines), "")
     assert _fast_metastock(data, p) is None
 
 
@@ -403,8 +403,8 @@ def test_fast_path_multi_block_crlf_equals_precise_path(tmp_path, long_number):
     scan, or (a 16-digit value makes the scan decline) by pyarrow, whose per-block dictionaries
     are merged in first-appearance order."""
     from workloads.formats.metastock import _fast_metastock
-    from workloads.formats.rawfile import _read_bytes
-    from workloads.metastock_scan import _POW10, SCAN_OK, scan_metastock
+    from workloads.formats.rawfile import read_bytes
+    from workloads.metastock_scan import POW10, SCAN_OK, scan_metastock
     rng = np.random.default_rng(7)
     n = 95_000                                        # ~4.6 MB > the 4 MiB block
     tick = np.where(np.arange(n) < n // 2, rng.choice(["XA", "XB"], n),
@@ -420,8 +420,8 @@ def test_fast_path_multi_block_crlf_equals_precise_path(tmp_path, long_number):
         lines[10] = ",".join(f)
     path = tmp_path / "big.txt"
     path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
-    p, data = _read_bytes(path, "")
-    scanned = scan_metastock(np.frombuffer(data, np.uint8), 5, _POW10)[0] == SCAN_OK
+    p, data = read_bytes(path, "")
+    scanned = scan_metastock(np.frombuffer(data, np.uint8), 5, POW10)[0] == SCAN_OK
     assert scanned != long_number
     fast = _fast_metastock(data, p)
     assert fast is not None
@@ -437,8 +437,8 @@ def test_compiled_metastock_scan_parses_numbers_exactly(tmp_path):
     """The one-pass scan's float conversion (<= 15 digits, exact division by a power of ten)
     gives the same doubles as the precise pandas path, for signs, leading/trailing points and
     zeros, and up to 15 digits; a 16-digit value makes the scan decline (pyarrow reads it)."""
-    from workloads.formats.rawfile import _read_bytes
-    from workloads.metastock_scan import _POW10, SCAN_BAD, SCAN_OK, scan_metastock
+    from workloads.formats.rawfile import read_bytes
+    from workloads.metastock_scan import POW10, SCAN_BAD, SCAN_OK, scan_metastock
     rng = np.random.default_rng(11)
 
     def num(max_digits):
@@ -452,8 +452,8 @@ def test_compiled_metastock_scan_parses_numbers_exactly(tmp_path):
     lines = [f"T{i % 5},{200801010000 + i // 60 * 100 + i % 60},"
              + ",".join(num(15) for _ in range(5)) for i in range(1200)]
     path = _write(tmp_path, "nums.txt", lines)
-    p, data = _read_bytes(path, "")
-    st, codes, ts, attrs, keys = scan_metastock(np.frombuffer(data, np.uint8), 5, _POW10)
+    p, data = read_bytes(path, "")
+    st, codes, ts, attrs, keys = scan_metastock(np.frombuffer(data, np.uint8), 5, POW10)
     assert st == SCAN_OK
     slow = load_metastock(_write(tmp_path, "slow.txt", [" " + ln for ln in lines]))
     assert np.array_equal(attrs, slow.attrs)          # bit-identical doubles (-0.0 == 0.0)
@@ -463,21 +463,21 @@ def test_compiled_metastock_scan_parses_numbers_exactly(tmp_path):
     f[4] = "1234567.890123456"                          # 16 digits: declined, still loaded right
     lines[3] = ",".join(f)
     path2 = _write(tmp_path, "long.txt", lines)
-    p2, data2 = _read_bytes(path2, "")
-    assert scan_metastock(np.frombuffer(data2, np.uint8), 5, _POW10)[0] == SCAN_BAD
+    p2, data2 = read_bytes(path2, "")
+    assert scan_metastock(np.frombuffer(data2, np.uint8), 5, POW10)[0] == SCAN_BAD
     assert load_metastock(path2).attrs[3, 2] == 1234567.890123456
 
 
 def test_compiled_metastock_scan_one_pass_sizes_and_statuses():
-    """Issue 27 item 6: the scan reads the file once (no line-count pass; outputs sized for the
+    """The scan reads the file once (no line-count pass; outputs sized for the
     most lines the bytes can hold).  Lines of the minimum length (every byte a line can spare)
     all fit and give one row each; the first bad or out-of-order line decides the status, and
     bytes after the last newline make the file SCAN_BAD only after every line before them was
     read -- even when those bytes look like a complete, out-of-order line."""
-    from workloads.metastock_scan import _POW10, SCAN_BAD, SCAN_OK, SCAN_UNSORTED, scan_metastock
+    from workloads.metastock_scan import POW10, SCAN_BAD, SCAN_OK, SCAN_UNSORTED, scan_metastock
 
     def scan(text):
-        return scan_metastock(np.frombuffer(text.encode(), np.uint8), 5, _POW10)
+        return scan_metastock(np.frombuffer(text.encode(), np.uint8), 5, POW10)
 
     minimal = [f"{'ABC'[i % 3]},2008010100{i % 60:02d},{i % 10},1,2,3,{i % 7}" for i in range(60)]
     text = "\n".join(minimal) + "\n"
@@ -499,7 +499,7 @@ def test_compiled_metastock_scan_one_pass_sizes_and_statuses():
 
 def test_compiled_metastock_reader_equals_the_precise_reader_with_edge_cases(tmp_path,
                                                                              monkeypatch):
-    """Issue 27 item 6: the compiled reader (``scan_metastock``, calls written out so its loop
+    """The compiled reader (``scan_metastock``, calls written out so its loop
     pays no reference counts) gives exactly the arrays of the precise pandas reader (forced by
     disabling the fast path) on a file with CRLF line ends, trailing blank lines, signs, leading
     and trailing points, a 7-byte ticker, a leap day and repeated stamps; a header line, a blank
@@ -541,11 +541,11 @@ def test_compiled_metastock_reader_equals_the_precise_reader_with_edge_cases(tmp
 
 
 def test_metastock_reader_maps_plain_files_and_reads_the_rest_identically(tmp_path):
-    """``_map_file`` maps only a file ``_read_bytes`` would return unchanged (one final newline,
+    """``map_file`` maps only a file ``read_bytes`` would return unchanged (one final newline,
     not gzip); every variant of one content loads to the same arrays."""
     import gzip as gz
 
-    from workloads.formats.rawfile import _map_file
+    from workloads.formats.rawfile import map_file
     text = "\n".join(_lines(NASDAQ)[:40])
     variants = {"plain.txt": (text + "\n").encode(), "none.txt": text.encode(),
                 "blank.txt": (text + "\n\n\r\n").encode(),
@@ -554,7 +554,7 @@ def test_metastock_reader_maps_plain_files_and_reads_the_rest_identically(tmp_pa
     for name, raw in variants.items():
         p = tmp_path / name
         p.write_bytes(raw)
-        mapped = _map_file(p)
+        mapped = map_file(p)
         assert (mapped is not None) == (name == "plain.txt"), name
         if mapped is not None:
             assert bytes(mapped[1]) == raw and mapped[0] == p

@@ -1,5 +1,5 @@
 """The Metastock scan read as two parts on two threads equals the one-part scan bit for bit
-(issue 27 item 6): codes numbered by first appearance in the file (tickers first seen in the
+in every case: codes numbered by first appearance in the file (tickers first seen in the
 second part), the seam's stamp order, CRLF line ends, bad lines in either part, bytes after the
 last newline -- the status and every array.  The one-part scan is compared with the precise
 pandas reader in tests/test_loaders.py."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workloads.metastock_scan import (_POW10, SCAN_BAD, SCAN_OK, SCAN_UNSORTED,
+from workloads.metastock_scan import (POW10, SCAN_BAD, SCAN_OK, SCAN_UNSORTED,
                                       line_start_after, scan_metastock)
 
 
 def _scan(data: bytes, parts: int):
-    return scan_metastock(np.frombuffer(data, np.uint8), 5, _POW10, parts=parts,
+    return scan_metastock(np.frombuffer(data, np.uint8), 5, POW10, parts=parts,
                           split_min_bytes=0)
 
 

@@ -1,4 +1,4 @@
-"""The README's commands stay runnable (issue 28 item 5).
+"""The README's commands stay runnable.
 
 Every ``cepsim`` command line in a fenced ``bash`` block of ``README.md`` must name an existing
 command and only options that command's ``--help`` lists; the one-example-per-command lines

@@ -87,7 +87,7 @@ def test_full_scale_roots_and_report_beside_quick(tmp_path, repo_root, monkeypat
     assert r.exit_code == 0, r.output + r.stderr
     page = tmp_path / "results/full/report/index.html"
     text = page.read_text()
-    assert "claims passed (quick)" in text
+    assert "paper claims passed (quick)" in text
     imgs = re.findall(r'<img src="([^"]+)"', text)
     assert sorted(imgs) == ["img/demo/basic_mean.png", "img/quick/demo/basic_mean.png"]
     assert "basic_mean (full)" in text and "basic_mean (quick)" in text

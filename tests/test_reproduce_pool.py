@@ -96,7 +96,7 @@ def test_shared_pool_reproduce_equals_serial(tmp_path, monkeypatch):
         assert len(a) == n and a["error"].isna().all()
         pd.testing.assert_frame_equal(a, b)
     assert (tmp_path / "figs_l/tiny/a_fig.png").is_file()
-    assert "| tiny/b | mean close | PASS |" in (tmp_path / "res_l/claims.md").read_text()
+    assert "| tiny/b | extension | mean close | PASS |" in (tmp_path / "res_l/claims.md").read_text()
     # the two generic experiments share their counters: one entry per engine, not per experiment
     assert len(list((tmp_path / "counters_l").glob("*.npz"))) == 2
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from sim.cli import app
 from sim.experiments.config import Point
-from sim.experiments.reproduce_pool import _Task, _depend
+from sim.experiments.reproduce_pool import Task, depend
 from sim.experiments.spark_reproduce import task_order
 from test_reproduce_pool import _registry
 
@@ -44,10 +44,10 @@ def _same_rows(tmp_path: Path, res: str) -> None:
 
 def test_task_order_keeps_dependencies_and_runs_longest_first():
     def task(seq, est=None):
-        return _Task(0, Point(str(seq), 0, seq, {}), est=est, seq=seq)
+        return Task(0, Point(str(seq), 0, seq, {}), est=est, seq=seq)
 
     short, long_, longest_dep = task(0, 1.0), task(1, 5.0), task(2, 10.0)
-    _depend(longest_dep, short)            # waits for the short one (e.g. its kernel warm-up)
+    depend(longest_dep, short)            # waits for the short one (e.g. its kernel warm-up)
     free = task(3, 7.0)
     order = task_order([short, long_, longest_dep, free])
     assert [t.seq for t in order] == [3, 1, 0, 2]

@@ -93,7 +93,7 @@ def test_claim_that_raises_is_a_failure(basic):
                                                        {"tol": 1}),))
     (_, res), = check_experiment(cfg, pd.DataFrame({"mu": [0.0], "error": [None]}))
     assert isinstance(res, ClaimResult) and not res.passed and "error: KeyError" in res.measured
-    # a misspelled argument is the config's mistake (issue 14), not a failed claim
+    # a misspelled argument is the config's mistake, not a failed claim
     from engines.errors import CepsimInputError
     cfg = dataclasses.replace(basic, claims=(ClaimSpec("bad", "demo:claim_mean_close",
                                                        {"nosuch": 1}),))

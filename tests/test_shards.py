@@ -1,5 +1,5 @@
 """Point shards (``sim.experiments.results``): a JSON shard gives back exactly the row a one-row Parquet shard
-(the format before session 18) gave, so consolidated tables are unchanged; old Parquet shards
+gave, so consolidated tables are unchanged; old Parquet shards
 still resume a run."""
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _legacy_shard(row: dict, path: Path) -> None:
-    """A shard as written before session 18: a one-row Parquet file (lists stay list cells)."""
+    """A shard in the one-row Parquet format: a one-row Parquet file (lists stay list cells)."""
     results.write_parquet_atomic(pd.DataFrame({k: [v] for k, v in row.items()}), path)
 
 

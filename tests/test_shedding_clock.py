@@ -1,5 +1,5 @@
 """The shedding queue's plain clock equals its SimPy reference bit for bit, and the shedder work
-it tallies by row value equals the plain sum of every row the shedder returned (issue 27:
+it tallies by row value equals the plain sum of every row the shedder returned (the
 exact speedups of ``sim.core.shedding_queue.run_shedding``)."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The compiled shedding queue (``sim.core.shedding_queue_kernel`` with the compiled hooks of
 ``engines.shedding.kernel_hooks``) equals the Python server loop bit for bit: every metric, the
 start / departure / served arrays, the latencies and match keys, for every shedder it compiles
-and every option that changes its path (issue 27 item 4)."""
+and every option that changes its path."""
 from __future__ import annotations
 
 import numpy as np

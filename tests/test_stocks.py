@@ -60,7 +60,7 @@ def test_a_and_b_frequencies_fluctuate_around_each_other():
 
 
 def test_ab_swing_shapes():
-    """issue 22: the a/b rate swing -- "sine" is the formula every earlier stream used, "random"
+    """The a/b rate swing -- "sine" is the Fig 7 / 8 stream's formula, "random"
     a seeded telegraph signal (+/- amplitude, exponential stretches of mean period / 2), "none"
     equal rates."""
     t = np.arange(5000)

@@ -1,4 +1,4 @@
-"""EventStream's checks written without full-size temporaries (issue 27 item 6): the order check
+"""EventStream's checks written without full-size temporaries: the order check
 (``ts[1:] < ts[:-1]``) and the NaN check (a column sum first) name the same row as before."""
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ case "$target" in
     # module-private decorator (@_successful, @_per_reading): in the scratch copy, apply such a
     # decorator by assignment after the function instead (same module attribute, same
     # behaviour), so the claim bodies are mutated too.
-    python - sim/studies/*.py <<'PY'
+    python - sim/studies/*/*.py <<'PY'
 import ast, sys
 for path in sys.argv[1:]:
     src = open(path).read().splitlines(keepends=True)
@@ -89,8 +89,8 @@ for line in open(sys.argv[1]):
     fn = re.sub(r"__mutmut_\d+$", "", name)
     per[mod][status] += 1
     per["ALL"][status] += 1
-    if ".scenarios." in name and ".x_claim_" in name:
-        per["scenario claim functions"][status] += 1
+    if ".studies." in name and ".x_claim_" in name:
+        per["study claim functions"][status] += 1
 for mod, c in sorted(per.items()):
     k, s = c["killed"], c["survived"]
     rate = f"{k / (k + s):.1%}" if k + s else "n/a"

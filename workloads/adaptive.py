@@ -12,13 +12,13 @@ small case studies):
     (default 3-5, drawn) in which ``change_types`` random points (default a fifth of them) multiply or divide their rate by a
     factor in ``factor_range`` (default [10, 50]) for a sustained period (10-25 % of the stream)
     and shift their count / speed means.  Attributes: ``count`` (vehicles, sd 30 %, rounded) and
-    ``speed`` (km/h, sd 20 %).  Model ``"skewed"`` (default since issue 25): per-point means
+    ``speed`` (km/h, sd 20 %).  Model ``"skewed"`` (the default): per-point means
     log-uniform over 5..150 vehicles and 27.5..110 km/h, so that most pairwise selectivities of
     the traffic predicates are near 0 or 1 (the paper: "arrival rates and selectivities ...
     highly skewed"); a regime change multiplies or divides the changing points' count mean by a
     factor in ``shift_range`` (default [2, 5]) and moves their speed the other way by its square
     root (a jam forming or clearing: "changes ... mostly very extreme").  Model ``"uniform"``
-    (the reading before issue 25, kept as a variant): means uniform in 20..30 and 50..70, shifts
+    (a variant with little skew): means uniform in 20..30 and 50..70, shifts
     x0.5..2 and x0.6..1.4 (most selectivities near the middle).  Drift size = ``factor_range`` /
     ``shift_range``, drift frequency = ``n_changes`` (swept by experiments/adaptive/drift.toml).
 ``stock_stream``  types = tickers ``S0..``; log rates follow a mean-reverting (Ornstein-Uhlenbeck)
@@ -80,8 +80,8 @@ def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: f
     paper's "arrival rates and selectivities ... highly skewed"), and a regime change moves the
     changing points' count by a factor in ``shift_range`` (up or down) and their speed the other
     way by the square root of it (a jam or its clearing: "changes ... mostly very extreme").
-    ``model = "uniform"``: the reading before issue 25 (means uniform in 20..30 and 50..70,
-    shifts x0.5..2 and x0.6..1.4, so most selectivities are near 0.5), kept as a variant."""
+    ``model = "uniform"``: a variant with little skew (means uniform in 20..30 and 50..70,
+    shifts x0.5..2 and x0.6..1.4, so most selectivities are near 0.5)."""
     _check(n_events, n_types)
     if model not in TRAFFIC_MODELS:
         raise CepsimInputError(f"adaptive workload: traffic model must be one of "

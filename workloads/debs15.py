@@ -96,16 +96,16 @@ def corr_pair_selectivity(stream, x_type: str, y_type: str, threshold: float,
 #: Correlation threshold T of the two named regimes (the paper does not state T).
 #: ``selective``: T = 0.8, a realistic threshold (the NASDAQ sample passes 5.5-6.9 % of pairs).
 #: ``paper_regime``: the pick of the documented search of
-#: ``experiments/lazy_nfa/calibrate_regime.toml`` (issue 22): the T of the grid whose chains meet
+#: ``experiments/lazy_nfa/calibrate_regime.toml``: the T of the grid whose chains meet
 #: the most of the paper's chain-ranking checks of Figure 7 (best chain c-first, c,a,b / c,b,a in
 #: [0.8, 1.25] at every f_c; observation 3, c-first >= 10x below the c-second/third chains;
 #: observation 2, c-second/third chains within 3x of eager under operations), ties to the largest
-#: T; that experiment's claim re-runs the search and fails when this value is no longer its pick.
+#: T; that experiment's claim re-runs the search and fails when this value is not its pick.
 #: -0.6 is the pick at quick and at full scale (10/12 checks at full scale, every T from -0.6 down
 #: to -0.95 ties; s_ab ~ s_bc ~ 0.84).  Observations 2 and 3 hold at no T <= 0.8 (obs. 2 only at
-#: T = 0.9, where cab/cba is 19), so they do not move the pick; it moved from -0.7 (issue 10)
-#: because the search now gives every T the same stream per f_c (``stream_seed``): with a stream
-#: per T, T = -0.6 had missed by cab/cba = 1.251 at f_c = 1 on its own stream.
+#: T = 0.9, where cab/cba is 19), so they do not move the pick.  The search gives every T the
+#: same stream per f_c (``stream_seed``, common random numbers): with a stream per T, T = -0.6
+#: misses by cab/cba = 1.251 at f_c = 1 on its own stream and the pick is -0.7.
 REGIME_T: dict[str, float] = {"paper_regime": -0.6, "selective": 0.8}
 
 

@@ -5,7 +5,7 @@ DS1: type uniform over A-D, ``id`` uniform 1..100, ``v1`` and ``v2`` uniform 1..
 DS1 but ``v1`` / ``v2`` Zipf with exponent s = 1.01 (Table 2), unbounded as the authors'
 generator draws it (data/synthetic_datasets/Zipf_generator.cpp: values up to 9.2e18; the remote
 engine factorizes keys, so any value is a key).  ``DS2t``: the Zipf truncated to 1..``v1_max``
-(the reading before issue 29, kept as a named variant).  ``ts`` = position.
+(a named variant: keys bounded by the key domain of DS1).  ``ts`` = position.
 
 The queries are the artifact's (they produced the published numbers; Listing 2 of the paper
 gives almost no matches with Table 2's ranges and is kept only as documentation, ``LISTING_2``).

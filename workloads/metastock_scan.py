@@ -105,7 +105,7 @@ def scan_metastock_minutes(buf, n):
 
 
 # exact powers of ten: 10**p is a double exactly for p <= 22 (Clinger's fast path)
-_POW10 = np.array([10.0 ** p for p in range(23)], dtype=np.float64)
+POW10 = np.array([10.0 ** p for p in range(23)], dtype=np.float64)
 _MAX_TICKERS = 2048
 # unsigned constants for byte positions and shifts (uint64 with an int64 is float64 in Numba)
 _U1, _U2, _U3, _U4, _U5, _U6, _U7 = (np.uint64(k) for k in range(1, 8))
@@ -323,7 +323,7 @@ def _alloc_outputs(n_rows: int, n_attrs: int):
     return codes, ts, attrs
 
 
-def scan_metastock(buf: np.ndarray, n_attrs: int, pow10: np.ndarray = _POW10,
+def scan_metastock(buf: np.ndarray, n_attrs: int, pow10: np.ndarray = POW10,
                    parts: int | None = None, split_min_bytes: int = SPLIT_MIN_BYTES):
     """All of a Metastock file (``buf``: its bytes, uint8) read by ``scan_lines``: (status, type
     codes int32[n], ts float64[n] (seconds), attributes float64[n, n_attrs], ticker keys).
@@ -355,7 +355,7 @@ def scan_metastock(buf: np.ndarray, n_attrs: int, pow10: np.ndarray = _POW10,
         keys2 = np.zeros(_MAX_TICKERS, dtype=np.uint64)
         second: list = []
         worker = threading.Thread(target=_second_part, daemon=True,
-                                  args=(second, _this_cpu(), buf, mid, size, pow10, codes, ts,
+                                  args=(second, this_cpu(), buf, mid, size, pow10, codes, ts,
                                         attrs, keys2))
         worker.start()
         st1, n1, nk1 = scan_lines(buf, 0, mid, 0, pow10, codes, ts, attrs, keys,
@@ -395,7 +395,7 @@ def _idle_cpu() -> bool:
 _LIBC: list = []
 
 
-def _this_cpu() -> int:
+def this_cpu() -> int:
     """The CPU this thread runs on now (-1 when unknown)."""
     try:
         if not _LIBC:

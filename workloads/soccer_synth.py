@@ -14,10 +14,10 @@ whose mean, standard deviation and lag-1 autocorrelation are fitted to the sampl
   players stand apart as the two sample sensors do), every other attribute keeps the
   template's fit.
 
-``continue_sample`` (DARLING's latency-cap experiment, issue 23 item 7) keeps the sample's three
-sensors and makes it longer: the sample itself, then per sensor the same kind of fitted path
-(``_fit_sensor`` on that sensor: its own rate and attribute fit), each starting from the
-sensor's last sample event.
+``continue_sample`` (DARLING's latency-cap experiment, ``sim.studies.darling.cap``) keeps the
+sample's three sensors and makes it longer: the sample itself, then per sensor the same kind of
+fitted path (``_fit_sensor`` on that sensor: its own rate and attribute fit), each starting from
+the sensor's last sample event.
 
 Nothing here is copied from the sample beyond those summary statistics; the sample is only read
 to fit them (and, for ``continue_sample``, kept as the prefix).  Same ``seed`` => identical

@@ -17,12 +17,12 @@ pairwise correlated histories within ``h`` minutes.  We cannot ship that data se
   ``p_update * (1 +/- w(t))`` (Finance gets ``+``, HiTech ``-``: their frequencies are about
   equal and each is slightly dominant part of the time, as section 7 describes: "a and b share
   approximately equal frequencies, which also fluctuated slightly over time, making each of the
-  event types slightly more dominant part of the time").  The *swing* ``w(t)`` (issue 22): the
+  event types slightly more dominant part of the time").  The *swing* ``w(t)``: the
   paper gives neither its size nor its time scale, so both are readings with a sensitivity axis
   (``experiments/lazy_nfa/swing_sensitivity.toml``): amplitude ``fluctuation`` (0.15 = "slightly")
   and time scale ``fluct_period`` (120 minutes, 12 windows of the paper's h = 10), shape
-  ``swing``: ``"sine"`` (default, ``fluctuation * sin(2 pi t / fluct_period)``, the reading every
-  earlier run used), ``"random"`` (seeded: ``+/- fluctuation``, the dominant sector switching
+  ``swing``: ``"sine"`` (default, ``fluctuation * sin(2 pi t / fluct_period)``, the Fig 7 / 8
+  stream), ``"random"`` (seeded: ``+/- fluctuation``, the dominant sector switching
   after exponentially distributed stretches of mean ``fluct_period / 2`` minutes drawn from
   ``default_rng([seed, 22])``, so the dominance changes at irregular times) or ``"none"`` (equal
   rates).  GOOG reports every minute.  Events of one minute share the timestamp
@@ -37,10 +37,11 @@ probability of one sector by ``rare_factor``; the rare sector cycles GOOG -> Fin
 every ``period`` events (100,000 in the paper).  All three sectors report with the same base
 probability otherwise.
 
-``phased_stock_stream`` (Figure 10, issue 10) gives the three sectors three *distinct* rates in
-every phase (factors 0.05 / 0.3 / 1 of the base), cycles through all six orders of them and draws
-GOOG from ``n_per_sector`` independent feeds; ``dynamic_stock_stream`` is the earlier variant
-(two sectors at equal rates, one GOOG ticker reported as identical copies) kept for reuse.
+``phased_stock_stream`` (Figure 10, ``experiments/lazy_nfa/fig10.toml``) gives the three sectors
+three *distinct* rates in every phase (factors 0.05 / 0.3 / 1 of the base), cycles through all six
+orders of them and draws GOOG from ``n_per_sector`` independent feeds; ``dynamic_stock_stream`` is
+the simpler variant (two sectors at equal rates, one GOOG ticker reported as identical copies),
+kept for reuse (generator ``stocks_dynamic``).
 
 ``nasdaq_stock_stream`` turns a Metastock file (e.g. the OpenCEP NASDAQ sample) into the same
 schema: the type is the ticker, ``price`` the close, ``hist`` the ticker's last ``h`` closes
@@ -70,7 +71,8 @@ def _price_paths(n_minutes: int, n_fin: int, n_tech: int, rng: np.random.Generat
                  market_weight: float, sector_weight: float, vol: float,
                  n_goog: int = 1) -> np.ndarray:
     """Per-minute prices [n_minutes, n_tickers]; tickers ordered Finance, HiTech, GOOG (``n_goog``
-    GOOG feeds, each with its own idiosyncratic noise; one feed draws exactly as before)."""
+    GOOG feeds, each with its own idiosyncratic noise; with one feed the draws are those of the
+    single-GOOG stream)."""
     n_t = n_fin + n_tech + n_goog
     sector_of = _sector_of(n_fin, n_tech, n_goog)
     wm, ws = float(market_weight), float(sector_weight)

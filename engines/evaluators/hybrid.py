@@ -27,7 +27,8 @@ pair), so only *in-scope* pairs (order and window satisfied) are examined.
 
 Plan notation: ``"b,c/a,d"`` = EEG {b, c} (evaluated in query order whatever the order written)
 / LEG joined in the order a, d.  ``"/a,b,c"`` is all-lazy, ``"a,b,c/"`` all-eager.  Single-letter
-variable names may be written without commas (``"bc/ad"``).  With ``plan=None`` the plan
+variable names may be written without commas (``"bc/ad"``).  The ``hybrid`` engine
+(``engines.planners.apam_engine.run_hybrid``) takes ``plan=None`` too: then the plan
 optimizer (option ``optimizer``: ``"apam"``, Eqs. 2-9 as printed, ``engines.planners.apam``; or
 ``"apam-x"``, the executed work, ``engines.planners.apam_x``) chooses among the l+1 candidate
 plans from statistics of the first ``warmup`` events; the choice and the predicted ``E[QWT]``,
@@ -125,40 +126,32 @@ def check_supported(program: Program) -> None:
 
 
 # ----------------------------------------------------------------------------- entry point
-def run_hybrid(program: Program, stream, plan: str | None = None, warmup: int | None = None,
-               arrival_rate: float | None = None, unit_costs: dict | None = None,
-               max_partial_matches: int = DEFAULT_MAX_ROWS, max_matches: int = DEFAULT_MAX_ROWS,
-               **opts):
-    """Run APAM with ``plan`` (``"eeg/leg"``) or, when ``plan`` is None, the optimizer's plan.
+OPTIMIZERS = ("apam", "apam-x", "apam-x-mean")
 
-    ``optimizer`` (``"apam"``: Eqs. 2-9 as printed; ``"apam-x"``: ``engines.planners.apam_x``,
-    the executed work), ``warmup`` (events, default half the stream), ``arrival_rate`` (events/s used by the
-    M/G/1 model; default estimated from the warm-up timestamps) and ``unit_costs`` (dict with
-    ``t_pe``, ``t_rc``, ``t_bi``, ``base`` and optionally ``t_seq`` in seconds) feed the optimizer
-    only.
-    Returns ``EngineResult`` with ``info`` = plan, EEG/LEG and (optimizer) predictions.
-    """
-    from engines.registry import EngineResult
 
+def check_options(opts: dict) -> str:
+    """Validate the engine options beyond the named ones; return the optimizer named (default
+    ``"apam"``).  Pops ``optimizer`` from ``opts``."""
     optimizer = opts.pop("optimizer", "apam")
     unknown = set(opts) - {"remote_ok"}
     if unknown:
         raise CepsimInputError(f"hybrid engine: unknown option(s) {sorted(unknown)}; options are "
                                "plan, optimizer, warmup, arrival_rate, unit_costs, "
                                "max_partial_matches, max_matches")
-    if optimizer not in ("apam", "apam-x", "apam-x-mean"):
+    if optimizer not in OPTIMIZERS:
         raise CepsimInputError(f"hybrid engine: optimizer must be 'apam' (Eqs. 2-9 as printed), "
                                f"'apam-x' (executed work) or 'apam-x-mean' (executed work, "
                                f"per-variable means), got {optimizer!r}")
-    check_supported(program)
-    info: dict = {}
-    if plan is None:
-        from engines.planners.apam import choose_plan
+    return optimizer
 
-        choice = choose_plan(program, stream, warmup=warmup, arrival_rate=arrival_rate,
-                             unit_costs=unit_costs, optimizer=optimizer)
-        plan = choice["plan"]
-        info.update(choice)
+
+def evaluate_plan(program: Program, stream, plan: str, info: dict,
+                  max_partial_matches: int = DEFAULT_MAX_ROWS,
+                  max_matches: int = DEFAULT_MAX_ROWS):
+    """Evaluate ``plan`` (``"eeg/leg"``) on ``stream``; ``info`` (the caller's extras, e.g. the
+    optimizer's choice) gains plan, EEG/LEG and tree.  Returns ``EngineResult``."""
+    from engines.registry import EngineResult
+
     eeg, leg = parse_plan(plan, program)
     branch = program.branches[0]
     names = [program.var_names[v] for v in branch.pos_vars]
@@ -171,3 +164,17 @@ def run_hybrid(program: Program, stream, plan: str | None = None, warmup: int | 
                     eager_vars=info["eeg"], max_partial_matches=max_partial_matches,
                     max_matches=max_matches)
     return EngineResult(matches=res.matches, counters=res.counters, info=info)
+
+
+def run_hybrid(program: Program, stream, plan: str, max_partial_matches: int = DEFAULT_MAX_ROWS,
+               max_matches: int = DEFAULT_MAX_ROWS):
+    """Run APAM's evaluator with ``plan`` (``"eeg/leg"``); the ``hybrid`` engine
+    (``engines.planners.apam_engine.run_hybrid``) also takes ``plan=None`` and asks the optimizer.
+    Returns ``EngineResult`` with ``info`` = plan, EEG/LEG and tree.
+    """
+    check_supported(program)
+    if plan is None:
+        raise CepsimInputError("hybrid evaluator: give a plan ('eeg/leg'); the 'hybrid' engine "
+                               "(engines.planners.apam_engine.run_hybrid) chooses one with "
+                               "plan=None")
+    return evaluate_plan(program, stream, plan, {}, max_partial_matches, max_matches)

@@ -80,7 +80,7 @@ whether it stores, ignores or takes it; children created while the event is proc
 it too), PLAN_GEN (tree routing switches), gauges LIVE_PM (non-empty live instances) and
 BUFFERED (events in the input buffers), and the side metric ROUTING_CHECK.
 
-How the tree's routing is charged (issue 22).  Section 7's metric is "how many times a
+How the tree's routing is charged.  Section 7's metric is "how many times a
 condition on an edge is evaluated", and its worked example counts take-edge validations only;
 store and ignore edges carry the condition ``true`` in the chain (section 5).  In the tree
 (section 6) ``p_ne`` and ``p_se`` are parts of the conditions of the state's store and take
@@ -89,8 +89,8 @@ and the routing is how that edge is chosen, not an extra edge.  So the routing d
 once per event by every state that has a live instance) is part of the *offer* of the event --
 charged by INSTANCE_WORK for every live instance, as the chain's store decision -- and is not
 an EDGE_EVAL.  ROUTING_CHECK (``engines.counters``, priced 0 by every profile) counts the
-decisions, and ``info['routing_checks']`` gives their total.  Until issue 22 each decision was
-one EDGE_EVAL; that reading survives as the claim metric ``evals_route`` (EDGE_EVAL +
+decisions, and ``info['routing_checks']`` gives their total.  The reading that counts each decision as
+one EDGE_EVAL is the claim metric ``evals_route`` (EDGE_EVAL +
 ROUTING_CHECK) in ``sim/studies/lazy_nfa/scenario.py``.
 ``EngineResult.info['peak_transient_instances']`` is the most non-empty instances alive at any
 moment, including those created and finished while one event is processed (the LIVE_PM gauge is
@@ -134,7 +134,7 @@ _NC = C.N_COUNTERS
 
 
 @leaf_njit
-def _lower_bound(arr, lo, hi, x):
+def lower_bound(arr, lo, hi, x):
     """First index i in [lo, hi) with arr[i] >= x."""
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -147,7 +147,7 @@ def _lower_bound(arr, lo, hi, x):
 
 @leaf_njit
 def _lower_bound_row(arr, row, lo, hi, x):
-    """``_lower_bound`` of ``arr[row]``, taking the row index: a row view would cost its caller
+    """``lower_bound`` of ``arr[row]``, taking the row index: a row view would cost its caller
     a reference-count increment and decrement per call."""
     while lo < hi:
         mid = (lo + hi) >> 1

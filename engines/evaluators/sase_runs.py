@@ -44,7 +44,7 @@ from engines.leaf_jit import leaf_njit
 from engines import counters as C
 from engines.compile import (OP_GE, OP_GT, OP_LE, OP_LT, PI_C1, PI_C2, PI_KIND, PI_OP, PI_V1,
                              PI_V2, PK_CMP, WIN_COUNT)
-from engines.evaluators.lazy_nfa import _lower_bound
+from engines.evaluators.lazy_nfa import lower_bound
 from engines.evaluators.nfa_buffers import grow_1d, grow_rows
 from engines.predicates import eval_pred
 
@@ -185,7 +185,7 @@ def _sase_runs_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_id
             T = slot_type[s]
             lo, hi = tptr[T], tptr[T + 1]
             cT = hi - lo
-            l0 = _lower_bound(tpos, lo, hi, c + 1) - lo
+            l0 = lower_bound(tpos, lo, hi, c + 1) - lo
             f = b[0]
             d = -1
             last = cT - 1                    # last visiting index of type T (rank)

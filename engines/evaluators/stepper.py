@@ -52,12 +52,12 @@ from engines import counters as C
 from engines.compile import Program
 from engines.errors import CepsimInputError
 from engines.evaluators.nfa_buffers import grow_1d, grow_rows, pools_new, pools_reserve
-from engines.evaluators.stepper_kernel import (_A_ADM, ADM_COUNT, ADM_NONE, ADM_STATE,  # noqa: F401
+from engines.evaluators.stepper_kernel import (A_ADM, ADM_COUNT, ADM_NONE, ADM_STATE,  # noqa: F401
                                                ADM_TYPE, N_S, S_BOUND, S_LAST, S_LIVE, S_LO,
                                                S_NC, S_NFREE, S_NHEAD, S_NM, S_NTAIL, S_TOP,
-                                               ST_GROW, ST_OK, _drop_rows, _live_rows,
+                                               ST_GROW, ST_OK, drop_rows, live_rows,
                                                step_kernel)
-from engines.evaluators.stepper_kernel import _first_weights
+from engines.evaluators.stepper_kernel import pool_first_weights
 from engines.evaluators.stepper_tables import (CHK_TRAILING, TABLE_KEYS,  # noqa: F401
                                                check_supported, pack_tables, stepper_tables)
 from engines.matches import MatchSet
@@ -140,7 +140,7 @@ class Stepper:
         if self._args is not None:
             # same kernel types (int, float64[:, :, ::1], float, int): update the argument list
             # in place instead of rebuilding it (eSPICE/hSPICE switch every 64 events)
-            self._args[_A_ADM:_A_ADM + 4] = [self.adm_mode, self.adm_util, self.adm_thr,
+            self._args[A_ADM:A_ADM + 4] = [self.adm_mode, self.adm_util, self.adm_thr,
                                              self.adm_bins]
 
     # -- growth
@@ -173,7 +173,7 @@ class Stepper:
                 self.pcap, self.pn, self.cnt_first, self.bnd_first, self.nbuf, self.c_row,
                 self.c_first, self.c_slot, self.o_pos, self.o_det, self.o_last, self.adm_mode,
                 self.adm_util, self.adm_thr, self.adm_bins, self.row, self.row_f, self.total]
-        assert len(args) == _A_ADM + 7
+        assert len(args) == A_ADM + 7
         sig = tuple(step_kernel.typeof_pyval(a) for a in args)
         ov = step_kernel.overloads.get(sig)
         if ov is None:
@@ -258,7 +258,7 @@ class Stepper:
         rows = np.empty(n, dtype=np.int64)
         state = np.empty(n, dtype=np.int64)
         first = np.empty(n, dtype=np.int64)
-        k = _live_rows(self.S, self.a_first, self.pidx, self.poff, self.pn, self.m, rows, state,
+        k = live_rows(self.S, self.a_first, self.pidx, self.poff, self.pn, self.m, rows, state,
                        first)
         return rows[:k], state[:k], first[:k]
 
@@ -278,7 +278,7 @@ class Stepper:
         if rows.size == 0:
             return row
         self._mark[rows] = True
-        k = _drop_rows(self.S, self.a_first, self.pidx, self.poff, self.pn, self.free,
+        k = drop_rows(self.S, self.a_first, self.pidx, self.poff, self.pn, self.free,
                        self.cnt_first, self.bnd_first, self.m, self._mark)
         self._mark[:] = False
         row[C.PM_REMOVED] = k
@@ -300,7 +300,7 @@ class Stepper:
         offered to, the sum over them of ``max(weight[first] - base + 1, 0)``).  eSPICE/hSPICE
         (``engines.shedding.spice``) pass each event's window rank: the sum is the number of
         (window, partial match) pairs their per-window matchers would process."""
-        return _first_weights(int(t), np.asarray(self.tb["el_type"], dtype=np.int64),
+        return pool_first_weights(int(t), np.asarray(self.tb["el_type"], dtype=np.int64),
                               self.pidx, self.poff, self.pn, self.a_first, weight, int(base))
 
 

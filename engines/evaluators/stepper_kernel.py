@@ -1,6 +1,6 @@
 """The steppable eager NFA's kernel: ``step_kernel`` processes one event against state kept in
 numpy arrays owned by ``engines.evaluators.stepper.Stepper`` (see that module for the semantics,
-counters and shedder interface), plus the compiled state queries ``_live_rows`` / ``_drop_rows``.
+counters and shedder interface), plus the compiled state queries ``live_rows`` / ``drop_rows``.
 
 State layout: the scalar vector ``S`` (``S_*`` indices: window start, arena top, free-stack
 size, live partial matches, bound events, negative-buffer head/tail, matches, last event);
@@ -29,7 +29,7 @@ ADM_NONE, ADM_STATE, ADM_TYPE, ADM_COUNT = 0, 1, 2, 3
 S_LO, S_TOP, S_NFREE, S_LIVE, S_BOUND, S_NHEAD, S_NTAIL, S_NM, S_LAST, S_NC = range(10)
 N_S = 10
 ST_OK, ST_GROW = 0, 1
-_A_ADM = 25     # position of adm_mode in step_kernel's argument list (then util, thr, bins)
+A_ADM = 25     # position of adm_mode in step_kernel's argument list (then util, thr, bins)
 
 # ----------------------------------------------------------------------------- helpers
 # The predicate and negation checks are the eager NFA's (``engines.evaluators.eager_preds``;
@@ -357,7 +357,7 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
 
 
 @leaf_njit
-def _live_rows(S, a_first, pidx, poff, pn, m, out_row, out_state, out_first):
+def live_rows(S, a_first, pidx, poff, pn, m, out_row, out_state, out_first):
     """Write the live instances (rows, state, first event); returns their number."""
     lo = S[S_LO]
     n = 0
@@ -373,7 +373,7 @@ def _live_rows(S, a_first, pidx, poff, pn, m, out_row, out_state, out_first):
 
 
 @leaf_njit
-def _drop_rows(S, a_first, pidx, poff, pn, free, cnt_first, bnd_first, m, mark):
+def drop_rows(S, a_first, pidx, poff, pn, free, cnt_first, bnd_first, m, mark):
     """Remove the live instances whose arena row is marked; returns how many were removed."""
     lo = S[S_LO]
     nfree = S[S_NFREE]
@@ -398,7 +398,7 @@ def _drop_rows(S, a_first, pidx, poff, pn, free, cnt_first, bnd_first, m, mark):
 
 
 @leaf_njit
-def _first_weights(t, el_type, pidx, poff, pn, a_first, weight, base):
+def pool_first_weights(t, el_type, pidx, poff, pn, a_first, weight, base):
     """``Stepper.first_weights``: pools ``j >= 1`` waiting for type ``t``; instances whose
     weight is below ``base`` (expired: older than every open window) count for nothing."""
     cnt = 0

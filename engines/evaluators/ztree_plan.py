@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Union
 
-from engines.compile import Program, _normalise
+from engines.compile import Program, normalise
 from engines.errors import CepsimInputError, PatternError
 from engines.program_memo import program_memo
 from engines.pattern.ast import And, Event, Not, Or, Seq
@@ -249,7 +249,7 @@ def alternatives(program: Program) -> list[Alternative]:
 
 
 def _alternatives(program: Program) -> list[Alternative]:
-    structure = _normalise(program.pattern.structure)
+    structure = normalise(program.pattern.structure)
     if isinstance(structure, Not):
         raise PatternError("a pattern cannot consist of a negation alone")
     order = {v: i for i, v in enumerate(program.var_names)}

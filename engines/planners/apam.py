@@ -14,7 +14,8 @@ the most selective predicates towards those already chosen.  The l+1 candidates 
 after its first k variables (k = 0 all-lazy ... k = l all-eager); the EEG is evaluated in query
 order, the LEG joined in the optimal order.
 
-*Cost model* (``predict``), Eqs. (2)–(9): ``E[L] = E[QWT] + E[ST_FE]``;
+*Cost model* (``predict``; the statistics type, unit costs and queueing formulas it shares with
+``engines.planners.apam_x`` live in ``engines.planners.apam_model``), Eqs. (2)–(9): ``E[L] = E[QWT] + E[ST_FE]``;
 ``E[QWT] = ρ/(2μ(1-ρ)) (1 + c_ST²)`` for ρ < 1 and infinite otherwise; ``μ = 1/E[ST]`` with
 ``E[ST] = Σ λ_E/λ E[ST_E]``; σ_ST by Eq. (5) exactly as printed (a sum of square roots; pass
 ``sigma="exact"`` for the usual standard deviation); eager service by Eq. (6), lazy by Eq. (7),
@@ -37,43 +38,16 @@ seconds) so ``engines/`` never imports ``sim/``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from engines.compile import PI_V1, PI_V2, WIN_COUNT, Program
 from engines.errors import CepsimInputError
+from engines.planners.apam_model import (DEFAULT_UNIT_COSTS, Stats,  # noqa: F401 (re-exported)
+                                         plan_text, queue_metrics, seq_unit_cost)
 from engines.predicates import eval_pred
 
-# t_seq None = t_pe (Eq. 9 as printed: a sequence predicate costs one predicate evaluation)
-DEFAULT_UNIT_COSTS = {"t_pe": 5.0e-8, "t_rc": 5.0e-7, "t_bi": 5.0e-8, "base": 1.0e-5,
-                      "t_seq": None}
-
-
-def seq_unit_cost(costs: dict) -> float:
-    """The unit cost of one sequence-predicate check: ``t_seq``, or ``t_pe`` when absent/None."""
-    v = costs.get("t_seq")
-    return float(costs["t_pe"]) if v is None else float(v)
-
-
-@dataclass
-class Stats:
-    """Warm-up statistics over the branch's slots (variables in query order)."""
-
-    names: list[str]
-    frac: np.ndarray      # float[L] fraction of events qualifying for each variable
-    nw: np.ndarray        # float[L] expected qualifying events inside one window (λ_E × W)
-    np_: np.ndarray       # int[L, L] parameterized predicates between two variables
-    n_unary: np.ndarray   # int[L] unary predicates per variable
-    sp: np.ndarray        # float[L, L] joint selectivity of those predicates (1 when none)
-    isp: np.ndarray       # float[L, L] P(event of u before event of v) for u < v, in a window
-    rate: float           # arrival rate λ (events/s) used by the queueing model
-    n_warmup: int
-    win_events: float = math.nan   # events inside one window (W for a count window); apam-x
-    # apam-x: per-event selectivities own_sel[(t, u)][i] = P(sampled event i of slot t passes
-    # the predicates with a random event of slot u), the same sample of t events for every u
-    own_sel: dict | None = None
 
 
 @njit(cache=True)
@@ -265,10 +239,6 @@ def candidate_plans(st: Stats) -> list[tuple[list[int], list[int]]]:
     return [(sorted(order[:k]), order[k:]) for k in range(len(order) + 1)]
 
 
-def _plan_text(st: Stats, eeg, leg) -> str:
-    return ",".join(st.names[s] for s in eeg) + "/" + ",".join(st.names[s] for s in leg)
-
-
 # ----------------------------------------------------------------------------- cost model
 def _card(st: Stats, S, final: int | None) -> float:
     """|PI_S| (paper Table 1); the final slot, when given, counts once and precedes nothing."""
@@ -292,7 +262,7 @@ def merge_sequence(leg, final: int, merge_order: str = "final-first") -> list[in
     the rest of the LEG in the plan's order -- the paper's section 5, Example 1 (plan BC/AD of
     A;B;C;D, join order ``((EERB_BC ⋈ DEB_D) ⋈ DEB_A)``, "the most selective join operation is
     performed first"; apam_cikm16.md line 178).  ``"plan"``: the LEG in the plan's (matching)
-    order, the issue-9 reading, kept as a named variant."""
+    order, kept as a named variant."""
     if merge_order not in MERGE_ORDERS:
         raise CepsimInputError(f"apam planner: merge_order must be one of {MERGE_ORDERS}, got "
                                f"{merge_order!r}")
@@ -346,31 +316,8 @@ def predict(st: Stats, eeg, leg, costs: dict, sigma: str = "paper",
     st_fe = st_v[final] + t_m                          # Eq. (8)
     st_v[final] = st_fe
     q = queue_metrics(st, st_v + base, base, sigma)
-    return {"plan": _plan_text(st, eeg, leg), "k": len(eeg), **q, "e_st_fe": st_fe + base,
+    return {"plan": plan_text(st, eeg, leg), "k": len(eeg), **q, "e_st_fe": st_fe + base,
             "e_l": q["e_qwt"] + st_fe + base, "t_m": t_m}
-
-
-def queue_metrics(st: Stats, svc: np.ndarray, base: float, sigma: str = "paper") -> dict:
-    """μ, ρ, E[ST], σ_ST and E[QWT] (Eqs. 3-5) from the per-variable service times ``svc``
-    (events of no variable cost ``base``).  ``sigma="paper"``: Eq. (5) as printed (a sum of
-    square roots); ``"exact"``: the usual standard deviation."""
-    if sigma not in ("paper", "exact"):
-        raise CepsimInputError(f"apam planner: sigma must be 'paper' or 'exact', got {sigma!r}")
-    p = st.frac
-    other = max(0.0, 1.0 - float(p.sum()))
-    e_st = float(np.dot(p, svc) + other * base)        # Eq. (4)
-    if sigma == "paper":                               # Eq. (5) as printed
-        sd = float(np.sum(np.sqrt(p * (svc - e_st) ** 2)))
-    else:
-        sd = math.sqrt(float(np.dot(p, (svc - e_st) ** 2) + other * (base - e_st) ** 2))
-    mu = 1.0 / e_st if e_st > 0 else math.inf
-    rho = st.rate / mu
-    c2 = (mu * sd) ** 2
-    if rho < 1:
-        qwt = rho / (2 * mu * (1 - rho)) * (1 + c2)    # Eq. (3)
-    else:
-        qwt = math.inf
-    return {"mu": mu, "rho": rho, "e_st": e_st, "sigma_st": sd, "e_qwt": qwt}
 
 
 def select(preds: list[dict]) -> int:

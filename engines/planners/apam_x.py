@@ -1,4 +1,4 @@
-"""APAM-X: the APAM plan optimizer priced on the work the tree evaluator executes (issue 24).
+"""APAM-X: the APAM plan optimizer priced on the work the tree evaluator executes.
 
 The literal optimizer (``engines.planners.apam.predict``) keeps Eqs. (2)-(9) as printed.  This
 model keeps the paper's queueing part (Eqs. 2-5, ``queue_metrics``) and replaces the service
@@ -56,7 +56,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from engines.errors import CepsimInputError
-from engines.planners.apam import Stats, _plan_text, queue_metrics, seq_unit_cost
+from engines.planners.apam_model import Stats, plan_text, queue_metrics, seq_unit_cost
 
 
 def _comb(n: np.ndarray | float, k: int) -> np.ndarray:
@@ -246,6 +246,6 @@ def predict_x(st: Stats, eeg, leg, costs: dict, sigma: str = "exact",
         st_tfe = float(fin.mean())
     per_final = {f"merge_{k}": (v / f[final] if f[final] > 0 else 0.0) for k, v in merge.items()}
     t_m = lazy_cost / f[final] if f[final] > 0 else 0.0     # the merge per final event
-    return {"plan": _plan_text(st, eeg, leg), "k": len(eeg), **q, "e_st_fe": st_tfe,
+    return {"plan": plan_text(st, eeg, leg), "k": len(eeg), **q, "e_st_fe": st_tfe,
             "e_l": q["e_qwt"] + st_tfe, "t_m": t_m, "e_matches": e_m, "p_true_final": pt,
             **per_final}

@@ -38,8 +38,8 @@ class RemoteOptions:
     Cache_ordered.cpp line 122).  ``fetch_overhead_us``: a fixed time added to every fetch (the artifact's fetches are
     ``sleep_for`` calls that overshoot L*U{1..10} us by the timer slack; see
     ``sim/core/profiles/eires_artifact.toml``).  ``in_event_order``: ``class`` (the authors' artifact: an event's transitions in query order,
-    each over its source class) or ``arrival`` (oldest partial match first, the reading before
-    issue 29).  ``merge_requests``: False (the artifact) - a blocking fetch sleeps on the
+    each over its source class) or ``arrival`` (oldest partial match first, the
+    alternative reading).  ``merge_requests``: False (the artifact) - a blocking fetch sleeps on the
     matching thread's own clock and every LzEval miss sends a new request; True - a request for
     a key already in flight joins it and blocking fetches queue on the W workers.
     """

@@ -942,7 +942,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
         # event can start one, then one walk per class whose next variable takes the event, in
         # class order, so a D event blocks for the fetches of the class-3 partial matches
         # before it completes class-7 ones.  "arrival" = one walk, oldest partial match first,
-        # then the new run (the reading before issue 29).
+        # then the new run (the alternative reading).
         tt = ti if ti < npass.shape[0] - 1 else npass.shape[0] - 1
         old_tail = tail[g]
         first_walk = True

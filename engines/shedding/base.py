@@ -21,7 +21,7 @@ RECENT_STEPS = 32
 
 def index_dtype(n: int):
     """The smaller of int32 / int64 that holds event indices ``0..n-1`` (and -1): compact rows of
-    event positions (warm-up matches, the ICDE'20 samples and tree rows; issue 27, memory)."""
+    event positions (warm-up matches, the ICDE'20 samples and tree rows; memory)."""
     return np.int32 if n < 2 ** 31 else np.int64
 
 
@@ -136,7 +136,7 @@ class ShedContext:
     n_warm: int
     warm_service: list = field(default_factory=list)     # (event, service seconds)
     # the warm-up matches' event rows (slot order), int32 while the stream's positions fit
-    # (int64 otherwise; tens of millions of rows on DARLING's long streams: issue 27, peak
+    # (int64 otherwise; tens of millions of rows on DARLING's long streams: peak
     # memory); freed after the shedder's end_warmup, their only reader
     warm_matches: list = field(default_factory=list)
     in_warmup: bool = True

@@ -123,7 +123,7 @@ def _nearest(x: np.ndarray, cent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     elementwise operations, each row summed over its own features), one centroid at a time
     and keeping only the running minimum: neither the (n, k, features) temporaries nor the
     (n, k) distances, which took gigabytes on DARLING's long streams (millions of sampled
-    partial matches; issue 27, peak memory)."""
+    partial matches; peak memory)."""
     if (x.dtype == np.float64 and x.ndim == 2 and 0 < x.shape[1] < 8
             and x.flags.c_contiguous and len(cent)):
         return _nearest_kernel(x, np.ascontiguousarray(cent, dtype=np.float64))
@@ -150,7 +150,7 @@ class Tree:
         self.n_cls = n_cls
         self.nodes = []          # (feature, threshold, left, right, label)
         # row numbers and labels in the smallest integer types that hold them: the nodes copy
-        # both down every path (millions of rows on DARLING's long streams: issue 27, peak
+        # both down every path (millions of rows on DARLING's long streams: peak
         # memory); the same values, so the same counts, splits and labels
         rows = np.arange(len(y), dtype=index_dtype(len(y)))
         y = np.asarray(y)
@@ -166,7 +166,7 @@ class Tree:
         """Grow the node of the rows ``rows`` of ``x`` (labels ``y`` = theirs).  A node reads its
         rows' feature columns one at a time (``x[rows, f]``) instead of copying its rows of
         ``x``: the same values in the same order, so the same splits, with one column alive at a
-        time (millions of rows on DARLING's long streams; issue 27, peak memory)."""
+        time (millions of rows on DARLING's long streams; peak memory)."""
         me = len(self.nodes)
         label = int(np.bincount(y, minlength=self.n_cls).argmax()) if len(y) else 0
         self.nodes.append([-1, 0.0, -1, -1, label])
@@ -212,7 +212,7 @@ def _prefix_counts(chunks: list, prefixes: np.ndarray, n: int) -> np.ndarray:
     (``sum_c e_c * n**(j-1-c)``) when ``n**j`` fits, else by its bytes; either key is injective,
     so the counts are the exact counts of equal prefixes.  Keys are built chunk by chunk (the
     joined matches are never materialised) and sorted in place (``np.unique`` sorts a copy):
-    tens of millions of matches on DARLING's long streams (issue 27, peak memory)."""
+    tens of millions of matches on DARLING's long streams (peak memory)."""
     j = prefixes.shape[1]
     in_range = all(len(c) == 0 or (int(c[:, :j].min()) >= 0 and int(c[:, :j].max()) < n)
                    for c in chunks) and (len(prefixes) == 0 or (int(prefixes.min()) >= 0
@@ -341,7 +341,7 @@ class Icde20(Shedder):
         if len(rows):
             b = stp.pm_bindings(rows).astype(np.int64)
             # compact copies (the values are unchanged; int64 again where used): millions of
-            # samples on DARLING's long streams (issue 27, peak memory)
+            # samples on DARLING's long streams (peak memory)
             idx = index_dtype(len(self.types))
             for part, v in zip(self.samples, (state.astype(np.int16), first.astype(idx),
                                               b.astype(idx))):
@@ -349,7 +349,7 @@ class Icde20(Shedder):
 
     def _features(self, state: np.ndarray, first: np.ndarray) -> np.ndarray:
         # the feature columns of the events first, then the rows (not every attribute of
-        # millions of rows: issue 27, peak memory); the same values
+        # millions of rows: peak memory); the same values
         # np.ix_ gathers only the (row, feature column) elements: ``attrs[:, cols][first]``
         # copied every column of the whole stream first, per call (every 32 served events while
         # shedding: minutes on a 4.2M-event stream)
@@ -371,7 +371,7 @@ class Icde20(Shedder):
             self._classify_events()
             return
         # one part at a time, each snapshot list freed once joined (millions of sampled partial
-        # matches on DARLING's long streams: issue 27, peak memory)
+        # matches on DARLING's long streams: peak memory)
         state, first, binds = (_join_and_clear(part) for part in self.samples)
         m = stp.m
         contrib = np.zeros(len(state))
@@ -383,7 +383,7 @@ class Icde20(Shedder):
             contrib[sel] = _prefix_counts(ctx.warm_matches, binds[sel, :j], len(self.types))
         # this shedder is the warm-up matches' last reader (the queue clears them after
         # end_warmup anyway): free them before the k-means and the tree, and hand their heap
-        # pages back (the many small chunks stay resident otherwise; issue 27, peak memory)
+        # pages back (the many small chunks stay resident otherwise; peak memory)
         ctx.warm_matches.clear()
         trim_heap()
         # consumption: events of slot j's type within the window after the last bound event
@@ -419,7 +419,7 @@ class Icde20(Shedder):
         the tree's DEPTH decisions per arrival)."""
         n = len(self.types)
         # in blocks of events: a row's class depends on that row only, and the whole stream's
-        # features and descent indices at once took 300 MB on a 4.2M-event stream (issue 27)
+        # features and descent indices at once took 300 MB on a 4.2M-event stream
         self.ev_class = []
         for a in range(0, n, _CLASSIFY_BLOCK):
             b = min(n, a + _CLASSIFY_BLOCK)

@@ -2,8 +2,8 @@
 
 The Python shedders (``Darling`` with or without utilities, ``RandomPM``, ``Spice``,
 ``Icde20``) define what each hook does; this module does exactly the same per-event work in
-Numba, so that the queue's server loop runs without a Python call per event (issue 27 item 4: a
-DARLING point spent several microseconds per event in Python around a 1-2 us engine step).
+Numba, so that the queue's server loop runs without a Python call per event (a
+DARLING point spends several microseconds per event in Python around a 1-2 us engine step).
 Learning stays in Python: at the end of the warm-up the queue kernel returns, the Python
 shedder's ``end_warmup`` computes its statistics, ``pack_learned`` copies its state into the
 arrays below and the kernel resumes; at the end ``unpack`` writes the scalars its ``info()``
@@ -26,8 +26,8 @@ import numpy as np
 from numba import njit
 
 from engines import counters as C
-from engines.evaluators.stepper_kernel import ADM_NONE, ADM_STATE, ADM_TYPE, _drop_rows, \
-    _first_weights, _live_rows
+from engines.evaluators.stepper_kernel import ADM_NONE, ADM_STATE, ADM_TYPE, drop_rows, \
+    pool_first_weights, live_rows
 from engines.leaf_jit import leaf_njit
 from engines.shedding.rates import recent_rate
 
@@ -81,7 +81,7 @@ def random_pm_after_step(si, sf, qi, arr, S, a_first, pidx, poff, pn, free, cnt_
     p = 1.0 - (1.0 / sf[RP_Z_BAR]) / lam
     if p <= 0:
         return False
-    k = _live_rows(S, a_first, pidx, poff, pn, m, live_row, live_state, live_first)
+    k = live_rows(S, a_first, pidx, poff, pn, m, live_row, live_state, live_first)
     out[:] = 0
     out[C.SHED_OP] += k
     if k:
@@ -92,7 +92,7 @@ def random_pm_after_step(si, sf, qi, arr, S, a_first, pidx, poff, pn, free, cnt_
                 mark[live_row[r]] = True
                 n_kill += 1
         if n_kill:
-            out[C.PM_REMOVED] = _drop_rows(S, a_first, pidx, poff, pn, free, cnt_first,
+            out[C.PM_REMOVED] = drop_rows(S, a_first, pidx, poff, pn, free, cnt_first,
                                            bnd_first, m, mark)
             for r in range(k):
                 mark[live_row[r]] = False
@@ -123,7 +123,7 @@ def spice_before_step(i, si, sf, qi, arr, ts, types, in_pattern, rank, open_ts, 
         si[SP_OPEN_TAIL] = tail
         if si[SP_REPLICATE]:
             si[SP_NW] = tail - h
-            cnt, wsum = _first_weights(ty, el_type, pidx, poff, pn, a_first, rank, open_rank[h])
+            cnt, wsum = pool_first_weights(ty, el_type, pidx, poff, pn, a_first, rank, open_rank[h])
             si[SP_CNT] = cnt
             si[SP_WSUM] = wsum
     if si[SP_ACTIVE] == 0:

@@ -3,7 +3,7 @@
 cepsim's BLAS work is NumPy matrix-vector products (``dgemv`` in the samples) and dot
 products, little arithmetic per call.  OpenBLAS, which the NumPy and SciPy wheels bundle, starts
 one thread per core for them; after each call those threads spin, waiting for the next.
-In the session-19 full reproduction (two pool workers on two cores, ``perf`` over the whole
+In a full reproduction (two pool workers on two cores, ``perf`` over the whole
 run) the workers' OpenBLAS threads spent 113 CPU s spinning in ``blas_thread_server`` and the
 calls another ~10 s handing work to them, CPU taken from the other worker; with one thread the
 APAM ``cost_region`` points take 40-50 % less CPU with the same rows

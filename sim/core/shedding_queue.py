@@ -97,7 +97,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     ``clock``: what advances virtual time between the server's waits. ``"plain"`` (default)
     adds each wait to the clock (``now + delay``), exactly what a SimPy ``Timeout`` does with
     one process and nothing else scheduled (``Environment.schedule`` pushes ``now + delay``,
-    ``step`` pops it), without SimPy's per-wait event objects and heap (issue 27: about a
+    ``step`` pops it), without SimPy's per-wait event objects and heap (about a
     fifth of a DARLING point). ``"simpy"`` runs the same server as a SimPy process: the
     reference the tests compare bit for bit.
 
@@ -191,13 +191,13 @@ def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue
     unit = ctx.unit
     base = ctx.base_cost
     # per-event writes to Python containers, arrays at the end; ``array('d')`` stores a write as
-    # 8 bytes where a list keeps a float object (32 bytes) per served event (issue 27: memory)
+    # 8 bytes where a list keeps a float object (32 bytes) per served event (memory)
     start_l = array("d", [np.nan]) * n
     depart_l = array("d", [np.nan]) * n
     served_b = bytearray(n)
     # the measured latencies, appended as raw float64 bytes: one growing buffer (read by
     # ``np.frombuffer`` at the end) instead of chunks joined by a copy, which held the 10^8
-    # latencies of DARLING's long streams twice (issue 27, peak memory)
+    # latencies of DARLING's long streams twice (peak memory)
     lat_buf = array("d")
     pos_dt = index_dtype(n)
     key_chunks: list[np.ndarray] = []
@@ -251,7 +251,7 @@ def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue
             ctx.in_warmup = False
             shedder.end_warmup(arr_l[i])
             # the warm-up matches are read by end_warmup only (eSPICE/hSPICE, ICDE'20): free them
-            # (tens of millions of rows on DARLING's long streams; issue 27, peak memory)
+            # (tens of millions of rows on DARLING's long streams; peak memory)
             if ctx.warm_matches:          # ICDE'20 frees (and trims) them itself, earlier
                 ctx.warm_matches.clear()
                 trim_heap()    # their many small chunks' heap pages back to the system

@@ -1,4 +1,4 @@
-"""The shedding queue's server loop compiled (issue 27 item 4): ``run_shedding``'s plain-clock
+"""The shedding queue's server loop compiled: ``run_shedding``'s plain-clock
 loop in Numba for the shedders with compiled hooks (``engines.shedding.kernel_hooks``).
 
 Same operations in the same order as the Python server of ``sim.core.shedding_queue`` (its module
@@ -518,7 +518,7 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
             nwr = int(qi[QI_NWROWS])
             ctx.warm_matches = [wrows[:nwr]] if nwr else []
             # the list holds the rows' only reference: a shedder that frees them early (ICDE'20,
-            # before its k-means and tree) frees them (issue 27, peak memory)
+            # before its k-means and tree) frees them (peak memory)
             wrows = np.zeros((1, m_cols), dtype=wrows.dtype)
             shedder.end_warmup(float(arr[int(qi[QI_NXT])]))
             pack_learned(shedder, ks)

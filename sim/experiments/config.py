@@ -1,7 +1,9 @@
 """Experiment configs: TOML file -> validated, frozen ``ExperimentConfig`` -> grid points.
 
 Why strict: a typo in a config should stop a long sweep before it starts, with a message that
-names the file, the dotted key and the fix (``CepsimInputError`` -> CLI exit code 2).
+names the file, the dotted key and the fix (``CepsimInputError`` -> CLI exit code 2).  The
+parameter keys of a file (``load_config``) and of ``--set`` (``apply_overrides``) are checked
+against the scenario's declared parameters (``sim.experiments.params``) before any point runs.
 
 Format (binding, docs/ENGINEERING.md "Experiments")::
 
@@ -30,6 +32,7 @@ import numpy as np
 
 from engines.errors import CepsimInputError
 from sim.experiments.functions import resolve
+from sim.experiments.params import declaration, placeholder_keys, validate, validate_config
 
 SCALES = ("quick", "full")
 TOP_KEYS = ("name", "paper", "title", "scenario", "seed", "seeds", "params", "grid", "zip",
@@ -159,7 +162,10 @@ def load_config(path: str | Path, check_functions: bool = True) -> ExperimentCon
         raise CepsimInputError(f"{p}: TOML syntax error: {exc} (fix the syntax at that line)") from None
     except UnicodeDecodeError as exc:
         raise CepsimInputError(f"{p}: not UTF-8 text ({exc}); save the config as UTF-8") from None
-    return config_from_dict(raw, source=str(p), path=p, check_functions=check_functions)
+    cfg = config_from_dict(raw, source=str(p), path=p, check_functions=check_functions)
+    # every [params] / [grid] / [zip] / [scale.*] key against the scenario's declared parameters
+    validate_config(cfg.to_dict(), str(p))
+    return cfg
 
 
 def _err(source: str, key: str, msg: str) -> CepsimInputError:
@@ -434,9 +440,10 @@ def apply_overrides(cfg: ExperimentConfig, overrides: list[str] | tuple[str, ...
             d[parts[0]] = value
         elif len(parts) == 2 and parts[0] in ("params", "grid", "zip"):
             part, k = parts
-            from sim.experiments.paramkeys import check_override
-            check_override(d, str(d.get("scenario", cfg.scenario)), _source(cfg), src, part, k,
-                           value)
+            # the same check as a file's keys get (sim.experiments.params)
+            decl = declaration(str(d.get("scenario", cfg.scenario)))
+            validate(decl, {k: value}, _source(cfg), f"--set {part}",
+                     placeholder_keys(decl, d) if decl is not None else ())
             for other in ("params", "grid", "zip"):
                 if other != part:
                     d[other].pop(k, None)
@@ -444,8 +451,11 @@ def apply_overrides(cfg: ExperimentConfig, overrides: list[str] | tuple[str, ...
         else:
             raise CepsimInputError(f"{src}: key '{key}' cannot be set; settable: seed, seeds, "
                                    f"params.<k>, grid.<k>, zip.<k> (and name, paper, title, scenario)")
-    return config_from_dict(d, source=f"{_source(cfg)} with --set", path=cfg.path,
-                            check_functions=True)
+    out = config_from_dict(d, source=f"{_source(cfg)} with --set", path=cfg.path,
+                           check_functions=True)
+    if d.get("scenario") != cfg.scenario:   # another scenario: every key against its declaration
+        validate_config(out.to_dict(), f"{_source(cfg)} with --set")
+    return out
 
 
 # ---------------------------------------------------------------------------------------

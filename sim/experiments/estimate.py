@@ -71,7 +71,7 @@ from sim.experiments.runner import resolve_run, run_point
 SPARK_START_S = 10.0
 # Per task on top of the point itself: a quick-scale reproduce of 884 points on a standalone
 # master + one 1-core worker took 262 s wall against 116 s serially on the same machine
-# (docs/ENGINEERING.md, issue 27): (262 - 116 - 10) / 884 = 0.15 s per task (scheduling, task
+# (docs/ENGINEERING.md): (262 - 116 - 10) / 884 = 0.15 s per task (scheduling, task
 # serialization, the row's trip back through the accumulator, the driver writing its shard).
 SPARK_TASK_S = 0.15
 
@@ -246,9 +246,9 @@ def estimate_experiment(cfg: ExperimentConfig, scale: str | None, roots: list[Pa
 
 def _work_keys(cfg: ExperimentConfig, pending: list[Point]) -> list:
     """Per pending point: its shared-work key ``(scenario module, work_key)``, or None."""
-    from sim.experiments.warmup import _scenario_hook, work_key
+    from sim.experiments.warmup import scenario_hook, work_key
 
-    hook = _scenario_hook(cfg, "work_key")
+    hook = scenario_hook(cfg, "work_key")
     module = cfg.scenario.split(":")[0]
     if hook is None:
         return [None] * len(pending)

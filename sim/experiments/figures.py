@@ -16,6 +16,7 @@ import matplotlib.scale as mscale  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator  # noqa: E402
 
 from sim.atomic import atomic_write  # noqa: E402
+from sim.experiments.results import ok_rows, overloaded  # noqa: E402  (the row filters)
 
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077"
@@ -96,19 +97,6 @@ def save(fig, out_base: Path | str, dpi: int = SAVE_DPI) -> list[Path]:
         _atomic_savefig(fig, pdf, format="pdf", metadata=PDF_METADATA)
     plt.close(fig)
     return [png, pdf]
-
-
-def ok_rows(df):
-    """Rows without an error (figures draw successful points only)."""
-    return df[df["error"].isna()] if "error" in df.columns else df
-
-
-def overloaded(df):
-    """Rows of successful points whose offered load ρ = λ·E[S] is >= 1 (``stable`` False)."""
-    d = ok_rows(df)
-    if "stable" not in d.columns:
-        return d.iloc[0:0]
-    return d[d["stable"].map(lambda v: v is False or v == 0)]
 
 
 def mark_overloaded(ax, df, x: str, y: str, hue: str | None = None) -> int:

@@ -9,6 +9,9 @@ module.  This module maps ``(role, short name)`` to the Python module that defin
 * role ``claims``   -> ``sim.studies.<name>.claims``
 * role ``figures``  -> ``sim.studies.<name>.figures`` (``common`` -> the shared figure helpers
   ``sim.experiments.figures``)
+* role ``params``   -> ``sim.studies.<name>.params``: the declared parameters of the study's
+  scenario functions (``sim.experiments.params``); ``PARAMS_MODULES`` names the module of a
+  study kept in one module (``darling_cap`` -> ``sim.studies.darling.params``)
 
 ``STUDY_MODULES`` lists the studies; a study whose code sits inside another paper's package
 (``darling_cap``: DARLING's latency-cap study) maps every role to one module.  A dotted module
@@ -25,7 +28,7 @@ from typing import Callable
 
 from engines.errors import CepsimInputError
 
-ROLES = ("scenario", "claims", "figures")
+ROLES = ("scenario", "claims", "figures", "params")
 STUDIES_PACKAGE = "sim.studies"
 
 #: short study name -> package under ``sim.studies`` (every role in its own module) or, for a
@@ -44,6 +47,8 @@ STUDY_MODULES: dict[str, str] = {
 }
 #: studies kept in one module (every role resolves to it)
 SINGLE_MODULE_STUDIES = frozenset({"darling_cap"})
+#: the declaration module of a study kept in one module (role ``params``)
+PARAMS_MODULES = {"darling_cap": "sim.studies.darling.params"}
 #: figure-only module names
 FIGURE_MODULES = {"common": "sim.experiments.figures"}
 
@@ -63,6 +68,8 @@ def module_name(short: str, role: str) -> str:
         return short
     if role == "figures" and short in FIGURE_MODULES:
         return FIGURE_MODULES[short]
+    if role == "params" and short in PARAMS_MODULES:
+        return PARAMS_MODULES[short]
     base = STUDY_MODULES[short]
     return base if short in SINGLE_MODULE_STUDIES else f"{base}.{role}"
 

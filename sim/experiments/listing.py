@@ -51,7 +51,7 @@ def _target_doc(target: str) -> str:
 def engines() -> list[tuple[str, str]]:
     from engines import registry
 
-    targets = getattr(registry, "_ENGINES", {})
+    targets = registry.engine_targets()
     return [(n, _target_doc(targets[n]) if n in targets else "") for n in registry.engine_names()]
 
 
@@ -106,6 +106,16 @@ def scenarios() -> list[tuple[str, str]]:
             if _params(f)[:2] == ["params", "seed"]:
                 out.append((f"{mname}:{n}", first_line(f)))
     return out
+
+
+def scenario_parameters(name: str) -> list[str]:
+    """Terminal lines describing the declared parameters of scenario ``name`` (name, type,
+    default, meaning, accepted range; ``sim.experiments.params``)."""
+    from sim.experiments.params import declaration, describe
+    decl = declaration(name)
+    if decl is None:
+        return ["    (no declared parameters: its keys are accepted as written)"]
+    return describe(decl)
 
 
 def claims() -> list[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""Memory-aware admission for ``cepsim reproduce``'s shared pool (issue 27 item 4: peak memory).
+"""Memory-aware admission for ``cepsim reproduce``'s shared pool (peak memory).
 
 The pool (``sim.experiments.reproduce_pool``) runs two (or more) points at once.  Most points need a few
 hundred MB, but a few need gigabytes (DARLING's ``cap_binding`` on a 4.2M-event stream, the ICDE'20
@@ -39,17 +39,17 @@ from sim.experiments.worker_memory import rss_mb
 FILE = "point_memory.json"
 #: ``cepsim reproduce``'s default budget (MB): 0 = no admission rule.  Not on by default: a
 #: budget is a fact of the machine, not of the reproduction, and the gate needs stored growths
-#: to be useful (session 11: without them a 4,096 MB budget held the pool to one point at a time
-#: and still peaked at 6,277 MB).  Use ``--memory-budget-mb`` on a rerun whose results root
-#: holds the stored growths, as the committed ``results/full`` does: session 14's full run under
-#: 4,096 MB peaked at 3,824 MB (``docs/reproduction/full_timing.md``).
+#: to be useful (without them a 4,096 MB budget holds the pool to one point at a time and still
+#: peaks at 6,277 MB).  Use ``--memory-budget-mb`` on a rerun whose results root holds the stored
+#: growths, as the committed ``results/full`` does: the full run under 4,096 MB peaks at
+#: 3,824 MB (``docs/reproduction/full_timing.md``).
 DEFAULT_BUDGET_MB = 0.0
 #: Under a budget, workers drop memo entries of this many MB or more after every point, their own
-#: paper's included (``sim.experiments.worker_memory.drop_bulky_entries``): the retained memory that kept the
-#: session-11 run over its budget was DARLING's 4.2M-event stream and its reference runs (about
-#: 530 MB per worker); recomputing them cost about 20 CPU s per 4.2M-event point until session
-#: 14 (now about 3 s: the stream is generated in a compiled loop and the reference run, now a few
-#: scalars, is read back from the counter cache: ``sim.studies.darling.scenario.reference``).  The
+#: paper's included (``sim.experiments.worker_memory.drop_bulky_entries``): the retained memory
+#: that keeps a run without stored growths over its budget is DARLING's 4.2M-event stream and its
+#: reference runs (about 530 MB per worker); recomputing them costs about 3 s per 4.2M-event point
+#: (the stream is generated in a compiled loop and the reference run, a few scalars, is read back
+#: from the counter cache: ``sim.studies.darling.scenario.reference``).  The
 #: adaptive scenario's shared evaluations and every 50k-event stream are far smaller and stay.
 BULKY_ENTRY_MB = 64.0
 
@@ -120,9 +120,9 @@ class MemoryGate:
 
     def expected(self, exp: int, point_id: str, rep: int) -> float:
         """The point's stored growth; without one, the largest growth stored for or measured in
-        this run of its experiment (session 12: with only what this run had measured, a
-        4.2M-event ``cap_binding`` point missing from an incomplete stored file was expected to
-        grow like the 50k-event points measured before it, and two ran at once)."""
+        this run of its experiment (with only what this run has measured, a 4.2M-event
+        ``cap_binding`` point missing from an incomplete stored file would be expected to grow
+        like the 50k-event points measured before it, and two would run at once)."""
         stored = self.stored[exp] if exp < len(self.stored) else {}
         v = stored.get(_key(point_id, rep))
         if v is not None:

@@ -30,7 +30,7 @@ class Progress:
         self._quiet = enabled is False
         self._live: Any = None
         self._task = None
-        interactive = enabled if enabled is not None else _isatty(self._stream)
+        interactive = enabled if enabled is not None else is_tty(self._stream)
         if interactive and not self._quiet:
             from rich.console import Console
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress,
@@ -78,7 +78,7 @@ class Progress:
         self.close()
 
 
-def _isatty(stream) -> bool:
+def is_tty(stream) -> bool:
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError):

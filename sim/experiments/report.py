@@ -34,6 +34,7 @@ vertical-align:top;text-align:left}th{background:#f3f3f3}.PASS{color:#16701f;fon
 .FAIL{color:#b00020;font-weight:bold}figure{display:inline-block;margin:.5em}
 figure img{max-width:520px;border:1px solid #ddd}pre{background:#f7f7f7;padding:.6em;
 overflow:auto;font-size:.85em}.meta td:first-child{font-weight:bold}
+.REPORT{color:#555;font-style:italic}.quote{color:#555;font-size:.9em;margin-top:.2em}
 """
 
 _SCRIPT = """
@@ -76,7 +77,7 @@ def build_report(found, figs_root: Path, report_dir: Path, out_root: Path,
     """Write the report for ``found`` = [(cfg, df)] (configs with stored results); with a
     ``companion``, its results of the same experiments are shown beside them."""
     from sim.experiments import results
-    from sim.experiments.claims import check_experiment
+    from sim.experiments.claims import claim_rows, kind_counts
 
     report_dir = Path(report_dir)
     img_dir = report_dir / "img"
@@ -96,14 +97,20 @@ def build_report(found, figs_root: Path, report_dir: Path, out_root: Path,
             commit = commit or meta.get("git_commit")
             versions = versions or meta.get("versions")
             python = python or meta.get("python")
-            claims = check_experiment(cfg, df)
-            n_pass = sum(1 for _, r in claims if r.passed)
+            claims = claim_rows(cfg, df)
+            paper_rows = [r for r in claims if r.kind == "paper"]
+            n_pass = sum(1 for r in paper_rows if r.result.passed)
             twin = other.get(cfg.key)
-            twin_claims = dict(check_experiment(twin[0], twin[1])) if twin else {}
-            twin_count = (f"{sum(r.passed for r in twin_claims.values())} of {len(twin_claims)}"
+            twin_rows = claim_rows(twin[0], twin[1]) if twin else []
+            twin_claims = {r.claim: r for r in twin_rows}
+            twin_paper = [r for r in twin_rows if r.kind == "paper"]
+            twin_count = (f"{sum(r.result.passed for r in twin_paper)} of {len(twin_paper)}"
                           if twin else "")
+            others = kind_counts([r for r in claims if r.kind != "paper"]).replace(
+                "paper claims 0 of 0 PASS; ", "").replace("paper claims 0 of 0 PASS", "") or "-"
             summary.append((cfg.key, cfg.title, meta.get("scale"), meta.get("rows", len(df)),
-                            meta.get("failed_rows", 0), n_pass, len(claims), twin_count))
+                            meta.get("failed_rows", 0), n_pass, len(paper_rows), twin_count,
+                            others))
             body.append(f'<h3 id="{_e(cfg.key)}">{_e(cfg.key)}: {_e(cfg.title)}</h3>')
             body.append('<table class="meta">' + "".join(
                 f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in (
@@ -131,41 +138,52 @@ def build_report(found, figs_root: Path, report_dir: Path, out_root: Path,
                 head_twin = (f"<th>{_e(companion.label)}</th><th>measured "
                              f"({_e(companion.label)})</th>") if twin else ""
                 mine_label = f" ({_e(label)})" if twin else ""
-                body.append(f"<table class=\"claims\"><tr><th>claim</th><th>result{mine_label}"
-                            f"</th><th>measured{mine_label} (paper)</th>{head_twin}</tr>")
-                for name, r in claims:
-                    verdict = "PASS" if r.passed else "FAIL"
+                body.append(f"<table class=\"claims\"><tr><th>kind</th><th>claim</th>"
+                            f"<th>result{mine_label}</th><th>measured{mine_label} (paper)</th>"
+                            f"{head_twin}</tr>")
+                specs = {c.name: c for c in cfg.claims}
+                for row in claims:
+                    verdict = row.verdict
                     cells = ""
                     if twin:
-                        t = twin_claims.get(name)
-                        tv = "" if t is None else ("PASS" if t.passed else "FAIL")
+                        t = twin_claims.get(row.claim)
+                        tv = "" if t is None else t.verdict
                         cells = (f'<td class="{tv}">{tv or "-"}</td>'
-                                 f"<td>{_e(t.measured) if t is not None else ''}</td>")
-                    body.append(f'<tr class="claim-row"><td>{_e(name)}</td>'
-                                f'<td class="{verdict}">{verdict}</td><td>{_e(r.measured)}</td>'
-                                f"{cells}</tr>")
+                                 f"<td>{_e(t.result.measured) if t is not None else ''}</td>")
+                    spec = specs.get(row.claim)
+                    quote = (f'<div class="quote">&ldquo;{_e(spec.quote)}&rdquo; '
+                             f"({_e(spec.section)})</div>" if spec and spec.quote else "")
+                    body.append(f'<tr class="claim-row"><td>{_e(row.kind)}</td>'
+                                f"<td>{_e(row.claim)}{quote}</td>"
+                                f'<td class="{verdict}">{verdict}</td>'
+                                f"<td>{_e(row.result.measured)}</td>{cells}</tr>")
                 body.append("</table>")
             conf = meta.get("config") or cfg.to_dict()
             body.append("<details><summary>config as run</summary><pre>"
                         + _e(json.dumps(conf, indent=2, default=str)) + "</pre></details>")
-    extra = f" claims passed ({companion.label}) |" if companion else ""
-    table_md = ["| experiment | title | scale | rows | failed rows | claims passed |" + extra,
-                "|---|---|---|---|---|---|" + ("---|" if companion else "")]
-    table_md += [f"| `{k}` | {t} | {s} | {r} | {f} | {p} of {n} |"
+    extra = f" paper claims passed ({companion.label}) |" if companion else ""
+    table_md = ["| experiment | title | scale | rows | failed rows | paper claims passed | "
+                "other claims |" + extra, "|---|---|---|---|---|---|---|" + ("---|" if companion else "")]
+    table_md += [f"| `{k}` | {t} | {s} | {r} | {f} | {p} of {n} | {o} |"
                  + (f" {c} |" if companion else "")
-                 for k, t, s, r, f, p, n, c in summary]
+                 for k, t, s, r, f, p, n, c, o in summary]
+    n_paper = sum(x[6] for x in summary)
+    n_paper_pass = sum(x[5] for x in summary)
     head = ["<h1>cepsim reproduction report</h1>",
             f"<p>git commit <code>{_e(commit)}</code>, Python {_e(python)}; packages: "
             + ", ".join(f"{_e(k)} {_e(v)}" for k, v in sorted((versions or {}).items()))
             + "</p>",
+            f"<p>Paper claims (sentences of the papers, quoted, in their regime and metric): "
+            f"<b>{n_paper_pass} of {n_paper} PASS</b>. Extension, calibration and report claims "
+            f"are counted apart; a report is printed, never judged.</p>",
             '<table class="summary"><tr><th>experiment</th><th>title</th><th>scale</th>'
-            "<th>rows</th><th>failed rows</th><th>claims passed</th>"
-            + (f"<th>claims passed ({_e(companion.label)})</th>" if companion else "")
+            "<th>rows</th><th>failed rows</th><th>paper claims passed</th><th>other claims</th>"
+            + (f"<th>paper claims passed ({_e(companion.label)})</th>" if companion else "")
             + "</tr>"]
     head += [f'<tr><td><a href="#{_e(k)}">{_e(k)}</a></td><td>{_e(t)}</td><td>{_e(s)}</td>'
-             f"<td>{_e(r)}</td><td>{_e(f)}</td><td>{p} of {n}</td>"
+             f"<td>{_e(r)}</td><td>{_e(f)}</td><td>{p} of {n}</td><td>{_e(o)}</td>"
              + (f"<td>{_e(c)}</td>" if companion else "") + "</tr>"
-             for k, t, s, r, f, p, n, c in summary]
+             for k, t, s, r, f, p, n, c, o in summary]
     head.append("</table>")
     page = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>cepsim report</title>"
             f"<style>{_CSS}</style><script>{_SCRIPT}</script></head><body>"

@@ -40,8 +40,9 @@ flight.  While a point waits for memory, later points *backfill* idle workers (t
 EASY backfilling in batch schedulers, with memory as the reserved resource): a later point
 starts only on an idle worker (nothing is queued ahead of the waiting point) and only when it
 fits beside what is in flight *and* beside the waiting point, so it never delays that point's
-start (no starvation), while the other core does not idle through a run of large points (in the
-session-12 full run DARLING's 4.2M-event points ran one at a time next to an idle core).
+start (no starvation), while the other core does not idle through a run of large points (with
+only a memory gate, DARLING's 4.2M-event points of a full run go one at a time next to an idle
+core).
 
 **Finishing.**  As soon as an experiment's last point is back the parent consolidates its shards
 (``sim.experiments.runner.finish_run``: the same writer as a single run) and calls ``on_done`` (the command
@@ -62,11 +63,11 @@ from sim.experiments import point_memory
 from sim.experiments.config import Point
 from sim.experiments.progress import Progress
 from sim.experiments.runner import PreparedRun, RunSummary, default_workers, finish_run, run_point
-from sim.experiments.warmup import _hashable, _scenario_hook, warm_key, work_key
+from sim.experiments.warmup import hashable, scenario_hook, warm_key, work_key
 
 
 @dataclass
-class _Task:
+class Task:
     exp: int                    # index into the prepared runs
     point: Point
     waiting: int = 0            # dependencies not back yet
@@ -106,17 +107,17 @@ def stored_wall_times(prep: PreparedRun) -> dict:
     return out
 
 
-def plan_tasks(preps: list[PreparedRun]) -> list[_Task]:
+def plan_tasks(preps: list[PreparedRun]) -> list[Task]:
     """Every pending point of every run as a task with its dependencies (see module docstring).
 
     Dependencies always point to a task planned earlier, so the graph has no cycle."""
-    tasks: list[_Task] = []
+    tasks: list[Task] = []
     work_first: dict = {}
     modules: dict = {}    # scenario module -> [its index, experiments seen]
     for i, prep in enumerate(preps):
         cfg = prep.cfg
-        khook = _scenario_hook(cfg, "warm_key")
-        whook = _scenario_hook(cfg, "work_key")
+        khook = scenario_hook(cfg, "warm_key")
+        whook = scenario_hook(cfg, "work_key")
         module = cfg.scenario.split(":")[0]
         m = modules.setdefault(module, [len(modules), 0])
         spread = (m[1], m[0])
@@ -124,10 +125,10 @@ def plan_tasks(preps: list[PreparedRun]) -> list[_Task]:
         est = stored_wall_times(prep) if prep.pending else {}
         kernel_first: dict = {}
         for p in prep.pending:
-            t = _Task(i, p, est=est.get((p.point_id, p.rep)), spread=spread, seq=len(tasks))
-            k = _hashable(warm_key(cfg, p, khook))
+            t = Task(i, p, est=est.get((p.point_id, p.rep)), spread=spread, seq=len(tasks))
+            k = hashable(warm_key(cfg, p, khook))
             if k in kernel_first:
-                _depend(t, kernel_first[k])
+                depend(t, kernel_first[k])
             else:
                 kernel_first[k] = t
                 t.unblocks = True
@@ -136,7 +137,7 @@ def plan_tasks(preps: list[PreparedRun]) -> list[_Task]:
             if w is not None:
                 w = (module, w)
                 if w in work_first:
-                    _depend(t, work_first[w])
+                    depend(t, work_first[w])
                 else:
                     work_first[w] = t
                     t.unblocks = True
@@ -144,7 +145,7 @@ def plan_tasks(preps: list[PreparedRun]) -> list[_Task]:
     return tasks
 
 
-def _depend(t: _Task, on: _Task) -> None:
+def depend(t: Task, on: Task) -> None:
     if t not in on.then:
         on.then.append(t)
         t.waiting += 1
@@ -185,13 +186,13 @@ class RunTracker:
 _BACKFILL_LOOKAHEAD = 64
 
 
-def _worker_init(repo_root: str, scenarios: tuple, parent_pid: int) -> None:
+def worker_init(repo_root: str, scenarios: tuple, parent_pid: int) -> None:
     """Pool initializer: the local backend's (watchdog, import path), the compile lock and
     every scenario module (a no-op in forked workers, which inherit them from the parent)."""
     from engines.jitcache import install_compile_lock
     from sim.experiments import sweep
 
-    sweep._worker_init(repo_root, None, parent_pid)
+    sweep.worker_init(repo_root, None, parent_pid)
     install_compile_lock()
     for s in scenarios:
         sweep.prime_imports(s)
@@ -275,7 +276,7 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
             gc.freeze()
         try:
             with ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context(ctx_name),
-                                     initializer=_worker_init,
+                                     initializer=worker_init,
                                      initargs=(str(sweep.REPO_ROOT), scenarios,
                                                os.getpid())) as pool:
                 inflight: dict = {}
@@ -317,7 +318,7 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                     for item in held:
                         heapq.heappush(ready, item)
 
-                def _submit(t: _Task) -> None:
+                def _submit(t: Task) -> None:
                     if t.module:
                         warming[t.module] = warming.get(t.module, 0) + 1
                     if not started[t.exp]:   # the summary line's time: first submit to end
@@ -339,7 +340,7 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
                                 row, facts = fut.result()
                                 gate.record(t.exp, t.point.point_id, t.point.rep, facts)
                             except Exception as exc:  # worker lost: record, keep going
-                                row = sweep._error_row(t.point, exc)
+                                row = sweep.error_row(t.point, exc)
                             for q in t.then:  # a failed first point: they report it themselves
                                 q.waiting -= 1
                                 if not q.waiting:

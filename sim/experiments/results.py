@@ -35,6 +35,20 @@ VERSION_PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "simpy", "pyspark", "
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+# ----------------------------------------------------------------------------- row filters
+def ok_rows(df):
+    """Rows without an error (figures draw successful points only)."""
+    return df[df["error"].isna()] if "error" in df.columns else df
+
+
+def overloaded(df):
+    """Rows of successful points whose offered load ρ = λ·E[S] is >= 1 (``stable`` False)."""
+    d = ok_rows(df)
+    if "stable" not in d.columns:
+        return d.iloc[0:0]
+    return d[d["stable"].map(lambda v: v is False or v == 0)]
+
+
 def experiment_dir(root: Path | str, cfg: ExperimentConfig) -> Path:
     return Path(root) / cfg.paper / cfg.name
 

@@ -27,11 +27,11 @@ import time
 from typing import Any, Callable
 
 from sim.experiments.config import ExperimentConfig, Point
-from sim.experiments.reproduce_pool import RunTracker, _Task, plan_tasks
+from sim.experiments.reproduce_pool import RunTracker, Task, plan_tasks
 from sim.experiments.runner import PreparedRun, RunSummary, run_point
 
 
-def task_order(tasks: list[_Task]) -> list[_Task]:
+def task_order(tasks: list[Task]) -> list[Task]:
     """Every task once, each after the tasks it depends on, otherwise by the shared pool's
     priority: the order in which ``sim.experiments.reproduce_pool`` would start them if every point took
     the same time.  Consumes the tasks' ``waiting`` counts."""

@@ -53,7 +53,7 @@ def _watch_parent(parent_pid: int, period: float = 0.5) -> None:
         time.sleep(period)
 
 
-def _worker_init(repo_root: str, scenario: str | None = None,
+def worker_init(repo_root: str, scenario: str | None = None,
                  parent_pid: int | None = None) -> None:
     """Pool initializer: a watchdog that ends the worker with its parent, a stable import path,
     then import the runner and the scenario module."""
@@ -86,7 +86,7 @@ def _noop() -> int:
     return os.getpid()
 
 
-def _error_row(p: Point, exc: BaseException) -> dict:
+def error_row(p: Point, exc: BaseException) -> dict:
     row = dict(p.params)
     row.update(seed=p.seed, rep=p.rep, point_id=p.point_id,
                error=f"worker failed: {type(exc).__name__}: {exc}", wall_s=None)
@@ -137,7 +137,7 @@ def run_local(cfg: ExperimentConfig, pending: list[Point], on_row: Callable[[Poi
 def _fan_out(cfg: ExperimentConfig, plan, on_row: Callable[[Point, dict], None], n_workers: int,
              ctx_name: str) -> None:
     with ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context(ctx_name),
-                             initializer=_worker_init,
+                             initializer=worker_init,
                              initargs=(str(REPO_ROOT), cfg.scenario, os.getpid())) as pool:
         if ctx_name != "fork":
             # one submit per worker spawns them all now: they start and import during the warm-up
@@ -162,7 +162,7 @@ def _fan_out(cfg: ExperimentConfig, plan, on_row: Callable[[Point, dict], None],
                     try:
                         row = fut.result()
                     except Exception as exc:  # worker crashed (e.g. killed): record, keep going
-                        row = _error_row(p, exc)
+                        row = error_row(p, exc)
                     for q in then:  # the shared result now exists (or failed: they report it)
                         submit(q, [])
                     on_row(p, row)

@@ -29,7 +29,7 @@ from sim.experiments.config import ExperimentConfig, Point
 KERNEL_KEY_WORDS = ("engine", "strategy", "shedder")
 
 
-def _scenario_hook(cfg: ExperimentConfig, name: str = "warm_key") -> Callable[[dict], Any] | None:
+def scenario_hook(cfg: ExperimentConfig, name: str = "warm_key") -> Callable[[dict], Any] | None:
     import importlib
 
     from sim.experiments.functions import scenario_module
@@ -42,7 +42,7 @@ def _scenario_hook(cfg: ExperimentConfig, name: str = "warm_key") -> Callable[[d
     return hook if callable(hook) else None
 
 
-def _hashable(k: Any) -> Any:
+def hashable(k: Any) -> Any:
     try:
         hash(k)
         return k
@@ -64,11 +64,11 @@ def warm_key(cfg: ExperimentConfig, point: Point, hook=None) -> Any:
 
 def split_warmup(cfg: ExperimentConfig, pending: list[Point]) -> tuple[list[Point], list[Point]]:
     """(points the parent runs first, one per kernel key in pending order; the rest)."""
-    hook = _scenario_hook(cfg)
+    hook = scenario_hook(cfg)
     seen: set = set()
     warm, rest = [], []
     for p in pending:
-        k = _hashable(warm_key(cfg, p, hook))
+        k = hashable(warm_key(cfg, p, hook))
         if k not in seen:
             seen.add(k)
             warm.append(p)
@@ -82,7 +82,7 @@ def work_key(point: Point, hook) -> Any:
     if hook is None:
         return None
     try:
-        return _hashable(hook(dict(point.params)))
+        return hashable(hook(dict(point.params)))
     except Exception:  # a bad point: run_point reports it; it shares nothing
         return None
 
@@ -107,7 +107,7 @@ def plan_sweep(cfg: ExperimentConfig, pending: list[Point]) -> SweepPlan:
 
     Every point appears exactly once; within each part the pending order is kept."""
     warm, rest = split_warmup(cfg, pending)
-    hook = _scenario_hook(cfg, "work_key")
+    hook = scenario_hook(cfg, "work_key")
     done = {work_key(p, hook) for p in warm} - {None}
     first: list[Point] = []
     after: list[list[Point]] = []

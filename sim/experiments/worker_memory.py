@@ -1,12 +1,12 @@
-"""What a long-lived pool worker gives back between points (issue 27 item 4: peak memory).
+"""What a long-lived pool worker gives back between points (peak memory).
 
 ``cepsim reproduce`` runs every experiment's points on one pool whose workers live for the whole
 command (``sim.experiments.reproduce_pool``).  A worker keeps, from every paper it has run, the memos of the
 scenario modules (streams, reference runs, shared evaluations: ``functools.lru_cache`` functions
 and module dicts) and heap pages that the C allocator does not hand back by itself.  Measured in
-the session-9 full run (``docs/reproduction/full_timing.md``): a worker entered
+a full run without these releases (``docs/reproduction/full_timing.md``): a worker enters
 ``darling/cap_binding`` already holding 2.3 GB from ``adaptive/fig7``, and the process tree
-peaked at 9.7 GB.
+peaks at 9.7 GB.
 
 After a point, when the worker's resident memory is above ``RELEASE_ABOVE_MB``, this module drops
 the memos of every *other* scenario module (the next point is most likely of the same paper, which
@@ -190,8 +190,8 @@ def collect_then_freeze() -> None:
     Survivors of a release are the worker's long-lived objects: compiled kernels (Numba keeps
     its typing and lowering results per signature: tens of thousands of objects a worker builds
     as it meets kernels) and the memos it keeps.  Frozen, later collections -- automatic ones
-    and the next release's -- do not traverse them again: in the session-19 full run full
-    collections after points took 47 of the workers' 68 CPU s outside the points.  Frozen
+    and the next release's -- do not traverse them again: in a full run without freezing, full
+    collections after points take 47 of the workers' 68 CPU s outside the points.  Frozen
     objects are still freed by reference counting when a memo drops them; only a reference
     cycle among frozen objects would stay until the worker ends (the full run's peak memory,
     measured with this rule, is the check: ``docs/reproduction/full_timing.md``)."""

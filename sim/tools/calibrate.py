@@ -170,8 +170,9 @@ def measure(seeds=(1, 2, 3), quick: bool = False, engine: str = "eager",
             repeats: int | None = None, workloads=WORKLOADS, progress=None) -> list[dict]:
     """Timed runs: one dict per chunk (``workload``, ``seed``, ``n_events``, ``time``,
     ``totals``)."""
+    from engines.compile import compile_pattern
+    from engines.pattern import parse_pattern
     from engines.registry import run_engine
-    from sim.studies.basic.scenario import engine_program
 
     sizes = QUICK_SIZES if quick else FULL_SIZES
     repeats = int(repeats) if repeats is not None else (3 if quick else 5)
@@ -179,7 +180,8 @@ def measure(seeds=(1, 2, 3), quick: bool = False, engine: str = "eager",
     for wi, (text, weights) in enumerate(workloads):
         for seed in seeds:
             stream = calibration_stream(sum(sizes), int(seed) * 1000 + wi, weights)
-            program = engine_program(stream, pattern=text)
+            program = compile_pattern(parse_pattern(text, source="calibration workload"),
+                                      stream.schema)
             run_engine(engine, program, stream.slice(0, min(500, len(stream))))  # compile/warm
             pos = 0
             for size in sizes:

@@ -12,7 +12,7 @@ import numpy as np
 
 
 
-def _arrow_table(data: bytes, names: list[str], types: dict[str, Any],
+def arrow_table(data: bytes, names: list[str], types: dict[str, Any],
                  include: list[str] | None = None):
     """``data`` parsed by pyarrow's CSV reader with fixed column types (only the ``include``
     columns converted, default all), or None when any line does not fit (wrong field count, a
@@ -33,7 +33,7 @@ def _arrow_table(data: bytes, names: list[str], types: dict[str, Any],
         return None
 
 
-def _to_numpy(col, dtype) -> np.ndarray:
+def to_numpy(col, dtype) -> np.ndarray:
     """A pyarrow primitive (chunked) array without nulls as a numpy array, read from its data
     buffers (``Array.to_numpy`` would import pandas, about 0.5 s on the ``cepsim match``
     path)."""
@@ -50,7 +50,7 @@ def _to_numpy(col, dtype) -> np.ndarray:
     return parts[0].copy() if len(parts) == 1 else np.concatenate(parts)
 
 
-def _byte_matrix(col) -> tuple[np.ndarray, np.ndarray] | None:
+def byte_matrix(col) -> tuple[np.ndarray, np.ndarray] | None:
     """The values of a pyarrow string column as a zero-padded ``uint8[n, width]`` matrix and
     their byte lengths, read from the offsets/data buffers (no pyarrow.compute call: those import
     pandas).  None when a value is empty or holds a space/tab (left to the precise path)."""
@@ -74,7 +74,7 @@ def _byte_matrix(col) -> tuple[np.ndarray, np.ndarray] | None:
     return mat, lens
 
 
-def _codes_by_first_appearance(mat: np.ndarray) -> tuple[np.ndarray, list[str]]:
+def codes_by_first_appearance(mat: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """Codes in order of first appearance and the names of the rows of a byte matrix."""
     keys = np.ascontiguousarray(mat).view(f"S{mat.shape[1]}").ravel()
     uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
@@ -84,12 +84,12 @@ def _codes_by_first_appearance(mat: np.ndarray) -> tuple[np.ndarray, list[str]]:
     return rank[inv].astype(np.int32), [uniq[k].decode("utf-8") for k in order]
 
 
-def _all_digits(mat: np.ndarray, lens: np.ndarray) -> bool:
+def all_digits(mat: np.ndarray, lens: np.ndarray) -> bool:
     inside = np.arange(mat.shape[1]) < lens[:, None]
     return bool(((mat >= 48) & (mat <= 57) | ~inside).all())
 
 
-def _dict_codes(col) -> tuple[np.ndarray, list[str]] | None:
+def dict_codes(col) -> tuple[np.ndarray, list[str]] | None:
     """Codes in order of first appearance and the names of a pyarrow dictionary-encoded string
     column (one dictionary per parsed block, merged here in block order: a name new in a later
     block is appended in its first-appearance order, so the codes equal a global first-appearance
@@ -111,7 +111,7 @@ def _dict_codes(col) -> tuple[np.ndarray, list[str]] | None:
                 index[name] = len(names)
                 names.append(name)
             lut[j] = index[name]
-        idx = _to_numpy(ch.indices, np.int32)
+        idx = to_numpy(ch.indices, np.int32)
         parts.append(lut[idx])
     if not parts:
         return None

@@ -11,8 +11,8 @@ import numpy as np
 
 from engines.errors import StreamError
 from engines.stream import EventStream
-from workloads.formats.rawfile import (PathLike, _check_field_counts, _check_sorted, _fast_csv,
-                                       _raise_first_problem, _read_bytes, _str_csv)
+from workloads.formats.rawfile import (PathLike, check_field_counts, check_sorted, fast_csv,
+                                       raise_first_problem, read_bytes, str_csv)
 
 
 TS_UNITS: dict[str, int] = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9, "ps": 10**12}
@@ -130,7 +130,7 @@ def _frame_to_stream(df: pd.DataFrame, sch: dict[str, Any], attrs: list[str], pa
         i = int(np.flatnonzero(num.isna().to_numpy())[0]) if num.isna().any() else 0
         raise StreamError(f"{path}: {where(i)}, {label(scol)}: {sv.iloc[i]!r} is not a number; "
                           f"timestamps must be numeric in unit {unit!r}")
-    _check_sorted(raw, path, where, lambda i: f"{scol}={raw[i].item()!r}")
+    check_sorted(raw, path, where, lambda i: f"{scol}={raw[i].item()!r}")
     if sch["ts_relative"]:
         raw = raw - raw[0]                            # exact for integers
     factor = TS_UNITS[unit]
@@ -159,7 +159,7 @@ def load_csv(path: PathLike, schema: Mapping[str, Any] | PathLike) -> EventStrea
     """Load a CSV file with a header line, described by ``schema`` (dict or TOML path)."""
     import pandas as pd
     sch = load_schema(schema)
-    p, data = _read_bytes(path, "a header line, then one event per line")
+    p, data = read_bytes(path, "a header line, then one event per line")
     try:
         header = list(pd.read_csv(io.BytesIO(data), nrows=0).columns)
     except (ValueError, pd.errors.ParserError) as exc:
@@ -173,18 +173,18 @@ def load_csv(path: PathLike, schema: Mapping[str, Any] | PathLike) -> EventStrea
                               f"rename the duplicates")
     attrs = _needed_columns(sch, header, p)
     if b'"' not in data:                   # quoted fields may hold commas or newlines
-        _check_field_counts(data, len(header), p, f"{len(header)} columns as in the header")
+        check_field_counts(data, len(header), p, f"{len(header)} columns as in the header")
     line = lambda i: f"line {i + 2}"                                    # noqa: E731
     tcol, scol = sch["type_column"], sch["ts_column"]
     use = list(dict.fromkeys([tcol, scol, *attrs]))
-    df = _fast_csv(data, usecols=use, dtype={tcol: str, **{a: np.float64 for a in attrs}},
+    df = fast_csv(data, usecols=use, dtype={tcol: str, **{a: np.float64 for a in attrs}},
                    skip_blank_lines=False)
     if df is not None and df[scol].dtype.kind not in "iuf" and not df[scol].isna().all():
         df = None                          # ts column has non-numbers: diagnose below
     if df is None:
-        raw = _str_csv(data, usecols=use)
+        raw = str_csv(data, usecols=use)
         checks = [(scol, False, False)] + [(a, False, sch["allow_missing"]) for a in attrs]
-        _raise_first_problem(raw, checks, p, line, lambda c: f"column {c!r}")
+        raise_first_problem(raw, checks, p, line, lambda c: f"column {c!r}")
         raise StreamError(f"{p}: could not parse the CSV values")  # pragma: no cover
     return _frame_to_stream(df, sch, attrs, p, line)
 

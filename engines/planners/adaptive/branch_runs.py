@@ -42,7 +42,7 @@ from engines.planners.adaptive.headroom import counter_epoch_sums
 from engines.program_memo import program_memo
 from engines.pattern.ast import Or, Pattern
 
-#: capacity options of each engine (``_run_plan``'s kinds) and where their defaults live
+#: capacity options of each engine (``run_plan``'s kinds) and where their defaults live
 _CAP_KEYS = {"order": ("max_partial_matches", "max_matches"),
              "tree": ("max_partial_matches", "max_matches", "max_kleene_nodes")}
 

@@ -22,31 +22,15 @@ tests compare every schedule, charge and count with.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from engines import counters as C
 from engines.planners.adaptive.decision import Decision, d_avg
 from engines.planners.adaptive.planners import make_planner, planning_groups
+from engines.planners.adaptive.schedule import Schedule
 from engines.planners.adaptive.stats import StatsSnapshots
 from engines.compile import Program
 from engines.errors import CepsimInputError
-
-
-@dataclass
-class Schedule:
-    kind: str                    # "order" | "tree"
-    starts: list[int]            # epoch start positions (starts[0] = 0)
-    plans: list[tuple]           # plan of each epoch
-    charges: np.ndarray          # int64[n, N_COUNTERS] adaptation work
-    n_checks: int
-    n_planner_calls: int
-    n_replacements: int
-    false_pos: int
-    false_neg: int
-    n_better_available: int      # checks at which the shadow A returned a different plan
-    d_avg0: float                # d_avg of the initial plan
 
 
 def warmup_snapshot(stats: StatsSnapshots, n_warmup: int) -> int:
@@ -241,7 +225,7 @@ def run_controllers(program: Program, stats: StatsSnapshots, planner: str,
     """``[run_controller(..., D, ...) for D in decisions]`` with packed charges
     (``_Controller.schedule(dense=False)``), A's plans computed once for all of them
     (``fastplan``).  ``tests/test_adaptive_controller.py`` checks equality with the Python
-    reference (``run_controllers_python``) and with its own loop before issue 27."""
+    reference (``run_controllers_python``) and with a plain per-decision loop."""
     return _fast_controllers(program, stats, planner, decisions, n_events, n_warmup, shadow,
                              plan_memo, False)
 
@@ -250,7 +234,7 @@ def run_controllers_python(program: Program, stats: StatsSnapshots, planner: str
                            decisions: list[Decision], n_events: int, n_warmup: int,
                            shadow: bool = False, plan_memo: dict | None = None,
                            dense: bool = False) -> list[Schedule]:
-    """The reference (Algorithm 1 as written, before the compiled passes of issue 27 item 4):
+    """The reference (Algorithm 1 as written, without the compiled passes of ``fastctl``):
     the controllers advance together snapshot by snapshot, each checking with its own
     ``Decision.check``; A memoised per snapshot in ``plan_memo`` as ``(planner, s)`` ->
     ``PlanResult``."""

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.planners.adaptive.planners import PlanResult, _DP, greedy_violated, tree_violated
+from engines.planners.adaptive.planners import PlanResult, IntervalDP, greedy_violated, tree_violated
 
 
 class Decision:
@@ -124,13 +124,13 @@ class InvariantDecision(Decision):
             return False, work
         counter = [0]
         memo: dict = {}
-        dps: dict[int, _DP] = {}
+        dps: dict[int, IntervalDP] = {}
         for c in self.invariants:
             dp = None
             if self.K is None:
                 dp = dps.get(c.group)
                 if dp is None:
-                    dp = dps[c.group] = _DP(self.groups[c.group], rw, sel)
+                    dp = dps[c.group] = IntervalDP(self.groups[c.group], rw, sel)
             if tree_violated(c, rw, sel, self.d, counter, dp, memo)[0]:
                 return True, counter[0]
         return False, counter[0]

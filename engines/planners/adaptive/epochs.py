@@ -105,14 +105,14 @@ def epoch_slices(program: Program, stream: EventStream, starts: list[int]) -> li
     return out
 
 
-def _run_plan(program: Program, sub: EventStream, kind: str, plan, opts: dict):
+def run_plan(program: Program, sub: EventStream, kind: str, plan, opts: dict):
     if kind == "order":
         from engines.evaluators.lazy_nfa import run_chain
         return run_chain(program, sub, order=[program.var_names[v] for v in plan], **opts)
     if kind == "tree":
         try:
             from engines.evaluators.ztree import run_ztree
-        except ImportError:  # pragma: no cover - depends on the tree-plan evaluator issue
+        except ImportError:  # pragma: no cover - needs the tree-plan evaluator
             raise CepsimInputError("adaptive: ZStream tree plans need engines/evaluators/ztree.py (the "
                                    "tree-plan evaluator), which this checkout does not have")
         trees = kept(program, "ztree_plan_names", 8192)
@@ -195,7 +195,7 @@ def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[
         run = cache.get(key) if cache is not None else None
         if run is None or run[3] < hi:
             end = max(hi, (horizon or {}).get(key, hi)) if share else hi
-            res = _run_plan(program, stream.slice(lo, end), kind, plans[e], engine_options or {})
+            res = run_plan(program, stream.slice(lo, end), kind, plans[e], engine_options or {})
             run = (res.matches, earliest_event(res.matches) + lo, np.asarray(res.counters), end)
             if cache is not None:
                 cache[key] = run

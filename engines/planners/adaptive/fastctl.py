@@ -1,4 +1,4 @@
-"""Algorithm 1 per decision function as compiled passes over the snapshots (issue 27 item 4).
+"""Algorithm 1 per decision function as compiled passes over the snapshots.
 
 ``controller.run_controllers_python`` (the reference) advances every decision function snapshot
 by snapshot in Python.  The decision functions never interact (A is a pure function of the
@@ -14,7 +14,7 @@ snapshot, ``fastplan``), so here each one runs on its own over all checks:
   only the kept conditions; the plan must be the batch planner's), and the pass resumes.
   Greedy sides = the running products of ``greedy_score``; ZStream sides = ``shape_card_cost``
   over the stored shapes (a node table, children first) or, for ``K = all``, the split cost of
-  the group's interval DP (``fastplan.zstream_dp``, ``_DP.best``'s arithmetic).
+  the group's interval DP (``fastplan.zstream_dp``, ``IntervalDP.best``'s arithmetic).
 
 Every check yields ``(work, replan)`` exactly as ``Decision.check``; ``assemble`` turns them into
 the schedule and the charges ``_Controller`` would have recorded (DECISION_CHECK = work, PLAN_GEN
@@ -31,6 +31,7 @@ from engines import counters as C
 from engines.planners.adaptive.decision import (InvariantDecision, StaticDecision,
                                                 ThresholdDecision, UnconditionalDecision,
                                                 dp_split_work)
+from engines.planners.adaptive.schedule import Schedule
 from engines.planners.adaptive.fastplan import (group_arrays, invariants_at, split_card_cost,
                                                 zstream_dp)
 
@@ -365,7 +366,6 @@ def decision_pass(D, run: ControlRun) -> tuple[np.ndarray, np.ndarray]:
 def assemble(D, run: ControlRun, work: np.ndarray, replan: np.ndarray, shadow: bool,
              n_events: int, d0: float, dense: bool):
     """The ``Schedule`` of one decision function from its checks (module docstring)."""
-    from engines.planners.adaptive.controller import Schedule
     n_chk = len(work)
     ids = run.ids
     at = np.where(replan, np.arange(n_chk), -1)

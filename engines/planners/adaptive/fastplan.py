@@ -1,4 +1,4 @@
-"""A's plan at every statistics snapshot in one compiled pass (issue 27 item 4, speed).
+"""A's plan at every statistics snapshot in one compiled pass (speed).
 
 The controllers ask A (``planners.greedy_plan`` / ``planners.zstream_plan``) for a plan at every
 check (the shadow call of the accuracy bookkeeping) and at every replan.  A is a pure function of
@@ -85,7 +85,7 @@ def _greedy_orders(gv, goff, rate_w, sel, lo, hi):
 @leaf_njit
 def split_card_cost(gv, a0, a, k, b, sel, s, card, cost):
     """``(card, cost)`` of splitting the group interval ``[a, b]`` at ``k`` (left ``[a, k - 1]``)
-    given the sub-intervals' best ``card`` / ``cost``: ``planners._DP.best``'s arithmetic."""
+    given the sub-intervals' best ``card`` / ``cost``: ``planners.IntervalDP.best``'s arithmetic."""
     x = 1.0
     for i in range(a, k):
         for j in range(k, b + 1):
@@ -99,7 +99,7 @@ def zstream_dp(gv, a0, m, rate_w, sel, s, card, cost, bestk):
     """The interval DP of one group (``gv[a0:a0 + m]``) at snapshot ``s`` into ``card``, ``cost``
     and ``bestk`` (``[a, b]`` = leaves ``a..b`` of the group; ``bestk[a, b]`` = the first split
     with the strictly smallest cost, left part ``[a, k - 1]``).  Same arithmetic as
-    ``planners._DP.best``: ``card = card_L * card_R * SEL(L, R)`` with ``SEL`` the product of
+    ``planners.IntervalDP.best``: ``card = card_L * card_R * SEL(L, R)`` with ``SEL`` the product of
     ``sel`` over left x right leaves (left-major), ``cost = cost_L + cost_R + card``."""
     for a in range(m):
         v = gv[a0 + a]

@@ -51,9 +51,9 @@ def plan_epoch_sums(program: Program, stream: EventStream, kind: str, plan,
     first event, summed over the events of every epoch (gauge columns are summed too; pricing
     gives them no cost).  ``counters`` = that run's counters when the caller already has them."""
     if counters is None:
-        from engines.planners.adaptive.epochs import _run_plan
+        from engines.planners.adaptive.epochs import run_plan
         hi = max(h for _, h in bounds) if bounds else 0
-        res = _run_plan(program, stream.slice(0, hi), kind, plan, engine_options or {})
+        res = run_plan(program, stream.slice(0, hi), kind, plan, engine_options or {})
         counters = np.asarray(res.counters)
     return counter_epoch_sums(counters, bounds)
 

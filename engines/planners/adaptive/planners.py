@@ -186,7 +186,7 @@ def shape_card_cost(s, rw, sel, counter: list | None = None,
     return out
 
 
-class _DP:
+class IntervalDP:
     """Memoised interval DP over one group's leaf order (shared by the planner and the exact
     K = all check so that both use identical arithmetic)."""
 
@@ -243,7 +243,7 @@ def zstream_plan(groups, rw: np.ndarray, sel: np.ndarray) -> PlanResult:
     blocks: list[list] = []
     steps = 0
     for gi, g in enumerate(groups):
-        dp = _DP(g, rw, sel)
+        dp = IntervalDP(g, rw, sel)
         shape = dp.best(0, len(g) - 1)[0]
         steps += dp.steps
         trees.append(shape)
@@ -270,7 +270,7 @@ def zstream_plan(groups, rw: np.ndarray, sel: np.ndarray) -> PlanResult:
 
 
 def tree_violated(c: TreeCondition, rw, sel, d: float, counter: list,
-                  exact_dp: "_DP | None" = None, memo: dict | None = None
+                  exact_dp: "IntervalDP | None" = None, memo: dict | None = None
                   ) -> tuple[bool, float, float]:
     """Recompute both sides under current statistics (``exact_dp``: losers re-optimised)."""
     f1 = shape_card_cost(c.winner, rw, sel, counter, memo)[1]

@@ -14,7 +14,8 @@ _LIST_HELP = "what to list: " + ", ".join(
 
 @guard
 def list_(what: str = typer.Argument("experiments", help=_LIST_HELP)):
-    """List experiments (default), engines, scenarios, claims, figures, profiles or generators."""
+    """List experiments (default), engines, scenarios (with their declared parameters), claims,
+    figures, profiles or generators."""
     from sim.experiments import listing
 
     if what not in listing.KINDS:
@@ -25,6 +26,10 @@ def list_(what: str = typer.Argument("experiments", help=_LIST_HELP)):
         width = max([len(n) for n, _ in rows] + [8])
         for name, desc in rows:
             typer.echo(f"{name:<{width}}  {desc}")
+            if what == "scenarios" and not name.endswith(":*"):
+                # the declared parameters: name, type, default, meaning [accepted range]
+                for line in listing.scenario_parameters(name):
+                    typer.echo(line)
         if not rows:
             typer.echo(f"no {what} found")
         return

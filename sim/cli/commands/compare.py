@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from sim.cli.commands.common import guard
-from sim.cli.commands.match import _pattern_text
+from sim.cli.commands.match import pattern_text
 
 
 def compare_help() -> str:
@@ -50,7 +50,7 @@ def compare(pattern: str = typer.Argument(..., help="pattern text, or a file hol
                                                     help="stage progress on stderr (default: "
                                                          "on a terminal)")):
     from sim.tools.compare.core import run_command
-    text, source = _pattern_text(pattern)
+    text, source = pattern_text(pattern)
     printed, code = run_command(text, source, data, fmt, schema, rates, engines, profile, out,
                                 seed, n_events, progress)
     typer.echo(printed, err=code != 0)

@@ -28,7 +28,7 @@ _PROGRESS_CHUNK_NOTE = 200_000    # per-chunk write progress only for this many 
 _PATTERN_FILE_SUFFIXES = (".cep", ".pattern", ".txt", ".sase")
 
 
-def _pattern_text(pattern: str) -> tuple[str, str]:
+def pattern_text(pattern: str) -> tuple[str, str]:
     """(text, source) of the PATTERN argument: a file's content when it names a file."""
     ppath = Path(pattern)
     looks_like_text = "(" in pattern or "\n" in pattern or pattern.lstrip().upper().startswith(
@@ -105,7 +105,7 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
                                    ("--max-states", "max_states", max_states)))
     remote_opts = _remote_match_options(engine, strategy, cache, cache_size, remote_table,
                                         remote_opt)
-    text, source = _pattern_text(pattern)
+    text, source = pattern_text(pattern)
     if not data.exists():
         raise CepsimInputError(f"{data}: data file not found; give the path of the events file")
     check_output_path(out, "--out")
@@ -173,9 +173,9 @@ def _match_progress(progress: Optional[bool], data: Path):
     terminal; with ``--progress`` off a terminal, one line per stage; silent otherwise."""
     import sys
 
-    from sim.experiments.progress import Progress, _isatty
+    from sim.experiments.progress import Progress, is_tty
 
-    tty = _isatty(sys.stderr)
+    tty = is_tty(sys.stderr)
     if progress is None:
         try:
             large = data.stat().st_size >= _PROGRESS_MIN_BYTES

@@ -44,7 +44,7 @@ def draw_figures(cfg, df, figs_root: Path) -> list[str]:
 
 def warn_overloaded(cfg, df) -> bool:
     """Print one warning when some successful points are overloaded (offered load >= 1)."""
-    from sim.experiments.figures import ok_rows, overloaded
+    from sim.experiments.results import ok_rows, overloaded
 
     bad = overloaded(df)
     if bad.empty:

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from sim.experiments.figures import plt, save
-from sim.studies.adaptive.scenario import _labels, _ok, coverage, tuned
+from sim.studies.adaptive.analysis import (COST_AXES, coverage, drift_axes, drift_table,
+                                           headroom_table, method_labels, supported_rows, tuned)
 
 
 def _panels(k: int, width: float = 4.2, height: float = 3.6):
@@ -37,7 +38,7 @@ def _label(ax, xlabel: str, ylabel: str, title: str) -> None:
 
 
 def fig5(df, out_base: Path) -> list[Path]:
-    d = _ok(df)
+    d = supported_rows(df)
     pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])},
                    key=lambda p: (p[0] != "traffic", p[1]))
     fig, axes = plt.subplots(1, max(1, len(pairs)), figsize=(4.2 * max(1, len(pairs)), 3.6),
@@ -45,7 +46,7 @@ def fig5(df, out_base: Path) -> list[Path]:
     cmap = plt.get_cmap("viridis")
     for ax, (ds, pl) in zip(axes.flat, pairs):
         g = d[(d["dataset"] == ds) & (d["planner"] == pl)]
-        labs = _labels(g, "inv")
+        labs = method_labels(g, "inv")
         m = g.groupby("n")[[c + "_thr" for c in labs] + ["invdavg_thr"]].mean()
         for i, c in enumerate(labs):
             ax.plot(m.index, m[c + "_thr"], "o-", ms=3, color=cmap(i / max(1, len(labs) - 1)),
@@ -61,7 +62,7 @@ def fig5(df, out_base: Path) -> list[Path]:
 
 
 def _methods_fig(df, out_base: Path, dataset: str) -> list[Path]:
-    d = _ok(df)
+    d = supported_rows(df)
     planners = sorted(d[d["dataset"] == dataset]["planner"].unique())
     fig, axes = plt.subplots(max(1, len(planners)), 4, figsize=(15, 3.3 * max(1, len(planners))),
                              squeeze=False)
@@ -102,18 +103,18 @@ def fig7(df, out_base: Path) -> list[Path]:
 
 
 def fig_sensitivity(df, out_base: Path) -> list[Path]:
-    d = _ok(df)
+    d = supported_rows(df)
     pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])})
     fig, axes = plt.subplots(len(pairs), 2, figsize=(10, 3.3 * len(pairs)), squeeze=False)
     for row, (ds, pl) in zip(axes, pairs):
         g = d[(d["dataset"] == ds) & (d["planner"] == pl)]
         for K, gk in sorted(g.groupby("K_used")):
-            labs = _labels(gk, "inv")
+            labs = method_labels(gk, "inv")
             best = max(labs, key=lambda c: gk[c + "_thr"].mean())
             m = gk.groupby("check_every")[[best + "_thr", best + "_fn"]].mean()
             row[0].plot(m.index, m[best + "_thr"], "o-", label=f"K={K} ({best})")
             row[1].plot(m.index, m[best + "_fn"], "o-", label=f"invariant K={K} ({best})")
-        tl = _labels(g, "thr")
+        tl = method_labels(g, "thr")
         if tl:
             m = g.groupby("check_every")[[c + "_fn" for c in tl]].mean().mean(axis=1)
             row[1].plot(m.index, m, "D--", color="tab:blue", label="threshold (mean over t)")
@@ -133,8 +134,7 @@ def fig_cost_sensitivity(df, out_base: Path) -> list[Path]:
     and invariant (best d), mean over n on the evaluation seeds, and the headroom, for every cost
     setting of the study (adaptation ratio, deployment cost, overlap charging, base cost; one
     category per setting)."""
-    from sim.studies.adaptive.scenario import COST_AXES
-    d = _ok(df)
+    d = supported_rows(df)
     cols = [c for c, _ in COST_AXES if c in d.columns]
     settings = list(d.groupby(cols, sort=False).groups) if cols else []
     labels = []
@@ -159,7 +159,7 @@ def fig_cost_sensitivity(df, out_base: Path) -> list[Path]:
                 ys[k].append(np.mean([v[k]["thr"] / v["static"]["thr"]
                                       for v in t["per_n"].values()])
                              if t and k in next(iter(t["per_n"].values())) else np.nan)
-            g = _ok(sub)
+            g = supported_rows(sub)
             g = g[(g["dataset"] == ds) & (g["planner"] == pl)]
             ys["headroom"].append(float(g["headroom"].mean()) if "headroom" in g else np.nan)
         for k, (mk, col) in style.items():
@@ -178,7 +178,6 @@ def fig_headroom(df, out_base: Path) -> list[Path]:
     time with the per-event base cost, dashed: engine work only) vs n, beside the measured gain
     over static of the tuned invariant and threshold methods and of unconditional re-planning
     (evaluation seeds, when the config has tuning and methods)."""
-    from sim.studies.adaptive.scenario import headroom_table
     tab = headroom_table(df)
     pairs = sorted(tab)
     fig, axes = _panels(len(pairs))
@@ -207,7 +206,7 @@ def fig_tuning(df, out_base: Path) -> list[Path]:
     threshold method vs t and of the invariant method vs d (relative to static on the same
     rows), with the chosen values marked; a chosen value at the right end means the grid did
     not bracket the optimum."""
-    d = _ok(df)
+    d = supported_rows(df)
     pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])})
     fig, axes = _panels(len(pairs))
     for ax, (ds, pl) in zip(axes.flat, pairs):
@@ -236,10 +235,8 @@ def fig_drift(df, out_base: Path) -> list[Path]:
     """Drift study: per planner, headroom (oracle / static) and the tuned invariant method's
     gain over static vs each drift axis (the other axes averaged)."""
     import pandas as pd
-
-    from sim.studies.adaptive.scenario import drift_axes, drift_table
     rows = drift_table(df)
-    axes_names = drift_axes(_ok(df))
+    axes_names = drift_axes(supported_rows(df))
     flat = pd.DataFrame([dict(r["setting"], planner=r["planner"], headroom=r["headroom"],
                               inv=r["rel"].get("inv", np.nan), thr=r["rel"].get("thr", np.nan))
                          for r in rows])

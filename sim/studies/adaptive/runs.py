@@ -1,13 +1,12 @@
-"""The epoch evaluation of every decision method of one adaptive point, lean (issue 27 item 4).
+"""The epoch evaluation of every decision method of one adaptive point, lean in memory.
 
-``evaluate_methods`` gives exactly what ``sim.studies.adaptive.scenario`` used to build from one
-``engines.planners.adaptive.epochs.run_schedule`` call per method over a shared run cache
-(``tests/test_adaptive_runs.py`` keeps that straightforward computation as its reference and
-checks equality): per schedule the engine counters summed over the events after the warm-up,
-the (live plan, event) pairs after the warm-up, the overlap events and the match count, and
-whether all schedules found the same match set.  The engine runs are the same runs, in the
-same order (``run_schedule``'s slices, prefix sharing and horizons), so every count is the
-same; what changes is what is kept of them:
+``evaluate_methods`` gives exactly what one ``engines.planners.adaptive.epochs.run_schedule``
+call per method over a shared run cache gives (``tests/test_adaptive_runs.py`` keeps that
+straightforward computation as its reference and checks equality): per schedule the engine
+counters summed over the events after the warm-up, the (live plan, event) pairs after the
+warm-up, the overlap events and the match count, and whether all schedules found the same match
+set.  The engine runs are the same runs, in the same order (``run_schedule``'s slices, prefix
+sharing and horizons), so every count is the same; what differs is what is kept of them:
 
 * a run's counters only as their prefix sums at the offsets some epoch reads (epoch ends, the
   warm-up boundary, the headroom oracle's epoch bounds), not ``int64[events, N_COUNTERS]``;
@@ -16,11 +15,11 @@ same; what changes is what is kept of them:
   not a whole ``MatchSet`` (which carries zero Kleene columns for plain variables);
 * a run is dropped after its last use (uses are known once every controller has run).
 
-Before this a point held every (plan, start) run of all its methods at once: 9.1 GB for one
-``fig7`` greedy OR point at 100k events.  Integer sums are exact whatever their grouping, and
-the canonical rows of a method are the rows the old evaluation built from its concatenated
-``MatchSet`` (constant zero columns dropped for every method alike), so rows stay
-bit-identical.
+Holding every (plan, start) run of all methods of a point at once takes 9.1 GB for one ``fig7``
+greedy OR point at 100k events.  Integer sums are exact whatever their grouping, and the
+canonical rows of a method are the rows ``run_schedule`` builds from its concatenated
+``MatchSet`` (constant zero columns dropped for every method alike), so the rows are the
+reference's, bit for bit.
 """
 from __future__ import annotations
 
@@ -28,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from engines.planners.adaptive.branch_runs import independent_alternatives
-from engines.planners.adaptive.epochs import (_run_plan, epoch_slices, prefix_sharing,
+from engines.planners.adaptive.epochs import (epoch_slices, prefix_sharing, run_plan,
                                               row_earliest)
 from engines import counters as C
 from engines.planners.adaptive.headroom import prefix_sums_at
@@ -351,7 +350,7 @@ def _work_per_event(program, stream, kind: str, plan, engine_options) -> float:
     if len(sub) == 0:
         return 0.0
     try:
-        res = _run_plan(program, sub, kind, plan, engine_options or {})
+        res = run_plan(program, sub, kind, plan, engine_options or {})
     except CapacityError:
         return 0.0
     c = np.asarray(res.counters)
@@ -523,7 +522,7 @@ def _evaluate(program, stream, kind, schedules, slices, n_warmup, engine_options
                 run = runs.get(rid)
                 if run is None:
                     start, end = span[rid]
-                    res = _run_plan(program, stream.slice(start, end), kind, rid[1][0],
+                    res = run_plan(program, stream.slice(start, end), kind, rid[1][0],
                                     engine_options or {})
                     if kleene_vars is None:
                         kleene_vars = np.asarray(res.matches.kleene, bool)

@@ -1,4 +1,4 @@
-"""PVLDB'18 adaptive CEP (Kolchinsky & Schuster): Figures 5-7 and the claims.
+"""PVLDB'18 adaptive CEP (Kolchinsky & Schuster): one point of Figures 5-7 and of our studies.
 
 One point = (dataset, planner, pattern set, n, stream_seed).  The scenario generates the
 stream (``workloads.adaptive``), runs the plan-independent statistics pass once (snapshot every
@@ -21,6 +21,8 @@ when the planner's evaluator cannot run the pattern set (then the metrics are Na
 says why): greedy orders run on the lazy chain NFA, which has no negation or Kleene closure and
 expands AND into n! branches (we run AND up to ``and_max_n`` = 5); ZStream trees need
 ``engines/evaluators/ztree.py`` (it runs every set natively, AND of 8 included).
+
+The claims on these rows are in ``claims.py``, the helpers that read them in ``analysis.py``.
 """
 from __future__ import annotations
 
@@ -33,12 +35,11 @@ import numpy as np
 
 from engines import counters as C
 from engines.errors import CapacityError, CepsimInputError
-from sim.experiments.claims import ClaimResult
 
-# The paper scans d in 0..0.5 (section 5.2, Fig 5); the grid goes on to 5 so that a tuned d is
-# inside it (issue 25: at full scale the tuning picked the grid's largest d and t).
+# The paper scans d in 0..0.5 (section 5.2, Fig 5; claims.PAPER_D_MAX); the grid goes on to 5
+# so that a tuned d is inside it (at full scale a grid ending at 0.5 puts the tuned d at its
+# largest entry).
 D_VALUES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
-PAPER_D_MAX = 0.5
 
 # --- unit costs of every adaptive config (the one place they are set) -----------------------
 # Engine side: the default profile (sim/core/profiles/default.toml) except the per-event floor
@@ -46,17 +47,16 @@ PAPER_D_MAX = 0.5
 # the calibration record of that profile and would hide every plan difference).  NOT calibrated
 # here: the paper states no target for it.
 ENGINE_BASE_COST = 1.0e-6
-# Adaptation side, at ratio 1 (= the values used before the calibration): one call of A 5 us,
+# Adaptation side, at ratio 1 (the uncalibrated round numbers): one call of A 5 us,
 # one planner step (greedy score / DP split) 100 ns, one decision check (inequality or monitored
 # value) 100 ns.  Their proportions are fixed; only their common scale against the engine's unit
 # costs, ADAPT_RATIO = 2 ** ADAPT_LOG2, is chosen -- by the documented search
 # experiments/adaptive/calibrate_cost.toml against the paper's statement (section 5.2) that
 # unconditional re-optimisation spends up to 11 % of the running time in D and A
-# (claim_calibrated_cost checks that ADAPT_LOG2 is the search's choice).  Statistics updates and
-# plan deployments keep the default profile's costs.
+# (claims.ADAPT_TARGET_OVH; claims.claim_calibrated_cost checks that ADAPT_LOG2 is the search's
+# choice).  Statistics updates and plan deployments keep the default profile's costs.
 ADAPT_UNIT = {"plan_gen": 5.0e-6, "planner_step": 1.0e-7, "decision_check": 1.0e-7}
 ADAPT_LOG2 = -2.0
-ADAPT_TARGET_OVH = 11.0
 
 
 def cost_profile(params: dict):
@@ -79,11 +79,9 @@ def cost_profile(params: dict):
 # The paper does not give its threshold grid; ours goes up to t = 10 (a deviation of 10x the
 # initial value) so that the tuned t is inside it.
 T_VALUES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
-# keys read under a computed name (f"{pset}_window"), for `--set` checking (sim/experiments/paramkeys.py)
-PARAM_KEYS = {"and_window": "float", "kleene_window": "float"}
 #: stream-generator parameters: ``gen_<kwarg>`` is passed to ``workloads.adaptive`` as ``kwarg``
-#: (drift size and frequency, attribute skew, model variant; ``GEN_KEYS`` lists them per data set)
-PARAM_PREFIXES = ("gen_",)
+#: (drift size and frequency, attribute skew, model variant; ``GEN_KEYS`` lists them per data set;
+#: the declarations are in ``sim/studies/adaptive/params.py``)
 GEN_KEYS = {
     "traffic": {"rate_span": float, "noise": float, "noise_every": int, "n_changes": int,
                 "change_types": int, "factor_lo": float, "factor_hi": float, "model": str,
@@ -180,9 +178,9 @@ WORK_VERSION = 3
 #: stream that fig6 / fig7 computed under other tuning seeds.
 ROW_KEYS = ("tune_seeds",)
 #: How the per-event base cost is charged while plans overlap (``overlap_base``): "per_plan"
-#: (default: every live plan pays its own per-event dispatch, docs/COST_MODEL.md) or "once" (the
-#: reading before issue 25: one base cost per event however many plans are live), kept as a
-#: named variant for the cost-sensitivity study.
+#: (default: every live plan pays its own per-event dispatch, docs/COST_MODEL.md) or "once" (one
+#: base cost per event however many plans are live), a named variant for the cost-sensitivity
+#: study.
 OVERLAP_BASE = ("per_plan", "once")
 _WORK_MEM: dict = {}
 #: headroom candidates' epoch sums by cache key (``_plan_sums``), at most
@@ -196,7 +194,7 @@ MEMO_DICTS = ("_WORK_MEM", "_PLAN_SUMS_MEM")
 @lru_cache(maxsize=1)
 def _scenario_fingerprint() -> str:
     """SHA-256 (16 hex) of this scenario's source and of its epoch evaluation
-    (``adaptive_runs.py``), read once per process."""
+    (``runs.py``), read once per process."""
     from pathlib import Path
     h = hashlib.sha256(Path(__file__).read_bytes())
     h.update((Path(__file__).parent / "runs.py").read_bytes())
@@ -633,471 +631,3 @@ def _unpack(packed: tuple, stat_work: np.ndarray) -> np.ndarray:
     if uses:
         out[:, C.STAT_UPDATE] = stat_work[:n]
     return out
-
-
-# ----------------------------------------------------------------------------- analysis
-def _ok(df):
-    d = df[df["error"].isna()] if "error" in df.columns else df
-    return d[d["supported"] == 1]
-
-
-def _labels(df, prefix: str) -> list[str]:
-    return sorted({c[:-4] for c in df.columns if c.startswith(prefix) and c.endswith("_thr")
-                   and c[len(prefix):-4].replace(".", "").isdigit()},
-                  key=lambda s: float(s[len(prefix):]))
-
-
-def coverage(df) -> str:
-    """Which pattern sets every average covers, per planner."""
-    d = df[df["error"].isna()] if "error" in df.columns else df
-    parts = []
-    for pl, g in d.groupby("planner"):
-        ok = sorted(g[g["supported"] == 1]["pset"].unique())
-        no = sorted(set(g["pset"].unique()) - set(ok))
-        parts.append(f"{pl}: sets {','.join(ok) or '-'}" + (f" (not run: {','.join(no)})"
-                                                               if no else ""))
-    return "; ".join(parts)
-
-
-def tuned(df, dataset: str, planner: str) -> dict | None:
-    """Best d and t on the tuning seeds (mean throughput over n and pattern sets), and the
-    evaluation rows' per-n means of static / uncond / thr(t_best) / inv(d_best)."""
-    d = _ok(df)
-    d = d[(d["dataset"] == dataset) & (d["planner"] == planner)]
-    if d.empty:
-        return None
-    tune = d[d["role"] == "tune"]
-    ev = d[d["role"] == "eval"]
-    if tune.empty or ev.empty:
-        tune = ev = d
-    inv = _labels(d, "inv")
-    thr = _labels(d, "thr")
-    best_inv = max(inv, key=lambda c: tune[c + "_thr"].mean()) if inv else None
-    best_thr = max(thr, key=lambda c: tune[c + "_thr"].mean()) if thr else None
-    # a tuned value at the grid's largest entry means the grid did not bracket the optimum
-    edges = [lab for lab, labs in ((best_inv, inv), (best_thr, thr))
-             if lab is not None and len(labs) > 1 and lab == labs[-1]]
-    cols = {"static": "static", "uncond": "uncond", "thr": best_thr, "inv": best_inv}
-    cols = {k: v for k, v in cols.items() if v is not None and v + "_thr" in d.columns}
-    per_n = {}
-    for n, g in ev.groupby("n"):
-        per_n[int(n)] = {k: {m: float(g[f"{v}_{m}"].mean()) for m in ("thr", "repl", "ovh")}
-                         for k, v in cols.items()}
-    oracle_n = ({int(n): float(g["oracle_thr"].mean()) for n, g in ev.groupby("n")}
-                if "oracle_thr" in ev.columns else {})
-    return {"best_inv": best_inv, "best_thr": best_thr, "per_n": per_n, "inv_labels": inv,
-            "thr_labels": thr, "eval": ev, "tune": tune, "edges": edges,
-            "oracle_n": oracle_n}
-
-
-def ceiling_note(paper_gain: float, ceiling: dict, what: str) -> str:
-    """The headroom beside a throughput claim: the largest ratio the oracle allows for ``what``
-    (per n) and, when it is below the paper's gain, that the claim cannot pass on this stream."""
-    if not ceiling:
-        return ""
-    top = max(ceiling.values())
-    s = f"; ceiling of {what} (oracle) " + _fmt_n(ceiling, lambda x: f"{x:.2f}")
-    if top < paper_gain:
-        s += (f": HEADROOM BELOW THE PAPER'S GAIN (max {top:.2f} < {paper_gain:g}), the claim "
-              f"cannot pass on this stream")
-    return s
-
-
-def tuning_text(t: dict) -> str:
-    """``inv0.5, thr3`` plus a warning when a tuned value is the grid's largest."""
-    s = f"{t['best_inv']}, {t['best_thr']}"
-    return s + (f"; AT GRID EDGE: {', '.join(t['edges'])}" if t.get("edges") else "")
-
-
-def _fmt_n(per_n, f) -> str:
-    return ", ".join(f"n={n}: {f(v)}" for n, v in sorted(per_n.items()))
-
-
-def headroom_table(df) -> dict:
-    """``{(dataset, planner): {n: (headroom, headroom_engine, rows)}}``: the headroom oracle's
-    ratios (static / per-epoch best plan, ``engines.planners.adaptive.headroom``), mean over the
-    supported rows (every seed and pattern set) of each n."""
-    d = _ok(df)
-    out: dict = {}
-    if d.empty or "headroom" not in d.columns:
-        return out
-    for (ds, pl, n), g in d.groupby(["dataset", "planner", "n"]):
-        out.setdefault((ds, pl), {})[int(n)] = (float(g["headroom"].mean()),
-                                                float(g["headroom_engine"].mean()), len(g))
-    return out
-
-
-def headroom_text(df, dataset: str | None = None, planner: str | None = None) -> str:
-    """One line of headroom per (dataset, planner): ``n=3: 1.06 (engine 1.95)``."""
-    parts = []
-    for (ds, pl), per_n in sorted(headroom_table(df).items()):
-        if (dataset and ds != dataset) or (planner and pl != planner):
-            continue
-        parts.append(f"{ds}/{pl} headroom " + ", ".join(
-            f"n={n}: {h:.2f} (engine {e:.2f})" for n, (h, e, _) in sorted(per_n.items())))
-    return "; ".join(parts) if parts else "headroom: not measured"
-
-
-def claim_headroom_report(df) -> ClaimResult:
-    """Report (passes when rows with a headroom exist): per data set, planner and n, the
-    headroom = static plan's service time / the per-epoch best plan's (an oracle that knows each
-    epoch's events and pays no adaptation cost), with and without the per-event base cost.  It
-    is the ceiling of every adaptive method's throughput gain over static."""
-    tab = headroom_table(df)
-    if not tab:
-        return ClaimResult(False, "no rows with a headroom")
-    d = _ok(df)
-    extra = (f"; candidates per point {int(d['headroom_cands'].min())}-"
-             f"{int(d['headroom_cands'].max())} (capped in {int(d['headroom_capped'].sum())} of "
-             f"{len(d)}), oracle epoch {int(d['headroom_epoch'].iloc[0])} events")
-    return ClaimResult(True, headroom_text(df) + extra + " (the ceiling of any adaptive "
-                                                         "method's gain over static)")
-
-
-def drift_axes(df) -> list[str]:
-    """The ``gen_*`` columns that vary in ``df`` (the drift study's axes)."""
-    return [c for c in df.columns if c.startswith("gen_") and df[c].nunique(dropna=True) > 1]
-
-
-def drift_table(df) -> list[dict]:
-    """Per drift setting (values of ``drift_axes``) and planner: mean headroom and the tuned
-    methods' throughput relative to static (mean over n, evaluation seeds)."""
-    d = _ok(df)
-    axes = drift_axes(d)
-    rows = []
-    if d.empty:
-        return rows
-    for key, g in (d.groupby(axes) if axes else [((), d)]):
-        key = key if isinstance(key, tuple) else (key,)
-        sub = df.loc[g.index]
-        for (ds, pl), _ in g.groupby(["dataset", "planner"]):
-            t = tuned(sub, ds, pl)
-            rel = {k: float(np.mean([v[k]["thr"] / v["static"]["thr"] for v in t["per_n"].values()]))
-                   for k in next(iter(t["per_n"].values())) if k != "static"}
-            gg = g[(g["dataset"] == ds) & (g["planner"] == pl)]
-            rows.append({"setting": dict(zip(axes, key)), "dataset": ds, "planner": pl,
-                         "headroom": float(gg["headroom"].mean()),
-                         "headroom_engine": float(gg["headroom_engine"].mean()),
-                         "rel": rel, "tuning": tuning_text(t)})
-    return rows
-
-
-def claim_drift_report(df) -> ClaimResult:
-    """Report (passes when rows exist): headroom and tuned gains over static per drift size and
-    frequency setting and planner."""
-    rows = drift_table(df)
-    if not rows:
-        return ClaimResult(False, "no rows")
-    parts = []
-    for r in rows:
-        st = ",".join(f"{k[4:]}={v:g}" for k, v in r["setting"].items())
-        parts.append(f"[{st} {r['planner']}] headroom {r['headroom']:.2f} (engine "
-                     f"{r['headroom_engine']:.2f}); " + ", ".join(
-                         f"{k}/static {v:.2f}" for k, v in sorted(r["rel"].items()))
-                     + f" ({r['tuning']})")
-    return ClaimResult(True, " ".join(parts))
-
-
-def claim_no_false_positive(df) -> ClaimResult:
-    """Theorem 1 on real runs: no invariant-triggered call of A returned the current plan."""
-    d = _ok(df)
-    cols = [c for c in d.columns if c.startswith("inv") and c.endswith("_fp")]
-    tot = int(np.nansum(d[cols].to_numpy())) if cols else 0
-    calls = int(np.nansum(d[[c[:-3] + "_calls" for c in cols]].to_numpy())) if cols else 0
-    thr_cols = [c for c in d.columns if c.startswith("thr") and c.endswith("_fp")]
-    thr_fp = int(np.nansum(d[thr_cols].to_numpy())) if thr_cols else 0
-    unc = int(np.nansum(d["uncond_fp"].to_numpy())) if "uncond_fp" in d else 0
-    return ClaimResult(bool(cols) and tot == 0 and calls > 0,
-                       f"invariant calls of A: {calls}, false positives {tot} (paper: 0, "
-                       f"Theorem 1); for comparison threshold FP {thr_fp}, unconditional FP "
-                       f"{unc}; {coverage(df)}")
-
-
-def claim_theorem2(df) -> ClaimResult:
-    """Theorem 2 on real runs: K = all, d = 0 has neither false positives nor false negatives."""
-    d = _ok(df)
-    d = d[d["K_used"] == "all"]
-    if d.empty or "inv0_fn" not in d:
-        return ClaimResult(False, "no K = all rows with d = 0")
-    fn = float(d["inv0_fn"].max())
-    fp = int(d["inv0_fp"].sum())
-    return ClaimResult(fn == 0.0 and fp == 0, f"K=all, d=0: max false-negative rate {fn:.3f}, "
-                       f"false positives {fp} over {len(d)} runs (paper: D <=> better plan)")
-
-
-def claim_inv_best(df, factor: float = 0.98) -> ClaimResult:
-    out, ok = [], True
-    for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
-        t = tuned(df, ds, pl)
-        ratios = {n: v["inv"]["thr"] / max(v[k]["thr"] for k in v if k != "inv")
-                  for n, v in t["per_n"].items()}
-        ok &= all(r >= factor for r in ratios.values())
-        hr = headroom_table(df).get((ds, pl), {})
-        out.append(f"{ds}/{pl} ({tuning_text(t)}): inv / best other "
-                   + _fmt_n(ratios, lambda r: f"{r:.2f}") + "; inv / static "
-                   + _fmt_n(t["per_n"], lambda v: f"{v['inv']['thr'] / v['static']['thr']:.2f}")
-                   + ("; headroom " + _fmt_n(hr, lambda v: f"{v[0]:.2f}") if hr else ""))
-    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: invariant highest at every "
-                                                            f"n; check >= {factor}); {coverage(df)}")
-
-
-def claim_inv_over_thr(df, dataset: str, lo: float, hi: float | None = None,
-                       growing: bool = False, paper: str = "",
-                       paper_gain: float | None = None) -> ClaimResult:
-    """Tuned invariant / tuned threshold throughput per n against the paper's range, beside the
-    ceiling the headroom oracle allows (oracle / threshold): when that ceiling is below
-    ``paper_gain`` (default ``lo``) the claim says it cannot pass on this stream."""
-    out, ok = [], True
-    d = _ok(df)
-    for pl in sorted(d[d["dataset"] == dataset]["planner"].unique()):
-        t = tuned(df, dataset, pl)
-        r = {n: v["inv"]["thr"] / v["thr"]["thr"] for n, v in t["per_n"].items()}
-        big = r[max(r)]
-        cond = big >= lo and (hi is None or all(lo <= x <= hi for x in r.values()))
-        if growing:
-            ns = sorted(r)
-            cond = cond and r[ns[-1]] >= r[ns[0]]
-        ok &= cond
-        ceil = {n: t["oracle_n"][n] / v["thr"]["thr"] for n, v in t["per_n"].items()
-                if n in t["oracle_n"]}
-        out.append(f"{pl}: inv/thr " + _fmt_n(r, lambda x: f"{x:.2f}")
-                   + ceiling_note(lo if paper_gain is None else paper_gain, ceil, "inv/thr"))
-    rng_s = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: {paper}; check {rng_s}"
-                                                            f"{', growing with n' if growing else ''})")
-
-
-def claim_thr_repl_near_uncond(df, dataset: str = "traffic", n_min: int = 7,
-                               frac: float = 0.5) -> ClaimResult:
-    out, ok = [], True
-    d = _ok(df)
-    for pl in sorted(d[d["dataset"] == dataset]["planner"].unique()):
-        t = tuned(df, dataset, pl)
-        r = {n: v["thr"]["repl"] / max(v["uncond"]["repl"], 1e-9) for n, v in t["per_n"].items()
-             if n >= n_min}
-        ok &= bool(r) and all(x >= frac for x in r.values())
-        out.append(f"{pl}: thr/uncond replacements " + _fmt_n(r, lambda x: f"{x:.2f}"))
-    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: threshold approaches "
-                                                            f"unconditional at n >= {n_min}; "
-                                                            f"check >= {frac})")
-
-
-def claim_static_beats_uncond(df, dataset: str = "stocks") -> ClaimResult:
-    out, ok = [], True
-    d = _ok(df)
-    for pl in sorted(d[d["dataset"] == dataset]["planner"].unique()):
-        t = tuned(df, dataset, pl)
-        r = {n: v["static"]["thr"] / v["uncond"]["thr"] for n, v in t["per_n"].items()}
-        ok &= all(x > 1 for x in r.values())
-        out.append(f"{pl}: static/uncond " + _fmt_n(r, lambda x: f"{x:.2f}"))
-    return ClaimResult(ok and bool(out), "; ".join(out) + " (paper: static decidedly outperforms "
-                                                            "unconditional on stocks)")
-
-
-def claim_overhead(df, other_max: float = 1.0, **_) -> ClaimResult:
-    """Invariant and threshold overhead <= ``other_max`` % at every n.  The unconditional
-    method's overhead is printed but not tested: the paper's "up to 11 %" is the target the
-    adaptation / engine cost ratio was calibrated against (calibrate_cost.toml)."""
-    out, ok = [], True
-    for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
-        t = tuned(df, ds, pl)
-        # np.max, not max(): a NaN overhead must propagate (and fail), whatever its position
-        u = float(np.max([v["uncond"]["ovh"] for v in t["per_n"].values()]))
-        i = float(np.max([v["inv"]["ovh"] for v in t["per_n"].values()]))
-        h = float(np.max([v["thr"]["ovh"] for v in t["per_n"].values()]))
-        ok &= i <= other_max and h <= other_max
-        out.append(f"{ds}/{pl}: max overhead inv {i:.2f}%, thr {h:.2f}% (uncond {u:.1f}%, "
-                   f"calibration target)")
-    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: invariant and threshold "
-                                                            f"<= {other_max}%; unconditional "
-                                                            f"'up to {ADAPT_TARGET_OVH:g}%' is the "
-                                                            f"cost calibration's target, not "
-                                                            f"tested)")
-
-
-def claim_zstream_gain_larger(df) -> ClaimResult:
-    """Per dataset, the invariant method's gain over static (mean over n of inv / static
-    throughput, best d and t tuned as in ``tuned``) is larger with ZStream than with greedy,
-    and ZStream's gain is a gain (> 1)."""
-    d = _ok(df)
-    gains, ceil = {}, {}
-    for (ds, pl), _ in d.groupby(["dataset", "planner"]):
-        t = tuned(df, ds, pl)
-        gains[(ds, pl)] = float(np.mean([v["inv"]["thr"] / v["static"]["thr"]
-                                         for v in t["per_n"].values()]))
-        if t["oracle_n"]:
-            ceil[(ds, pl)] = float(np.mean([t["oracle_n"][n] / v["static"]["thr"]
-                                            for n, v in t["per_n"].items()
-                                            if n in t["oracle_n"]]))
-    ok, parts = True, []
-    for ds in sorted({k[0] for k in gains}):
-        g, z = gains.get((ds, "greedy")), gains.get((ds, "zstream"))
-        if g is None or z is None:
-            ok = False
-            parts.append(f"{ds}: greedy {g}, zstream {z} (a planner did not run)")
-            continue
-        ok &= z > g and z > 1.0      # a "larger gain" below 1 is a smaller loss, not a gain
-        parts.append(f"{ds}: inv/static greedy {g:.2f}, zstream {z:.2f}"
-                     + (f" (headroom: oracle/static greedy {ceil.get((ds, 'greedy'), math.nan):.2f}"
-                        f", zstream {ceil.get((ds, 'zstream'), math.nan):.2f})" if ceil else ""))
-    return ClaimResult(ok and bool(parts), "; ".join(parts) + " (paper: invariant gain "
-                                                              "considerably higher with ZStream; "
-                                                              "check zstream > greedy and > 1)")
-
-
-# --- Fig 5: d scan
-def d_scan(df, dataset: str, planner: str):
-    d = _ok(df)
-    d = d[(d["dataset"] == dataset) & (d["planner"] == planner)]
-    labs = _labels(d, "inv")
-    return d, labs
-
-
-def claim_dopt_vs_d0(df, lo: float = 2.0, hi: float = 25.0) -> ClaimResult:
-    out, ok = [], True
-    for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
-        d, labs = d_scan(df, ds, pl)
-        m = d.groupby("n")[[c + "_thr" for c in labs]].mean().dropna(how="all")
-        if m.empty:                  # no measured throughput (NaN): nothing to compare
-            ok = False
-            out.append(f"{ds}/{pl}: no measured throughput")
-            continue
-        dopt = m.mean().idxmax()[:-4]
-        per_n_best = m.idxmax(axis=1).str[:-4]
-        consistent = float((per_n_best == dopt).mean())
-        r = float((m[dopt + "_thr"] / m["inv0_thr"]).max())
-        ok &= r >= lo
-        edge = " AT GRID EDGE" if dopt == labs[-1] else ""
-        outside = (f", outside the paper's 0-{PAPER_D_MAX:g}" if float(dopt[3:]) > PAPER_D_MAX
-                   else "")
-        ceil = {}
-        if "oracle_thr" in d.columns:
-            o = d.groupby("n")["oracle_thr"].mean()
-            ceil = {int(n): float(o[n] / m.loc[n, "inv0_thr"]) for n in m.index}
-        out.append(f"{ds}/{pl}: d_opt={dopt[3:]}{edge}{outside} (best at {consistent:.0%} of n),"
-                   f" max d_opt/d0 = {r:.2f}" + ceiling_note(lo, ceil, "d_opt/d0"))
-    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: d_opt / d=0 = {lo:g}-"
-                                                            f"{hi:g}x, consistent d_opt)")
-
-
-def claim_davg_precision(df) -> ClaimResult:
-    """Precision of d_avg = min(d_avg, d_opt) / max(d_avg, d_opt) (1 = equal), per dataset,
-    planner and n (d_opt = best d of the scan at that n); also the throughput ratio."""
-    out = []
-    prec = {}
-    for (ds, pl), _ in _ok(df).groupby(["dataset", "planner"]):
-        d, labs = d_scan(df, ds, pl)
-        rows = []
-        for n, g in d.groupby("n"):
-            m = g[[c + "_thr" for c in labs]].mean()
-            if m.isna().all():       # no measured throughput at this n (NaN): skip it
-                continue
-            dopt = float(m.idxmax()[3:-4])
-            da = float(g["d_avg"].mean())
-            p = min(da, dopt) / max(da, dopt) if max(da, dopt) > 0 else 1.0
-            tr = float(g["invdavg_thr"].mean() / m.max())
-            rows.append((int(n), p, tr, da, dopt))
-        prec[ds] = prec.get(ds, []) + [r[1] for r in rows if r[0] >= 6]
-        out.append(f"{ds}/{pl}: " + ", ".join(f"n={n}: d_avg={da:.2f} d_opt={do:g} "
-                                                f"prec={p:.0%} thr={tr:.2f}"
-                                                for n, p, tr, da, do in rows))
-    tr_p = float(np.mean(prec.get("traffic", [np.nan])))
-    st_p = float(np.mean(prec.get("stocks", [np.nan])))
-    ok = bool(np.isfinite(tr_p) and np.isfinite(st_p) and tr_p > st_p)
-    return ClaimResult(ok, "; ".join(out) + f"; mean precision n>=6 traffic {tr_p:.0%}, stocks "
-                                            f"{st_p:.0%} (paper: traffic 87-92%, stocks 31-44%; "
-                                            f"check traffic > stocks)")
-
-
-def claim_sensitivity_report(df) -> ClaimResult:
-    """Sensitivity over K and check_every (not a paper claim): always passes if rows exist;
-    the measured string is the table."""
-    d = _ok(df)
-    if d.empty:
-        return ClaimResult(False, "no rows")
-    parts = []
-    for keys, g in d.groupby(["dataset", "planner", "K_used", "check_every"]):
-        inv = [c for c in _labels(g, "inv")]
-        best = max(inv, key=lambda c: g[c + "_thr"].mean())
-        parts.append(f"{'/'.join(map(str, keys))}: inv best {best} {g[best + '_thr'].mean():.0f}/s"
-                     f" fn {g[best + '_fn'].mean():.2f}; thr fn "
-                     f"{np.mean([g[c + '_fn'].mean() for c in _labels(g, 'thr')]) if _labels(g, 'thr') else float('nan'):.2f}")
-    return ClaimResult(True, "; ".join(parts))
-
-
-# --- calibration of the adaptation / engine cost ratio (calibrate_cost.toml) ------------------
-def _uncond_max_ovh(df) -> dict[float, tuple[float, str]]:
-    """Per adapt_log2: the unconditional method's overhead (%), mean over seeds per (dataset,
-    planner, pset, n), maximised over those; and where the maximum lies."""
-    d = _ok(df)
-    out = {}
-    for lg, g in d.groupby("adapt_log2"):
-        m = g.groupby(["dataset", "planner", "pset", "n"])["uncond_ovh"].mean()
-        out[float(lg)] = (float(m.max()), "/".join(map(str, m.idxmax())))
-    return out
-
-
-def calibration_choice(df, target: float = ADAPT_TARGET_OVH) -> tuple[float, dict]:
-    """The grid value of adapt_log2 whose maximal unconditional overhead is closest to
-    ``target`` % (distance measured as |log(ovh / target)|; ties -> the smaller ratio)."""
-    curve = _uncond_max_ovh(df)
-    best = min(sorted(curve), key=lambda lg: abs(math.log(max(curve[lg][0], 1e-12) / target)))
-    return best, curve
-
-
-def claim_calibrated_cost(df, target: float = ADAPT_TARGET_OVH, tol: float = 0.25,
-                          **_) -> ClaimResult:
-    """The calibration search (not a paper figure): the adaptation / engine cost ratio is the grid
-    value 2**adapt_log2 at which the unconditional method's overhead, maximised over the
-    calibration runs (n, planner; mean over the tuning seeds), is closest to the paper's "up to
-    11 %".  Passes when that value is the configured ``ADAPT_LOG2`` and its overhead lies within
-    ``tol`` (relative) of the target."""
-    if _ok(df).empty or "adapt_log2" not in df.columns:
-        return ClaimResult(False, "no calibration rows")
-    best, curve = calibration_choice(df, target)
-    ovh = curve[best][0]
-    ok = bool(np.isclose(best, ADAPT_LOG2) and abs(ovh - target) <= tol * target)
-    parts = [f"log2={lg:g} (ratio {2 ** lg:.3g}): {v:.1f}% at {w}" for lg, (v, w) in
-             sorted(curve.items())]
-    return ClaimResult(ok, f"search picks adapt_log2={best:g} (ratio {2 ** best:.3g}, max uncond "
-                           f"overhead {ovh:.1f}%; paper: up to {target:g}%), configured "
-                           f"ADAPT_LOG2={ADAPT_LOG2:g}; " + "; ".join(parts) + f"; {coverage(df)}")
-
-
-COST_AXES = (("adapt_rel", "ratio x{:g}"), ("deploy_rel", "deploy x{:g}"),
-             ("overlap_base", "overlap {}"), ("base_cost", "base {:g}"))
-
-
-def claim_cost_sensitivity_report(df) -> ClaimResult:
-    """Report (always passes when rows exist): per cost setting -- adapt_rel (multiple of the
-    calibrated adaptation cost ratio), deploy_rel (multiple of the deployment cost), overlap_base
-    (base cost per live plan or once per event) and base_cost, whichever vary -- the measured
-    numbers and verdicts of the Fig 6-7 throughput claims, and the headroom at that price."""
-    d = _ok(df)
-    if d.empty or "adapt_rel" not in d.columns:
-        return ClaimResult(False, "no rows")
-    axes = [(c, f) for c, f in COST_AXES if c in d.columns
-            and (c == "adapt_rel" or d[c].nunique(dropna=True) > 1)]
-    cols = [c for c, _ in axes]
-    parts = []
-    for key, g in d.groupby(cols):
-        key = key if isinstance(key, tuple) else (key,)
-        mask = np.ones(len(df), bool)
-        for c, v in zip(cols, key):
-            mask &= (df[c] == v).to_numpy()
-        sub = df[mask]
-        items = [("inv best", claim_inv_best(sub)), ("zstream gain", claim_zstream_gain_larger(sub)),
-                 ("overhead", claim_overhead(sub))]
-        if (g["dataset"] == "traffic").any():
-            items.append(("traffic inv/thr", claim_inv_over_thr(sub, "traffic", 3.0, growing=True,
-                                                                 paper_gain=6.0)))
-        if (g["dataset"] == "stocks").any():
-            items += [("stocks inv/thr", claim_inv_over_thr(sub, "stocks", 1.1, 2.0,
-                                                            paper_gain=1.3)),
-                      ("stocks static>uncond", claim_static_beats_uncond(sub, "stocks"))]
-        label = ", ".join(f.format(v) for (_, f), v in zip(axes, key))
-        head = headroom_text(sub)
-        parts.append(f"[{label}] " + " | ".join(
-            f"{k}: {'PASS' if r.passed else 'FAIL'} ({r.measured.split(' (paper')[0]})"
-            for k, r in items) + ("" if head.startswith("headroom: not") else f" | {head}"))
-    return ClaimResult(True, " ".join(parts))

@@ -13,7 +13,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from sim.experiments.figures import ok_rows, save
+from sim.experiments.figures import save
+from sim.experiments.results import ok_rows
 from sim.atomic import atomic_write_text
 
 

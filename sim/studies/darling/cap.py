@@ -1,4 +1,4 @@
-"""DARLING (PVLDB'22): does the paper's latency cap bind? (issue 23 item 7)
+"""DARLING (PVLDB'22): does the paper's latency cap bind?
 
 The paper counts a match only if it is detected within 30 minutes with Lmax = 1.5 s (Section 5.1:
 "we did not consider matches whose latency exceeded 30 minutes"), i.e. within 1,200 x Lmax
@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from sim.experiments.claims import ClaimResult
+from sim.studies.darling import claims as DC
 from sim.studies.darling import scenario as D
 
 SAMPLE_EVENTS = 50000      # the bundled sample's length (workloads/data/darling_soccer)
@@ -48,7 +49,7 @@ def point(params: dict, seed: int) -> dict:
 def _split(df):
     """(rows of the longest stream, rows of the shortest, each per window, and a label naming the
     lengths): every window may run its own long length (the config zips them)."""
-    d = D._ok(df)
+    d = DC.valid_rows(df)
     by = d.groupby("window_ms")["n_events"] if "window_ms" in d.columns else None
     n_max = by.transform("max") if by is not None else d["n_events"].max()
     n_min = by.transform("min") if by is not None else d["n_events"].min()
@@ -65,13 +66,13 @@ def _split(df):
 def on_streams(df, claim: str, x: str = "window_ms", metric: str | None = None,
                factor_at_max: float | None = None, tol: float | None = None,
                paper: str | None = None) -> ClaimResult:
-    """The darling claim ``claim`` (a function name in ``sim.studies.darling.scenario``) on the longest
+    """The darling claim ``claim`` (a function name in ``sim.studies.darling.claims``) on the longest
     stream of every window, which gives the verdict, with the same claim on the shortest stream
     (the sample) printed beside it; the other arguments go to that claim (those left None are
     not passed)."""
     args = {k: v for k, v in dict(x=x, metric=metric, factor_at_max=factor_at_max, tol=tol,
                                   paper=paper).items() if v is not None}
-    fn = getattr(D, claim, None)
+    fn = getattr(DC, claim, None)
     if not callable(fn) or not claim.startswith("claim_"):
         return ClaimResult(False, f"no darling claim {claim!r}")
     long_df, short_df, label = _split(df)
@@ -90,7 +91,7 @@ def claim_cap_report(df) -> ClaimResult:
     """REPORT (no verdict): per stream length, peak factor, window and shedder, the slowest
     backlog (the latency the slowest match would have) as a multiple of the cap, the matches
     the cap cut, and kept_pct; then which shedders the cap cut on each stream."""
-    d = D._ok(df)
+    d = DC.valid_rows(df)
     if d.empty:
         return ClaimResult(False, "no rows")
     keys = ["n_events", "peak_factor", "window_ms"]

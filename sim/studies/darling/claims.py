@@ -1,11 +1,242 @@
-"""Claims of the darling study (functions ``claim(df, **args) -> ClaimResult``)."""
-from sim.studies.darling.scenario import (  # noqa: F401
-    claim_latency_le_lmax,
-    claim_kept_ge_baselines,
-    claim_latency_lowest,
-    claim_aux_memory,
-    claim_overload_flat,
-    claim_nodrop_overhead,
-    claim_seed_spread,
-    claim_darling_vs_random_input,
-)
+"""Claims of the darling study (functions ``claim(df, **args) -> ClaimResult``) on the rows of
+``sim.studies.darling.scenario.point`` (Figures 6-10 of the PVLDB'22 paper).
+
+``valid_rows`` and ``method_table`` are the row filter and the x × method table every claim
+reads; ``sim.studies.darling.cap`` uses them too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sim.experiments.claims import ClaimResult
+
+BASELINES = ("random_pm", "espice", "hspice", "icde20")
+
+
+def per_peak_factor(fn):
+    """Evaluate a claim per ``peak_factor`` when the table has several: the testbed's achieved
+    lambda/mu cannot be derived (docs/reproduction/darling.md), so no factor is chosen; the claim
+    passes only where it holds at every factor, and each factor's verdict is printed."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapped(df, *a, **kw):
+        if "peak_factor" not in df.columns or df["peak_factor"].nunique() <= 1:
+            return fn(df, *a, **kw)
+        parts = []
+        ok_all = True
+        n_ok = 0
+        for pf, g in df.groupby("peak_factor", sort=True):
+            r = fn(g, *a, **kw)
+            ok_all = ok_all and bool(r.passed)
+            n_ok += bool(r.passed)
+            parts.append(f"[peak {pf:g}: {'PASS' if r.passed else 'FAIL'}] {r.measured}")
+        return ClaimResult(ok_all, f"holds at {n_ok}/{len(parts)} peak factors (lambda_peak/mu); "
+                           + " ".join(parts))
+    return wrapped
+
+
+def valid_rows(df):
+    """The rows without an ``error`` (every row when the table has no ``error`` column)."""
+    return df[df["error"].isna()] if "error" in df.columns else df
+
+
+def method_table(df, x: str, y: str):
+    """Mean of ``y`` per (x, method) as a DataFrame x × method.  A run without any measured
+    match has no latency (NaN, skipped by comparisons), not a latency of 0."""
+    d = valid_rows(df).copy()
+    if y.startswith("latency") and "matches_measured" in d.columns:
+        d.loc[d["matches_measured"] == 0, y] = np.nan
+    return d.groupby([x, "method"])[y].mean().unstack("method").sort_index()
+
+
+def _no_darling(t) -> ClaimResult | None:
+    """A FAIL (not a KeyError) when the table has no valid DARLING row (empty / all errors)."""
+    if "darling" not in t.columns or t["darling"].isna().all():
+        return ClaimResult(False, "no valid DARLING rows")
+    return None
+
+
+@per_peak_factor
+def claim_latency_le_lmax(df, x: str = "window_ms") -> ClaimResult:
+    """DARLING's mean match latency <= Lmax at every point (paper: never exceeded Lmax)."""
+    if (bad := _no_darling(method_table(df, x, "latency_mean"))) is not None:
+        return bad
+    lat = method_table(df, x, "latency_mean")["darling"]
+    lm = method_table(df, x, "lmax_s")["darling"]
+    r = lat / lm
+    return ClaimResult(bool((r <= 1.0).all()),
+                       "DARLING latency / Lmax per " + x + ": "
+                       + ", ".join(f"{k:g}: {v:.3g}" for k, v in r.items())
+                       + " (paper: <= 1 everywhere)")
+
+
+def cap_note(df) -> str:
+    """Whether the latency cap (1,200 x Lmax, Section 5.1's 30 minutes at Lmax = 1.5 s) cut any
+    baseline match on this stream: if no baseline's slowest match comes near the cap, the stream
+    is too short for the cap to matter and kept_pct counts every late match."""
+    d = valid_rows(df)
+    if "latency_cap_s" not in d.columns or "latency_max" not in d.columns:
+        return ""
+    b = d[d["method"].isin(BASELINES)]
+    if b.empty:
+        return ""
+    frac = float((b["latency_max"] / b["latency_cap_s"]).max())
+    cut = int(b["matches_over_cap"].sum()) if "matches_over_cap" in b.columns else 0
+    n = int(d["events_total"].max()) if "events_total" in d.columns else 0
+    if cut == 0:
+        return (f"; cap: no baseline match reached the cap of "
+                f"{float(d['latency_cap_lmax'].median()):g} x Lmax (slowest kept match "
+                f"{frac:.2g} x cap): on {n} events the stream is too short for the cap to cut")
+    return f"; cap: {cut} baseline matches over the cap cut (slowest kept {frac:.2g} x cap)"
+
+
+@per_peak_factor
+def claim_kept_ge_baselines(df, x: str = "window_ms", tol: float = 0.05,
+                            factor_at_max: float = 2.0, paper: str = "",
+                            metric: str = "kept_pct", at: str = "last") -> ClaimResult:
+    """DARLING keeps >= (1 - tol) x every baseline's matches at every point, and >=
+    factor_at_max x the best baseline at the largest x (``at="first"``: the smallest x, e.g.
+    the lowest b.v threshold = the most partial matches)."""
+    t = method_table(df, x, metric)
+    if at == "first":
+        t = t.iloc[::-1]
+    if (bad := _no_darling(t)) is not None:
+        return bad
+    base = [b for b in BASELINES if b in t.columns]
+    best = t[base].max(axis=1)
+    ratio = t["darling"] / best.replace(0, np.nan)
+    every = bool((t["darling"] >= (1 - tol) * best).all())
+    top = ratio.iloc[-1]
+    ok_top = bool(np.isinf(top) or top >= factor_at_max) if np.isfinite(t["darling"].iloc[-1]) \
+        else False
+    if best.iloc[-1] == 0 and t["darling"].iloc[-1] > 0:
+        ok_top = True
+    parts = ", ".join(f"{k:g}: {d:.1f}% vs {b:.1f}% ({best_name})"
+                      for k, d, b, best_name in zip(t.index, t["darling"], best,
+                                                    t[base].idxmax(axis=1)))
+    ri = t["random_input"] if "random_input" in t.columns else None
+    extra = ""
+    if ri is not None:
+        extra = "; random input: " + ", ".join(f"{v:.1f}%" for v in ri)
+    extra += cap_note(df)
+    return ClaimResult(every and ok_top,
+                       f"{metric} DARLING vs best baseline per {x}: {parts}; ratio at "
+                       f"{'smallest' if at == 'first' else 'largest'} "
+                       f"{x} {top:.2f} (need >= {factor_at_max}; paper {paper}){extra}")
+
+
+@per_peak_factor
+def claim_latency_lowest(df, x: str = "window_ms", factor_at_max: float = 5.0,
+                         paper: str = "", at: str = "last") -> ClaimResult:
+    """DARLING's latency is the lowest at every point and >= factor_at_max x below the
+    lowest-latency baseline at the largest x (``at="first"``: at the smallest x)."""
+    t = method_table(df, x, "latency_mean")
+    if at == "first":
+        t = t.iloc[::-1]
+    if (bad := _no_darling(t)) is not None:
+        return bad
+    base = [b for b in BASELINES if b in t.columns]
+    low = t[base].min(axis=1)
+    ratio = low / t["darling"]
+    every = bool((t["darling"] <= low).all())
+    return ClaimResult(every and bool(ratio.iloc[-1] >= factor_at_max),
+                       "lowest baseline latency / DARLING per " + x + ": "
+                       + ", ".join(f"{k:g}: {v:.2f}x ({n})" for k, v, n in
+                                   zip(t.index, ratio, t[base].idxmin(axis=1)))
+                       + f" (need all >= 1 and >= {factor_at_max} at the "
+                       f"{'smallest ' + x if at == 'first' else 'largest'}; paper {paper})")
+
+
+def claim_aux_memory(df, x: str = "window_ms", limit_pct: float = 0.1) -> ClaimResult:
+    """DARLING's auxiliary structures (Section 4.4's sum_T (N_T + xi_T) x 8) are on average over
+    the settings <= limit_pct % of its peak memory (paper: 0.03 % on average); the points above
+    the limit are named."""
+    d = valid_rows(df)
+    d = d[(d["method"] == "darling") & (d["peak_memory_bytes"] > 0)]
+    if d.empty:
+        return ClaimResult(False, "no DARLING row with a peak memory")
+    pct = 100.0 * d["aux_memory_bytes"] / d["peak_memory_bytes"]
+    keys = [c for c in (x, "peak_factor") if c in d.columns and d[c].nunique() > 1]
+    names = ""
+    if keys:      # per setting (mean over seeds), in axis order
+        by = pct.groupby([d[k] for k in keys]).mean()
+        over = by[by > limit_pct]
+        names = ", ".join("/".join(f"{k}={v:g}" for k, v in
+                                   zip(keys, idx if isinstance(idx, tuple) else (idx,)))
+                          + f": {p:.3f} %" for idx, p in over.items())
+    return ClaimResult(bool(pct.mean() <= limit_pct),
+                       f"aux / peak memory: mean {pct.mean():.3f} % over {len(pct)} settings, "
+                       f"max {pct.max():.3f} % (limit {limit_pct} % on the mean; paper 0.03 % on "
+                       f"average); above the limit: {names or 'none'}")
+
+
+@per_peak_factor
+def claim_overload_flat(df, x: str = "overload", points: float = 10.0) -> ClaimResult:
+    """Across overload rates DARLING's % kept moves <= `points`, baselines' latency rises."""
+    t = method_table(df, x, "kept_pct")
+    if (bad := _no_darling(t)) is not None:
+        return bad
+    span = float(t["darling"].max() - t["darling"].min())
+    lt = method_table(df, x, "latency_mean")
+    base = [b for b in BASELINES if b in lt.columns]
+    rises = {b: float(lt[b].iloc[-1] / max(lt[b].iloc[0], 1e-300)) for b in base}
+    ok = span <= points and all(v > 1.0 for v in rises.values())
+    return ClaimResult(ok, f"DARLING kept range {t['darling'].min():.1f}-{t['darling'].max():.1f}% "
+                       f"(span {span:.1f} points, limit {points}); baseline latency highest/lowest "
+                       "overload: " + ", ".join(f"{b} {v:.2f}x" for b, v in rises.items())
+                       + "; paper: close-to-zero slope for DARLING, baselines' latency rises")
+
+
+@per_peak_factor
+def claim_nodrop_overhead(df, x: str = "window_ms", factor: float = 1.05,
+                          spice_factor: float = 10.0) -> ClaimResult:
+    """No dropping: DARLING <= factor x no-shedder latency everywhere and >= spice_factor x below
+    eSPICE/hSPICE at the largest x (paper: up to 4 orders of magnitude below)."""
+    t = method_table(df, x, "latency_mean")
+    if (bad := _no_darling(t)) is not None:
+        return bad
+    r = t["darling"] / t["none"]
+    sp = min(t["espice"].iloc[-1], t["hspice"].iloc[-1]) / t["darling"].iloc[-1]
+    d = valid_rows(df)
+    shed = int(d[d["method"] == "darling"]["shed_events"].sum())
+    ok = bool((r <= factor).all()) and sp >= spice_factor and shed == 0
+    return ClaimResult(ok, "DARLING / no-shedder latency: " + ", ".join(
+        f"{k:g}: {v:.3f}" for k, v in r.items()) + f"; min(eSPICE, hSPICE) / DARLING at the "
+        f"largest {x}: {sp:.1f}x (need >= {spice_factor}; paper up to 10^4x); DARLING dropped "
+        f"{shed} events (must be 0)")
+
+
+@per_peak_factor
+def claim_seed_spread(df, x: str = "window_ms", kept_pct: float = 6.0,
+                      lat_pct: float = 12.0) -> ClaimResult:
+    """Seed-to-seed standard deviation of DARLING: <= kept_pct % (matches) and <= lat_pct %
+    (latency, relative to the mean) at every point (paper: 6 % / 12 % maximum)."""
+    d = valid_rows(df)
+    d = d[d["method"] == "darling"]
+    g = d.groupby(x)
+    if d.empty or g.size().min() < 2:
+        return ClaimResult(False, "needs >= 2 seeds per point")
+    sk = g["kept_pct"].std()
+    sl = 100.0 * g["latency_mean"].std() / g["latency_mean"].mean()
+    ok = bool((sk <= kept_pct).all() and (sl <= lat_pct).all())
+    return ClaimResult(ok, f"std of kept (points): max {sk.max():.2f} (limit {kept_pct}); "
+                       f"relative std of latency: max {sl.max():.1f} % (limit {lat_pct}); "
+                       f"{int(g.size().min())} seeds")
+
+
+@per_peak_factor
+def claim_darling_vs_random_input(df, x: str = "window_ms", tol: float = 0.05) -> ClaimResult:
+    """The utility pays: DARLING keeps >= (1 - tol) x random input dropping's matches (the same
+    budgets without Eq. 11) at every point."""
+    t = method_table(df, x, "kept_pct")
+    if (bad := _no_darling(t)) is not None:
+        return bad
+    if "random_input" not in t.columns:
+        return ClaimResult(False, "random_input not run")
+    r = t["darling"] / t["random_input"].replace(0, np.nan)
+    # compare products, not the ratio: random input keeping 0 % must not fail DARLING
+    return ClaimResult(bool((t["darling"] >= (1 - tol) * t["random_input"]).all()),
+                       "DARLING / random input kept ratio per " + x + ": "
+                       + ", ".join(f"{k:g}: {v:.2f}" for k, v in r.items())
+                       + f" (need >= {1 - tol:g})")

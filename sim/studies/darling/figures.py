@@ -11,7 +11,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from sim.experiments.figures import ok_rows, save
+from sim.experiments.figures import save
+from sim.experiments.results import ok_rows
 
 LABEL = {"darling": "DARLING", "random_input": "random input", "random_pm": "random PM",
          "espice": "eSPICE", "hspice": "hSPICE", "icde20": "Zhao et al. (ICDE'20)",

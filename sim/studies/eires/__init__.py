@@ -1,4 +1,5 @@
 """SIGMOD'21 EIRES: remote data in CEP (Figures 5-12).
 
-``scenario``, ``claims``, ``figures``; ``refs`` (the paper's text and the authors' ``plot/dat`` as references).
+``scenario`` (per-point computation), ``claims`` (the claim functions), ``figures``; ``refs``
+(the authors' ``plot/dat`` files, the reference some claims are judged against).
 """

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from sim.experiments.figures import line_plot, ok_rows, save
+from sim.experiments.figures import line_plot, save
+from sim.experiments.results import ok_rows
 
 
 def line(df, out_base: Path, x: str = "rate", y: str = "latency_mean", hue: str | None = "engine",

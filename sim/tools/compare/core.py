@@ -37,22 +37,21 @@ largest stable rate.
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from engines import counters as C
 from engines.errors import CapacityError, CepsimInputError
+# lsr and plan_of are re-exported for callers of ``compare`` (sim/studies/cross/scenario.py)
+from sim.tools.compare.model import (SIMPY_CHECK_EVENTS, SIMPY_TOLERANCE, Comparison,  # noqa: F401
+                                     Kept, MatchMismatch, Run, auto_rates, best_per_rate,
+                                     check_same_matches, fmt_rate, lsr, match_digest, plan_of,
+                                     poisson, recommendation, refusal, rows_frame, stage)
 from sim.tools.compare.strategies import (FEATURES, MAX_ORDER_VARS, STRATEGIES, Strategy,  # noqa: F401
                                     eligibility, select_strategies, strategy_keys)
 
-SIMPY_CHECK_EVENTS = 20_000  # the SimPy check queues at most this prefix of the stream
-SIMPY_TOLERANCE = 1e-9       # relative agreement required between SimPy and the fast path
-AUTO_RATES = 4               # rates chosen when none are given
 
 # ----------------------------------------------------------------------------- features
 def pattern_features(program) -> set[str]:
@@ -75,8 +74,6 @@ def pattern_features(program) -> set[str]:
 
 
 # ----------------------------------------------------------------------------- expansions
-def _spec(engine: str, options: dict) -> str:
-    return " ".join([engine] + [f"{k}={v}" for k, v in options.items()])
 
 
 def chain_orders(program, stream, ctx: dict) -> list[tuple[str, dict]]:
@@ -130,76 +127,9 @@ def _resolve(target: str) -> Callable:
 
 
 # ----------------------------------------------------------------------------- runs
-@dataclass
-class Run:
-    """One engine run: ``label`` (table row), ``spec`` (engine spec: ``run_engine`` it to
-    reproduce), ``rates`` (None = every rate; APAM: the rates whose optimizer chose it)."""
-
-    strategy: str
-    label: str
-    engine: str
-    options: dict
-    rates: list[float] | None = None
-    result: object = None
-    service: np.ndarray | None = None
-    digest: str = ""
-    per_rate: dict = field(default_factory=dict)   # rate -> metrics dict
-
-    @property
-    def spec(self) -> str:
-        return _spec(self.engine, self.options)
-
-
-def match_digest(ms) -> str:
-    """SHA-256 (16 hex) of a match set in canonical order (equal digests <=> equal sets)."""
-    from engines.matches import canonical_rows
-    h = hashlib.sha256()
-    h.update(",".join(ms.var_names).encode())
-    if not any(ms.kleene):
-        h.update(np.ascontiguousarray(canonical_rows(np.asarray(ms.pos) + 1)).tobytes())
-    else:
-        h.update(repr(sorted(ms.keys())).encode())
-    return h.hexdigest()[:16]
-
-
-class MatchMismatch(RuntimeError):
-    """Two engines found different match sets (a bug in one of them)."""
-
-
-def check_same_matches(runs: list[Run]) -> None:
-    """Raise ``MatchMismatch`` naming the engines when the runs' match sets differ."""
-    groups: dict[str, list[Run]] = {}  # digest -> runs
-    for r in runs:
-        groups.setdefault(r.digest, []).append(r)
-    if len(groups) > 1:
-        parts = [f"{len(rs[0].result.matches)} matches from {', '.join(x.spec for x in rs)}"
-                 for rs in sorted(groups.values(), key=len, reverse=True)]
-        raise MatchMismatch("engines disagree on the match set (a bug; please report it with "
-                            "the pattern and data): " + " vs ".join(parts))
 
 
 # ----------------------------------------------------------------------------- the comparison
-@dataclass
-class Comparison:
-    """The result of ``compare``: ``rows`` (DataFrame, one per run x rate, and one per
-    ineligible strategy), ``runs``, ``ineligible`` [(strategy, reason)], ``rates``,
-    ``recommendation``, ``simpy`` (the check's text), ``best`` {rate: label}."""
-
-    pattern: str
-    n_events: int
-    profile_name: str
-    rates: list[float]
-    runs: list[Run]
-    ineligible: list[tuple[str, str]]
-    best: dict
-    recommendation: str
-    simpy: str
-    rows: object = None
-    profile: object = None
-
-    def table(self) -> str:
-        from sim.tools.compare.report import text_table
-        return text_table(self)
 
 
 def _rates_ok(rates) -> list[float] | None:
@@ -217,21 +147,6 @@ def _rates_ok(rates) -> list[float] | None:
     return sorted(set(out))
 
 
-def auto_rates(lsrs: list[float], k: int = AUTO_RATES) -> list[float]:
-    """``k`` rates from half the slowest engine's largest stable rate to 95 % of the fastest's
-    (geometric, two significant digits; at least a factor 4 wide)."""
-    lo, hi = 0.5 * min(lsrs), 0.95 * max(lsrs)
-    if hi / lo < 4:
-        lo = hi / 4
-    raw = np.geomspace(lo, hi, k)
-    return sorted({float(f"{r:.2g}") for r in raw})
-
-
-def _poisson(n: int, rate: float, seed: int) -> np.ndarray:
-    from sim.core.arrivals import poisson_arrivals
-    return poisson_arrivals(n, rate, seed)
-
-
 def _queue(run: Run, arrivals: np.ndarray, profile, rate: float) -> dict:
     from sim.core.simulate import simulate_counters
     res = run.result
@@ -243,11 +158,6 @@ def _queue(run: Run, arrivals: np.ndarray, profile, rate: float) -> dict:
 def _run_engine(run: Run, program, stream, **extra):
     from engines.registry import run_engine
     return run_engine(run.engine, program, stream, **run.options, **extra)
-
-
-def _refusal(exc: Exception) -> str:
-    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return ("capacity: " if isinstance(exc, CapacityError) else "") + msg
 
 
 def compare(pattern, stream, rates=None, engines: list[str] | None = None, profile=None,
@@ -292,12 +202,12 @@ def compare(pattern, stream, rates=None, engines: list[str] | None = None, profi
             variants = _resolve(s.expand)(program, stream, ctx) if s.expand else \
                 [(s.key, dict(s.options))]
         except (CepsimInputError, CapacityError) as exc:
-            ineligible.append((s.key, _refusal(exc)))
+            ineligible.append((s.key, refusal(exc)))
             continue
         fixed += [Run(s.key, lab, s.engine, {**dict(s.options), **opt}) for lab, opt in variants]
     done: list[Run] = []
     for r in fixed:
-        _stage(bar, f"compare: running {r.spec}")
+        stage(bar, f"compare: running {r.spec}")
         if not _execute(r, program, stream, prof, ineligible):
             continue
         done.append(r)
@@ -323,7 +233,7 @@ def compare(pattern, stream, rates=None, engines: list[str] | None = None, profi
                     r = by_opts.setdefault(r.spec, r)
                     r.rates.append(rate)
         except (CepsimInputError, CapacityError) as exc:
-            ineligible.append((s.key, _refusal(exc)))
+            ineligible.append((s.key, refusal(exc)))
             continue
         for r in by_opts.values():
             if r.spec in executed:
@@ -331,21 +241,21 @@ def compare(pattern, stream, rates=None, engines: list[str] | None = None, profi
                 r.result, r.service, r.digest = prev.result, prev.service, prev.digest
                 done.append(r)
                 continue
-            _stage(bar, f"compare: running {r.spec}")
+            stage(bar, f"compare: running {r.spec}")
             if _execute(r, program, stream, prof, ineligible):
                 done.append(r)
     if not done:
         raise CepsimInputError("no strategy could run this pattern: " + "; ".join(
             f"{k}: {w}" for k, w in ineligible))
     check_same_matches(done)
-    _stage(bar, f"compare: queueing {len(done)} runs at {len(rates)} rates")
+    stage(bar, f"compare: queueing {len(done)} runs at {len(rates)} rates")
     n = len(stream)
     for rate in rates:
-        arr = _poisson(n, rate, seed)
+        arr = poisson(n, rate, seed)
         for r in done:
             if r.rates is None or rate in r.rates:
                 r.per_rate[rate] = _queue(r, arr, prof, rate)
-    _stage(bar, "compare: SimPy check of one point")
+    stage(bar, "compare: SimPy check of one point")
     simpy = simpy_check(done[0], rates[len(rates) // 2], prof, seed)
     best = best_per_rate(done, rates)
     cmp = Comparison(" ".join(str(pat).split()), n, prof.name, rates, done, ineligible, best,
@@ -395,7 +305,7 @@ def run_command(text: str, source: str, data, fmt: str | None, schema, rates: st
     from engines.pattern import parse_pattern
     from sim.core.costmodel import load_profile
     from sim.experiments.inputs import resolve_input
-    from sim.experiments.progress import Progress, _isatty
+    from sim.experiments.progress import Progress, is_tty
     from workloads.loaders import load_stream
 
     rate_list = parse_rates(rates)
@@ -416,7 +326,7 @@ def run_command(text: str, source: str, data, fmt: str | None, schema, rates: st
     stream = load_stream(data, fmt, schema) if schema is not None else load_stream(data, fmt)
     if n_events is not None and n_events < len(stream):
         stream = stream.slice(0, n_events)
-    show = _isatty(sys.stderr) if progress is None else progress
+    show = is_tty(sys.stderr) if progress is None else progress
     with Progress(1, desc="compare", unit="steps", enabled=None if show else False) as bar:
         try:
             cmp = compare(pat, stream, rate_list, names, prof, seed, bar)
@@ -443,19 +353,14 @@ def _provisional(eligible, program, stream, ctx: dict, prof, ineligible: list, b
         try:
             variants = _resolve(s.expand)(program, stream, {**ctx, "rate": None})
         except (CepsimInputError, CapacityError) as exc:
-            ineligible.append((s.key, _refusal(exc)))
+            ineligible.append((s.key, refusal(exc)))
             continue
         for lab, opt in variants:
             r = Run(s.key, lab, s.engine, {**dict(s.options), **opt})
-            _stage(bar, f"compare: running {r.spec}")
+            stage(bar, f"compare: running {r.spec}")
             if _execute(r, program, stream, prof, []):
                 out.append(r)
     return out
-
-
-def _stage(bar, text: str) -> None:
-    if bar is not None:
-        bar.stage(text)
 
 
 def _execute(r: Run, program, stream, prof, ineligible: list) -> bool:
@@ -463,41 +368,13 @@ def _execute(r: Run, program, stream, prof, ineligible: list) -> bool:
     try:
         r.result = _run_engine(r, program, stream)
     except (CepsimInputError, CapacityError) as exc:
-        ineligible.append((r.label, _refusal(exc)))
+        ineligible.append((r.label, refusal(exc)))
         return False
     cnt = np.asarray(r.result.counters)[:len(stream)]
     r.service = prof.service_times(np.ascontiguousarray(cnt, dtype=np.int64))
     r.digest = match_digest(r.result.matches)
     r.result = Kept.of(r.result)
     return True
-
-
-@dataclass
-class KeptMatches:
-    """What the queue needs of a match set: each match's last event and detection index."""
-
-    last_event: np.ndarray
-    detect: np.ndarray
-
-    def __len__(self) -> int:
-        return int(len(self.last_event))
-
-
-@dataclass
-class Kept:
-    """An engine result without its match positions (a run can emit millions of matches and
-    every run is kept until the end): ``matches`` (``KeptMatches``), ``counters``, ``info``."""
-
-    matches: KeptMatches
-    counters: np.ndarray
-    info: dict
-
-    @classmethod
-    def of(cls, res) -> "Kept":
-        ms = res.matches
-        return cls(KeptMatches(np.asarray(ms.last_event, dtype=np.int64),
-                               np.asarray(ms.detect, dtype=np.int64)),
-                   np.asarray(res.counters), dict(res.info or {}))
 
 
 def simpy_check(run: Run, rate: float, prof, seed: int) -> str:
@@ -508,7 +385,7 @@ def simpy_check(run: Run, rate: float, prof, seed: int) -> str:
     from sim.core.queue import simulate_simpy
     svc = run.service[:SIMPY_CHECK_EVENTS]
     m = len(svc)
-    arr = _poisson(len(run.service), rate, seed)[:m]
+    arr = poisson(len(run.service), rate, seed)[:m]
     _, d_fast = lindley(arr, svc)
     sv = svc.tolist()
     _, d_simpy = simulate_simpy(arr, lambda i, now: sv[i], m)
@@ -522,130 +399,8 @@ def simpy_check(run: Run, rate: float, prof, seed: int) -> str:
 
 
 # ----------------------------------------------------------------------------- ranking
-def rank_value(metrics: dict) -> float:
-    """What 'best' minimises: mean match latency; with no match, the mean event sojourn."""
-    v = metrics.get("latency_mean", float("nan"))
-    if not (isinstance(v, float) and math.isfinite(v)) or not metrics.get("matches"):
-        v = metrics.get("sojourn_mean", float("nan"))
-    return float(v)
-
-
-def best_per_rate(runs: list[Run], rates: list[float]) -> dict:
-    """{rate: label of the run with the lowest ``rank_value`` among the stable ones, or None}."""
-    out = {}
-    for rate in rates:
-        cands = [(rank_value(r.per_rate[rate]), i, r.label) for i, r in enumerate(runs)
-                 if rate in r.per_rate and r.per_rate[rate].get("stable")]
-        cands = [c for c in cands if math.isfinite(c[0])]
-        out[rate] = min(cands)[2] if cands else None
-    return out
-
-
-def lsr(run: Run) -> float:
-    """Largest stable rate: 1 / mean service (events per second)."""
-    return 1.0 / float(run.service.mean())
-
-
-def fmt_rate(r: float) -> str:
-    """A rate to three significant digits, without exponent below 10^7 events/s.
-
-    >>> fmt_rate(13906.2), fmt_rate(0.25), fmt_rate(3.4e8)
-    ('13900', '0.25', '3.4e+08')
-    """
-    if not math.isfinite(r) or r < 1 or r >= 1e7:
-        return f"{r:.3g}"
-    return f"{float(f'{r:.3g}'):.0f}"
-
-
-def _describe(run: Run) -> str:
-    plan = plan_of(run)
-    return run.label + (f" {plan}" if plan and plan not in run.label else "")
-
-
-def recommendation(runs: list[Run], rates: list[float], best: dict) -> str:
-    """"below λ ≈ X: A; above: B" from the best run per rate, and where nothing keeps up."""
-    fastest = max(runs, key=lsr)
-    segs: list[tuple[str | None, list[float]]] = []
-    for rate in rates:
-        b = best[rate]
-        if segs and segs[-1][0] == b:
-            segs[-1][1].append(rate)
-        else:
-            segs.append((b, [rate]))
-    by_label = {r.label: r for r in runs}
-    parts = []
-    for i, (lab, rs) in enumerate(segs):
-        name = "no strategy keeps up" if lab is None else _describe(by_label[lab])
-        if len(segs) == 1:
-            parts.append(f"{name} at every rate tested ({fmt_rate(rates[0])}-"
-                         f"{fmt_rate(rates[-1])} ev/s)" if len(rates) > 1 else
-                         f"{name} at {fmt_rate(rates[0])} ev/s")
-        elif i == 0:
-            nxt = segs[1][1][0]
-            parts.append(f"below λ ≈ {fmt_rate(math.sqrt(rs[-1] * nxt))} ev/s: {name}")
-        elif i == len(segs) - 1:
-            parts.append(f"above: {name}")
-        else:
-            nxt = segs[i + 1][1][0]
-            parts.append(f"up to λ ≈ {fmt_rate(math.sqrt(rs[-1] * nxt))}: {name}")
-    tail = f"; highest throughput: {_describe(fastest)} (stable below " \
-           f"{fmt_rate(lsr(fastest))} ev/s)"
-    return "; ".join(parts) + tail
-
-
-def plan_of(run: Run) -> str:
-    """The plan / order of a run: its own option, else what the engine reports."""
-    for k in ("order", "plan"):
-        if k in run.options:
-            return str(run.options[k])
-    info = getattr(run.result, "info", None) or {}
-    v = info.get("plan") or info.get("order") or ""
-    return str(v)
 
 
 # ----------------------------------------------------------------------------- rows
-def dominant_work(run: Run, prof, k: int = 2) -> str:
-    """The ``k`` counters with the largest share of the priced work, per event."""
-    tot = np.asarray(run.result.counters)[:len(run.service)].sum(axis=0).astype(np.float64)
-    unit = prof.unit_vector()
-    cost = tot * unit
-    total = float(run.service.sum())
-    n = len(run.service)
-    order = [int(i) for i in np.argsort(-cost) if cost[i] > 0][:k]
-    parts = [f"{C.COUNTER_NAMES[i]} {tot[i] / n:.3g} ({100 * cost[i] / total:.0f}%)"
-             for i in order]
-    base = 100.0 * float(prof.base_cost) * n / total if total > 0 else 0.0
-    if not parts or base > 50:
-        parts.append(f"base {base:.0f}%")
-    return ", ".join(parts)
 
 
-def rows_frame(cmp: Comparison, prof):
-    """One row per (run, rate) and one per ineligible strategy (``eligible`` False)."""
-    import pandas as pd
-    rows = []
-    for r in cmp.runs:
-        totals = C.summarize(np.asarray(r.result.counters)[:len(r.service)])
-        static = {"strategy": r.strategy, "label": r.label, "engine_spec": r.spec,
-                  "plan": plan_of(r), "eligible": True, "reason": "",
-                  "matches": len(r.result.matches), "match_digest": r.digest,
-                  "work": dominant_work(r, prof), "service_mean": float(r.service.mean()),
-                  "service_p99": float(np.percentile(r.service, 99)), "lsr": lsr(r),
-                  "n_events": cmp.n_events, "profile": cmp.profile_name}
-        static.update({f"total_{k}": v for k, v in totals.items()})
-        for rate in cmp.rates:
-            if rate not in r.per_rate:
-                continue
-            m = r.per_rate[rate]
-            rows.append({**static, "rate": rate,
-                         "latency_mean": m.get("latency_mean"),
-                         "latency_p50": m.get("latency_p50"),
-                         "latency_p99": m.get("latency_p99"),
-                         "sojourn_mean": m.get("sojourn_mean"),
-                         "offered_load": m.get("offered_load"), "stable": bool(m.get("stable")),
-                         "sim_path": m.get("sim_path", ""),
-                         "best": cmp.best.get(rate) == r.label})
-    for key, why in cmp.ineligible:
-        rows.append({"strategy": key.split(" ")[0], "label": key, "eligible": False,
-                     "reason": why, "n_events": cmp.n_events, "profile": cmp.profile_name})
-    return pd.DataFrame(rows)

@@ -16,6 +16,10 @@ import math
 import numpy as np
 
 from engines.errors import CapacityError, CepsimInputError
+from sim.tools.compare.model import (SIMPY_CHECK_EVENTS, SIMPY_TOLERANCE, Comparison, Kept, Run,
+                                     auto_rates, best_per_rate, check_same_matches, fmt_rate,
+                                     match_digest, poisson, recommendation, refusal, rows_frame,
+                                     stage)
 
 TRACE_CAP = 4_000_000    # trace records for the SimPy check (SIMPY_CHECK_EVENTS events)
 
@@ -39,21 +43,18 @@ def compare_remote(pattern: str, program, stream, eligible, ineligible, rates, p
                    bar=None):
     """The EIRES strategies of ``eligible`` on ``program`` (see module docstring)."""
     from engines.registry import run_engine
-    from sim.tools.compare.core import (Comparison, Kept, Run, _poisson, _refusal, _stage, auto_rates,
-                             best_per_rate, check_same_matches, match_digest, recommendation,
-                             rows_frame)
 
     n = len(stream)
     unit, base = prof.unit_vector(), float(prof.base_cost)
     runs: list = []
     for s in eligible:
         r = Run(s.key, s.key, s.engine, {**dict(s.options), "seed": int(seed)})
-        _stage(bar, f"compare: running {r.spec} (saturated)")
+        stage(bar, f"compare: running {r.spec} (saturated)")
         try:
             r.result = run_engine("remote", program, stream, arrivals=np.zeros(n),
                                   unit_cost=unit, base_cost=base, **r.options)
         except (CepsimInputError, CapacityError) as exc:
-            ineligible.append((s.key, _refusal(exc)))
+            ineligible.append((s.key, refusal(exc)))
             continue
         r.service = np.asarray(r.result.info["depart"]) - np.asarray(r.result.info["start"])
         r.digest = match_digest(r.result.matches)
@@ -66,9 +67,9 @@ def compare_remote(pattern: str, program, stream, eligible, ineligible, rates, p
     if rates is None:
         rates = auto_rates([1.0 / float(r.service.mean()) for r in runs])
     for rate in rates:
-        arr = _poisson(n, rate, seed)
+        arr = poisson(n, rate, seed)
         for r in runs:
-            _stage(bar, f"compare: {r.spec} at {rate:g} ev/s")
+            stage(bar, f"compare: {r.spec} at {rate:g} ev/s")
             res = run_engine("remote", program, stream, arrivals=arr, unit_cost=unit,
                              base_cost=base, **r.options)
             r.per_rate[rate] = _metrics(res, arr, rate)
@@ -84,10 +85,9 @@ def simpy_check_remote(run, program, stream, rate: float, prof, seed: int) -> st
     """Replay ``run`` at ``rate`` in SimPy (``sim.core.remote_queue``); emission times must agree
     with the kernel's to 1e-9 relative."""
     from engines.remote.kernel import run_remote
-    from sim.tools.compare.core import SIMPY_CHECK_EVENTS, SIMPY_TOLERANCE, _poisson, fmt_rate
     from sim.core.remote_queue import simulate_remote_simpy
     m = min(len(stream), SIMPY_CHECK_EVENTS)
-    arr = _poisson(len(stream), rate, seed)[:m]
+    arr = poisson(len(stream), rate, seed)[:m]
     stream = stream.slice(0, m) if m < len(stream) else stream
     res = run_remote(program, stream, arrivals=arr, unit_cost=prof.unit_vector(),
                      base_cost=float(prof.base_cost), trace_cap=TRACE_CAP, **run.options)

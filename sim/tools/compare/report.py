@@ -1,101 +1,16 @@
-"""Presentation of a ``sim.tools.compare.core.Comparison``: the terminal table, ``compare.md``, the two
-figures and the ``--out`` directory (rows as Parquet).
+"""Files of a ``sim.tools.compare.model.Comparison``: ``compare.md``, the two figures and the
+``--out`` directory (rows as Parquet).
 
-Latency cells are ``p50/p99`` of the match latency in one unit for the whole table; the best
-run at a rate (lowest mean match latency among the stable runs) is marked ``*``; an overloaded
-run (offered load ρ = λ·E[S] >= 1) shows ``ρ=...`` instead of latencies, which would only grow
-with the stream length; ``-`` = not run at that rate (APAM's optimizer chose another plan).
+The table cells (``cells``, also the terminal table ``Comparison.table()``) come from
+``sim.tools.compare.model``.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 
-_UNITS = ((1e-6, "us"), (1e-3, "ms"), (1.0, "s"))
-
-
-def _unit(values: list[float]) -> tuple[float, str]:
-    vals = [v for v in values if isinstance(v, float) and math.isfinite(v) and v > 0]
-    med = float(np.median(vals)) if vals else 1e-3
-    scale, name = _UNITS[0]
-    for s, nm in _UNITS:
-        if med >= s:
-            scale, name = s, nm
-    return scale, name
-
-
-def _num(v: float) -> str:
-    if not math.isfinite(v):
-        return "nan"
-    return f"{v:.3g}" if abs(v) < 1000 else f"{v:.0f}"
-
-
-def cells(cmp) -> tuple[list[str], list[list[str]]]:
-    """(header, rows) of the comparison table as strings."""
-    from sim.tools.compare.core import fmt_rate, lsr, plan_of
-    lat = [m.get("latency_p50") for r in cmp.runs for m in r.per_rate.values()]
-    scale, unit = _unit([float(v) for v in lat if v is not None])
-    head = ["engine", "plan/order", "matches", "work per event (share of cost)",
-            "svc mean us", "svc p99 us", "max stable ev/s"]
-    head += [f"p50/p99 {unit} @{fmt_rate(r)}" for r in cmp.rates]
-    out = []
-    for r in cmp.runs:
-        plan = plan_of(r)
-        row = [r.label, plan if plan not in r.label else "", str(len(r.result.matches)),
-               _work(r, cmp), _num(float(r.service.mean()) * 1e6),
-               _num(float(np.percentile(r.service, 99)) * 1e6), fmt_rate(lsr(r))]
-        for rate in cmp.rates:
-            m = r.per_rate.get(rate)
-            if m is None:
-                row.append("-")
-            elif not m.get("stable"):
-                row.append(f"ρ={m.get('offered_load', float('nan')):.3g}")
-            elif not m.get("matches"):
-                row.append("no match")
-            else:
-                c = f"{_num(m['latency_p50'] / scale)}/{_num(m['latency_p99'] / scale)}"
-                row.append(c + (" *" if cmp.best.get(rate) == r.label else ""))
-        out.append(row)
-    return head, out
-
-
-def _work(run, cmp) -> str:
-    rows = cmp.rows
-    if rows is not None and "work" in rows.columns:
-        hit = rows[(rows["label"] == run.label) & rows["eligible"]]
-        if len(hit):
-            return str(hit["work"].iloc[0])
-    return ""
-
-
-def grouped_reasons(ineligible: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Strategies refused for the same reason on one line: ``("eires-BL1, eires-BL2", why)``."""
-    by: dict[str, list[str]] = {}
-    for k, why in ineligible:
-        by.setdefault(why, []).append(k)
-    return [(", ".join(ks), why) for why, ks in by.items()]
-
-
-def text_table(cmp) -> str:
-    """The terminal report: table, ineligible strategies, SimPy check, recommendation."""
-    head, body = cells(cmp)
-    widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(head)]
-    left = {0, 1, 3}
-
-    def line(vals):
-        return "  ".join(v.ljust(w) if i in left else v.rjust(w)
-                         for i, (v, w) in enumerate(zip(vals, widths))).rstrip()
-    lines = [f"{cmp.pattern}", f"{cmp.n_events} events, cost profile {cmp.profile_name!r}; "
-             f"latency = match latency (p50/p99); * = best at that rate; ρ = overloaded", "",
-             line(head), line(["-" * w for w in widths])]
-    lines += [line(r) for r in body]
-    if cmp.ineligible:
-        lines += ["", "not run:"]
-        lines += [f"  {k}: {why}" for k, why in grouped_reasons(cmp.ineligible)]
-    lines += ["", cmp.simpy, f"recommendation: {cmp.recommendation}"]
-    return "\n".join(lines)
+from sim.tools.compare.model import cells, grouped_reasons, rank_value
 
 
 def markdown(cmp, command: str = "") -> str:
@@ -125,7 +40,6 @@ def figures(cmp, out: Path) -> list[Path]:
     import sim.experiments.figures  # noqa: F401  (selects the headless backend before pyplot)
     import matplotlib.pyplot as plt
     from engines import counters as C
-    from sim.tools.compare.core import rank_value
 
     paths = []
     fig, ax = plt.subplots(figsize=(8, 4.5))

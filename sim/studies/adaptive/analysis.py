@@ -1,0 +1,122 @@
+"""Reading the adaptive study's result tables: the helpers ``claims`` and ``figures`` share.
+
+``supported_rows`` (points that ran: no error, ``supported`` = 1), ``method_labels`` (the
+``thr{t}`` / ``inv{d}`` labels present), ``coverage`` (which pattern sets an average covers),
+``tuned`` (best d and t on the tuning seeds, per-n means on the evaluation seeds; section 5.2:
+d_opt and t_opt are found by parameter scanning), ``headroom_table`` (the headroom oracle's
+ratios), ``drift_axes`` / ``drift_table`` (the drift studies' settings) and ``COST_AXES`` (the
+cost-sensitivity study's axes).  Rows come from ``sim.studies.adaptive.scenario.point``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def supported_rows(df):
+    """The rows of points that ran: no ``error`` and ``supported`` = 1."""
+    d = df[df["error"].isna()] if "error" in df.columns else df
+    return d[d["supported"] == 1]
+
+
+def method_labels(df, prefix: str) -> list[str]:
+    """The method labels ``<prefix><number>`` (``thr0.3``, ``inv0.1``) with a ``_thr`` column in
+    ``df``, by their number."""
+    return sorted({c[:-4] for c in df.columns if c.startswith(prefix) and c.endswith("_thr")
+                   and c[len(prefix):-4].replace(".", "").isdigit()},
+                  key=lambda s: float(s[len(prefix):]))
+
+
+def coverage(df) -> str:
+    """Which pattern sets every average covers, per planner."""
+    d = df[df["error"].isna()] if "error" in df.columns else df
+    parts = []
+    for pl, g in d.groupby("planner"):
+        ok = sorted(g[g["supported"] == 1]["pset"].unique())
+        no = sorted(set(g["pset"].unique()) - set(ok))
+        parts.append(f"{pl}: sets {','.join(ok) or '-'}" + (f" (not run: {','.join(no)})"
+                                                               if no else ""))
+    return "; ".join(parts)
+
+
+def tuned(df, dataset: str, planner: str) -> dict | None:
+    """Best d and t on the tuning seeds (mean throughput over n and pattern sets), and the
+    evaluation rows' per-n means of static / uncond / thr(t_best) / inv(d_best)."""
+    d = supported_rows(df)
+    d = d[(d["dataset"] == dataset) & (d["planner"] == planner)]
+    if d.empty:
+        return None
+    tune = d[d["role"] == "tune"]
+    ev = d[d["role"] == "eval"]
+    if tune.empty or ev.empty:
+        tune = ev = d
+    inv = method_labels(d, "inv")
+    thr = method_labels(d, "thr")
+    best_inv = max(inv, key=lambda c: tune[c + "_thr"].mean()) if inv else None
+    best_thr = max(thr, key=lambda c: tune[c + "_thr"].mean()) if thr else None
+    # a tuned value at the grid's largest entry means the grid did not bracket the optimum
+    edges = [lab for lab, labs in ((best_inv, inv), (best_thr, thr))
+             if lab is not None and len(labs) > 1 and lab == labs[-1]]
+    cols = {"static": "static", "uncond": "uncond", "thr": best_thr, "inv": best_inv}
+    cols = {k: v for k, v in cols.items() if v is not None and v + "_thr" in d.columns}
+    per_n = {}
+    for n, g in ev.groupby("n"):
+        per_n[int(n)] = {k: {m: float(g[f"{v}_{m}"].mean()) for m in ("thr", "repl", "ovh")}
+                         for k, v in cols.items()}
+    oracle_n = ({int(n): float(g["oracle_thr"].mean()) for n, g in ev.groupby("n")}
+                if "oracle_thr" in ev.columns else {})
+    return {"best_inv": best_inv, "best_thr": best_thr, "per_n": per_n, "inv_labels": inv,
+            "thr_labels": thr, "eval": ev, "tune": tune, "edges": edges,
+            "oracle_n": oracle_n}
+
+
+def tuning_text(t: dict) -> str:
+    """``inv0.5, thr3`` plus a warning when a tuned value is the grid's largest."""
+    s = f"{t['best_inv']}, {t['best_thr']}"
+    return s + (f"; AT GRID EDGE: {', '.join(t['edges'])}" if t.get("edges") else "")
+
+
+def headroom_table(df) -> dict:
+    """``{(dataset, planner): {n: (headroom, headroom_engine, rows)}}``: the headroom oracle's
+    ratios (static / per-epoch best plan, ``engines.planners.adaptive.headroom``), mean over the
+    supported rows (every seed and pattern set) of each n."""
+    d = supported_rows(df)
+    out: dict = {}
+    if d.empty or "headroom" not in d.columns:
+        return out
+    for (ds, pl, n), g in d.groupby(["dataset", "planner", "n"]):
+        out.setdefault((ds, pl), {})[int(n)] = (float(g["headroom"].mean()),
+                                                float(g["headroom_engine"].mean()), len(g))
+    return out
+
+
+def drift_axes(df) -> list[str]:
+    """The ``gen_*`` columns that vary in ``df`` (the drift study's axes)."""
+    return [c for c in df.columns if c.startswith("gen_") and df[c].nunique(dropna=True) > 1]
+
+
+def drift_table(df) -> list[dict]:
+    """Per drift setting (values of ``drift_axes``) and planner: mean headroom and the tuned
+    methods' throughput relative to static (mean over n, evaluation seeds)."""
+    d = supported_rows(df)
+    axes = drift_axes(d)
+    rows = []
+    if d.empty:
+        return rows
+    for key, g in (d.groupby(axes) if axes else [((), d)]):
+        key = key if isinstance(key, tuple) else (key,)
+        sub = df.loc[g.index]
+        for (ds, pl), _ in g.groupby(["dataset", "planner"]):
+            t = tuned(sub, ds, pl)
+            rel = {k: float(np.mean([v[k]["thr"] / v["static"]["thr"] for v in t["per_n"].values()]))
+                   for k in next(iter(t["per_n"].values())) if k != "static"}
+            gg = g[(g["dataset"] == ds) & (g["planner"] == pl)]
+            rows.append({"setting": dict(zip(axes, key)), "dataset": ds, "planner": pl,
+                         "headroom": float(gg["headroom"].mean()),
+                         "headroom_engine": float(gg["headroom_engine"].mean()),
+                         "rel": rel, "tuning": tuning_text(t)})
+    return rows
+
+
+#: the cost-sensitivity study's axes (column, label format), in the order of its labels
+COST_AXES = (("adapt_rel", "ratio x{:g}"), ("deploy_rel", "deploy x{:g}"),
+             ("overlap_base", "overlap {}"), ("base_cost", "base {:g}"))

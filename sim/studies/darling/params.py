@@ -1,0 +1,87 @@
+"""Declared parameters of the DARLING (PVLDB'22) scenario (``sim.studies.darling.scenario``)
+and of the latency-cap study (``darling_cap:point``, ``sim.studies.darling.cap``: the same
+parameters, it runs ``darling.point``'s computation); checked by ``sim.experiments.params``
+before any point runs."""
+from __future__ import annotations
+
+from sim.experiments.params import Declaration, Param
+
+METHODS = ("none", "darling", "random_input", "random_pm", "espice", "hspice", "icde20")
+QUERIES = ("q1", "q1_readme", "q1pm", "q4", "q2len")
+
+_PARAMS = (
+    Param("method", "string", None, "required: the load shedder (engines.shedding)",
+          choices=METHODS),
+    Param("query", "string", "q1", "soccer query (QUERY_SOURCES: the artifact's "
+          "patterns_examples.txt lines)", choices=QUERIES),
+    Param("window_ms", "float", None, "required: the query window W in ms", low=0,
+          low_open=True),
+    Param("length", "int", 3, "pattern length of the q2len panel (Fig. 7)", low=2, high=8),
+    Param("n_events", "int", 50000, "stream length (events; the soccer sample is cut to it)",
+          low=1),
+    Param("stream", "string", "sample", "the soccer sample, or the sample followed by its "
+          "synthetic continuation (workloads.soccer_synth.continue_sample)",
+          choices=("sample", "continued")),
+    Param("synth_seed", "int", 1, "seed of the synthetic players (q2len) / the continuation"),
+    Param("b_keep", "float", None, "optional: b.v threshold keeping this fraction of the ball "
+          "events (partial-matches panel); 1 = no threshold", low=0, high=1),
+    Param("b_threshold", "float", None, "optional: the b.v threshold of q1pm (Fig. 8 panel: "
+          "X = 0 / 53705 / 71560 / 86259 / 100000)"),
+    Param("ref_window_ms", "float", None, "window (ms) of the Lmax reference point; default "
+          "computed: window_ms", low=0, low_open=True),
+    Param("ref_b_threshold", "float", None, "optional: b.v threshold of the Lmax reference "
+          "point (default: none)"),
+    Param("ref_length", "int", None, "pattern length of the Lmax reference point; default "
+          "computed: length", low=2, high=8),
+    Param("lmax_s", "float", None, "optional: Lmax in seconds (default computed: n_in_target "
+          "x z_pre of the reference point)", low=0, low_open=True),
+    Param("n_in_target", "float", 1000, "Lmax = n_in_target x z_pre(reference point)", low=0,
+          low_open=True),
+    Param("beta", "float", 0.8, "shedding trigger: queue length >= beta x N_in (section 4)",
+          low=0, high=1, low_open=True),
+    Param("psi", "int", 100, "DARLING's psi (events between utility updates)", low=1),
+    Param("budget", "string", "cost", "DARLING's shedding budget", choices=("cost", "equal")),
+    Param("check", "string", "global", "DARLING's overload check", choices=("global", "local")),
+    Param("victim", "string", "artifact", "DARLING's victim choice",
+          choices=("artifact", "random")),
+    Param("spice_bins", "int", 10, "eSPICE / hSPICE utility bins", low=1),
+    Param("spice_windows", "string", "replicated", "eSPICE / hSPICE windows: replicated per "
+          "event or shared", choices=("replicated", "shared")),
+    Param("icde_classes", "int", 4, "ICDE'20 shedder: number of classes", low=1),
+    Param("icde_artifact_knapsack", "boolean", False, "ICDE'20 shedder: the artifact's "
+          "knapsack"),
+    Param("profile", "string", None, "cost profile TOML (default: the packaged default "
+          "profile)"),
+    Param("warm_frac", "float", 0.1, "fraction of the events in the warm-up prefix", low=0,
+          high=1, high_open=True),
+    Param("rho0", "float", 0.5, "base load: lambda0 = rho0 / z_pre", low=0, low_open=True),
+    Param("shape", "string", "peaks", "overload shape: the paper's four peaks, one continuous "
+          "peak (Fig. 9) or none (Fig. 10)", choices=("peaks", "continuous", "none")),
+    Param("peak_factor", "float", 500.0, "peak load lambda_peak / mu (peak_ref = mu) or / "
+          "lambda0", low=0, low_open=True),
+    Param("peak_ref", "string", "mu", "what peak_factor multiplies", choices=("mu", "lambda0")),
+    Param("overload", "float", 0.7, "share of the post-warm-up events under the continuous "
+          "peak", low=0, high=1, low_open=True),
+    Param("arrival_seed", "int", None, "optional: seed of the arrivals (default: the point "
+          "seed; common random numbers across methods)"),
+    Param("ingest", "string", None, "optional: where the shedder's per-arrival work runs "
+          "(overrides ingest_on_server)", choices=("server", "free")),
+    Param("ingest_on_server", "boolean", True, "charge the shedder's per-arrival work to the "
+          "server, as the authors' testbed"),
+    Param("latency_cap_s", "float", None, "optional: the match latency cap in seconds "
+          "(overrides latency_cap_lmax)", low=0, low_open=True),
+    Param("latency_cap_lmax", "float", 1200.0, "the match latency cap as a multiple of Lmax "
+          "(the paper: 30 min / 1.5 s = 1,200)", low=0, low_open=True),
+    Param("event_bytes", "int", None, "bytes per event of the event-bytes memory reading; "
+          "default computed: 8 x (2 + attributes)", low=1),
+    Param("slot_bytes", "int", 648, "bytes per partial-match slot (SLOT_BYTES_ARTIFACT, "
+          "engines.shedding.memory)", low=1),
+    Param("variant", "string", None, "a row label only (the options figure): the scenario "
+          "never reads it"),
+)
+
+POINT = Declaration("darling:point", params=_PARAMS)
+CAP = Declaration("darling_cap:point", params=_PARAMS,
+                  note="darling.point's parameters (sim.studies.darling.cap runs its computation)")
+
+DECLARATIONS = {d.scenario: d for d in (POINT, CAP)}

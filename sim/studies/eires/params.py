@@ -1,0 +1,57 @@
+"""Declared parameters of the EIRES (SIGMOD'21) scenario (``sim.studies.eires.scenario``;
+checked by ``sim.experiments.params`` before any point runs)."""
+from __future__ import annotations
+
+from sim.experiments.params import Declaration, Param
+
+POINT = Declaration("eires:point", params=(
+    Param("dataset", "string", "DS1", "the generated data set of section 5.1 (a label only "
+          "when stream_csv is given)", choices=("DS1", "DS2")),
+    Param("query", "string", "Q1", "the query of section 5.1 (workloads.eires.queries; Q2 = two "
+          "patterns, latencies pooled)", choices=("Q1", "Q1begin", "Q1end", "Q2")),
+    Param("policy", "string", "greedy", "event selection policy of the query",
+          choices=("greedy", "nongreedy")),
+    Param("strategy", "string", "Hybrid", "remote-data strategy (engines.remote: BL1-BL3 "
+          "baselines, PFetch, LzEval, Hybrid)",
+          choices=("BL1", "BL2", "BL3", "PFetch", "LzEval", "Hybrid")),
+    Param("n_events", "int", 100_000, "stream length (events)", low=1),
+    Param("bl3_greedy_events", "int", 10_000, "events BL3 under greedy selection runs on (as the "
+          "artifact: no remote filter until completion)", low=1),
+    Param("greedy_events", "int", None, "optional: cap on the events of every greedy point "
+          "(Q2 over DS2 emits ~10^8 matches)", low=1),
+    Param("v1_max", "int", 10_000, "size of the remote key domain (DS1: 10^4 keys)", low=1),
+    Param("stream_csv", "string", None, "optional: a stream file in the artifact's format "
+          "replacing the generated stream (its first n_events rows)"),
+    Param("stream_seed", "int", 1, "seed of the generated stream"),
+    Param("threshold", "float", 5000.0, "the queries' remote-value threshold"),
+    Param("profile", "string", "default", "cost profile: cepsim's round numbers or the "
+          "authors' system (sim/core/profiles/eires_artifact.toml)",
+          choices=("default", "eires_artifact")),
+    Param("cache_share", "float", None, "optional: cache size as a share of the key domain "
+          "(overrides cache_size; the artifact: 2,000 of 10^4 keys = 0.2)", low=0, high=1),
+    Param("cache_size", "int", 2000, "cache entries (when cache_share is absent)", low=0),
+    Param("fetch_overhead_us", "float", None, "per-fetch overhead in microseconds; default: the "
+          "profile's fetch_overhead_us (0 when it has none)", low=0),
+    Param("cache", "string", "cost", "cache replacement policy (engines.remote)",
+          choices=("cost", "lru")),
+    Param("in_event_order", "string", "class", "the artifact reading of fetch order "
+          "(engines/remote/config.py)", choices=("class", "arrival")),
+    Param("merge_requests", "boolean", False, "merge concurrent requests for one key "
+          "(engines/remote/config.py)"),
+    Param("utility", "string", "artifact", "utility model of the prefetch / cache decisions "
+          "(engines/remote/config.py)", choices=("paper", "artifact")),
+    Param("latency_unit_us", "float", 10.0, "remote fetch latency unit in microseconds", low=0),
+    Param("workers", "int", 5, "concurrent fetch workers", low=1),
+    Param("omega_fetch", "float", 0.7, "utility weight of a fetch decision (section 4)",
+          low=0, high=1),
+    Param("omega_cache", "float", 0.5, "utility weight of a cache decision (section 4)",
+          low=0, high=1),
+    Param("lookahead", "int", 0, "prefetch look-ahead (events)", low=0),
+    Param("lz_span", "int", 0, "lazy-evaluation span (events)", low=0),
+    Param("noise", "float", 0.0, "noise on the utility estimates", low=0, high=1),
+    Param("utility_period", "int", 64, "events between utility updates", low=1),
+    Param("rate", "float", 0.0, "Poisson arrival rate (events/s) of the arr_lat_* extension; "
+          "0 = only the saturated run", low=0),
+))
+
+DECLARATIONS = {d.scenario: d for d in (POINT,)}
