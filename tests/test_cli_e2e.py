@@ -135,7 +135,7 @@ def test_reproduce_on_a_tiny_registry(tmp_path, monkeypatch):
     assert (tmp_path / "figs/tiny/tiny_fig.png").is_file()
     assert not (tmp_path / "res/demo").exists()               # demo configs are not reproduced
     md = (tmp_path / "res/claims.md").read_text()
-    assert "| tiny/one | mean close | PASS |" in md and "1 passed, 0 failed" in md
+    assert "| tiny/one | extension | mean close | PASS |" in md and "1 passed, 0 failed" in md
     # a failing claim makes reproduce exit 1
     (tmp_path / "experiments/tiny/one.toml").write_text(TINY.replace("tol = 1.5", "tol = 1e-9"))
     r = cli("reproduce", "--scale", "quick", "--out", "res2", "--figures-dir", "figs")
