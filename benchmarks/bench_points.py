@@ -7,7 +7,12 @@ prints per experiment the CPU seconds (sum over its points), the largest point's
 ratio, and whether every result row is identical (every column but ``wall_s``, NaN = NaN,
 ``pandas.testing.assert_frame_equal(check_exact=True)``).  ``--committed DIR`` also compares
 this checkout's rows with the stored rows of the same points (``DIR/<paper>/<name>/
-points.parquet``, e.g. ``results/full``).
+points.parquet``, e.g. ``results/full``); with ``--cheapest K`` only the K stored points of
+each config with the smallest stored ``wall_s`` run (a refactoring's check that stored rows do
+not change, in minutes instead of a full reproduction):
+
+    python benchmarks/bench_points.py --scale full --rounds 1 --committed results/full \
+        --cheapest 2 experiments/*/*.toml
 
 The old side is ``git archive REV`` unpacked in a temporary directory (no worktree is added),
 with its own Numba cache; the first round fills both caches, so use ``--rounds 2`` (the best
@@ -40,12 +45,16 @@ sys.path.insert(0, os.getcwd())
 from sim.experiments.config import load_config
 from sim.experiments.runner import resolve_run, run_point
 scale, select, every, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+wanted = json.loads(sys.argv[5])      # {config: [[point_id, rep], ...]} or {} for every point
 log = out / "points.jsonl"
 os.environ["CEPSIM_POINT_LOG"] = str(log)
 res = {}
-for i, path in enumerate(sys.argv[5:]):
+for i, path in enumerate(sys.argv[6:]):
     cfg, points = resolve_run(load_config(path), scale or None)
     sel = [p for p in points if not select or eval(select, {}, dict(p.params))][::every]
+    if path in wanted:
+        keep = {tuple(k) for k in wanted[path]}
+        sel = [p for p in sel if (p.point_id, p.rep) in keep]
     if log.exists():
         log.unlink()
     rows = [run_point(cfg, p) for p in sel]
@@ -93,6 +102,22 @@ def _stored_rows(committed: str, cfg_path: str, scale: str) -> Path | None:
     return p if p.exists() else None
 
 
+def cheapest_points(committed: str, configs: list[str], scale: str, k: int) -> dict:
+    """``{config: [[point_id, rep], ...]}``: the ``k`` error-free stored rows of each config with
+    the smallest ``wall_s`` (configs without stored rows are left out)."""
+    import pandas as pd
+
+    out = {}
+    for c in configs:
+        stored = _stored_rows(committed, c, scale)
+        if stored is None:
+            continue
+        d = pd.read_parquet(stored, columns=["point_id", "rep", "error", "wall_s"])
+        d = d[d["error"].isna()].sort_values("wall_s").head(k)
+        out[c] = [[pid, int(rep)] for pid, rep in zip(d["point_id"], d["rep"])]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("configs", nargs="+")
@@ -102,9 +127,16 @@ def main() -> None:
     ap.add_argument("--every", type=int, default=1, help="every k-th selected point")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--committed", metavar="DIR", help="stored rows to compare with")
+    ap.add_argument("--cheapest", type=int, metavar="K",
+                    help="with --committed: only the K stored points of each config with the "
+                         "smallest wall_s (a quick check that a refactoring keeps stored rows)")
     a = ap.parse_args()
+    if a.cheapest and not a.committed:
+        ap.error("--cheapest needs --committed DIR")
     sys.path.insert(0, str(REPO))        # --committed reads the configs with this checkout's sim
     configs = [str(Path(c).resolve()) for c in a.configs]
+    wanted = cheapest_points(a.committed, configs, a.scale, a.cheapest) if a.cheapest else {}
+    configs = [c for c in configs if not a.cheapest or wanted.get(c)]
     with tempfile.TemporaryDirectory(prefix="bench_points_") as tmp:
         trees = {"new": REPO}
         if a.baseline:
@@ -119,11 +151,13 @@ def main() -> None:
             for tag, root in trees.items():
                 out = Path(tmp) / f"rows_{tag}"
                 out.mkdir(exist_ok=True)
-                env = dict(os.environ, PYTHONPATH=str(root),
+                # one BLAS thread, as every cepsim command (rows stored by the CLI compare equal)
+                env = dict(os.environ, PYTHONPATH=str(root), OPENBLAS_NUM_THREADS="1",
                            NUMBA_CACHE_DIR=str(Path(tmp) / f"numba_{tag}"),
                            CEPSIM_COUNTER_CACHE="")   # memory only: every side computes its work
                 proc = subprocess.run([sys.executable, "-c", SNIPPET, a.scale, a.select,
-                                       str(a.every), str(out), *configs], env=env, cwd=root,
+                                       str(a.every), str(out), json.dumps(wanted), *configs],
+                                      env=env, cwd=root,
                                       capture_output=True, text=True)
                 if proc.returncode != 0:
                     raise SystemExit(f"{tag} failed:\n{proc.stderr[-3000:]}")
