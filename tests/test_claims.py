@@ -331,7 +331,7 @@ def test_format_table_layout():
     assert lines[-1] == ("2 passed, 1 failed; paper claims 1 of 1 PASS; extension 0 of 1 PASS; "
                          "calibration 1 of 1 PASS; report 1 (printed, not judged)")
     assert format_table([]) == "no claims checked"
-    wide = format_table([ClaimRow("e", "c" * 40, ClaimResult(True, "m"))]).splitlines()
+    wide = format_table([ClaimRow("e", "c" * 40, ClaimResult(True, "m"), "extension")]).splitlines()
     assert wide[0] == "experiment  kind       " + "claim".ljust(40) + "  result  measured"
 
 

@@ -76,8 +76,8 @@ def test_claims_table_and_markdown(tmp_path, repo_root, basic):
     (name, res), = check_experiment(strict, s.df)
     assert not res.passed and "max |mean - mu|" in res.measured
     ok = run_experiment(basic, scale="quick", out_dir=tmp_path)
-    rows = [ClaimRow(strict.key, name, res)] + \
-        [ClaimRow(basic.key, n, r) for n, r in check_experiment(basic, ok.df)]
+    rows = [ClaimRow(strict.key, name, res, "extension")] + \
+        [ClaimRow(basic.key, n, r, "extension") for n, r in check_experiment(basic, ok.df)]
     assert all(r.result.passed for r in rows[1:])
     table = format_table(rows)
     assert "FAIL" in table and "PASS" in table and "2 passed, 1 failed" in table

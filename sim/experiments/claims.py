@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from sim.atomic import atomic_write_text
+from sim.experiments.config import CLAIM_KINDS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -41,7 +42,7 @@ class ClaimRow:
     experiment: str  # paper/name
     claim: str
     result: ClaimResult
-    kind: str = "extension"
+    kind: str            # one of sim.experiments.config.CLAIM_KINDS
 
     @property
     def judged(self) -> bool:
@@ -60,13 +61,14 @@ class ClaimRow:
         return self.judged and not self.result.passed
 
 
-KIND_ORDER = ("paper", "extension", "calibration", "report")
+KIND_ORDER = CLAIM_KINDS      # the table order of the kinds
 
 
-def kind_counts(rows: list[ClaimRow]) -> str:
-    """One line: ``paper claims 3 of 5 PASS; extension 2 of 2; calibration 1 of 1; report 4``."""
+def kind_counts(rows: list[ClaimRow], kinds: tuple = KIND_ORDER) -> str:
+    """One line: ``paper claims 3 of 5 PASS; extension 2 of 2 PASS; report 4 (...)`` over
+    ``kinds`` (the paper count always shown when ``kinds`` has it, the others when present)."""
     parts = []
-    for kind in KIND_ORDER:
+    for kind in kinds:
         ks = [r for r in rows if r.kind == kind]
         if not ks and kind != "paper":
             continue

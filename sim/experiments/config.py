@@ -59,8 +59,8 @@ class ClaimSpec:
 
     name: str
     fn: str
+    kind: str            # one of CLAIM_KINDS
     args: dict = field(default_factory=dict)
-    kind: str = "extension"
     quote: str = ""
     section: str = ""
 

@@ -77,7 +77,7 @@ def build_report(found, figs_root: Path, report_dir: Path, out_root: Path,
     """Write the report for ``found`` = [(cfg, df)] (configs with stored results); with a
     ``companion``, its results of the same experiments are shown beside them."""
     from sim.experiments import results
-    from sim.experiments.claims import claim_rows, kind_counts
+    from sim.experiments.claims import KIND_ORDER, claim_rows, kind_counts
 
     report_dir = Path(report_dir)
     img_dir = report_dir / "img"
@@ -106,8 +106,7 @@ def build_report(found, figs_root: Path, report_dir: Path, out_root: Path,
             twin_paper = [r for r in twin_rows if r.kind == "paper"]
             twin_count = (f"{sum(r.result.passed for r in twin_paper)} of {len(twin_paper)}"
                           if twin else "")
-            others = kind_counts([r for r in claims if r.kind != "paper"]).replace(
-                "paper claims 0 of 0 PASS; ", "").replace("paper claims 0 of 0 PASS", "") or "-"
+            others = kind_counts(claims, KIND_ORDER[1:]) or "-"
             summary.append((cfg.key, cfg.title, meta.get("scale"), meta.get("rows", len(df)),
                             meta.get("failed_rows", 0), n_pass, len(paper_rows), twin_count,
                             others))
