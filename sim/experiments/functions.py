@@ -10,11 +10,11 @@ module.  This module maps ``(role, short name)`` to the Python module that defin
 * role ``figures``  -> ``sim.studies.<name>.figures`` (``common`` -> the shared figure helpers
   ``sim.experiments.figures``)
 * role ``params``   -> ``sim.studies.<name>.params``: the declared parameters of the study's
-  scenario functions (``sim.experiments.params``); ``PARAMS_MODULES`` names the module of a
-  study kept in one module (``darling_cap`` -> ``sim.studies.darling.params``)
+  scenario functions (``sim.experiments.params``)
 
-``STUDY_MODULES`` lists the studies; a study whose code sits inside another paper's package
-(``darling_cap``: DARLING's latency-cap study) maps every role to one module.  A dotted module
+``STUDY_MODULES`` maps each short name to its roles' modules: ``package_roles`` for a study
+package, an explicit table where a study differs (``darling_cap``: DARLING's latency-cap study,
+its scenario and claims in one module).  A dotted module
 name (``mypackage.mystudy:point``) is imported as written: a user's own study outside the repo.
 
 The studies are loaded by name at run time (a plug-in lookup), so the experiment layer never
@@ -31,26 +31,30 @@ from engines.errors import CepsimInputError
 ROLES = ("scenario", "claims", "figures", "params")
 STUDIES_PACKAGE = "sim.studies"
 
-#: short study name -> package under ``sim.studies`` (every role in its own module) or, for a
-#: study kept in one module, that module for every role
-STUDY_MODULES: dict[str, str] = {
-    "adaptive": "sim.studies.adaptive",
-    "apam": "sim.studies.apam",
-    "basic": "sim.studies.basic",
-    "cross": "sim.studies.cross",
-    "darling": "sim.studies.darling",
-    "darling_cap": "sim.studies.darling.cap",
-    "demo": "sim.studies.demo",
-    "eires": "sim.studies.eires",
-    "generic": "sim.studies.generic",
-    "lazy_nfa": "sim.studies.lazy_nfa",
+
+
+def package_roles(package: str) -> dict[str, str]:
+    """A study package with one module per role: ``{role: "<package>.<role>"}``."""
+    return {role: f"{package}.{role}" for role in ROLES}
+
+
+#: short name -> {role: module}.  A study package has one module per role; DARLING's
+#: latency-cap study keeps its scenario and claims in one module and its declaration in
+#: DARLING's ``params``; ``common`` names the shared figure helpers
+STUDY_MODULES: dict[str, dict[str, str]] = {
+    "adaptive": package_roles("sim.studies.adaptive"),
+    "apam": package_roles("sim.studies.apam"),
+    "basic": package_roles("sim.studies.basic"),
+    "cross": package_roles("sim.studies.cross"),
+    "darling": package_roles("sim.studies.darling"),
+    "darling_cap": {"scenario": "sim.studies.darling.cap", "claims": "sim.studies.darling.cap",
+                    "params": "sim.studies.darling.params"},
+    "demo": package_roles("sim.studies.demo"),
+    "eires": package_roles("sim.studies.eires"),
+    "generic": package_roles("sim.studies.generic"),
+    "lazy_nfa": package_roles("sim.studies.lazy_nfa"),
+    "common": {"figures": "sim.experiments.figures"},
 }
-#: studies kept in one module (every role resolves to it)
-SINGLE_MODULE_STUDIES = frozenset({"darling_cap"})
-#: the declaration module of a study kept in one module (role ``params``)
-PARAMS_MODULES = {"darling_cap": "sim.studies.darling.params"}
-#: figure-only module names
-FIGURE_MODULES = {"common": "sim.experiments.figures"}
 
 _SPEC_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -61,23 +65,17 @@ def _err(source: str, key: str, msg: str) -> CepsimInputError:
 
 def module_name(short: str, role: str) -> str:
     """The Python module that holds ``role`` functions of study ``short`` (``KeyError`` when
-    ``short`` is no known study)."""
+    ``short`` is no study with that role); a dotted name is that module itself."""
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}; one of {ROLES}")
     if "." in short:
         return short
-    if role == "figures" and short in FIGURE_MODULES:
-        return FIGURE_MODULES[short]
-    if role == "params" and short in PARAMS_MODULES:
-        return PARAMS_MODULES[short]
-    base = STUDY_MODULES[short]
-    return base if short in SINGLE_MODULE_STUDIES else f"{base}.{role}"
+    return STUDY_MODULES[short][role]
 
 
 def known_names(role: str) -> list[str]:
     """The short names a config may use for ``role``."""
-    names = sorted(STUDY_MODULES)
-    return sorted(names + list(FIGURE_MODULES)) if role == "figures" else names
+    return sorted(name for name, roles in STUDY_MODULES.items() if role in roles)
 
 
 def resolve(spec: str, role: str, source: str = "<config>", key: str = "fn") -> Callable:

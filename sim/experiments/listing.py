@@ -63,11 +63,10 @@ def generators() -> list[tuple[str, str]]:
 
 def _modules(role: str) -> list[tuple[str, object]]:
     """(study name, module or the exception importing it) of every study's ``role`` module."""
-    from sim.experiments.functions import STUDY_MODULES, module_name
+    from sim.experiments.functions import known_names, module_name
 
     out = []
-    names = sorted(STUDY_MODULES) + (["common"] if role == "figures" else [])
-    for name in names:
+    for name in known_names(role):
         try:
             out.append((name, importlib.import_module(module_name(name, role))))
         except ModuleNotFoundError as exc:

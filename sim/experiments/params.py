@@ -182,9 +182,9 @@ def declaration(scenario: str) -> Declaration | None:
 
 def all_declarations() -> dict[str, Declaration]:
     """Every declaration of every study, by scenario name."""
-    from sim.experiments.functions import STUDY_MODULES, module_name
+    from sim.experiments.functions import known_names, module_name
     out: dict[str, Declaration] = {}
-    for short in sorted(STUDY_MODULES):
+    for short in known_names("params"):
         try:
             mod = importlib.import_module(module_name(short, "params"))
         except ImportError:
