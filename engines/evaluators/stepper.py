@@ -115,7 +115,7 @@ class Stepper:
         self.row = np.zeros(C.N_COUNTERS, dtype=np.int64)
         self.row_f = np.zeros(C.N_COUNTERS, dtype=np.float64)   # last row as float64
         self.total = np.zeros(C.N_COUNTERS, dtype=np.int64)     # sum of every step's row
-        self._mark = np.zeros(cap, dtype=np.bool_)
+        self.mark = np.zeros(cap, dtype=np.bool_)
         self.finished = False
         self._args = None
         self._entry = None
@@ -144,12 +144,12 @@ class Stepper:
                                              self.adm_bins]
 
     # -- growth
-    def _grow(self) -> None:
+    def grow(self) -> None:
         cap = 2 * self.a_first.shape[0]
         self.a_first = grow_1d(self.a_first, cap)
         self.a_bind = grow_rows(self.a_bind, cap)
         self.free = grow_1d(self.free, cap)
-        self._mark = np.zeros(cap, dtype=np.bool_)
+        self.mark = np.zeros(cap, dtype=np.bool_)
         need = np.full(self.m + 1, self.c_first.shape[0] + 1, dtype=np.int64)
         self.pidx = pools_reserve(self.pidx, self.poff, self.pcap, self.pn, need)
         c2 = 2 * self.c_first.shape[0]
@@ -202,7 +202,7 @@ class Stepper:
         while True:
             if self._entry(*args) == ST_OK:
                 return self.row
-            self._grow()
+            self.grow()
             args = self._build_args()
             args[0] = e
 
@@ -216,7 +216,7 @@ class Stepper:
         pend = self.m
         k = int(self.pn[pend])
         while self.S[S_NM] + k > self.o_det.shape[0]:
-            self._grow()
+            self.grow()
         for r in range(k):
             i = int(self.pidx[self.poff[pend] + r])
             nm = int(self.S[S_NM])
@@ -277,10 +277,10 @@ class Stepper:
         row = np.zeros(C.N_COUNTERS, dtype=np.int64)
         if rows.size == 0:
             return row
-        self._mark[rows] = True
+        self.mark[rows] = True
         k = drop_rows(self.S, self.a_first, self.pidx, self.poff, self.pn, self.free,
-                       self.cnt_first, self.bnd_first, self.m, self._mark)
-        self._mark[:] = False
+                       self.cnt_first, self.bnd_first, self.m, self.mark)
+        self.mark[:] = False
         row[C.PM_REMOVED] = k
         row[C.LIVE_PM] = self.S[S_LIVE]
         row[C.LIVE_BOUND] = self.S[S_BOUND]

@@ -434,7 +434,7 @@ def pack_start(shedder, ctx) -> KernelState:
         ks.ev_a = shedder.rank                       # the window rank per event (shared)
         ks.ev_b = np.zeros(max(n, 1), dtype=np.int64)    # open windows' ranks (ring)
         ks.ev_f = np.zeros(max(n, 1), dtype=np.float64)  # open windows' timestamps
-        ks.t_i[:, T_IN_PATTERN] = np.asarray(shedder._in_pattern, dtype=np.int64)
+        ks.t_i[:, T_IN_PATTERN] = np.asarray(shedder.in_pattern, dtype=np.int64)
     return ks
 
 

@@ -100,7 +100,7 @@ class Spice(Shedder):
         prog = ctx.program
         br = prog.branches[0]
         pt = {int(prog.var_type[v]) for v in list(br.pos_vars) + list(br.neg_vars)}
-        self._in_pattern = [int(t) in pt for t in range(nt)]
+        self.in_pattern = [int(t) in pt for t in range(nt)]
 
     def _bin(self, dt: np.ndarray) -> np.ndarray:
         if not np.isfinite(self.window) or self.window <= 0:
@@ -160,7 +160,7 @@ class Spice(Shedder):
         while op and t - op[0][0] > w:
             op.popleft()
         ty = self._types_l[i]
-        if self._in_pattern[ty]:
+        if self.in_pattern[ty]:
             # the artifact opens a window for every processed event (the generator sends only
             # the pattern's types) and processes the event in every open window
             self.rank_n += 1

@@ -500,7 +500,7 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
               stp.o_pos, stp.o_det, stp.o_last)
         status = serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
                        lat, keys, wrows, leaf, leaf_ts, leaves, unit, shed_tot, st,
-                       stp.adm_util, stp.row, stp.row_f, stp.total, stp._mark, el_type, cols,
+                       stp.adm_util, stp.row, stp.row_f, stp.total, stp.mark, el_type, cols,
                        ks.si, ks.sf, ks.ev_a, ks.ev_b, ks.ev_f, ks.t_i, ks.t_f, ks.l_i,
                        ks.pool, ks.cdf, ks.u_sorted, ks.rep, ks.rng, ks.flags, recent_s,
                        recent_c, live, live.copy(), live.copy())
@@ -509,7 +509,7 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
         if status == R_DONE:
             break
         if status == R_GROW:
-            stp._grow()
+            stp.grow()
         elif status == R_WARM:
             qi[QI_IN_WARMUP] = 0
             ctx.in_warmup = False
