@@ -90,13 +90,13 @@ def test_claim_that_raises_is_a_failure(basic):
 
     from sim.experiments.config import ClaimSpec
     cfg = dataclasses.replace(basic, claims=(ClaimSpec("bad", "demo:claim_mean_close",
-                                                       {"tol": 1}),))
+                                                       kind="extension", args={"tol": 1}),))
     (_, res), = check_experiment(cfg, pd.DataFrame({"mu": [0.0], "error": [None]}))
     assert isinstance(res, ClaimResult) and not res.passed and "error: KeyError" in res.measured
     # a misspelled argument is the config's mistake, not a failed claim
     from engines.errors import CepsimInputError
     cfg = dataclasses.replace(basic, claims=(ClaimSpec("bad", "demo:claim_mean_close",
-                                                       {"nosuch": 1}),))
+                                                       kind="extension", args={"nosuch": 1}),))
     with pytest.raises(CepsimInputError, match=r"claims\[0\].*nosuch.*accepts \['tol'\]"):
         check_experiment(cfg, pd.DataFrame({"mu": [0.0], "sample_mean": [0.0], "error": [None]}))
 

@@ -64,6 +64,10 @@ class ClaimSpec:
     quote: str = ""
     section: str = ""
 
+    def __post_init__(self) -> None:
+        if self.kind not in CLAIM_KINDS:
+            raise ValueError(f"claim {self.name!r}: kind {self.kind!r} is not one of {CLAIM_KINDS}")
+
 
 @dataclass(frozen=True)
 class FigureSpec:
