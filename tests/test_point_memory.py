@@ -63,7 +63,7 @@ BIG = textwrap.dedent("""\
     [zip]
     mu = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     alloc_mb = [0, 300, 300, 0, 0, 0]
-    sleep_s = [0.05, 0.8, 0.8, 0.3, 0.3, 0.3]
+    sleep_s = [0.05, 2.0, 2.0, 0.3, 0.3, 0.3]
     """)
 LARGE = {1.0, 2.0}      # mu of the two large points (the first point runs alone: kernel warm-up)
 SMALL = {3.0, 4.0, 5.0}     # small points, shorter than a large one
