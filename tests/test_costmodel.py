@@ -116,8 +116,15 @@ def test_calibration_fit_recovers_known_costs():
     assert all(v is None or v >= 0 for v in fit["unit_cost"].values())
 
 
-@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "sim" /
-                                         "profiles").glob("*.toml")), ids=lambda p: p.name)
+SHIPPED_PROFILES = sorted((Path(__file__).resolve().parents[1] / "sim" / "core" /
+                           "profiles").glob("*.toml"))
+
+
+def test_the_shipped_profiles_are_found():
+    assert len(SHIPPED_PROFILES) >= 3, "no cost profiles under sim/core/profiles"
+
+
+@pytest.mark.parametrize("path", SHIPPED_PROFILES, ids=lambda p: p.name)
 def test_every_shipped_profile_loads(path):
     """A counter added later must be priced by every shipped profile (docs/COST_MODEL.md), or each
     experiment naming that profile fails at its first point."""
