@@ -67,6 +67,8 @@ BASE_OK = _t([_lat(100, 1.0, 1.0, 3.0), _lat(100, 1.0, 1.0, 3.0),
 BASE_BAD = _t([_lat(100, 1.0, 1.0, 3.0), _lat(4500, 2.2, 40.0, 2.0)])
 BASE_READINGS = _t([_lat(100, 1.0, 1.0, 3.0, reading="shift"),
                     _lat(100, 1.5, 1.0, 3.0, reading="domain")])
+BASE_SHIFT_BAD = _t([_lat(100, 1.5, 1.0, 3.0, reading="shift"),
+                     _lat(100, 1.0, 1.0, 3.0, reading="domain")])
 BASE_IGNORES_ERR = _t([_lat(100, 1.0, 1.0, 3.0), _lat(100, 1e9, 1.0, 3.0, error="boom")])
 
 SVB_OK = _t([{"rate": 100, "apam_lat": 1.0, "best_lat": 1.0},
@@ -117,6 +119,18 @@ REG = _t([_reg(1, 5, 1, 100, (2, "ABCDE", 1.0), (2, "ABCDE", 1.0), eager_rho=0.0
           _reg(1, 50, 1, 4500, (0, "EDCBA", 1.0), (0, "EDCBA", 1.0), eager_rho=9.0)])
 REG_BADHEAD = _t([_reg(1, 5, 1, 100, (2, "ABCDE", 1.0), (2, "ABCDE", 1.0), eager_rho=0.03),
                   _reg(1, 5, 1, 4500, (2, "ABCDE", 1.0), (1, "DECBA", 1.0), eager_rho=0.9)])
+CORR = _t([{"reading": "shift", "rate": 1500, "stream_seed": 1, "n_plans": 2,
+            "k1_ac1": 0.2, "k1_ac2000": 0.0, "k0_ac1": 0.0, "k0_ac2000": 0.0,
+            "k1_rho_sim": 0.5, "k1_wait": 0.04, "k1_wait_shuf": 0.001, "k1_wait_block": 0.03,
+            "k1_wait_pk": 0.001, "k0_rho_sim": 0.6, "k0_wait": 0.002, "k0_wait_shuf": 0.002,
+            "k0_wait_block": 0.002, "k0_wait_pk": 0.002},
+           {"reading": "shift", "rate": 4500, "stream_seed": 1, "n_plans": 2,      # ρ >= 1:
+            "k1_ac1": 0.2, "k1_ac2000": 0.0, "k0_ac1": 0.0, "k0_ac2000": 0.0,      # not listed
+            "k1_rho_sim": 1.2, "k1_wait": 9.0, "k1_wait_shuf": 9.0, "k1_wait_block": 9.0,
+            "k1_wait_pk": float("inf"), "k0_rho_sim": 1.1, "k0_wait": 9.0, "k0_wait_shuf": 9.0,
+            "k0_wait_block": 9.0, "k0_wait_pk": float("inf")}])
+SOB = _t([{"reading": "shift", "rate": r, "best_lat": 1.0, "apam_lat_lit": a, "apam_lat_x": x,
+           "apam_lat_r": y} for r, a, x, y in ((100, 1.0, 1.0, 1.0), (4500, 3.0, 1.5, 1.0))])
 OPTX = _t([_lat(100, 9.0, 1.0, 2.0, apam_lat_lit=1.0, apam_lat_x=1.02),
            _lat(4500, 9.0, 9.0, 2.0, apam_lat_lit=9.0, apam_lat_x=2.0)])
 
@@ -170,7 +184,14 @@ CASES = [
      BASE_IGNORES_ERR, True, [r"λ=100: 1\.000 "]),
     ("apam_vs_baselines-one-reading-fails", lambda d: S.claim_apam_vs_baselines(d, factor=1.05),
      BASE_READINGS, False,
-     [r"^\[domain FAIL\] .*λ=100: 1\.500", r" \|\| \[shift\] .*λ=100: 1\.000"]),
+     [r"^\[domain FAIL\] .*λ=100: 1\.500", r" \|\| \[shift, not judged\] .*λ=100: 1\.000"]),
+    # section 6.1's "domain" reading is judged; the shift reading is printed, not judged
+    ("apam_vs_baselines-other-reading-fails",
+     lambda d: S.claim_apam_vs_baselines(d, factor=1.05), BASE_SHIFT_BAD, True,
+     [r"^\[domain\] .*λ=100: 1\.000", r" \|\| \[shift FAIL, not judged\] .*λ=100: 1\.500"]),
+    ("apam_vs_baselines-all-readings-judged",
+     lambda d: S.claim_apam_vs_baselines(d, factor=1.05, reading="all"), BASE_SHIFT_BAD, False,
+     [r"^\[domain\] .*\|\| \[shift FAIL\] "]),
     ("selected_vs_best-pass",
      lambda d: S.claim_selected_vs_best(d, factor=1.3, paper="1.30x at 1500"), SVB_OK, True,
      [r"λ=100: 1\.00x, λ=4500: 1\.20x \(limit 1\.3; paper's worst 1\.30x at 1500\)"]),
@@ -218,11 +239,25 @@ CASES = [
     ("workload-one-reading-fails", lambda d: S.claim_workload(d, n_se=3), WL_READINGS, False,
      [r"^domain: .*/SE \+0\.00, \+0\.00, \+0\.00, \+50\.00;.*; shift: .*/SE \+0\.00, \+0\.00, "
       r"\+0\.00, \+0\.00;"]),
+    # admissible: the exp1 cells meeting the cost target, here (5, 1) only ((50, 1): ρ 0.2)
     ("cost_region-report", lambda d: S.claim_cost_region(d), REG, True,
-     [r"^REPORT: cells passing per claim -- apam: B 2/2, S 2/2, E 2/2, O 1/2; apam-x: B 1/2, "
-      r"S 1/2, E 1/2, O 2/2\.",
-      r"exp1 rc/pe=5 seq/pe=1: apam B\+S\+E\+O- apam-x B\+S\+E\+O\+",
-      r"exp1 rc/pe=50 seq/pe=1: apam B\+S\+E\+O\+ apam-x B-S-E-O\+"]),
+     [r"^REPORT: share of the admissible cost region in which each claim holds -- \[shift exp1, "
+      r"1 admissible cells\] apam B 100%, S 100%, E 100%, O 0%; apam-x B 100%, S 100%, E 100%, "
+      r"O 100%\.",
+      r"shift exp1 rc/pe=5 seq/pe=1: apam B\+S\+E\+O- apam-x B\+S\+E\+O\+",
+      r"shift exp1 rc/pe=50 seq/pe=1 \(outside\): apam B\+S\+E\+O\+ apam-x B-S-E-O\+"]),
+    ("service_correlation-report", lambda d: S.claim_service_correlation(d, lags=(1, 2000)),
+     CORR, True,
+     [r"^REPORT: \[shift\] all-eager autocorrelation by lag \{1: 0\.20, 2000: 0\.00\}; wait ms "
+      r"\(stream order / shuffled / block-shuffled / P-K\): λ=1500: 40 / 1 / 30 / 1; all-lazy "
+      r"autocorrelation by lag \{1: 0\.00, 2000: 0\.00\}; wait ms \(stream order / shuffled / "
+      r"block-shuffled / P-K\): λ=1500: 2 / 2 / 2 / 2$"]),
+    ("service_correlation-no-wait-columns", lambda d: S.claim_service_correlation(d), SVB_OK,
+     False, [r"^rows lack the wait columns"]),
+    ("selected_over_best-report", lambda d: S.claim_selected_over_best(d), SOB, True,
+     [r"^REPORT: selected / best candidate per λ -- \[shift\] apam: 100: 1\.00, 4500: 3\.00 "
+      r"\(worst 3\.00\); apam-x: 100: 1\.00, 4500: 1\.50 \(worst 1\.50\); apam-r: 100: 1\.00, "
+      r"4500: 1\.00 \(worst 1\.00\)$"]),
     ("cost_target-pass", lambda d: S.claim_cost_target(d), REG, True,
      [r"ρ 0\.030 / 1\.35, rc/pe=50 seq/pe=1: ρ 0\.200 / 9\.00 x; cells meeting it "
       r"\(T_RC/T_PE, T_SEQ/T_PE\): \(5, 1\); headline \(5, 1\) meets it$"]),
@@ -291,9 +326,10 @@ def test_every_claim_has_both_directions():
     # claim_spearman and claim_cost_region are REPORTs (always pass on data); their FAIL
     # direction is the empty table
     assert all(v == {True, False} for k, v in by.items()
-               if k not in ("spearman", "cost_region", "prediction_error")), by
+               if k not in ("spearman", "cost_region", "prediction_error",
+                            "selected_over_best")), by
     names = {n for n in dir(S) if n.startswith("claim_")}
-    assert len(by) == len(names) == 14, (sorted(by), sorted(names))
+    assert len(by) == len(names) == 16, (sorted(by), sorted(names))
 
 
 @pytest.mark.parametrize("call, df", list(_pass_cases()))

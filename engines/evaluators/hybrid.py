@@ -126,7 +126,7 @@ def check_supported(program: Program) -> None:
 
 
 # ----------------------------------------------------------------------------- entry point
-OPTIMIZERS = ("apam", "apam-x", "apam-x-mean")
+OPTIMIZERS = ("apam", "apam-x", "apam-x-mean", "apam-r")
 
 
 def check_options(opts: dict) -> str:
@@ -140,8 +140,9 @@ def check_options(opts: dict) -> str:
                                "max_partial_matches, max_matches")
     if optimizer not in OPTIMIZERS:
         raise CepsimInputError(f"hybrid engine: optimizer must be 'apam' (Eqs. 2-9 as printed), "
-                               f"'apam-x' (executed work) or 'apam-x-mean' (executed work, "
-                               f"per-variable means), got {optimizer!r}")
+                               f"'apam-x' (executed work), 'apam-x-mean' (executed work, "
+                               f"per-variable means) or 'apam-r' (warm-up service times "
+                               f"replayed), got {optimizer!r}")
     return optimizer
 
 

@@ -369,6 +369,8 @@ def evaluate_candidates(st: Stats, costs: dict | None = None, sigma: str = "pape
 def choose_plan(program: Program, stream, warmup: int | None = None,
                 arrival_rate: float | None = None, unit_costs: dict | None = None,
                 sigma: str = "paper", optimizer: str = "apam") -> dict:
-    """Estimate statistics from the warm-up and pick the plan (see ``evaluate_candidates``)."""
+    """Estimate statistics from the warm-up and pick the plan (see ``evaluate_candidates``).
+    The replay optimizer ``apam-r`` runs the candidates first
+    (``engines.planners.apam_r.choose_plan_r``; ``run_hybrid(optimizer="apam-r")``)."""
     st = estimate_statistics(program, stream, warmup=warmup, arrival_rate=arrival_rate)
     return evaluate_candidates(st, unit_costs, sigma, optimizer)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from engines.evaluators.hybrid import (DEFAULT_MAX_ROWS, check_options, check_supported,
                                        evaluate_plan)
-from engines.planners.apam import choose_plan
+from engines.planners.apam import DEFAULT_UNIT_COSTS, choose_plan, estimate_statistics
+from engines.planners.apam_r import choose_plan_r
 
 
 def run_hybrid(program, stream, plan: str | None = None, warmup: int | None = None,
@@ -18,8 +19,10 @@ def run_hybrid(program, stream, plan: str | None = None, warmup: int | None = No
     """Run APAM with ``plan`` (``"eeg/leg"``) or, when ``plan`` is None, the optimizer's plan.
 
     ``optimizer`` (``"apam"``: Eqs. 2-9 as printed; ``"apam-x"``: ``engines.planners.apam_x``,
-    the executed work), ``warmup`` (events, default half the stream), ``arrival_rate`` (events/s used by the
-    M/G/1 model; default estimated from the warm-up timestamps) and ``unit_costs`` (dict with
+    the executed work; ``"apam-r"``: ``engines.planners.apam_r``, the warm-up's measured
+    service times replayed through the Lindley recursion), ``warmup`` (events, default half
+    the stream), ``arrival_rate`` (events/s used by the queue model; default estimated from
+    the warm-up timestamps) and ``unit_costs`` (dict with
     ``t_pe``, ``t_rc``, ``t_bi``, ``base`` and optionally ``t_seq`` in seconds) feed the optimizer
     only.
     Returns ``EngineResult`` with ``info`` = plan, EEG/LEG and (optimizer) predictions.
@@ -27,9 +30,15 @@ def run_hybrid(program, stream, plan: str | None = None, warmup: int | None = No
     optimizer = check_options(opts)
     check_supported(program)
     info: dict = {}
-    if plan is None:
+    if plan is None and optimizer == "apam-r":
+        choice = choose_plan_r(program, stream,
+                               estimate_statistics(program, stream, warmup=warmup,
+                                                   arrival_rate=arrival_rate),
+                               {**DEFAULT_UNIT_COSTS, **(unit_costs or {})})
+    elif plan is None:
         choice = choose_plan(program, stream, warmup=warmup, arrival_rate=arrival_rate,
                              unit_costs=unit_costs, optimizer=optimizer)
+    if plan is None:
         plan = choice["plan"]
         info.update(choice)
     return evaluate_plan(program, stream, plan, info, max_partial_matches, max_matches)

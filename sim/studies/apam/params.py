@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sim.experiments.params import Declaration, Param
 
-OPTIMIZERS = ("apam", "apam-x", "apam-x-mean")
+OPTIMIZERS = ("apam", "apam-x", "apam-x-mean", "apam-r")
 
 POINT = Declaration("apam:point", params=(
     Param("experiment", "int", None, "required: experiment of Table 2 (section 6.1 stream)",

@@ -37,13 +37,20 @@ all-eager): ``plan``, ``lat`` (mean final-event latency), ``qwt``, ``st``, ``lat
 ``lazy_lat``, ``best_k_sim``, ``optimal_order``, ``selected_order``, ``n_plans``, ``t_seq_s``
 (the sequence-check unit cost used, seconds) and ``seq_over_pe`` (T_SEQ / T_PE).
 
-Every point runs the three optimizers (``engines.planners.apam.OPTIMIZERS``: ``apam``
-= Eqs. 2-9 as printed, ``apam-x`` = executed work of the tree evaluator, ``apam-x-mean`` = the
-same with per-variable means only); parameter ``optimizer`` picks which one fills the headline
-columns (``selected_k``, ``selected_plan``, ``selected_order``, ``apam_lat``), and each one's are
-also in ``selected_k_lit`` / ``_x`` / ``_xm`` etc.; predictions ``k{k}_pred_*`` (apam),
-``k{k}_xpred_*`` (apam-x), ``k{k}_xmpred_*`` (apam-x-mean) with ``l``, ``qwt``, ``st_fe``,
-``rho``, ``mu``, ``t_m``.  ``sase_lat`` is APAM's all-eager plan (the paper's SASE, section
+Every point runs the four optimizers (``apam`` = Eqs. 2-9 as printed, ``apam-x`` = executed
+work of the tree evaluator, ``apam-x-mean`` = the same with per-variable means only, ``apam-r``
+= each candidate's measured warm-up service times replayed through the Lindley recursion at the
+estimated rate, ``engines.planners.apam_r``, beyond the paper); parameter ``optimizer`` picks
+which one fills the headline columns (``selected_k``, ``selected_plan``, ``selected_order``,
+``apam_lat``), and each one's are also in ``selected_k_lit`` / ``_x`` / ``_xm`` / ``_r``;
+predictions ``k{k}_pred_*`` (apam), ``k{k}_xpred_*`` (apam-x), ``k{k}_xmpred_*``
+(apam-x-mean), ``k{k}_rpred_*`` (apam-r) with ``l``, ``qwt``, ``st_fe``, ``rho``, ``mu``,
+``t_m``.  The cause of the queue-wait misses, per candidate: ``k{k}_wait`` (mean wait of
+the measured events), ``k{k}_wait_shuf`` (the same service times shuffled event by event),
+``k{k}_wait_block`` (shuffled in blocks of the 2000-event window), ``k{k}_wait_pk``
+(Pollaczek-Khinchine wait of their moments) and ``k{k}_ac{lag}`` (service-time
+autocorrelation at ``AC_LAGS``), all from
+``engines.planners.apam_r``.  ``sase_lat`` is APAM's all-eager plan (the paper's SASE, section
 6.1); ``saserun_lat`` / ``saserun_rho_sim`` the run loop of SASE's open-source code
 (``engines.evaluators.sase``).  Parameter ``merge_order`` ("final-first" | "plan") is the
 literal optimizer's merge order (``engines.planners.apam.merge_sequence``).  Selectivity
@@ -69,10 +76,13 @@ from engines import counters as C
 from engines.errors import CepsimInputError
 
 DEFAULT_COSTS = {"t_pe": 7.0e-7, "t_rc": 3.5e-6, "t_bi": 3.5e-7, "base_cost": 2.0e-5}
-OPTIMIZERS = ("apam", "apam-x", "apam-x-mean")
-# row columns of each optimizer's choice; apam-x-mean = apam-x with per-variable means only
-OPT_SUFFIX = {"apam": "_lit", "apam-x": "_x", "apam-x-mean": "_xm"}
-PRED_PREFIX = {"apam": "pred", "apam-x": "xpred", "apam-x-mean": "xmpred"}
+OPTIMIZERS = ("apam", "apam-x", "apam-x-mean", "apam-r")
+# row columns of each optimizer's choice; apam-x-mean = apam-x with per-variable means only;
+# apam-r = the warm-up's measured service times replayed (engines.planners.apam_r)
+OPT_SUFFIX = {"apam": "_lit", "apam-x": "_x", "apam-x-mean": "_xm", "apam-r": "_r"}
+PRED_PREFIX = {"apam": "pred", "apam-x": "xpred", "apam-x-mean": "xmpred", "apam-r": "rpred"}
+AC_LAGS = (1, 10, 100, 1000, 2000, 4000)   # service-time autocorrelation lags (events)
+SHUFFLE_BLOCK = 2000                        # block shuffle: the section 6.1 window (events)
 CACHE_VERSION = "apam-v4"   # counters of the hybrid on the ztree evaluator (executed work,
                             # in-scope pairs), compact columns on disk, code fingerprint in key
 
@@ -190,6 +200,17 @@ def _service_mem(experiment: int, n_events: int, stream_seed: int, plan: str, ca
     service = profile_for(dict(costs)).service_times(counters)
     service.flags.writeable = False
     return service, finals
+
+
+@lru_cache(maxsize=128)
+def _autocorr_mem(experiment: int, n_events: int, stream_seed: int, plan: str, cache_dir: str,
+                  reading: str, costs: tuple) -> tuple[float, ...]:
+    """Autocorrelation of ``plan``'s service times at ``AC_LAGS`` (rate-independent)."""
+    from engines.planners.apam_r import autocorrelation
+
+    service, _ = _service_mem(experiment, n_events, stream_seed, plan, cache_dir, reading, costs)
+    ac = autocorrelation(service, AC_LAGS)
+    return tuple(ac[lag] for lag in AC_LAGS)
 
 
 @lru_cache(maxsize=16)
@@ -344,10 +365,25 @@ def point(params: dict, seed: int) -> dict:
     stats = dataclasses.replace(_stats_mem(exp, n, sseed, reading, n_warm), rate=float(rate_hat))
     ucost = {"t_pe": costs["t_pe"], "t_rc": costs["t_rc"], "t_bi": costs["t_bi"],
              "base": costs["base_cost"], "t_seq": costs["t_seq"]}
-    evs = {o: evaluate_candidates(stats, ucost, sigma, o, merge_order) for o in OPTIMIZERS}
-    ev = evs[optimizer]
+    evs = {o: evaluate_candidates(stats, ucost, sigma, o, merge_order)
+           for o in OPTIMIZERS if o != "apam-r"}
     ckey = tuple(sorted(costs.items()))   # the service-time cache's pricing key
     cdir = _cache_dir(params)
+    # apam-r: every candidate's measured warm-up service times (the first n_warm events of its
+    # counters = a run on the warm-up prefix: the engine is causal) replayed at rate_hat
+    from engines.planners.apam import candidate_plans
+    from engines.planners.apam_model import plan_text
+    from engines.planners.apam_r import evaluate_candidates_r, shuffle_report
+
+    measured = []
+    for e_, l_ in candidate_plans(stats):
+        svc, fin = _service_mem(exp, n, sseed, plan_text(stats, e_, l_),
+                                str(cdir) if cdir else "", reading, ckey)
+        measured.append((svc[:n_warm], fin[fin < n_warm]))
+    r_seed = int(np.random.SeedSequence([seed, 0xA9A3]).generate_state(1, np.uint32)[0])
+    evs["apam-r"] = evaluate_candidates_r(stats, measured, float(rate_hat), seed=r_seed,
+                                          skip=int(min(stats.win_events, n_warm // 2)))
+    ev = evs[optimizer]
     row: dict = {"rate_hat": rate_hat, "t_seq_s": costs["t_seq"],
                  "seq_over_pe": costs["t_seq"] / costs["t_pe"] if costs["t_pe"] > 0 else math.nan,
                  "optimal_order": "".join(ev["optimal_order"]).upper(),
@@ -368,6 +404,15 @@ def point(params: dict, seed: int) -> dict:
         row[f"k{k}_rho_sim"] = float(rate * service.mean())
         row[f"k{k}_finals"] = int(f.size)
         lats[k] = row[f"k{k}_lat"]
+        # the cause of the M/G/1 misses: the same service times in stream order, shuffled
+        # event by event, shuffled by window-long blocks, and the P-K wait of their moments
+        sh = shuffle_report(arr, service, rate, SHUFFLE_BLOCK, measure_from=n_warm,
+                            seed=r_seed + k)
+        for key in ("wait", "wait_shuf", "wait_block", "wait_pk"):
+            row[f"k{k}_{key}"] = sh[key]
+        ac = _autocorr_mem(exp, n, sseed, c["plan"], str(cdir) if cdir else "", reading, ckey)
+        for lag, v in zip(AC_LAGS, ac):
+            row[f"k{k}_ac{lag}"] = v
     # predictions of every optimizer: k{k}_pred_* (apam, literal), k{k}_xpred_* (apam-x),
     # k{k}_xmpred_* (apam-x-mean)
     for name, pre in PRED_PREFIX.items():

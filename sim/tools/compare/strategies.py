@@ -61,6 +61,10 @@ STRATEGIES: tuple[Strategy, ...] = (
              "at each rate", _SIMPLE, expand="sim.tools.compare.core:apam_plan", per_rate=True),
     Strategy("apam-x", "hybrid", "APAM hybrid, the plan the apam-x optimizer (executed work) "
              "picks at each rate", _SIMPLE, expand="sim.tools.compare.core:apam_x_plan", per_rate=True),
+    Strategy("apam-r", "hybrid", "APAM hybrid, the plan the apam-r optimizer picks at each "
+             "rate: every candidate's warm-up service times replayed through the Lindley "
+             "recursion (beyond the paper)", _SIMPLE,
+             expand="sim.tools.compare.strategies:apam_r_plan", per_rate=True),
     Strategy("sase", "sase", "SASE run loop (APAM's eager baseline)", _SIMPLE),
     Strategy("adaptive-greedy", "adaptive", "invariant-based re-planning (PVLDB'18), greedy "
              "orders on the lazy chain", _LAZY + ("no_window",), options=(("planner", "greedy"),)),
@@ -70,6 +74,22 @@ STRATEGIES: tuple[Strategy, ...] = (
     Strategy(f"eires-{s}", "remote", f"EIRES {s} (remote data)", _EIRES_REFUSES, ("remote",),
              options=(("strategy", s),))
     for s in ("BL1", "BL2", "BL3", "PFetch", "LzEval", "Hybrid"))
+
+
+def apam_r_plan(program, stream, ctx: dict) -> list[tuple[str, dict]]:
+    """The plan the ``apam-r`` optimizer (``engines.planners.apam_r``) picks at the rate
+    ``ctx['rate']`` (None: the warm-up timestamps' rate; warm-up: the first half of the stream):
+    every candidate runs on the warm-up and its counters are priced by ``ctx['profile']``, the
+    profile the comparison simulates with.  Imports on call (this module is data at import)."""
+    from engines.planners.apam import estimate_statistics
+    from engines.planners.apam_r import choose_plan_r
+
+    prof = ctx["profile"]
+    rate = ctx.get("rate")
+    st = estimate_statistics(program, stream, arrival_rate=None if rate is None else float(rate))
+    ch = choose_plan_r(program, stream, st, {"unit_vector": prof.unit_vector(),
+                                             "base": float(prof.base_cost)})
+    return [("apam-r", {"plan": ch["plan"]})]
 
 
 def strategy_keys() -> list[str]:
