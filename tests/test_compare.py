@@ -84,8 +84,11 @@ def test_pattern_only_some_engines_support_lists_the_others(stream):
     ran = set(cmp.rows[cmp.rows["eligible"]]["strategy"])
     assert ran == {"eager", "ztree", "ztree-zstream", "adaptive-zstream"}
     table = cmp.table()
-    assert "not run:" in table and "chain, tree, apam, apam-x, sase, adaptive-greedy: cannot evaluate " \
-        "Kleene closure (+)" in table
+    from sim.tools.compare.strategies import STRATEGIES
+    kleene = [s.key for s in STRATEGIES if "kleene" in s.refuses and "remote" not in s.needs]
+    assert kleene[:3] == ["chain", "tree", "apam"]
+    assert "not run:" in table and f"{', '.join(kleene)}: cannot evaluate Kleene closure (+)" \
+        in table
     listed = cmp.rows[~cmp.rows["eligible"]]
     assert set(listed["label"]) == set(why) and listed["reason"].str.len().min() > 0
 
@@ -236,3 +239,105 @@ def test_auto_rates_span_the_engines():
     assert rs[0] == pytest.approx(500, rel=0.02) and rs[-1] == pytest.approx(47500, rel=0.02)
     rs = auto_rates([1000.0, 1100.0])    # narrow: a factor 4 before two-digit rounding
     assert rs[-1] / rs[0] >= 3.5 and all(math.isfinite(r) for r in rs)
+
+
+# ----------------------------------------------------------------------------- how sure
+def _run(label, batches, rate=1000.0, service=None, stable=True, latency=None):
+    """A hand-built queued run: its per-segment figures at ``rate`` (seconds)."""
+    import numpy as np
+    from sim.tools.compare.model import Run
+    r = Run(label, label, "eager", {})
+    b = np.asarray(batches, dtype=float)
+    r.batches[rate] = b
+    r.per_rate[rate] = {"latency_mean": float(np.nanmean(b)) if latency is None else latency,
+                        "matches": 1, "stable": stable}
+    r.service = np.asarray(service if service is not None else np.full(200, 1e-5))
+    return r
+
+
+def test_paired_spread_by_hand():
+    from sim.tools.compare.model import paired_spread
+    # differences 1, 3, 5 (nan segment skipped): mean 3, sd 2, se 2 / sqrt(3)
+    m, se = paired_spread([2, 4, 6, float("nan")], [1, 1, 1, 1])
+    assert m == 3.0 and se == pytest.approx(2 / math.sqrt(3), rel=1e-12)
+    m, se = paired_spread([2.0], [1.0])                    # one segment: no spread
+    assert m == 1.0 and math.isnan(se)
+
+
+def test_ties_within_the_spread_and_not_beyond():
+    """The best at a rate is the lowest mean; a run whose per-segment difference to it is within
+    2 standard errors is tied, a run worse by a constant amount in every segment is not, an
+    overloaded run is never listed, and the profile's stated error widens the band."""
+    from sim.tools.compare.model import best_per_rate, ties_per_rate
+    base = [10.0, 12.0, 11.0, 13.0, 10.0, 12.0, 11.0, 13.0, 10.0, 12.0]
+    noisy = [b + d for b, d in zip(base, [3, -2, 2, -1, 3, -2, 2, -1, 1, -1])]  # mean +0.4
+    const = [b + 0.5 for b in base]                    # +0.5 in every segment: se 0
+    over = _run("over", [1.0] * 10, stable=False)
+    runs = [_run("a", base), _run("noisy", noisy), _run("const", const), over]
+    best = best_per_rate(runs, [1000.0], n_events=200)
+    assert best == {1000.0: "a"}
+    ties = ties_per_rate(runs, [1000.0], best)[1000.0]
+    assert set(ties) == {"noisy"}
+    assert ties["noisy"][0] == pytest.approx(0.4)
+    # a profile error of 5 % of the best's 11.4 covers the constant +0.5
+    assert set(ties_per_rate(runs, [1000.0], best, tol_rel=0.05)[1000.0]) == {"noisy", "const"}
+
+
+def test_recommendation_names_the_ties_and_none_for_a_short_stream():
+    from sim.tools.compare.model import min_events, recommendation
+    a, b = _run("a", [1.0] * 10), _run("b", [1.0] * 10)
+    text = recommendation([a, b], [1000.0], {1000.0: "a"}, {1000.0: {"b": (0.0, 0.0)}},
+                          n_events=500)
+    assert text.startswith("a (tied within the measured spread: b) at 1000 ev/s")
+    short = recommendation([a, b], [1000.0], {1000.0: None}, n_events=min_events() - 1)
+    assert short.startswith("none:") and "a" not in short.split(":")[0]
+
+
+def test_n_events_1_does_not_recommend(tmp_path):
+    """--n-events 1: the table is printed with a warning, no run is marked best and the
+    recommendation is 'none'."""
+    data, schema = write_abc_csv(tmp_path, n=300, seed=5)
+    r = cli(SEQ3, data, "--format", "csv", "--schema", schema, "--rates", "1000",
+            "--engines", "eager,sase", "--n-events", "1", "--no-progress")
+    assert r.exit_code == 0, r.output
+    assert "warning: the stream is too short for a stable figure: 1 events" in r.stdout
+    body = [ln for ln in r.stdout.splitlines() if ln.startswith(("eager ", "sase "))]
+    assert len(body) == 2 and not any(ln.endswith((" *", " ~")) for ln in body)
+    assert "recommendation: none:" in r.stdout
+
+
+def test_identical_runs_tie():
+    """Two runs with the same figure in every segment (the same plan reached by two strategies)
+    are tied: a zero difference is never a ranking."""
+    from sim.tools.compare.model import ties_per_rate
+    same = [3.0, 5.0, 4.0, 6.0, 3.0, 5.0, 4.0, 6.0, 3.0, 5.0]
+    runs = [_run("ztree", same), _run("apam", same)]
+    assert ties_per_rate(runs, [1000.0], {1000.0: "ztree"})[1000.0] == {"apam": (0.0, 0.0)}
+
+
+def test_profile_provenance_lists_fitted_and_default_prices(stream, tmp_path):
+    """A calibrated profile: the prices its meta says were fitted, those copied from the default
+    profile, and the share of a run's cost the copied prices carry; the default profile says
+    none of its prices is measured."""
+    import tomli_w
+    import tomllib
+    d = tomllib.loads((REPO / "sim/core/profiles/default.toml").read_text())
+    d["name"] = "calibrated"
+    d["unit_cost"]["pred_eval"] = 2.0e-8
+    d["meta"] = {"calibrated": "2026-01-01T00:00:00+00:00", "engine": "eager", "machine": "M",
+                 "r2": 0.99, "chunk_rel_rms": 0.1, "unmeasured": ["join_probe", "plan_gen"],
+                 "remote_priced": ["remote_fetch"]}
+    p = tmp_path / "cal.toml"
+    p.write_bytes(tomli_w.dumps(d).encode())
+    cmp = api.compare(SEQ3, stream, rates=[2000.0], engines=["eager", "ztree"], profile=p)
+    text = "\n".join(cmp.provenance)
+    assert "fitted by `cepsim calibrate` to the eager engine on M" in text
+    assert "default round numbers (not fitted): join_probe, plan_gen" in text
+    assert "fitted on the remote-data kernel's runs: remote_fetch" in text
+    fitted = [ln for ln in cmp.provenance if ln.strip().startswith("fitted:")][0]
+    assert "join_probe" not in fitted and "pred_eval" in fitted and "remote_fetch" not in fitted
+    # ztree probes joins (join_probe, a copied default price): its share is reported
+    assert "unfitted default prices carry" in text and "(ztree" in text
+    assert "within 10.0 %" in cmp.table()        # the profile's error is the tie band
+    dflt = api.compare(SEQ3, stream, rates=[2000.0], engines=["eager"])
+    assert "documented round numbers for every price, none measured" in dflt.provenance[0]

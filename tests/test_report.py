@@ -94,3 +94,48 @@ def test_full_scale_roots_and_report_beside_quick(tmp_path, repo_root, monkeypat
     assert text.count('class="claim-row"') == 2 and text.count("<th>quick</th>") == 1
     r = runner.invoke(app, ["report", "--scale", "huge"])
     assert r.exit_code == 2 and "--scale" in r.stderr
+
+
+def test_figures_link_to_full_size_and_configs_are_toml(report, repo_root):
+    """Every figure is wrapped in a link to its own full-size file (the page caps the width);
+    every experiment's config is shown as TOML that parses back to the stored config's
+    name, paper and claims."""
+    import html
+    import json
+    import tomllib
+    _, page, _ = report
+    text = page.read_text()
+    imgs = re.findall(r'<img src="([^"]+)"', text)
+    links = re.findall(r'<a href="([^"]+)" title="full-size image"><img src="([^"]+)"', text)
+    assert len(links) == len(imgs) > 0 and all(a == b for a, b in links)
+    blocks = re.findall(r"<summary>config as run \(TOML\)</summary><pre>(.*?)</pre>", text,
+                        re.S)
+    assert len(blocks) == 2
+    res = page.parent.parent
+    for block in blocks:
+        conf = tomllib.loads(html.unescape(block))
+        meta = json.loads((res / conf["paper"] / conf["name"] / "meta.json").read_text())
+        assert conf["title"] == meta["config"]["title"]
+        assert [c["name"] for c in conf["claims"]] == [c["name"] for c in meta["config"]["claims"]]
+
+
+def test_dirty_commit_names_its_files(tmp_path):
+    """A ``+dirty`` commit is shown with the modified files meta.json recorded; a clean one
+    alone; ``git_dirty_files`` lists exactly the tracked files changed in a throwaway repo."""
+    from sim.experiments.report import _commit_cell
+    from sim.experiments.results import git_commit, git_dirty_files
+    assert _commit_cell({"git_commit": "abc"}) == "abc"
+    assert _commit_cell({"git_commit": "abc+dirty", "git_dirty_files": ["a.py", "b.md"]}) == \
+        "abc+dirty (modified: a.py, b.md)"
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    env = ["-c", "user.email=t@t", "-c", "user.name=t"]
+    for cmd in (["init", "-q"], ["add", "."], [*env, "commit", "-q", "-m", "x"]):
+        if cmd == ["add", "."]:
+            (tmp_path / "a.txt").write_text("1")
+            (tmp_path / "b.txt").write_text("1")
+        subprocess.run(["git", *cmd], cwd=tmp_path, check=True, capture_output=True)
+    assert git_dirty_files(tmp_path) == [] and not git_commit(tmp_path).endswith("+dirty")
+    (tmp_path / "b.txt").write_text("2")
+    (tmp_path / "new.txt").write_text("untracked")
+    assert git_dirty_files(tmp_path) == ["b.txt"] and git_commit(tmp_path).endswith("+dirty")

@@ -4,8 +4,10 @@ Writes ``<report_dir>/index.html`` (one self-contained page: inline CSS, no netw
 images copied beside it (``img/<paper>/<figure>.png``) and ``reproduction.md`` (the README's
 reproduction table, generated from the same data).  Per paper and experiment: its figures, the
 claims table (PASS/FAIL with the measured numbers next to the paper's, as each claim prints
-them), the config as resolved by the run, scale, base seed, backend, rows, package versions and
-git commit (from ``meta.json``).  Everything is read from the results root; nothing runs.
+them), the config as resolved by the run (as TOML), scale, base seed, backend, rows, package
+versions and git commit (from ``meta.json``; a ``+dirty`` commit with the modified files it
+recorded).  Each figure links to its full-size image (the page shows it at most 520 px
+wide).  Everything is read from the results root; nothing runs.
 
 A *companion* reproduction (``cepsim report --scale full`` shows the quick-scale results beside
 the full ones) adds, per experiment it also has: its figures next to the main ones, its verdict
@@ -68,8 +70,39 @@ def _figure(src: Path, img_dir: Path, report_dir: Path, sub: str, caption: str) 
     dst.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src, dst)
     rel = dst.relative_to(report_dir).as_posix()
-    return (f'<figure><img src="{_e(rel)}" alt="{_e(caption)}">'
-            f"<figcaption>{_e(caption)}</figcaption></figure>")
+    return (f'<figure><a href="{_e(rel)}" title="full-size image"><img src="{_e(rel)}" '
+            f'alt="{_e(caption)}"></a>'
+            f'<figcaption>{_e(caption)} (<a href="{_e(rel)}">full size</a>)</figcaption></figure>')
+
+
+def config_toml(conf: dict) -> str:
+    """The config as TOML (the form it is written in); values TOML cannot hold (None) are left
+    out, as a TOML config leaves them out.  Falls back to JSON when the dict is not TOML
+    (e.g. a list mixing tables and values)."""
+    import tomli_w
+
+    def clean(v):
+        if isinstance(v, dict):
+            return {str(k): clean(x) for k, x in v.items() if x is not None}
+        if isinstance(v, (list, tuple)):
+            return [clean(x) for x in v if x is not None]
+        if isinstance(v, (str, int, float, bool)):
+            return v
+        return str(v)
+    try:
+        return tomli_w.dumps(clean(conf))
+    except (TypeError, ValueError):
+        return json.dumps(conf, indent=2, default=str)
+
+
+def _commit_cell(meta: dict) -> str:
+    """``git commit`` cell: the commit, and for a ``+dirty`` one the modified files recorded."""
+    commit = meta.get("git_commit")
+    files = meta.get("git_dirty_files")
+    if commit and str(commit).endswith("+dirty") and files:
+        shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
+        return f"{commit} (modified: {shown})"
+    return str(commit)
 
 
 def build_report(found, figs_root: Path, report_dir: Path, out_root: Path,
@@ -117,7 +150,7 @@ def build_report(found, figs_root: Path, report_dir: Path, out_root: Path,
                     ("scale", meta.get("scale")), ("base seed", meta.get("base_seed", cfg.seed)),
                     ("backend", meta.get("backend")), ("rows", meta.get("rows")),
                     ("failed rows", meta.get("failed_rows")),
-                    ("git commit", meta.get("git_commit")))) + "</table>")
+                    ("git commit", _commit_cell(meta)))) + "</table>")
             figs = []
             for f in cfg.figures:
                 mine = _figure(Path(figs_root) / cfg.paper / f"{f.name}.png", img_dir,
@@ -158,8 +191,8 @@ def build_report(found, figs_root: Path, report_dir: Path, out_root: Path,
                                 f"<td>{_e(row.result.measured)}</td>{cells}</tr>")
                 body.append("</table>")
             conf = meta.get("config") or cfg.to_dict()
-            body.append("<details><summary>config as run</summary><pre>"
-                        + _e(json.dumps(conf, indent=2, default=str)) + "</pre></details>")
+            body.append("<details><summary>config as run (TOML)</summary><pre>"
+                        + _e(config_toml(conf)) + "</pre></details>")
     extra = f" paper claims passed ({companion.label}) |" if companion else ""
     table_md = ["| experiment | title | scale | rows | failed rows | paper claims passed | "
                 "other claims |" + extra, "|---|---|---|---|---|---|---|" + ("---|" if companion else "")]

@@ -323,6 +323,9 @@ def package_versions() -> dict[str, str | None]:
     return out
 
 
+DIRTY_FILES_CAP = 50    # meta.json lists at most this many modified tracked files
+
+
 def git_commit(repo: Path = REPO_ROOT) -> str | None:
     """HEAD commit of the checkout (``+dirty`` if the tree has changes), None outside git."""
     try:
@@ -330,11 +333,24 @@ def git_commit(repo: Path = REPO_ROOT) -> str | None:
                               text=True, timeout=10)
         if head.returncode != 0:
             return None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
-                               capture_output=True, text=True, timeout=10)
-        return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+        return head.stdout.strip() + ("+dirty" if git_dirty_files(repo) else "")
     except (OSError, subprocess.SubprocessError):
         return None
+
+
+def git_dirty_files(repo: Path = REPO_ROOT) -> list[str]:
+    """The tracked files that differ from HEAD (``git status --porcelain``, untracked files
+    left out), sorted; empty for a clean tree or outside git.  ``meta.json`` records them so
+    that a ``+dirty`` result says which changes it ran with."""
+    try:
+        st = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
+                            capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if st.returncode != 0:
+        return []
+    return sorted({ln[3:].split(" -> ")[-1].strip() for ln in st.stdout.splitlines()
+                   if len(ln) > 3})
 
 
 def write_meta(root: Path | str, cfg: ExperimentConfig, *, scale: str | None, backend: str,
@@ -350,10 +366,13 @@ def write_meta(root: Path | str, cfg: ExperimentConfig, *, scale: str | None, ba
         "versions": package_versions(),
         "python": platform.python_version(),
         "git_commit": git_commit(),
+        "git_dirty_files": git_dirty_files()[:DIRTY_FILES_CAP],
         "cost_profile": cost_profile,
         "config_fingerprint": config_fingerprint(cfg.to_dict()),
     }
     if extra:
+        if "git_commit" in extra:      # rows of an earlier run: its dirty files are not known here
+            meta["git_dirty_files"] = extra.get("git_dirty_files")
         meta.update(extra)
     p = experiment_dir(root, cfg) / "meta.json"
     write_json_atomic(meta, p)

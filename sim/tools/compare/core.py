@@ -46,9 +46,9 @@ import numpy as np
 from engines.errors import CapacityError, CepsimInputError
 # lsr and plan_of are re-exported for callers of ``compare`` (sim/studies/cross/scenario.py)
 from sim.tools.compare.model import (SIMPY_CHECK_EVENTS, SIMPY_TOLERANCE, Comparison,  # noqa: F401
-                                     Kept, MatchMismatch, Run, auto_rates, best_per_rate,
-                                     check_same_matches, fmt_rate, lsr, match_digest, plan_of,
-                                     poisson, recommendation, refusal, rows_frame, stage)
+                                     Kept, MatchMismatch, Run, auto_rates, batch_figures,
+                                     check_same_matches, finish, fmt_rate, lsr, match_digest,
+                                     plan_of, poisson, refusal, stage)
 from sim.tools.compare.strategies import (FEATURES, MAX_ORDER_VARS, STRATEGIES, Strategy,  # noqa: F401
                                     eligibility, select_strategies, strategy_keys)
 
@@ -147,12 +147,16 @@ def _rates_ok(rates) -> list[float] | None:
     return sorted(set(out))
 
 
-def _queue(run: Run, arrivals: np.ndarray, profile, rate: float) -> dict:
+def _queue(run: Run, arrivals: np.ndarray, profile, rate: float) -> tuple[dict, np.ndarray]:
+    """The run's metrics at ``rate`` and its ranked figure per stream segment (the spread)."""
     from sim.core.simulate import simulate_counters
     res = run.result
-    return simulate_counters(np.asarray(res.counters)[:len(arrivals)], arrivals, profile,
-                             match_last_event=res.matches.last_event,
-                             match_detect=res.matches.detect, rate=rate).metrics
+    sim = simulate_counters(np.asarray(res.counters)[:len(arrivals)], arrivals, profile,
+                            match_last_event=res.matches.last_event,
+                            match_detect=res.matches.detect, rate=rate, keep_events=True)
+    ev = sim.events
+    return sim.metrics, batch_figures(len(arrivals), res.matches.last_event, sim.match_latency,
+                                      ev["depart"] - ev["arrival"])
 
 
 def _run_engine(run: Run, program, stream, **extra):
@@ -254,14 +258,10 @@ def compare(pattern, stream, rates=None, engines: list[str] | None = None, profi
         arr = poisson(n, rate, seed)
         for r in done:
             if r.rates is None or rate in r.rates:
-                r.per_rate[rate] = _queue(r, arr, prof, rate)
+                r.per_rate[rate], r.batches[rate] = _queue(r, arr, prof, rate)
     stage(bar, "compare: SimPy check of one point")
     simpy = simpy_check(done[0], rates[len(rates) // 2], prof, seed)
-    best = best_per_rate(done, rates)
-    cmp = Comparison(" ".join(str(pat).split()), n, prof.name, rates, done, ineligible, best,
-                     recommendation(done, rates, best), simpy, profile=prof)
-    cmp.rows = rows_frame(cmp, prof)
-    return cmp
+    return finish(str(pat), n, prof, rates, done, ineligible, simpy)
 
 
 def parse_rates(text: str | None) -> list[float] | None:

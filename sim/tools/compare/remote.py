@@ -16,15 +16,15 @@ import math
 import numpy as np
 
 from engines.errors import CapacityError, CepsimInputError
-from sim.tools.compare.model import (SIMPY_CHECK_EVENTS, SIMPY_TOLERANCE, Comparison, Kept, Run,
-                                     auto_rates, best_per_rate, check_same_matches, fmt_rate,
-                                     match_digest, poisson, recommendation, refusal, rows_frame,
-                                     stage)
+from sim.tools.compare.model import (SIMPY_CHECK_EVENTS, SIMPY_TOLERANCE, Kept, Run, auto_rates,
+                                     batch_figures, check_same_matches, finish, fmt_rate,
+                                     match_digest, poisson, refusal, stage)
 
 TRACE_CAP = 4_000_000    # trace records for the SimPy check (SIMPY_CHECK_EVENTS events)
 
 
-def _metrics(res, arr: np.ndarray, rate: float) -> dict:
+def _metrics(res, arr: np.ndarray, rate: float) -> tuple[dict, np.ndarray]:
+    """The run's metrics at ``rate`` and its ranked figure per stream segment (the spread)."""
     from sim.core.metrics import latency_summary
     start, depart = np.asarray(res.info["start"]), np.asarray(res.info["depart"])
     svc = depart - start
@@ -36,7 +36,7 @@ def _metrics(res, arr: np.ndarray, rate: float) -> dict:
             m[f"latency_{k}"] = v
     rho = rate * float(svc.mean()) if len(svc) else float("nan")
     m.update(offered_load=rho, stable=bool(rho < 1.0), sojourn_mean=float((depart - arr).mean()))
-    return m
+    return m, batch_figures(len(arr), last, lat, depart - arr)
 
 
 def compare_remote(pattern: str, program, stream, eligible, ineligible, rates, prof, seed: int,
@@ -72,13 +72,9 @@ def compare_remote(pattern: str, program, stream, eligible, ineligible, rates, p
             stage(bar, f"compare: {r.spec} at {rate:g} ev/s")
             res = run_engine("remote", program, stream, arrivals=arr, unit_cost=unit,
                              base_cost=base, **r.options)
-            r.per_rate[rate] = _metrics(res, arr, rate)
+            r.per_rate[rate], r.batches[rate] = _metrics(res, arr, rate)
     simpy = simpy_check_remote(runs[0], program, stream, rates[len(rates) // 2], prof, seed)
-    best = best_per_rate(runs, rates)
-    cmp = Comparison(" ".join(pattern.split()), n, prof.name, rates, runs, ineligible, best,
-                     recommendation(runs, rates, best), simpy, profile=prof)
-    cmp.rows = rows_frame(cmp, prof)
-    return cmp
+    return finish(pattern, n, prof, rates, runs, ineligible, simpy)
 
 
 def simpy_check_remote(run, program, stream, rate: float, prof, seed: int) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.tools.compare.model import cells, grouped_reasons, rank_value
+from sim.tools.compare.model import cells, grouped_reasons, rank_value, spread_note
 
 
 def markdown(cmp, command: str = "") -> str:
@@ -22,13 +22,16 @@ def markdown(cmp, command: str = "") -> str:
     md += [f"Pattern: `{' '.join(cmp.pattern.split())}`", "",
            f"{cmp.n_events} events; cost profile `{cmp.profile_name}`; latency = match "
            f"latency p50/p99; `*` = best (lowest mean latency among stable runs) at that rate; "
-           f"`ρ=` = overloaded (offered load >= 1).", "",
-           "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+           f"`ρ=` = overloaded (offered load >= 1).", "", spread_note(cmp) + ".", ""]
+    if cmp.provenance:
+        md += ["Cost profile:", "", "```", *cmp.provenance, "```", ""]
+    md += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     md += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in body]
     if cmp.ineligible:
         md += ["", "Not run:", ""] + [f"- `{k}`: {why}" for k, why in
                                        grouped_reasons(cmp.ineligible)]
-    md += ["", cmp.simpy + ".", "", f"**Recommendation:** {cmp.recommendation}", "",
+    md += [""] + [f"**Warning:** {w}" + "\n" for w in cmp.warnings]
+    md += [cmp.simpy + ".", "", f"**Recommendation:** {cmp.recommendation}", "",
            "Figures: `latency_vs_rate.png`, `work_per_engine.png`; rows: `rows.parquet`.", ""]
     return "\n".join(md)
 
