@@ -320,7 +320,10 @@ def test_profile_provenance_lists_fitted_and_default_prices(stream, tmp_path):
     profile, and the share of a run's cost the copied prices carry; the default profile says
     none of its prices is measured."""
     import tomli_w
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
     d = tomllib.loads((REPO / "sim/core/profiles/default.toml").read_text())
     d["name"] = "calibrated"
     d["unit_cost"]["pred_eval"] = 2.0e-8

@@ -3,7 +3,10 @@ darling/patterns_examples.txt): the pattern each config compiles parses to the A
 here from the artifact's line."""
 from __future__ import annotations
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli, the package tomllib was taken from (pyproject.toml)
+    import tomli as tomllib  # type: ignore[no-redef]
 from pathlib import Path
 
 import pytest

@@ -3,6 +3,7 @@ configs mention exists, and nothing points outside the repository (a clone has n
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,12 +16,25 @@ LINK_RE = re.compile(r"\]\(([^)#\s]+)")
 # assembled so that this file does not match itself
 OUTSIDE = ("../" + "shared", "DESIGN" + " section", "DESIGN" + ".md")
 SKIP_DIRS = {".git", "results", "__pycache__", ".numba_cache", ".cepsim_cache", ".pytest_cache",
-             ".hypothesis", "build", "dist"}
+             ".hypothesis", "build", "dist", ".venv", "venv"}
+
+
+def _repository_files() -> list[Path]:
+    """The repository's own files: tracked ones plus new files git does not ignore (``git
+    ls-files``), so a virtual environment, a results run or a Numba cache in the checkout is never
+    read.  Outside a git checkout (an unpacked archive) the tree is walked without ``SKIP_DIRS``."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                             cwd=REPO, capture_output=True, check=True).stdout
+        return [REPO / name for name in out.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        return [p for p in REPO.rglob("*")
+                if not SKIP_DIRS & set(p.relative_to(REPO).parts[:-1])]
 
 
 def _files() -> list[Path]:
     out = []
-    for p in REPO.rglob("*"):
+    for p in _repository_files():
         if p.suffix not in (".md", ".py", ".toml") or not p.is_file():
             continue
         if SKIP_DIRS & set(p.relative_to(REPO).parts[:-1]) or p.name == Path(__file__).name:

@@ -102,7 +102,10 @@ def test_figures_link_to_full_size_and_configs_are_toml(report, repo_root):
     name, paper and claims."""
     import html
     import json
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
     _, page, _ = report
     text = page.read_text()
     imgs = re.findall(r'<img src="([^"]+)"', text)

@@ -74,8 +74,13 @@ def test_compiled_loop_keeps_match_keys_with_negation(method):
 def test_compiled_loop_equals_python_loop_at_warmup_edges(n_warm):
     params, prof, stream, prog, arr, _, ref = overload_setup("q1", 3000, 30.0, seed=9)
     for method in ("darling", "espice", "random_pm", "icde20"):
-        if n_warm == 0 and method != "random_pm":
-            continue      # DARLING / eSPICE learn from the warm-up (an error without one)
+        if n_warm == 0:   # every shedder's queue bound N_in = Lmax / z-bar needs a warm-up
+            for loop in ("python", "compiled"):
+                sh = D.make_shedder(method, params, 20 * ref["z_pre"], seed=11)
+                with pytest.raises(CepsimInputError, match="no event was served during the "
+                                                           "warm-up"):
+                    run_shedding(stream, prog, arr, prof, sh, n_warm=0, loop=loop)
+            continue
         (a, _), (b, _) = _both(method, params, prof, stream, prog, arr, n_warm,
                                20 * ref["z_pre"])
         assert_same_results(a, b)

@@ -38,10 +38,10 @@ def test_local_equals_serial(tmp_path, basic):
     pd.testing.assert_frame_equal(rows(a), rows(b))
 
 
-@pytest.mark.parametrize("context", ["fork", "spawn"])
+@pytest.mark.parametrize("context", ["forkserver", "spawn"])
 def test_local_generic_engine_grid_equals_serial(tmp_path, monkeypatch, context):
     """A first local sweep of a generic ``engine`` grid (cold counter cache, shared-work order,
-    forked or spawned workers) gives the serial run's rows bit for bit."""
+    workers from a forkserver or spawned) gives the serial run's rows bit for bit."""
     import sim.experiments.sweep
     from sim.experiments.config import config_from_dict
     from sim.studies.generic import scenario as generic
@@ -157,21 +157,61 @@ def test_workers_do_not_outlive_a_killed_sweep(tmp_path, repo_root, sig):
             pass
 
 
-def test_pool_context_forks_only_a_single_threaded_linux_parent(monkeypatch):
-    import sys as _sys
-    import threading
+def test_pool_context_never_forks_unless_asked(monkeypatch):
+    """The automatic start method is forkserver where the platform has one, else spawn; fork only
+    when asked for; an unknown method is refused with the names that exist."""
+    import multiprocessing as mp
 
-    import sim.experiments.sweep
+    import sim.experiments.sweep as sweep
 
     monkeypatch.delenv("CEPSIM_POOL_CONTEXT", raising=False)
-    assert sim.experiments.sweep.pool_context("spawn") == "spawn"
-    monkeypatch.setattr(threading, "active_count", lambda: 1)
-    monkeypatch.setattr(_sys, "platform", "linux")
-    assert sim.experiments.sweep.pool_context() == "fork"
-    monkeypatch.setattr(threading, "active_count", lambda: 2)   # e.g. a notebook kernel
-    assert sim.experiments.sweep.pool_context() == "spawn"
-    monkeypatch.setattr(threading, "active_count", lambda: 1)
-    monkeypatch.setattr(_sys, "platform", "darwin")
-    assert sim.experiments.sweep.pool_context() == "spawn"
+    assert sweep.pool_context("spawn") == "spawn"
+    monkeypatch.setattr(mp, "get_all_start_methods", lambda: ["fork", "spawn", "forkserver"])
+    assert sweep.pool_context() == "forkserver"
+    monkeypatch.setattr(mp, "get_all_start_methods", lambda: ["spawn", "fork"])   # e.g. macOS
+    assert sweep.pool_context() == "spawn"
+    monkeypatch.setenv("CEPSIM_POOL_CONTEXT", "fork")
+    assert sweep.pool_context() == "fork"
     monkeypatch.setenv("CEPSIM_POOL_CONTEXT", "forkserver")
-    assert sim.experiments.sweep.pool_context() == "forkserver"
+    with pytest.raises(ValueError, match="forkserver.*not available.*'spawn', 'fork'"):
+        sweep.pool_context()
+
+
+def test_pool_workers_exit_with_the_pool_owner(tmp_path, repo_root):
+    """A forkserver worker's parent is the server, not the pool's owner: the watchdog follows the
+    owner.  Kill the owner (SIGKILL, no clean-up) and its workers are gone within seconds."""
+    script = tmp_path / "owner.py"
+    script.write_text(
+        "import multiprocessing as mp, os, sys, time\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from sim.experiments import sweep\n"
+        "if __name__ == '__main__':\n"
+        "    pool = ProcessPoolExecutor(2, mp_context=mp.get_context('forkserver'),\n"
+        "                               initializer=sweep.worker_init,\n"
+        "                               initargs=(sys.argv[1], None, os.getpid()))\n"
+        "    pids = {pool.submit(sweep._noop).result() for _ in range(8)}\n"
+        "    print(' '.join(map(str, sorted(pids))), flush=True)\n"
+        "    time.sleep(60)\n")
+    if "forkserver" not in __import__("multiprocessing").get_all_start_methods():
+        pytest.skip("no forkserver start method on this platform")
+    proc = subprocess.Popen([sys.executable, str(script), str(repo_root)],
+                            stdout=subprocess.PIPE, text=True, cwd=repo_root)
+    try:
+        pids = [int(x) for x in proc.stdout.readline().split()]
+        assert pids and all(sweep_alive(p) for p in pids)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while any(sweep_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(sweep_alive(p) for p in pids)
+
+
+def sweep_alive(pid: int) -> bool:
+    """``pid`` runs and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

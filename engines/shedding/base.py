@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engines.errors import CepsimInputError
 from engines.evaluators.stepper import Stepper
 
 
@@ -142,6 +143,15 @@ class ShedContext:
     in_warmup: bool = True
     recent: object = None     # deque of (latency sum, count) of the last steps with matches
     _prices: dict = field(default_factory=dict)          # price() memo
+
+    def mean_warm_service(self, shedder: str) -> float:
+        """Mean service time of the events served during the warm-up: the z-bar every shedder
+        derives its queue bound N_in = Lmax / z-bar from.  No event served means no estimate (a
+        mean of nothing, NaN, would make every bound comparison false), a configuration error."""
+        if not self.warm_service:
+            raise CepsimInputError(f"{shedder}: no event was served during the warm-up; give a "
+                                   f"longer warm-up (n_warm)")
+        return float(np.mean([s for _, s in self.warm_service]))
 
     def recent_mean_latency(self) -> float:
         """Mean latency of the matches of the last (up to ``RECENT_STEPS``) steps that emitted

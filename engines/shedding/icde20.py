@@ -359,8 +359,7 @@ class Icde20(Shedder):
     def end_warmup(self, now: float) -> None:
         ctx = self.ctx
         stp = ctx.stepper
-        sv = np.array([s for _, s in ctx.warm_service])
-        self.z_bar = float(sv.mean())
+        self.z_bar = ctx.mean_warm_service(self.name)
         self.active = True
         if not self.samples[0]:
             self.tree = None

@@ -27,8 +27,7 @@ class RandomPM(Shedder):
         self.dropped = 0
 
     def end_warmup(self, now: float) -> None:
-        sv = np.array([s for _, s in self.ctx.warm_service])
-        self.z_bar = float(sv.mean())
+        self.z_bar = self.ctx.mean_warm_service(self.name)
         self.n_in = self.lmax / self.z_bar
         self.active = True
 

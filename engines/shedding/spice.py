@@ -138,8 +138,7 @@ class Spice(Shedder):
         self.u_sorted = self.util.ravel()[order]
         w = weight.ravel()[order]
         self.cdf = np.cumsum(w) / max(w.sum(), 1e-300)
-        sv = np.array([s for _, s in ctx.warm_service])
-        self.z_bar = float(sv.mean())
+        self.z_bar = ctx.mean_warm_service(self.name)
         self.n_in = self.lmax / self.z_bar
         stp.set_admission(ADM_NONE, self.util, 0.0, self.n_bins)
         self.active = True

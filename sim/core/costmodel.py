@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli, the package tomllib was taken from (pyproject.toml)
+    import tomli as tomllib  # type: ignore[no-redef]
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli, the package tomllib was taken from (pyproject.toml)
+    import tomli as tomllib  # type: ignore[no-redef]
 from pathlib import Path
 from typing import Callable
 

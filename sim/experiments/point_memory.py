@@ -142,7 +142,7 @@ class MemoryGate:
 
     def held_mb(self, n_workers: int) -> float:
         """Parent RSS + the workers' retained RSS (workers not yet heard from: the parent's, as
-        forked workers start from its image)."""
+        a worker starts with the modules the parent has imported)."""
         parent = rss_mb(self.parent_pid) or 0.0
         known = list(self.retained.values())[:n_workers]
         return parent + sum(known) + parent * max(0, n_workers - len(known))

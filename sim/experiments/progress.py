@@ -6,8 +6,8 @@ when a bar is shown).  When stderr is not a terminal (CI logs, pipes) nothing is
 prints one line ``<desc>: <done>/<total> <unit> in <seconds>s``.  ``enabled=False`` silences
 both.
 
-The bar is redrawn on each ``update`` only (no refresh thread): the process stays
-single-threaded, so a local sweep can fork its workers (``sim.experiments.sweep``) while a bar is shown.
+The bar is redrawn on each ``update`` only (no refresh thread): a bar adds no thread to the
+process that starts a local sweep's workers (``sim.experiments.sweep``).
 """
 from __future__ import annotations
 

@@ -26,8 +26,9 @@ the same reason only one warm-up point per paper is in flight at a time.  Only a
 in the pool's queue at a time (4 per worker + 4), so a newly ready long point is not stuck
 behind a long queue.
 
-**Compiles.**  Workers are forked once, before any kernel is compiled, so they compile (or load
-from the disk cache) the kernels they meet; ``engines.jitcache.install_compile_lock`` makes each
+**Compiles.**  Workers start once, before any kernel is compiled (from a ``forkserver``;
+``sim.experiments.sweep.pool_context`` says why not ``fork``), so they compile (or load from
+the disk cache) the kernels they meet; ``engines.jitcache.install_compile_lock`` makes each
 kernel compile in one process while others wait for it (and never corrupts the cache).
 
 **Memory.**  After a point, a worker holding more than ``sim.experiments.worker_memory.RELEASE_ABOVE_MB``
@@ -50,7 +51,6 @@ draws its figures there), while the workers go on with the other experiments' po
 """
 from __future__ import annotations
 
-import gc
 import heapq
 import multiprocessing as mp
 import os
@@ -186,13 +186,14 @@ class RunTracker:
 _BACKFILL_LOOKAHEAD = 64
 
 
-def worker_init(repo_root: str, scenarios: tuple, parent_pid: int) -> None:
-    """Pool initializer: the local backend's (watchdog, import path), the compile lock and
-    every scenario module (a no-op in forked workers, which inherit them from the parent)."""
+def worker_init(repo_root: str, scenarios: tuple, parent_pid: int,
+                env: dict[str, str] | None = None) -> None:
+    """Pool initializer: the local backend's (owner's environment, watchdog, import path), the
+    compile lock and every scenario module."""
     from engines.jitcache import install_compile_lock
     from sim.experiments import sweep
 
-    sweep.worker_init(repo_root, None, parent_pid)
+    sweep.worker_init(repo_root, None, parent_pid, env)
     install_compile_lock()
     for s in scenarios:
         sweep.prime_imports(s)
@@ -261,7 +262,7 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
             return
         install_compile_lock()
         scenarios = tuple(sorted({p.cfg.scenario for p in preps}))
-        for s in scenarios:     # forked workers inherit the imports
+        for s in scenarios:     # the parent unpickles the workers' rows of every scenario
             sweep.prime_imports(s)
         ctx_name = sweep.pool_context(context)
         n_workers = min(workers, len(tasks))
@@ -272,90 +273,84 @@ def run_shared(preps: list[PreparedRun], on_done: Callable[[RunSummary], Any],
         # not stuck behind many others (a queue of n_workers + 2 left the workers idle 16 % of
         # a warm rerun whose last experiments have many sub-second points)
         limit = 4 * n_workers + 4
-        if ctx_name == "fork":
-            gc.freeze()
-        try:
-            with ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context(ctx_name),
-                                     initializer=worker_init,
-                                     initargs=(str(sweep.REPO_ROOT), scenarios,
-                                               os.getpid())) as pool:
-                inflight: dict = {}
-                started = [False] * len(preps)
+        with ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context(ctx_name),
+                                 initializer=worker_init,
+                                 initargs=(str(sweep.REPO_ROOT), scenarios,
+                                           os.getpid(), dict(os.environ))) as pool:
+            inflight: dict = {}
+            started = [False] * len(preps)
 
-                warming: dict = {}   # scenario module -> its warm-up points in flight
+            warming: dict = {}   # scenario module -> its warm-up points in flight
 
-                def top_up() -> None:
-                    held = []
-                    blocked = None     # the first ready point waiting for memory
-                    looked = 0
-                    while ready and len(inflight) < limit:
-                        item = heapq.heappop(ready)
-                        t = item[2]
-                        if t.module and warming.get(t.module):
-                            held.append(item)   # its paper is compiling: likely the same kernels
-                            continue
-                        t.mem = gate.expected(t.exp, t.point.point_id, t.point.rep)
-                        mems = [q.mem for q in inflight.values()]
-                        if blocked is None:
-                            if not gate.admit(t.mem, mems, n_workers):
-                                blocked = t     # memory: it waits for points in flight to end
-                                held.append(item)
-                            else:
-                                _submit(t)
-                            continue
-                        # backfill behind the blocked point: onto an idle worker only (nothing
-                        # queued ahead of it), and only a point that fits now AND beside the
-                        # blocked one, so it never delays the blocked point's start
-                        looked += 1
-                        if len(inflight) >= n_workers or looked > _BACKFILL_LOOKAHEAD:
+            def top_up() -> None:
+                held = []
+                blocked = None     # the first ready point waiting for memory
+                looked = 0
+                while ready and len(inflight) < limit:
+                    item = heapq.heappop(ready)
+                    t = item[2]
+                    if t.module and warming.get(t.module):
+                        held.append(item)   # its paper is compiling: likely the same kernels
+                        continue
+                    t.mem = gate.expected(t.exp, t.point.point_id, t.point.rep)
+                    mems = [q.mem for q in inflight.values()]
+                    if blocked is None:
+                        if not gate.admit(t.mem, mems, n_workers):
+                            blocked = t     # memory: it waits for points in flight to end
                             held.append(item)
-                            break
-                        if gate.admit(t.mem, mems, n_workers) and \
-                                gate.admit(t.mem, [blocked.mem], n_workers):
-                            _submit(t)
                         else:
-                            held.append(item)
-                    for item in held:
-                        heapq.heappush(ready, item)
+                            _submit(t)
+                        continue
+                    # backfill behind the blocked point: onto an idle worker only (nothing
+                    # queued ahead of it), and only a point that fits now AND beside the
+                    # blocked one, so it never delays the blocked point's start
+                    looked += 1
+                    if len(inflight) >= n_workers or looked > _BACKFILL_LOOKAHEAD:
+                        held.append(item)
+                        break
+                    if gate.admit(t.mem, mems, n_workers) and \
+                            gate.admit(t.mem, [blocked.mem], n_workers):
+                        _submit(t)
+                    else:
+                        held.append(item)
+                for item in held:
+                    heapq.heappush(ready, item)
 
-                def _submit(t: Task) -> None:
-                    if t.module:
-                        warming[t.module] = warming.get(t.module, 0) + 1
-                    if not started[t.exp]:   # the summary line's time: first submit to end
-                        started[t.exp] = True
-                        preps[t.exp].t0 = time.perf_counter()
-                    inflight[pool.submit(_run_point_then_release, preps[t.exp].cfg,
-                                         t.point, bulky)] = t
+            def _submit(t: Task) -> None:
+                if t.module:
+                    warming[t.module] = warming.get(t.module, 0) + 1
+                if not started[t.exp]:   # the summary line's time: first submit to end
+                    started[t.exp] = True
+                    preps[t.exp].t0 = time.perf_counter()
+                inflight[pool.submit(_run_point_then_release, preps[t.exp].cfg,
+                                     t.point, bulky)] = t
 
-                top_up()
-                try:
-                    while inflight:
-                        done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
-                        back = []
-                        for fut in done:
-                            t = inflight.pop(fut)
-                            if t.module:
-                                warming[t.module] -= 1
-                            try:
-                                row, facts = fut.result()
-                                gate.record(t.exp, t.point.point_id, t.point.rep, facts)
-                            except Exception as exc:  # worker lost: record, keep going
-                                row = sweep.error_row(t.point, exc)
-                            for q in t.then:  # a failed first point: they report it themselves
-                                q.waiting -= 1
-                                if not q.waiting:
-                                    heapq.heappush(ready, (q.priority(), q.seq, q))
-                            back.append((t, row))
-                        top_up()   # keep the workers busy while this process writes
-                        for t, row in back:
-                            if tracker.remaining[t.exp] == 1:     # its experiment's last point
-                                _store_growths(preps[t.exp], gate, t.exp)
-                            tracker.row(t.exp, t.point, row)
-                        top_up()
-                except BaseException:
-                    for f in inflight:
-                        f.cancel()
-                    raise
-        finally:
-            if ctx_name == "fork":
-                gc.unfreeze()
+            top_up()
+            try:
+                while inflight:
+                    done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+                    back = []
+                    for fut in done:
+                        t = inflight.pop(fut)
+                        if t.module:
+                            warming[t.module] -= 1
+                        try:
+                            row, facts = fut.result()
+                            gate.record(t.exp, t.point.point_id, t.point.rep, facts)
+                        except Exception as exc:  # worker lost: record, keep going
+                            row = sweep.error_row(t.point, exc)
+                        for q in t.then:  # a failed first point: they report it themselves
+                            q.waiting -= 1
+                            if not q.waiting:
+                                heapq.heappush(ready, (q.priority(), q.seq, q))
+                        back.append((t, row))
+                    top_up()   # keep the workers busy while this process writes
+                    for t, row in back:
+                        if tracker.remaining[t.exp] == 1:     # its experiment's last point
+                            _store_growths(preps[t.exp], gate, t.exp)
+                        tracker.row(t.exp, t.point, row)
+                    top_up()
+            except BaseException:
+                for f in inflight:
+                    f.cancel()
+                raise
