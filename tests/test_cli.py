@@ -130,11 +130,15 @@ def test_list_figures_check(tmp_path):
     assert r.exit_code == 0 and png.read_bytes() == first  # redrawn from results, same bytes
     r = cli("check", "--out", res)
     assert r.exit_code == 0 and "2 passed, 0 failed" in r.stdout
+    assert not (res / "claims.md").exists()          # read-only without --write
+    assert cli("check", "--out", res, "--write").exit_code == 0
     assert "| demo/basic |" in (res / "claims.md").read_text()
     assert cli("run", "demo/strict", "--out", res).exit_code == 1
-    r = cli("check", "--out", res)
+    r = cli("check", "--out", res, "--write")
     assert r.exit_code == 1 and "FAIL" in r.stdout
     assert "FAIL" in (res / "claims.md").read_text()
+    r = cli("check", "basic", "--out", res, "--write")   # a subset never rewrites the file
+    assert r.exit_code == 2 and "drop the config names" in r.stderr
     r = cli("figures", "nosuch", "--out", res, "--figures-dir", figs)
     assert r.exit_code == 2
 

@@ -83,7 +83,14 @@ def test_check_limited_to_named_config_and_missing_results(tmp_path):
     cfg = tmp_path / "fp.toml"
     cfg.write_text(CFG.format(mu="[0.0]"))
     r = cli("check", cfg, "--out", tmp_path / "empty")
-    assert r.exit_code == 1 and "no results under" in r.stderr
+    assert r.exit_code == 2 and "no results under" in r.stderr
+    # the exact command that makes them: the config, the scale and the root
+    assert f"cepsim run {cfg} --scale quick --out {tmp_path / 'empty'}" in r.stderr, r.stderr
+    r = cli("check", cfg, "--out", tmp_path / "empty", "--scale", "full")
+    assert r.exit_code == 2 and "--scale full --out" in r.stderr, r.stderr
+    r = cli("check", "--out", tmp_path / "empty")          # nothing stored at all
+    assert r.exit_code == 2 and "cepsim reproduce --scale quick --out" in r.stderr, r.stderr
+    assert not (tmp_path / "empty").exists()              # and nothing written
 
 
 def test_set_runs_write_a_variant_directory(tmp_path):

@@ -1,5 +1,5 @@
 """``--dry-run`` estimates (sim/experiments/estimate.py): stored timings when they exist (same scale exactly
-per point, another scale scaled by n_events), one timed sample point otherwise; the dry run runs
+per point, another scale scaled by n_events), one timed sample point otherwise (``--sample``); the dry run runs
 no point beyond the sample and writes no results."""
 from __future__ import annotations
 
@@ -136,6 +136,11 @@ def test_sweep_dry_run_cli_runs_one_sample_and_writes_nothing(tmp_path):
     out = tmp_path / "res"
     res = CliRunner().invoke(app, ["sweep", str(cfg.path), "--dry-run", "--out", str(out),
                                    "--workers", "2"])
+    assert res.exit_code == 0, res.output        # without --sample: no timings, nothing run
+    assert "unknown" in res.output and "--sample times one point" in res.output
+    assert "samples of 0 experiment(s) run here" in res.output
+    res = CliRunner().invoke(app, ["sweep", str(cfg.path), "--dry-run", "--sample", "--out",
+                                   str(out), "--workers", "2"])
     assert res.exit_code == 0, res.output
     assert "est/tiny" in res.output and "sample" in res.output
     assert "samples of 1 experiment(s) run here" in res.output and "estimated wall:" in res.output

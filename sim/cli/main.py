@@ -1,9 +1,11 @@
 """``cepsim``: the one command-line entry point (``docs/ARCHITECTURE.md``, "Command line").
 
-Exit codes: 0 ok, 1 a claim failed (or a point / figure failed), 2 bad input
+Exit codes: 0 ok, 1 a point or figure failed (or a claim, for ``run`` / ``check`` and
+``reproduce --strict``), 2 bad input or missing results
 (``CepsimInputError`` -> ``error: <message>`` on stderr).  The commands live in one module per
 group under ``sim/cli/commands/``: ``experiments`` (run, sweep, reproduce), ``results`` (figures,
-check, report), ``catalog`` (list), ``calibrate``, ``match``, ``compare``; ``common`` holds what they share.
+check, report), ``catalog`` (list), ``calibrate``, ``match``, ``compare``, ``warmup``; ``common`` holds what they
+share.
 This module only registers them (in the order ``cepsim --help`` lists them) and runs the app.
 """
 from __future__ import annotations
@@ -16,7 +18,8 @@ use_one_blas_thread()   # before anything loads NumPy (sim.cli.blas_threads: spi
 
 import typer  # noqa: E402
 
-from sim.cli.commands import calibrate, catalog, compare, experiments, match, results  # noqa: E402
+from sim.cli.commands import (calibrate, catalog, compare, experiments, match, results,  # noqa: E402
+                              warmup)
 from sim.cli.commands.common import FAST_EXIT, REPO_ROOT  # noqa: F401,E402  (REPO_ROOT: public)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -33,6 +36,7 @@ app.command()(results.report)
 app.command()(calibrate.calibrate)
 app.command()(match.match)
 app.command(help=compare.compare_help())(compare.compare)
+app.command()(warmup.warmup)
 
 
 def main(argv: Optional[list[str]] = None) -> None:

@@ -21,7 +21,7 @@ each.  The estimate of a pending point comes from the first of:
    reproduction against 5,145 from samples; the command prints a note).  Where the stored rows
    or the point have no numeric ``n_events`` the mean stored point is used
    (``<scale>*points``: only the number of points scales).
-3. ``sample``: the first pending point is run and timed in CPU seconds (a stored ``wall_s``
+3. ``sample`` (``--sample`` only): the first pending point is run and timed in CPU seconds (a stored ``wall_s``
    is a point's CPU time on a core of its own; the wall time of a sample on a busy machine is
    not), then scaled to the other points by ``n_events`` as in 2.  Where points share work (a
    scenario's ``work_key``, ``sim.experiments.warmup``: the engine counters of one stream, reused across
@@ -39,7 +39,11 @@ each.  The estimate of a pending point comes from the first of:
    largest peak resident memory of a sample process is printed.
 
 Results roots searched: the command's results root, then ``<project>/results`` when it differs
-(quick results in the default root give the timings for ``--out results/full``).
+(quick results in the default root give the timings for ``--out results/full``), then the
+committed full-scale reproduction ``<project>/results/full`` (the CLI's ``extra_roots``): a
+fresh clone's ``reproduce --scale quick --dry-run`` answers in seconds from the committed rows,
+scaled by stream length (source ``full*events``), without compiling a kernel.  Sampling (3.) is
+on only with ``--sample``; without it an experiment no root has timings for reads ``unknown``.
 
 **Wall time.**  ``serial``: the sum.  ``local``: ``cepsim reproduce`` runs every experiment's
 points in one pool, longest first (``sim.experiments.reproduce_pool``), estimated as the longest-first list
@@ -238,7 +242,8 @@ def estimate_experiment(cfg: ExperimentConfig, scale: str | None, roots: list[Pa
             est.source = f"{st.scale}*{'events' if by_events else 'points'}"
         return est
     if not sample:
-        est.source, est.note = "unknown", "no stored timings (sampling off)"
+        est.source, est.note = "unknown", "no stored timings; --sample times a point"
+        est.point_s = [0.0] * len(pending)
         return est
     _estimate_from_sample(est, rcfg, pending, seen_work, progress)
     return est
@@ -305,14 +310,18 @@ def _estimate_from_sample(est: ExperimentEstimate, cfg: ExperimentConfig, pendin
     est.note = "; ".join(notes)
 
 
-def _timed_points(cfg: ExperimentConfig, points: list[Point], scratch: str) -> list:
+def _timed_points(cfg: ExperimentConfig, points: list[Point], scratch: str,
+                  memory_cap: int | None = None) -> list:
     """[(CPU s, of which Numba compile/load s, error text or None)] of ``points`` run here one
-    after the other, their disk caches in ``scratch`` (a child process of ``sample_points``)."""
+    after the other, their disk caches in ``scratch`` (a child process of ``sample_points``).
+    ``memory_cap``: bytes of heap (the parent's ``sample_memory_cap()``: a child started by a
+    fork server does not see the parent's current environment)."""
     import resource
 
     os.environ["CEPSIM_COUNTER_CACHE"] = os.path.join(scratch, "counters")
+    cap = sample_memory_cap() if memory_cap is None else memory_cap
     try:   # a runaway sample fails with MemoryError instead of waking the OOM killer
-        resource.setrlimit(resource.RLIMIT_DATA, (sample_memory_cap(), resource.RLIM_INFINITY))
+        resource.setrlimit(resource.RLIMIT_DATA, (cap, resource.RLIM_INFINITY))
     except (ValueError, OSError):  # pragma: no cover - no such limit on this system
         pass
     out = []
@@ -345,7 +354,7 @@ def sample_points(cfg: ExperimentConfig, points: list[Point]) -> list:
     """Run ``points`` one after the other for their times: [(CPU s, of which Numba
     compile/load s, error or None)].
 
-    They run in a fresh child process (forked from this one, which has run no point, on Linux)
+    They run in a fresh child process (``sim.experiments.sweep.pool_context``: from a forkserver)
     with their disk caches in a temporary directory that is removed afterwards: the first finds
     no engine counters or streams that an earlier sample or run left in memory or on disk, so it
     costs what the point costs on a fresh clone, and the dry run leaves nothing behind."""
@@ -362,7 +371,8 @@ def sample_points(cfg: ExperimentConfig, points: list[Point]) -> list:
         with ProcessPoolExecutor(max_workers=1,   # a new pool, so a new process, per sample
                                  mp_context=get_context(pool_context())) as pool:
             try:
-                return pool.submit(_timed_points, cfg, points, scratch).result()
+                return pool.submit(_timed_points, cfg, points, scratch,
+                                   sample_memory_cap()).result()
             except BrokenProcessPool as exc:   # killed (signal, memory): the time it lived
                 return [(time.perf_counter() - c0, 0.0, f"sample process died: {exc}", None)]
 
@@ -477,9 +487,16 @@ def dry_run(paths: list[Path], scale: str | None, out: Path, default_out: Path,
             backend: str, workers: int | None, master: str | None, shared: bool,
             overrides: list[str] | None = None,
             echo: Callable[[str], None] = print,
-            resume_stored: bool = False) -> list[ExperimentEstimate]:
+            resume_stored: bool = False, extra_roots: Iterable[Path] = (),
+            sample: bool = True) -> list[ExperimentEstimate]:
     """``--dry-run``: estimate every config of ``paths`` and print the table and the wall time;
     ``resume_stored`` as ``cepsim reproduce`` (stored rows of an unchanged config are done).
+
+    ``extra_roots``: further results roots searched for timings after ``out`` and
+    ``default_out`` (the CLI passes the committed ``results/full``, so a fresh clone's dry run
+    answers from the committed rows scaled by stream length).  ``sample``: time a sample point
+    where no root has timings (compiles kernels); otherwise such an experiment's source reads
+    ``unknown`` and the command names ``--sample``.
 
     Every config is checked as a real run checks it (bad input: ``CepsimInputError``)."""
     from sim.experiments import backends
@@ -487,12 +504,15 @@ def dry_run(paths: list[Path], scale: str | None, out: Path, default_out: Path,
     backends.get_backend(backend)   # an unknown backend is the same error as in a real run
     if workers is not None and workers < 1:
         raise CepsimInputError(f"--workers: must be >= 1, got {workers}")
-    roots = [Path(out)] + ([Path(default_out)] if Path(default_out) != Path(out) else [])
+    roots: list[Path] = []
+    for r in [Path(out), Path(default_out), *map(Path, extra_roots)]:
+        if r not in roots:
+            roots.append(r)
     cfgs = [load_config(p) for p in paths]   # every config checked before any sample runs
     say = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731 - progress on stderr
     seen: set = set()
-    ests = [estimate_experiment(c, scale, roots, overrides, progress=say, seen_work=seen,
-                                resume_stored=resume_stored) for c in cfgs]
+    ests = [estimate_experiment(c, scale, roots, overrides, sample=sample, progress=say,
+                                seen_work=seen, resume_stored=resume_stored) for c in cfgs]
     for line in format_table(ests):
         echo(line)
     wall, how = wall_estimate(ests, backend, workers, master, shared)
@@ -500,10 +520,20 @@ def dry_run(paths: list[Path], scale: str | None, out: Path, default_out: Path,
     echo(f"estimated wall: {wall:.0f} s ({_hms(wall)}) on {how}")
     scaled = [e for e in ests if e.n_pending and "*" in e.source]
     if scaled:
+        from_full = any(e.source.startswith("full*") for e in scaled)
         echo(f"note: {len(scaled)} experiment(s) scaled from another scale's rows linearly in "
-             f"n_events; engines whose work grows faster than the stream make this low (full "
-             f"from quick, measured: APAM exp 1-3 3-4x low); samples of the full points: the "
-             f"same command with --out on an empty root and no results under <project>/results")
+             f"n_events; engines whose work grows faster than the stream make full-from-quick "
+             f"low (measured: APAM exp 1-3 3-4x low)"
+             + (" and quick-from-full high" if from_full else "")
+             + "; the figures are first-order estimates")
+    if any(e.n_pending for e in ests):
+        echo("note: a cold kernel cache adds the first compile of every engine, not counted "
+             "above (`cepsim warmup`: 4.5 min on 2 cores, once; benchmarks/cold_compile.md)")
+    unknown = [e for e in ests if e.n_pending and e.source == "unknown"]
+    if unknown:
+        echo(f"note: {len(unknown)} experiment(s) have no stored timings ({unknown[0].key}"
+             f"{', ...' if len(unknown) > 1 else ''}) and count 0 s above; --sample times one "
+             f"point of each (compiles its kernels)")
     peaks = [e for e in ests if e.sample_peak_mb is not None]
     if peaks:
         top = max(peaks, key=lambda e: e.sample_peak_mb)

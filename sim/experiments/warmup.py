@@ -124,3 +124,127 @@ def plan_sweep(cfg: ExperimentConfig, pending: list[Point]) -> SweepPlan:
             first.append(p)
             after.append([])
     return SweepPlan(warm, first, after, free)
+
+
+# ------------------------------------------------------------------ first use of the kernels
+# A Numba kernel is compiled on its first call in a checkout and loaded from the on-disk cache
+# afterwards (engines/jitcache.py).  Measured on 2 cores (benchmarks/cold_compile.md): a cold
+# first use costs 20-80 s per engine against well under 1 s for a warm cache load, so the first
+# command of a fresh clone says what it is doing, and ``cepsim warmup`` compiles ahead.
+
+NOTICE_AFTER_S = 1.5   # a warm cache load takes well under this; a compile takes far longer
+
+# The pattern every engine is warmed on (README quick start), and a Kleene variant for the
+# engines that evaluate Kleene closure (their Kleene kernels are separate functions).
+WARM_DATA = ("workloads", "data", "opencep_nasdaq", "NASDAQ_SHORT.txt")
+WARM_PATTERNS = ("PATTERN SEQ(AAPL a, GOOG b) WHERE a.close < b.close WITHIN 10 minutes",
+                 "PATTERN SEQ(AAPL a, GOOG+ b, AMZN c) WHERE a.close < c.close "
+                 "WITHIN 10 minutes")
+
+
+class FirstUseNotice:
+    """Context manager: when the block runs longer than ``after_s`` (a kernel compile, not a
+    cache load), print ``"<prefix>compiling <what> (first use, cached after) ..."`` and, at the
+    end, the elapsed seconds; silent when the block is quick (kernels already cached).
+
+    ``echo(text)`` prints one line (stderr in the CLI).  ``seconds`` holds the block's wall
+    time after exit."""
+
+    def __init__(self, what: str, echo: Callable[[str], None], after_s: float = NOTICE_AFTER_S,
+                 prefix: str = ""):
+        self.what, self.echo, self.after_s, self.prefix = what, echo, after_s, prefix
+        self.seconds = 0.0
+        self.shown = False
+
+    def __enter__(self) -> "FirstUseNotice":
+        import threading
+        import time
+
+        self._t0 = time.perf_counter()
+        self._lock = threading.Lock()
+
+        def show() -> None:
+            with self._lock:
+                if not self._done:
+                    self.shown = True
+                    self.echo(f"{self.prefix}compiling {self.what} (first use, cached after) ...")
+
+        self._done = False
+        self._timer = threading.Timer(self.after_s, show)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import time
+
+        self._timer.cancel()
+        with self._lock:
+            self._done = True
+        self.seconds = time.perf_counter() - self._t0
+        if self.shown:
+            self.echo(f"{self.prefix}compiled {self.what} in {self.seconds:.1f} s")
+
+
+def warm_targets() -> tuple[str, ...]:
+    """What ``cepsim warmup`` can compile: every registered engine, ``reader`` (the Metastock
+    reader's scan) and ``queue`` (the Lindley fast path of the simulator)."""
+    from engines.registry import engine_names
+
+    return ("reader", *engine_names(), "queue")
+
+
+def warm(targets: list[str] | None = None,
+         echo: Callable[[str], None] = print) -> dict[str, float]:
+    """Compile (or load from the cache) the kernels of ``targets`` (default every target of
+    ``warm_targets``) by running each engine on the bundled 117-event NASDAQ sample with
+    ``WARM_PATTERNS``; returns wall seconds per target.  A pattern an engine does not evaluate
+    (e.g. Kleene) is skipped for that engine."""
+    import time
+    from pathlib import Path
+
+    import numpy as np
+
+    from engines.errors import CepsimInputError
+
+    choices = warm_targets()
+    targets = list(choices) if not targets else list(targets)
+    bad = [t for t in targets if t not in choices]
+    if bad:
+        raise CepsimInputError(f"--engines: unknown {', '.join(map(repr, bad))}; choose from "
+                               f"{', '.join(choices)}")
+    from engines.compile import compile_pattern
+    from engines.jitcache import REPO_ROOT
+    from engines.pattern import parse_pattern
+    from engines.registry import run_engine
+    from workloads.loaders import load_stream, warm_reader
+
+    secs: dict[str, float] = {}
+    data = Path(REPO_ROOT, *WARM_DATA)
+    t0 = time.perf_counter()
+    if "reader" in targets:
+        with FirstUseNotice("the Metastock reader", echo):
+            warm_reader("metastock")
+    stream = load_stream(data, "metastock")
+    if "reader" in targets:
+        secs["reader"] = time.perf_counter() - t0
+    progs = [compile_pattern(parse_pattern(p, "<warmup>"), stream.schema) for p in WARM_PATTERNS]
+    for t in targets:
+        if t in ("reader", "queue"):
+            continue
+        t0 = time.perf_counter()
+        with FirstUseNotice(f"{t} kernels", echo):
+            for prog in progs:
+                try:
+                    run_engine(t, prog, stream)
+                except CepsimInputError:   # a construct this engine does not evaluate
+                    pass
+        secs[t] = time.perf_counter() - t0
+    if "queue" in targets:
+        from sim.core.fastpath import lindley
+
+        t0 = time.perf_counter()
+        with FirstUseNotice("the queue kernels", echo):
+            lindley(np.arange(4, dtype=np.float64), np.ones(4, dtype=np.float64))
+        secs["queue"] = time.perf_counter() - t0
+    return secs

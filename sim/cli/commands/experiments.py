@@ -12,8 +12,33 @@ from sim.cli.commands.common import (FIGS_HELP, OUT_HELP, SCALE_HELP, SET_HELP, 
                                  figures_root, guard, out_root, resolve_config_path)
 from sim.cli.commands.results import all_failed, check_all, claim_rows, draw_figures
 
-DRY_HELP = ("print points, estimated CPU and wall time per experiment and run nothing (one "
-            "timed sample point where no stored timings exist; sim/experiments/estimate.py)")
+DRY_HELP = ("print points, estimated CPU and wall time per experiment from stored timings (yours, "
+            "else the committed results/full scaled by stream length) and run nothing; no "
+            "kernel is compiled (sim/experiments/estimate.py)")
+SAMPLE_HELP = ("with --dry-run: time one sample point of each experiment that has no stored "
+               "timings (compiles its kernels: minutes on a fresh clone)")
+STRICT_HELP = ("exit 1 when a paper claim fails (for CI); by default a failing claim is a "
+               "result, printed in the table, and the exit code says only whether every point "
+               "and figure ran")
+
+# Which of the options --workers / --master / --memory-budget-mb each backend uses: an option
+# the chosen backend would ignore is refused (as `cepsim match` refuses engine options).
+_BACKEND_OPTIONS = {"serial": frozenset(), "local": frozenset({"--workers", "--memory-budget-mb"}),
+                    "spark": frozenset({"--workers", "--master"})}
+
+
+def check_backend_options(backend: str, given: dict, command: str) -> None:
+    """Refuse an option of ``given`` (flag -> value, None = not given) that ``backend`` ignores,
+    naming the backends that use it."""
+    takes = _BACKEND_OPTIONS.get(backend)
+    if takes is None:            # an unknown backend: the backend registry names the choices
+        return
+    for flag, value in given.items():
+        if value is not None and flag not in takes:
+            users = [b for b, opts in _BACKEND_OPTIONS.items() if flag in opts]
+            raise CepsimInputError(f"{flag}: `cepsim {command} --backend {backend}` does not use "
+                                   f"this option; it applies to --backend {' or '.join(users)} "
+                                   f"(drop {flag} or choose one of those backends)")
 
 
 def _report_failures(summary) -> None:
@@ -78,7 +103,11 @@ def run(config: str = typer.Argument(..., help="experiments/<paper>/<name>.toml 
         master: Optional[str] = typer.Option(None, "--master", help="Spark master URL"),
         figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=FIGS_HELP),
         fresh: bool = typer.Option(False, "--fresh", help="discard shards of an interrupted run")):
-    """Run one experiment, write results, draw its figures and print its claims table."""
+    """Run one experiment, write results, draw its figures and print its claims table.
+
+    Exit 1 when a point, a figure or a claim fails (one experiment: its claims are the verdict
+    asked for); ``reproduce`` treats failing claims as results (see its ``--strict``)."""
+    check_backend_options(backend, {"--workers": workers, "--master": master}, "run")
     _run_command(config, scale, out, set_, backend, workers, master, figures_dir, fresh)
 
 
@@ -93,15 +122,21 @@ def sweep(config: str = typer.Argument(..., help="experiments/<paper>/<name>.tom
           set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
           figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=FIGS_HELP),
           fresh: bool = typer.Option(False, "--fresh", help="discard shards of an interrupted run"),
-          dry_run: bool = typer.Option(False, "--dry-run", help=DRY_HELP)):
+          dry_run: bool = typer.Option(False, "--dry-run", help=DRY_HELP),
+          sample: bool = typer.Option(False, "--sample", help=SAMPLE_HELP)):
     """Run one experiment on a parallel backend; resumes an interrupted sweep."""
     if backend not in ("local", "spark"):
         raise CepsimInputError(f"--backend: sweep runs on 'local' or 'spark', got {backend!r} "
                                f"(use `cepsim run` for serial)")
+    check_backend_options(backend, {"--workers": workers, "--master": master}, "sweep")
+    if sample and not dry_run:
+        raise CepsimInputError("--sample: only with --dry-run (it times a sample point instead "
+                               "of running the experiment)")
     if dry_run:
         from sim.experiments.estimate import dry_run as estimate
         estimate([resolve_config_path(config)], scale, out_root(out, scale), out_root(None),
-                 backend, workers, master, shared=False, overrides=set_, echo=typer.echo)
+                 backend, workers, master, shared=False, overrides=set_, echo=typer.echo,
+                 extra_roots=[out_root(None, "full")], sample=sample)
         return
     _run_command(config, scale, out, set_, backend, workers, master, figures_dir, fresh)
 
@@ -118,6 +153,8 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
               out: Optional[Path] = typer.Option(None, "--out", help=OUT_HELP),
               figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=FIGS_HELP),
               dry_run: bool = typer.Option(False, "--dry-run", help=DRY_HELP),
+              sample: bool = typer.Option(False, "--sample", help=SAMPLE_HELP),
+              strict: bool = typer.Option(False, "--strict", help=STRICT_HELP),
               fresh: bool = typer.Option(
                   False, "--fresh", help="recompute every point; by default the stored rows of "
                                          "an unchanged config are kept (a reproduction resumes, "
@@ -133,9 +170,18 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
     (``sim.experiments.reproduce_pool``), spark in one Spark job (``sim.experiments.spark_reproduce``); serial runs the
     experiments one after another.  Rows already stored for an unchanged config (an interrupted
     reproduction, or the committed ``results/full``) are kept unless ``--fresh``; a changed
-    config's rows are recomputed."""
+    config's rows are recomputed.
+
+    Exit 0 when every point and figure ran: a claim that fails is a result (printed in the table
+    and in ``<out>/claims.md``); 1 when a point or a figure failed, or with ``--strict`` when a
+    ``paper`` claim failed; 2 on bad input."""
     from sim.experiments.progress import Progress
 
+    check_backend_options(backend, {"--workers": workers, "--master": master,
+                                    "--memory-budget-mb": memory_budget_mb}, "reproduce")
+    if sample and not dry_run:
+        raise CepsimInputError("--sample: only with --dry-run (it times a sample point instead "
+                               "of running the experiments)")
     bad = False
     paths = [p for p in all_config_paths() if p.parent.name != "demo"]
     if not paths:
@@ -146,8 +192,11 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
     if dry_run:
         from sim.experiments.estimate import dry_run as estimate
         estimate(paths, scale, out_root(out, scale), out_root(None), backend, workers, master,
-                 shared=backend != "serial", echo=typer.echo, resume_stored=not fresh)
+                 shared=backend != "serial", echo=typer.echo, resume_stored=not fresh,
+                 extra_roots=[out_root(None, "full")], sample=sample)
         return
+    import time
+    t_start = time.perf_counter()
     figs_root = figures_root(figures_dir, out, scale)
     root = out_root(out, scale)
     if backend in ("local", "spark"):
@@ -160,9 +209,21 @@ def reproduce(scale: str = typer.Option("quick", "--scale", help=SCALE_HELP),
                                                master, figs_root, fresh, resume_stored=True)
                 bad |= bool(summary.n_failed or fig_errors)
                 bar.update(1)
-    ok = check_all(root, [str(p) for p in paths])
-    if bad or not ok:
+    rows, refused = check_all(root, [str(p) for p in paths], write=True, scale=scale,
+                              given_out=out)
+    failed_paper = [r for r in rows if r.failed and r.kind == "paper"]
+    failed_other = [r for r in rows if r.failed and r.kind != "paper"]
+    typer.echo(f"reproduce: {_minutes(time.perf_counter() - t_start)}; "
+               f"{'some points or figures failed (above)' if bad else 'every point ran'}; "
+               f"{len(failed_paper)} paper claim(s) and {len(failed_other)} other claim(s) "
+               f"failed (results, see the table; --strict exits 1 on a failing paper claim)")
+    if bad or refused or (strict and failed_paper):
         raise typer.Exit(1)
+
+
+def _minutes(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{seconds:.1f} s"
 
 
 def _reproduce_shared(paths: list[Path], scale, out: Path, workers: Optional[int],

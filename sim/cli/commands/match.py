@@ -1,5 +1,7 @@
 """``cepsim match``: evaluate one pattern over one data file with one engine, write the
-matches as JSON lines; stages (load, compile, evaluate, write) timed apart for ``--stats-json``."""
+matches (their rows, or with ``--emit events`` their events as JSON lines or CSV); stages (load,
+compile, evaluate, write) timed apart for ``--stats-json``.  A first use of the engine's kernels
+in this checkout says so on stderr with its elapsed time (``sim.experiments.warmup``)."""
 from __future__ import annotations
 
 import json
@@ -56,7 +58,16 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
                                                  "the extension)"),
           schema: Optional[Path] = typer.Option(None, "--schema", help="schema file for csv data"),
           engine: str = typer.Option("eager", "--engine", help="engine name (eager, oracle, ...)"),
-          out: Path = typer.Option(Path("matches.jsonl"), "--out", help="JSON lines output"),
+          out: Path = typer.Option(Path("matches.jsonl"), "--out",
+                                   help="output file: JSON lines (with --emit events: CSV when "
+                                        "it ends in .csv)"),
+          emit: str = typer.Option("rows", "--emit",
+                                   help="rows: each match's 0-based row per variable "
+                                        "({\"a\": 3, \"b\": 7}); events: each match's events "
+                                        "with type, timestamp and attributes"),
+          limit: Optional[int] = typer.Option(
+              None, "--limit", help="write the first N matches (by detection, then rows); the "
+                                    "whole stream is still evaluated"),
           stats_json: Optional[Path] = typer.Option(None, "--stats-json",
                                                     help="write match count, counters, timings"),
           order: Optional[str] = typer.Option(None, "--order",
@@ -67,7 +78,9 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
           max_partial_matches: Optional[int] = typer.Option(
               None, "--max-partial-matches", help="cap on live partial matches (engine default)"),
           max_matches: Optional[int] = typer.Option(
-              None, "--max-matches", help="cap on matches found (engine default)"),
+              None, "--max-matches", help="safety cap on the matches an engine holds (engine "
+                                          "default); exceeding it is an error, not a truncation: "
+                                          "use --limit N for the first N matches"),
           max_branches: int = typer.Option(
               5000, "--max-branches", help="cap on the flat alternatives an OR/AND expands into"),
           max_states: Optional[int] = typer.Option(
@@ -90,8 +103,17 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
           remote_opt: Optional[List[str]] = typer.Option(
               None, "--remote-opt", help="remote engine: another option NAME=VALUE (e.g. "
                                          "latency_unit_us=10, workers=5); repeatable")):
-    """Evaluate PATTERN over DATA with one engine; write matches as JSON lines (0-based rows)."""
+    """Evaluate PATTERN over DATA with one engine; write the matches as JSON lines of 0-based
+    rows, or with ``--emit events`` as their events (JSON lines, or CSV for a .csv --out)."""
     from engines.registry import engine_names
+
+    if emit not in ("rows", "events"):
+        raise CepsimInputError(f"--emit: rows or events, got {emit!r}")
+    if limit is not None and limit < 0:
+        raise CepsimInputError(f"--limit must be >= 0 (got {limit})")
+    if emit == "rows" and str(out).lower().endswith(".csv"):
+        raise CepsimInputError(f"--out {out}: rows are written as JSON lines; give a .jsonl path, "
+                               f"or --emit events for CSV")
 
     if engine not in engine_names():
         raise CepsimInputError(f"--engine: unknown engine {engine!r}; choose one of "
@@ -120,13 +142,17 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
     from engines.pattern import parse_pattern
     from engines.registry import run_engine
     from sim.atomic import atomic_write_text
-    from sim.tools.match_io import write_matches_jsonl
+    from sim.experiments.warmup import FirstUseNotice
+    from sim.tools.match_io import first_matches, write_match_events, write_matches_jsonl
     from workloads.loaders import load_stream, warm_reader
 
-    bar = _match_progress(progress, data)
+    bar, shown = _match_progress(progress, data)
+    # first-use compile notices: on the stage display when it is shown, else one stderr line
+    say = bar.stage if shown else (lambda msg: typer.echo(msg, err=True))
     with bar:
         c_lj, t_lj = time.process_time(), time.perf_counter()
-        warm_reader(fmt)          # the reader's compiled kernel, timed apart ('load_jit')
+        with FirstUseNotice(f"the {fmt or data.suffix} reader's kernel", say, prefix="match: "):
+            warm_reader(fmt)      # the reader's compiled kernel, timed apart ('load_jit')
         c0, t0 = time.process_time(), time.perf_counter()
         bar.stage(f"match: loading {data.name}")
         stream = load_stream(data, fmt, schema) if schema is not None else load_stream(data, fmt)
@@ -140,18 +166,24 @@ def match(pattern: str = typer.Argument(..., help="pattern text, or a file holdi
         bar.stage(f"match: evaluating with {engine}")
         res, t_jit, _ = _match_evaluate(run_engine, engine, prog, stream, order, plan,
                                         trigger, max_partial_matches, max_matches,
-                                        max_states, remote_opts)
+                                        max_states, remote_opts, notice=say)
         bar.update(1)
         c3, t3 = time.process_time(), time.perf_counter()
         n_matches = len(res.matches)
-        bar.stage(f"match: writing {n_matches} matches")
-        write_output("--out", out, lambda: write_matches_jsonl(
-            res.matches, out, on_chunk=lambda done, tot: bar.stage(
-                f"match: writing matches {done}/{tot}") if tot > _PROGRESS_CHUNK_NOTE else None))
+        written = res.matches if limit is None else first_matches(res.matches, limit)
+        bar.stage(f"match: writing {len(written)} matches")
+        note = (lambda done, tot: bar.stage(f"match: writing matches {done}/{tot}")
+                if tot > _PROGRESS_CHUNK_NOTE else None)
+        if emit == "events":
+            write_output("--out", out, lambda: write_match_events(written, stream, out,
+                                                                  on_chunk=note))
+        else:
+            write_output("--out", out, lambda: write_matches_jsonl(written, out, on_chunk=note))
         bar.update(1)
         c4, t4 = time.process_time(), time.perf_counter()
     _match_report(res, n_matches, out, stats_json, engine, stream, atomic_write_text, ctr,
-                  (c_lj, c0, c1, c2, c3, c4), (t_lj, t0, t1, t2, t3, t4), t_jit)
+                  (c_lj, c0, c1, c2, c3, c4), (t_lj, t0, t1, t2, t3, t4), t_jit,
+                  n_written=len(written))
 
 
 def _check_engine_options(engine: str, given) -> None:
@@ -169,8 +201,9 @@ def _check_engine_options(engine: str, given) -> None:
 
 
 def _match_progress(progress: Optional[bool], data: Path):
-    """The stage display of ``cepsim match`` (stderr only, never the output file): a bar on a
-    terminal; with ``--progress`` off a terminal, one line per stage; silent otherwise."""
+    """(the stage display of ``cepsim match``, whether it shows): stderr only, never the output
+    file; a bar on a terminal; with ``--progress`` off a terminal, one line per stage; silent
+    otherwise."""
     import sys
 
     from sim.experiments.progress import Progress, is_tty
@@ -184,7 +217,7 @@ def _match_progress(progress: Optional[bool], data: Path):
         show = tty and large
     else:
         show = progress
-    return Progress(4, desc="match", unit="stages", enabled=None if show else False)
+    return Progress(4, desc="match", unit="stages", enabled=None if show else False), bool(show)
 
 
 def _remote_match_options(engine: str, strategy, cache, cache_size, remote_table,
@@ -237,7 +270,7 @@ def _remote_match_options(engine: str, strategy, cache, cache_size, remote_table
 
 
 def _match_evaluate(run_engine, engine, prog, stream, order, plan, trigger, max_partial_matches,
-                    max_matches, max_states, remote_opts=None):
+                    max_matches, max_states, remote_opts=None, notice=None):
     opts: dict = dict(remote_opts or {})
     if order:
         opts["order"] = [s.strip() for s in order.split(",") if s.strip()]
@@ -251,23 +284,28 @@ def _match_evaluate(run_engine, engine, prog, stream, order, plan, trigger, max_
         opts["max_matches"] = max_matches
     if max_states is not None:
         opts["max_states"] = max_states
-    res, t_jit = _run_engine_timed(run_engine, engine, prog, stream, opts)
+    res, t_jit = _run_engine_timed(run_engine, engine, prog, stream, opts, notice)
     return res, t_jit, opts
 
 
 def _match_report(res, n_matches, out, stats_json, engine, stream, atomic_write_text, ctr, cs, ts,
-                  t_jit):
+                  t_jit, n_written=None):
     """Print the match summary; write ``--stats-json``."""
     c_lj, c0, c1, c2, c3, c4 = cs
     t_lj, t0, t1, t2, t3, t4 = ts
     summary = ctr.summarize(res.counters)
-    typer.echo(f"{n_matches} matches -> {out}")
+    n_written = n_matches if n_written is None else n_written
+    if n_written < n_matches:
+        typer.echo(f"{n_matches} matches, the first {n_written} -> {out}")
+    else:
+        typer.echo(f"{n_matches} matches -> {out}")
     typer.echo("counters: " + ", ".join(f"{k}={v}" for k, v in summary.items()))
     facts = _engine_facts(res)
     if facts:
         typer.echo("engine: " + ", ".join(f"{k}={v}" for k, v in facts.items()))
     if stats_json is not None:
-        stats = {"matches": n_matches, "engine": engine, "events": len(stream),
+        stats = {"matches": n_matches, "written": n_written, "engine": engine,
+                 "events": len(stream),
                  "counters": summary, "engine_info": facts,
                  # load_jit: the reader's compiled kernel loaded (or compiled) before the
                  # timed load; jit: the engine's kernels, before the timed evaluation
@@ -286,20 +324,24 @@ def _match_report(res, n_matches, out, stats_json, engine, stream, atomic_write_
 _JIT_PREFIX = 64
 
 
-def _run_engine_timed(run_engine, engine: str, prog, stream, opts: dict):
+def _run_engine_timed(run_engine, engine: str, prog, stream, opts: dict, notice=None):
     """(result, jit seconds): kernels are compiled (or loaded from the cache) by a run over the
     first ``_JIT_PREFIX`` events, timed apart, so ``evaluate`` is evaluation only, cold cache or
-    not.  A failing prefix run is ignored (the full run reports the real error)."""
+    not.  A failing prefix run is ignored (the full run reports the real error).  ``notice``
+    (a line printer): when the prefix run is a compile, not a cache load, it says so
+    (``FirstUseNotice``)."""
     from engines.stream import EventStream
+    from sim.experiments.warmup import FirstUseNotice
 
     t0 = time.perf_counter()
     k = min(len(stream), _JIT_PREFIX)
     if k:
-        try:
-            run_engine(engine, prog, EventStream(stream.types[:k], stream.ts[:k], stream.attrs[:k],
-                                                 stream.schema), **opts)
-        except Exception:
-            pass
+        with FirstUseNotice(f"{engine} kernels", notice or (lambda _m: None), prefix="match: "):
+            try:
+                run_engine(engine, prog, EventStream(stream.types[:k], stream.ts[:k],
+                                                     stream.attrs[:k], stream.schema), **opts)
+            except Exception:
+                pass
     t_jit = time.perf_counter() - t0
     return run_engine(engine, prog, stream, **opts), t_jit
 

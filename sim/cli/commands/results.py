@@ -133,9 +133,27 @@ def stored_results(out: Path, cfg):
     return found
 
 
-def collect(out: Path, names: Optional[List[str]]):
-    """(usable entries, refusal messages) for ``check`` and ``figures``."""
-    entries, refused, seen = [], [], set()
+def make_command(cfg, scale: str, out: Optional[Path]) -> str:
+    """The exact command that makes the results of ``cfg`` under the root ``check`` / ``figures``
+    read: ``cepsim run CONFIG --scale SCALE`` (and ``--out ROOT`` when the root was given)."""
+    from sim.cli.commands.common import project_root
+
+    path = Path(cfg.path) if cfg.path else Path(cfg.key)
+    try:
+        path = path.resolve().relative_to(project_root().resolve())
+    except ValueError:
+        pass
+    cmd = f"cepsim run {path} --scale {scale}"
+    return cmd + (f" --out {out}" if out is not None else "")
+
+
+def collect(out: Path, names: Optional[List[str]], scale: str = "quick",
+            given_out: Optional[Path] = None):
+    """(usable entries, refusal messages) for ``check``, ``figures`` and ``report``.
+
+    A config named on the command line with no results under ``out`` is bad input (exit 2): the
+    message gives the exact command that makes them (``make_command``)."""
+    entries, refused, seen, missing = [], [], set(), []
     for given, cfgs in select_configs(names):
         stored = []
         for cfg in cfgs:
@@ -143,7 +161,8 @@ def collect(out: Path, names: Optional[List[str]]):
                 seen.add(cfg.key)
                 stored += stored_results(out, cfg)
         if not stored and given is not None:
-            refused.append(f"{given}: no results under {out}; run `cepsim run {given}` first")
+            cmds = "; ".join(f"`{make_command(c, scale, given_out)}`" for c in cfgs)
+            missing.append(f"{given}: no results under {out}; make them with {cmds}")
         for cur, df, d, stale in stored:
             if stale:
                 refused.append(f"REFUSED {d}: results are stale, {stale}")
@@ -152,7 +171,69 @@ def collect(out: Path, names: Optional[List[str]]):
                                f"after fixing: see the error column)")
             else:
                 entries.append((cur, df))
+    if missing:
+        raise CepsimInputError("\n".join(missing))
     return entries, refused
+
+
+def no_results_message(root: Path, scale: str, given_out: Optional[Path]) -> str:
+    """Bad input of a results-reading command with nothing stored under ``root``: the command
+    that makes them, and the committed full-scale reproduction when it is there."""
+    make = f"cepsim reproduce --scale {scale}" + (f" --out {given_out}" if given_out else "")
+    msg = f"no stored results under {root}; make them with `{make}`"
+    if scale == "quick" and given_out is None and _has_results(out_root(None, "full")):
+        msg += (f", or read the committed full-scale reproduction in {out_root(None, 'full')} "
+                f"with --scale full")
+    return msg
+
+
+def _has_results(root: Path) -> bool:
+    return root.is_dir() and any(root.glob("*/*/points.parquet"))
+
+
+def tracked_files(root: Path) -> set:
+    """The files under ``root`` that git tracks in the project's checkout (resolved paths; an
+    empty set outside a git checkout or without git)."""
+    import subprocess
+
+    from sim.cli.commands.common import project_root
+
+    proj = project_root().resolve()
+    try:
+        proc = subprocess.run(["git", "-C", str(proj), "ls-files", "-z", "--full-name", "--",
+                               str(Path(root).resolve())], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    if proc.returncode != 0:
+        return set()
+    top = subprocess.run(["git", "-C", str(proj), "rev-parse", "--show-toplevel"],
+                         capture_output=True, text=True)
+    base = Path(top.stdout.strip()) if top.returncode == 0 else proj
+    return {(base / f).resolve() for f in proc.stdout.decode().split("\0") if f}
+
+
+def figure_targets(entries, figs_root: Path) -> list:
+    """The base paths (no extension) ``draw_figures`` writes for ``entries``."""
+    from sim.experiments.staleness import variant_of
+
+    out = []
+    for cfg, _ in entries:
+        suffix = f"@{variant_of(cfg.name)}" if variant_of(cfg.name) else ""
+        out += [figs_root / cfg.paper / (f.name + suffix) for f in cfg.figures]
+    return out
+
+
+def tracked_targets(bases: list, figs_root: Path) -> list:
+    """The git-tracked files among the figures of ``bases`` (``<base>.<ext>``)."""
+    tracked = tracked_files(figs_root)
+    if not tracked:
+        return []
+    hits = []
+    for b in bases:
+        stem = str(Path(b).resolve()) + "."
+        hits += sorted(str(t) for t in tracked if str(t).startswith(stem)
+                       and "/" not in str(t)[len(stem):])
+    return hits
 
 
 @guard
@@ -160,18 +241,31 @@ def figures(names: Optional[List[str]] = typer.Argument(None, help="configs (pat
                                                                    "name or paper; default all)"),
             out: Optional[Path] = typer.Option(None, "--out", help=OUT_HELP),
             figures_dir: Optional[Path] = typer.Option(None, "--figures-dir", help=FIGS_HELP),
-            scale: str = typer.Option("quick", "--scale", help=ROOT_SCALE_HELP)):
-    """Redraw figures from stored results only (no simulation); refuses stale results."""
-    root = out_root(out, _root_scale(scale))
-    entries, refused = collect(root, names)
+            scale: str = typer.Option("quick", "--scale", help=ROOT_SCALE_HELP),
+            write: bool = typer.Option(False, "--write",
+                                       help="allow redrawing figures that git tracks (the "
+                                            "committed paper_figs); refused without it")):
+    """Redraw figures from stored results only (no simulation); refuses stale results.
+
+    A read-only command: it never overwrites a file git tracks (the committed ``paper_figs``)
+    unless ``--write``; ``--figures-dir DIR`` draws elsewhere."""
+    scale = _root_scale(scale)
+    root = out_root(out, scale)
+    entries, refused = collect(root, names, scale, out)
     if not entries and not refused:
-        raise CepsimInputError(f"no stored results under {root}; run experiments first (`cepsim "
-                               f"run ...` or `cepsim reproduce`), or pass --out RESULTS_ROOT")
+        raise CepsimInputError(no_results_message(root, scale, out))
+    figs = figures_root(figures_dir, out, scale)
+    if not write:
+        hits = tracked_targets(figure_targets(entries, figs), figs)
+        if hits:
+            raise CepsimInputError(
+                f"{len(hits)} of the figures to draw are files git tracks (e.g. {hits[0]}); "
+                f"pass --write to redraw them in place, or --figures-dir DIR to draw elsewhere")
     for msg in refused:
         typer.echo(msg, err=True)
     errors = []
     for cfg, df in entries:
-        errors += draw_figures(cfg, df, figures_root(figures_dir, out, scale))
+        errors += draw_figures(cfg, df, figs)
     if errors or refused:
         raise typer.Exit(1)
 
@@ -183,11 +277,14 @@ def _root_scale(scale: str) -> str:
     return scale
 
 
-def check_all(out: Path, names: Optional[List[str]] = None) -> bool:
+def check_all(out: Path, names: Optional[List[str]] = None, write: bool = False,
+              scale: str = "quick", given_out: Optional[Path] = None):
+    """Print the claims table of the stored results under ``out``; with ``write`` also write
+    ``out/claims.md``.  Returns (claim rows, refusal messages)."""
     from sim.experiments import results
     from sim.experiments.claims import print_table, provenance_line, write_markdown
 
-    entries, refused = collect(out, names)
+    entries, refused = collect(out, names, scale, given_out)
     rows = []
     metas = {}
     for cfg, df in entries:
@@ -197,9 +294,10 @@ def check_all(out: Path, names: Optional[List[str]] = None) -> bool:
     print_table(rows)
     for msg in refused:
         typer.echo(msg, err=True)
-    md = write_markdown(rows, out / "claims.md", provenance_line(metas) if metas else None)
-    typer.echo(f"wrote {md}")
-    return not refused and not any(r.failed for r in rows)
+    if write:
+        md = write_markdown(rows, out / "claims.md", provenance_line(metas) if metas else None)
+        typer.echo(f"wrote {md}")
+    return rows, refused
 
 
 @guard
@@ -207,9 +305,25 @@ def check(configs: Optional[List[str]] = typer.Argument(None, help="configs to c
                                                                    "paper/name, name or paper; "
                                                                    "default all with results)"),
           out: Optional[Path] = typer.Option(None, "--out", help=OUT_HELP),
-          scale: str = typer.Option("quick", "--scale", help=ROOT_SCALE_HELP)):
-    """Claims table (PASS/FAIL + measured numbers); refuses results of a changed config."""
-    if not check_all(out_root(out, _root_scale(scale)), configs):
+          scale: str = typer.Option("quick", "--scale", help=ROOT_SCALE_HELP),
+          write: bool = typer.Option(False, "--write",
+                                     help="also write the root's claims file OUT/claims.md "
+                                          "(every config; refused with config names)")):
+    """Claims table (PASS/FAIL + measured numbers); refuses results of a changed config.
+
+    Read-only unless ``--write``: the claims file of a root (``results/full/claims.md`` is
+    committed) is written by ``cepsim reproduce`` into its own results root, or by ``check
+    --write`` over every config.  Exit 0 when every claim passes, 1 when one fails or results
+    are stale, 2 when there are no results (the message gives the command that makes them)."""
+    scale = _root_scale(scale)
+    if write and configs:
+        raise CepsimInputError("--write: the claims file covers every config of the root; drop "
+                               "the config names (or drop --write to print their claims)")
+    root = out_root(out, scale)
+    if not configs and not _has_results(root):
+        raise CepsimInputError(no_results_message(root, scale, out))
+    rows, refused = check_all(root, configs, write=write, scale=scale, given_out=out)
+    if refused or any(r.failed for r in rows):
         raise typer.Exit(1)
 
 
@@ -227,12 +341,18 @@ def report(out: Optional[Path] = typer.Option(None, "--out", help=OUT_HELP),
 
     scale = _root_scale(scale)
     root = out_root(out, scale)
-    found, refused = collect(root, None)
+    if (scale == "quick" and out is None and not _has_results(root)
+            and _has_results(out_root(None, "full"))):
+        # a fresh clone: no runs of one's own, the committed full-scale reproduction is there
+        scale, root = "full", out_root(None, "full")
+        typer.echo(f"no quick-scale results of your own under {out_root(None)}; reporting the "
+                   f"committed full-scale reproduction in {root} (the same as `cepsim report "
+                   f"--scale full`)", err=True)
+    found, refused = collect(root, None, scale, out)
     for msg in refused:
         typer.echo(msg, err=True)
     if not found:
-        raise CepsimInputError(f"no stored results under {root}; run experiments first (`cepsim "
-                               f"reproduce --scale quick`), or pass --out RESULTS_ROOT")
+        raise CepsimInputError(no_results_message(root, scale, out))
     dest = report_dir if report_dir is not None else root / "report"
     check_output_path(dest / "index.html", "--report-dir")
     companion = None
