@@ -12,7 +12,16 @@ pairwise correlated histories within ``h`` minutes.  We cannot ship that data se
 * **Prices.** Per-minute log returns are ``w_m * M_t + w_s * S_sector,t + w_i * eps_i,t``
   (market factor, sector factor, idiosyncratic noise; weights normalised to unit variance).  The
   factor weights set how often two histories correlate above a threshold T -- the knob
-  ``market_weight`` / ``sector_weight`` controls the rate of "corr > T" pairs.
+  ``market_weight`` / ``sector_weight`` controls the rate of "corr > T" pairs.  GOOG is a
+  hi-tech stock, so by default (``goog_factor="hitech"``) its returns load on the HiTech sector
+  factor: two distinct tickers' returns correlate ``w_m^2 + w_s^2`` when they share a sector
+  factor (HiTech-GOOG: 0.5 at the default weights) and ``w_m^2`` otherwise (Finance-HiTech:
+  0.25; ``return_correlations``).  Section 7's listing takes ``b`` from Hi-Tech and ``c = GOOG``
+  (``WHERE (a.ticker in Finance) AND (b.ticker in Hi-Tech) AND (c.ticker = GOOG)``; its prose
+  swaps the sectors of the first two stocks -- we follow the listing), so corr(b, c) is the
+  condition of two stocks of one sector and corr(a, b) the one across sectors.
+  ``goog_factor="own"`` is the named variant with a third, independent GOOG factor (then
+  corr(a, b) and corr(b, c) share only the market factor and pass equally often at every T).
 * **Events.** Every minute each Finance / HiTech ticker reports with probability
   ``p_update * (1 +/- w(t))`` (Finance gets ``+``, HiTech ``-``: their frequencies are about
   equal and each is slightly dominant part of the time, as section 7 describes: "a and b share
@@ -67,20 +76,53 @@ def _sector_of(n_fin: int, n_tech: int, n_goog: int = 1) -> np.ndarray:
     return np.array([0] * n_fin + [1] * n_tech + [2] * n_goog, dtype=np.int32)
 
 
-def _price_paths(n_minutes: int, n_fin: int, n_tech: int, rng: np.random.Generator,
-                 market_weight: float, sector_weight: float, vol: float,
-                 n_goog: int = 1) -> np.ndarray:
+#: Which sector factor drives GOOG's price: ``"hitech"`` (default: GOOG is a hi-tech stock, so it
+#: shares the HiTech sector factor) or ``"own"`` (a third, independent sector factor: the named
+#: variant in which corr(HiTech, GOOG) and corr(Finance, HiTech) share only the market factor).
+GOOG_FACTORS: tuple[str, ...] = ("hitech", "own")
+
+
+def _factor_column(goog_factor: str) -> np.ndarray:
+    """Sector-factor column (0 Finance, 1 HiTech, 2 own GOOG factor) of each sector index."""
+    if goog_factor not in GOOG_FACTORS:
+        raise ValueError(f"goog_factor {goog_factor!r} must be one of {list(GOOG_FACTORS)}")
+    return np.array([0, 1, 1 if goog_factor == "hitech" else 2], dtype=np.int32)
+
+
+def return_correlations(market_weight: float = 0.5, sector_weight: float = 0.5,
+                        goog_factor: str = "hitech") -> dict[str, float]:
+    """Correlation of two tickers' per-minute log returns under ``price_paths``' factor model
+    (unit-variance returns ``w_m M + w_s S_sector + w_i eps``): ``w_m^2`` for tickers of
+    different sector factors, ``w_m^2 + w_s^2`` for distinct tickers sharing one.  Keys:
+    ``finance_hitech``, ``hitech_goog``, ``finance_goog``, ``within_sector``."""
+    col = _factor_column(goog_factor)
+    wm2, ws2 = float(market_weight) ** 2, float(sector_weight) ** 2
+
+    def rho(x: int, y: int) -> float:
+        return wm2 + (ws2 if col[x] == col[y] else 0.0)
+    return {"finance_hitech": rho(0, 1), "hitech_goog": rho(1, 2), "finance_goog": rho(0, 2),
+            "within_sector": wm2 + ws2}
+
+
+def price_paths(n_minutes: int, n_fin: int, n_tech: int, rng: np.random.Generator,
+                market_weight: float, sector_weight: float, vol: float,
+                n_goog: int = 1, goog_factor: str = "hitech") -> np.ndarray:
     """Per-minute prices [n_minutes, n_tickers]; tickers ordered Finance, HiTech, GOOG (``n_goog``
     GOOG feeds, each with its own idiosyncratic noise; with one feed the draws are those of the
-    single-GOOG stream)."""
+    single-GOOG stream).  Log returns ``vol * (w_m M_t + w_s S_f,t + w_i eps_i,t)`` with the
+    sector factor ``S_f`` of ``goog_factor`` (``GOOG_FACTORS``) for GOOG; three sector factors
+    are drawn either way, so both readings see the same random numbers."""
     n_t = n_fin + n_tech + n_goog
-    sector_of = _sector_of(n_fin, n_tech, n_goog)
+    factor_of = _factor_column(goog_factor)[_sector_of(n_fin, n_tech, n_goog)]
     wm, ws = float(market_weight), float(sector_weight)
+    if wm < 0 or ws < 0 or wm * wm + ws * ws > 1:
+        raise ValueError(f"market_weight {wm!r} and sector_weight {ws!r} must be >= 0 with "
+                         "market_weight^2 + sector_weight^2 <= 1")
     wi = math.sqrt(max(1e-12, 1.0 - wm * wm - ws * ws))
     M = rng.standard_normal(n_minutes)
     S = rng.standard_normal((n_minutes, 3))
     E = rng.standard_normal((n_minutes, n_t))
-    r = vol * (wm * M[:, None] + ws * S[:, sector_of] + wi * E)
+    r = vol * (wm * M[:, None] + ws * S[:, factor_of] + wi * E)
     start = rng.uniform(20.0, 200.0, n_t)
     return start[None, :] * np.exp(np.cumsum(r, axis=0))
 
@@ -127,17 +169,20 @@ def stock_stream(n_events: int, seed: int, *, h: int = 10, f_c: float = 0.1,
                  n_finance: int = 10, n_hitech: int = 10, p_update: float = 0.5,
                  fluctuation: float = 0.15, fluct_period: int = 120,
                  market_weight: float = 0.5, sector_weight: float = 0.5,
-                 vol: float = 0.002, swing: str = "sine") -> EventStream:
+                 vol: float = 0.002, swing: str = "sine",
+                 goog_factor: str = "hitech") -> EventStream:
     """The Figure 7-9 workload: Finance/HiTech/GOOG events with ``h``-minute histories and the
     GOOG frequency at ``f_c`` times the Finance frequency, the Finance / HiTech rates swinging
-    against each other as ``swing`` says (see module docstring)."""
+    against each other as ``swing`` says, GOOG's price driven by the sector factor
+    ``goog_factor`` names (``GOOG_FACTORS``; see module docstring)."""
     if not 0 < f_c:
         raise ValueError("f_c must be positive")
     rng = np.random.default_rng(seed)
     rate_a = n_finance * p_update
     per_min = rate_a + n_hitech * p_update + f_c * rate_a
     n_min = int(n_events / per_min * 1.3) + h + 50
-    prices = _price_paths(n_min, n_finance, n_hitech, rng, market_weight, sector_weight, vol)
+    prices = price_paths(n_min, n_finance, n_hitech, rng, market_weight, sector_weight, vol,
+                         goog_factor=goog_factor)
     wave = ab_swing(n_min, seed, swing, fluctuation, fluct_period)
     rates = np.empty((n_min, n_finance + n_hitech + 1))
     rates[:, :n_finance] = np.clip(p_update * (1 + wave), 0, 1)[:, None]
@@ -184,7 +229,8 @@ def dynamic_stock_stream(n_events: int, seed: int, *, period: int = 100_000, h: 
                          rare_factor: float = 0.05, n_finance: int = 10, n_hitech: int = 10,
                          p_update: float = 0.5, market_weight: float = 0.5,
                          sector_weight: float = 0.5, vol: float = 0.002,
-                         cycle: tuple[str, ...] = ("GOOG", "Finance", "HiTech")) -> EventStream:
+                         cycle: tuple[str, ...] = ("GOOG", "Finance", "HiTech"),
+                         goog_factor: str = "hitech") -> EventStream:
     """The Figure 10 workload: the rarest sector switches every ``period`` events, cycling
     through ``cycle``; GOOG's base rate equals one sector's (``n_finance * p_update`` per
     minute) and the rare sector's rate is multiplied by ``rare_factor``."""
@@ -192,7 +238,8 @@ def dynamic_stock_stream(n_events: int, seed: int, *, period: int = 100_000, h: 
     rate_a = n_finance * p_update
     per_min_min = 2 * rate_a * rare_factor + rate_a
     n_min = int(n_events / per_min_min * 1.3) + h + 50
-    prices = _price_paths(n_min, n_finance, n_hitech, rng, market_weight, sector_weight, vol)
+    prices = price_paths(n_min, n_finance, n_hitech, rng, market_weight, sector_weight, vol,
+                         goog_factor=goog_factor)
     sector_of = np.array([0] * n_finance + [1] * n_hitech + [2])
     base = np.where(sector_of == 2, rate_a, p_update)
     # generate segment by segment so that the switch happens after `period` events
@@ -226,12 +273,16 @@ PHASES: tuple[tuple[str, str, str], ...] = (
     ("GOOG", "Finance", "HiTech"), ("Finance", "HiTech", "GOOG"), ("HiTech", "GOOG", "Finance"))
 
 
+#: Default (rare, middle, frequent) rate factors of ``phased_stock_stream``.
+PHASE_FACTORS: tuple[float, float, float] = (0.05, 0.3, 1.0)
+
+
 def phased_stock_stream(n_events: int, seed: int, *, period: int = 100_000, h: int = 10,
-                        factors: tuple[float, float, float] = (0.05, 0.3, 1.0),
+                        factors: tuple[float, float, float] = PHASE_FACTORS,
                         phases: tuple[tuple[str, str, str], ...] = PHASES,
                         n_per_sector: int = 10, p_update: float = 0.5,
                         market_weight: float = 0.5, sector_weight: float = 0.5,
-                        vol: float = 0.002) -> EventStream:
+                        vol: float = 0.002, goog_factor: str = "hitech") -> EventStream:
     """The Figure 10 workload with three distinct rates in every phase.
 
     Every sector (Finance, HiTech and GOOG) has ``n_per_sector`` tickers with independent
@@ -249,7 +300,8 @@ def phased_stock_stream(n_events: int, seed: int, *, period: int = 100_000, h: i
     n_s = int(n_per_sector)
     per_min_min = n_s * p_update * sum(factors)
     n_min = int(n_events / per_min_min * 1.3) + 2 * h * (n_events // max(period, 1) + 2) + 50
-    prices = _price_paths(n_min, n_s, n_s, rng, market_weight, sector_weight, vol, n_goog=n_s)
+    prices = price_paths(n_min, n_s, n_s, rng, market_weight, sector_weight, vol, n_goog=n_s,
+                         goog_factor=goog_factor)
     sector_of = _sector_of(n_s, n_s, n_s)
     parts: list[EventStream] = []
     made = 0

@@ -130,14 +130,20 @@ def fig9(df, out_base: Path) -> list[Path]:
 
 
 def fig10(df, out_base: Path) -> list[Path]:
-    """Rows: regimes; columns: the two metrics; per bucket of events, every NFA; dotted lines
-    at the phase switches, each phase labelled with its rare -> frequent order."""
-    regs = _regimes(df)
+    """Rows: (regime, rate spread) pairs; columns: the two metrics; per bucket of events, every
+    NFA; dotted lines at the phase switches, each phase labelled with its rare -> frequent
+    order."""
+    spreads = (sorted(df["rate_spread"].astype(float).unique()) if "rate_spread" in df.columns
+               else [None])
+    panels = [(reg, sp) for reg in _regimes(df) for sp in spreads]
     metrics = [m for m in ("evals", "ops") if any(c.startswith(f"{m}_series_") for c in df.columns)]
-    fig, axes = plt.subplots(len(regs), len(metrics), figsize=(9 * len(metrics), 4.4 * len(regs)),
-                             squeeze=False)
-    for i, reg in enumerate(regs):
-        r = (df if reg is None else df[df["regime"] == reg]).iloc[0]
+    fig, axes = plt.subplots(len(panels), len(metrics),
+                             figsize=(9 * len(metrics), 4.4 * len(panels)), squeeze=False)
+    for i, (reg, sp) in enumerate(panels):
+        d = df if reg is None else df[df["regime"] == reg]
+        if sp is not None:
+            d = d[np.isclose(d["rate_spread"].astype(float), sp)]
+        r = d.iloc[0]
         bucket = int(r["bucket_events"])
         period = int(r.get("period_events", 0) or 0)
         labels = json.loads(r["phases"]) if "phases" in r else []
@@ -160,8 +166,9 @@ def fig10(df, out_base: Path) -> list[Path]:
             ax.set_yscale("log")
             ax.set_xlabel("Events from the beginning of the stream (phase label: rare -> frequent)")
             ax.set_ylabel(f"{METRIC_LABEL[m]} per {bucket:,} events")
-            ax.set_title(f"Fig 10, a,b,c, {_regime_title(df[df['regime'] == reg] if reg else df, reg)}",
-                         fontsize=10, pad=14)
+            sp_txt = "" if sp is None else f", rate spread {sp:g}x"
+            ax.set_title(f"Fig 10, a,b,c, {_regime_title(df[df['regime'] == reg] if reg else df, reg)}"
+                         f"{sp_txt}", fontsize=10, pad=14)
             ax.grid(True, which="both", alpha=0.3)
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()

@@ -31,6 +31,9 @@ _QUERY = (
           "(default: workloads.stocks' 0.5)", low=0),
     Param("vol", "float", None, "stock generator: volatility (default: workloads.stocks' "
           "0.002)", low=0),
+    Param("goog_factor", "string", None, "stock generator: the sector factor of GOOG's price, "
+          "\"hitech\" (GOOG is a hi-tech stock) or \"own\" (an independent factor, the named "
+          "variant); default: workloads.stocks' \"hitech\"", choices=("hitech", "own")),
 )
 
 _CONDITIONS = _QUERY + (
@@ -61,7 +64,10 @@ PHASED_EVALUATIONS = Declaration("lazy_nfa:phased_evaluations", params=_QUERY + 
           low=1),
     Param("bucket", "int", 10_000, "events per reported bucket", low=1),
     Param("factors", "array", None, "the three rates of every phase, relative (default: "
-          "workloads.stocks' [0.05, 0.3, 1.0])"),
+          "workloads.stocks' [0.05, 0.3, 1.0]; not with rare_factor)"),
+    Param("rare_factor", "float", None, "the rarest rate of every phase relative to the most "
+          "frequent one (the rate spread's axis; the middle stays 0.3; not with factors)",
+          low=0, high=0.3, low_open=True, high_open=True),
     Param("n_per_sector", "int", None, "stock generator: stocks per sector (default: "
           "workloads.stocks' 10)", low=1),
 ))

@@ -27,7 +27,8 @@ stream so that about this many c events occur at small f_c), ``f_c``, ``sequence
 ``threshold`` (0.8), ``pairs`` (correlated pairs, "ab,bc" as in the paper; "ab,bc,ac" links
 every pair), ``h`` (history length = window in minutes, 10), ``nfas`` (comma list,
 default all), stock-generator keywords (``n_finance``, ``n_hitech``, ``p_update``,
-``fluctuation``, ``fluct_period``, ``market_weight``, ``sector_weight``), ``data``
+``fluctuation``, ``fluct_period``, ``market_weight``, ``sector_weight``, ``goog_factor``:
+"hitech" (GOOG shares the HiTech sector factor, the default) or "own", the named variant), ``data``
 ("synthetic" | "nasdaq", with ``nasdaq_path`` and ``nasdaq_types`` = "A_TICKER,B_TICKER,C_TICKER"),
 ``stream_seed`` + ``prefix_of`` (generate one stream of ``prefix_of`` events from ``stream_seed``
 and use its first ``n_events``: Figure 9's input sizes are prefixes of one stream, so peaks are
@@ -53,7 +54,7 @@ from engines.errors import CepsimInputError
 CHAINS = tuple("".join(p) for p in itertools.permutations("abc"))
 ALL_NFAS = ("eager",) + CHAINS + ("tree",)
 _STOCK_KEYS = ("n_finance", "n_hitech", "p_update", "fluctuation", "fluct_period",
-               "market_weight", "sector_weight", "vol", "swing")
+               "market_weight", "sector_weight", "vol", "swing", "goog_factor")
 
 
 def _nfas(params: dict) -> list[str]:
@@ -280,12 +281,19 @@ def phased_evaluations(params: dict, seed: int) -> dict:
     """Figure 10: ``workloads.stocks.phased_stock_stream`` (three distinct rates per phase, all
     six orders, the rarest switched every ``period`` events, independent GOOG feeds); evaluations
     and operations per ``bucket`` events and per phase as JSON columns, plus totals and the
-    measured pass rates."""
+    measured pass rates.  The rates: ``factors`` (three, rare to frequent) or ``rare_factor``
+    (the rare one, the others ``workloads.stocks.PHASE_FACTORS``' 0.3 and 1); ``rate_spread``
+    (frequent / rare factor) is recorded per row."""
     from workloads import stocks
     kw = {k: params[k] for k in ("n_per_sector", "p_update", "market_weight", "sector_weight",
-                                 "vol") if k in params}
+                                 "vol", "goog_factor") if k in params}
+    if "factors" in params and "rare_factor" in params:
+        raise CepsimInputError("scenario lazy_nfa: give either 'factors' or 'rare_factor', not "
+                               "both (rare_factor sets factors = [rare_factor, 0.3, 1])")
     if "factors" in params:
         kw["factors"] = tuple(float(x) for x in params["factors"])
+    elif "rare_factor" in params:
+        kw["factors"] = (float(params["rare_factor"]),) + tuple(stocks.PHASE_FACTORS[1:])
     period = int(params.get("period", 100_000))
     stream = stocks.phased_stock_stream(int(params["n_events"]),
                                         int(params.get("stream_seed", seed)), period=period,
@@ -294,6 +302,8 @@ def phased_evaluations(params: dict, seed: int) -> dict:
     row = _compare_all(_program(params, stream.schema), stream, _nfas(params), bucket, period)
     row["bucket_events"] = bucket
     row["period_events"] = period
+    f = kw.get("factors", stocks.PHASE_FACTORS)
+    row["rate_spread"] = float(f[-1]) / float(f[0])
     row["phases"] = json.dumps(["".join("abc"[stocks.SECTORS.index(x)] for x in ph)
                                 for ph in stocks.PHASES])
     _pass_rates(row, stream, params, None, seed)
