@@ -26,7 +26,7 @@ from engines.pattern import parse_pattern
 from engines.planners.apam import candidate_plans, estimate_statistics
 from engines.planners.apam_engine import run_hybrid
 from engines.planners.apam_model import plan_text
-from engines.planners.apam_r import (autocorrelation, choose_plan_r, lindley, pk_wait,
+from engines.planners.apam_r import (autocorrelation, choose_plan_r, pk_wait,
                                      poisson_arrivals, predict_r, service_times,
                                      shuffle_report)
 from engines.stream import EventStream
@@ -100,14 +100,6 @@ def test_shuffled_apam_stream_waits_the_pk_value():
     r = shuffle_report(a, s, rate, 2000, measure_from=2000, seed=5)
     assert r["wait_shuf"] == pytest.approx(r["wait_pk"], rel=0.10)
     assert autocorrelation(s, (1,))[1] > 0.05      # consecutive service times correlate
-
-
-def test_lindley_matches_the_simulator_recursion():
-    rng = np.random.default_rng(0)
-    a = np.cumsum(rng.exponential(1.0, 2000))
-    s = rng.exponential(0.9, 2000)
-    for x, y in zip(lindley(a, s), sim_lindley(a, s)):
-        np.testing.assert_array_equal(x, y)
 
 
 @pytest.fixture(scope="module")

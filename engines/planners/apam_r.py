@@ -21,45 +21,20 @@ Also here, the measurements that state the cause: ``autocorrelation`` (service t
 and ``shuffle_report`` (the wait of the same service times in stream order, shuffled event by
 event, shuffled by blocks of the window length, and the Pollaczek-Khinchine value).
 
-Unit costs arrive as floats (seconds) so ``engines/`` never imports ``sim/``; ``lindley`` is
-the recursion of ``sim.core.fastpath.lindley`` (``tests/test_apam_r.py`` checks they agree).
+Unit costs arrive as floats (seconds) so ``engines/`` never imports ``sim/``; ``lindley``
+(``engines.queueing``) is the simulator's own recursion.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from numba import njit
 
 from engines import counters as C
 from engines.errors import CepsimInputError
 from engines.planners.apam import candidate_plans, optimal_order
 from engines.planners.apam_model import plan_text
-
-
-@njit(cache=True)
-def _lindley_kernel(a, s, start, depart):
-    free = -np.inf
-    for i in range(a.shape[0]):
-        t = a[i] if a[i] > free else free
-        start[i] = t
-        free = t + s[i]
-        depart[i] = free
-
-
-def lindley(arrivals: np.ndarray, service: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(start, departure) times of a FIFO single server: ``start_i = max(a_i, d_{i-1})``,
-    ``d_i = start_i + s_i``.  ``arrivals`` non-decreasing and ``service`` >= 0, both 1-D of
-    one length (seconds)."""
-    a = np.ascontiguousarray(arrivals, dtype=np.float64)
-    s = np.ascontiguousarray(service, dtype=np.float64)
-    if a.ndim != 1 or s.shape != a.shape:
-        raise CepsimInputError(f"apam-r lindley: arrivals {a.shape} and service {s.shape} must "
-                               f"be one-dimensional arrays of equal length")
-    start = np.empty_like(a)
-    depart = np.empty_like(a)
-    _lindley_kernel(a, s, start, depart)
-    return start, depart
+from engines.queueing import lindley
 
 
 def service_times(counters: np.ndarray, costs: dict) -> np.ndarray:
