@@ -113,8 +113,8 @@ def test_scenario_prices_base_cost_per_live_plan():
               "w_s": 3.0, "n_events": 3000, "n_types": 8, "total_rate": 500.0,
               "check_every": 25, "n_samples": 2, "K": 1, "t_values": [0.05], "d_values": [0.0],
               "davg": False, "stream_seed": 2}
-    per = A.point(dict(params), 0)
-    once = A.point(dict(params, overlap_base="once"), 0)
+    per = A.point(dict(params, switch="duplicate"), 0)
+    once = A.point(dict(params, switch="duplicate", overlap_base="once"), 0)
     assert per["uncond_repl"] > 0 and per["uncond_overlap"] > 0
     assert per["uncond_thr"] < once["uncond_thr"]            # an overlap costs a second base
     assert per["static_thr"] == once["static_thr"]           # one plan: nothing changes

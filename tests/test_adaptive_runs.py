@@ -61,7 +61,7 @@ def reference_run_methods(labels, prog, stream, stats, planner, kind, n_events, 
     out: dict = {}
     for (lab, _, _), sch in zip(labels, schedules):
         ms, cnt, info = E.run_schedule(prog, stream, kind, sch.starts, sch.plans, cache, eopts,
-                                       horizon)
+                                       horizon, n_warmup)
         charges = A._unpack(sch.charges, stats.stat_work)
         total = cnt + charges[:n_events]
         keyset = _canonical(ms)
@@ -79,6 +79,7 @@ def reference_run_methods(labels, prog, stream, stats, planner, kind, n_events, 
             "fn": (sch.false_neg / sch.n_better_available if sch.n_better_available else 0.0),
             "fp": int(sch.false_pos), "matches": int(len(ms)),
             "overlap": int(info["overlap_events"]),
+            "dup_sums": [int(x) for x in info["dup_sums"]],
             "plan_events": int(info["live"][after].sum())}
     return out, consistent, {}
 
@@ -150,8 +151,9 @@ def test_random_schedules_sum_like_run_schedule(kind, monkeypatch):
         cache: dict = {}
         keysets = []
         for (s, p), ev in zip(scheds, evals):
-            ms, cnt, info = E.run_schedule(prog, stream, kind, s, p, cache, None, hor)
+            ms, cnt, info = E.run_schedule(prog, stream, kind, s, p, cache, None, hor, warm)
             np.testing.assert_array_equal(ev["eng_sums"], cnt[warm:n].sum(axis=0))
+            np.testing.assert_array_equal(ev["dup_sums"], info["dup_sums"])
             assert ev["plan_events"] == int(info["live"][warm:n].sum())
             assert ev["overlap"] == info["overlap_events"]
             assert ev["matches"] == len(ms)

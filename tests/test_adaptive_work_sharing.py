@@ -68,7 +68,8 @@ def test_a_served_point_equals_a_fresh_one(counted, monkeypatch):
 def test_work_key_ignores_cost_keys_only():
     k = A.work_key(PARAMS)
     for key, val in (("adapt_log2", 0.5), ("adapt_rel", 4.0), ("base_cost", 2e-6),
-                     ("plan_gen", 1e-5), ("deploy_rel", 10.0), ("overlap_base", "once")):
+                     ("plan_gen", 1e-5), ("deploy_rel", 10.0), ("overlap_base", "once"),
+                     ("switch", "duplicate"), ("adapt_units", "per_call")):
         assert A.work_key(dict(PARAMS, **{key: val})) == k
     for key, val in (("n", 4), ("planner", "zstream"), ("stream_seed", 2), ("d_values", [0.2]),
                      ("gen_n_changes", 8), ("headroom_epoch", 500)):
@@ -77,16 +78,20 @@ def test_work_key_ignores_cost_keys_only():
 
 
 def test_deploy_and_overlap_prices_share_one_evaluation(counted):
-    """deploy_rel and overlap_base only price the work: one evaluation, and the prices move the
-    way the charged work says (a dearer deployment or a per-plan base cost never speeds up a
-    method that replaced its plan; the static plan is unaffected)."""
-    base = A.point(dict(PARAMS), seed=0)
+    """deploy_rel, switch and overlap_base only price the work: one evaluation, and the prices
+    move the way the charged work says (a dearer deployment, the duplicate reading of a switch or
+    a per-plan base cost never speeds up a method that replaced its plan; the static plan is
+    unaffected)."""
+    base = A.point(dict(PARAMS), seed=0)                 # section 2.2: disjoint, base once
     dear = A.point(dict(PARAMS, deploy_rel=10.0), seed=0)
-    once = A.point(dict(PARAMS, overlap_base="once"), seed=0)
+    per_plan = A.point(dict(PARAMS, overlap_base="per_plan"), seed=0)
+    dup = A.point(dict(PARAMS, switch="duplicate"), seed=0)   # OpenCEP: work and base twice
     assert len(counted) == 1
     assert base["uncond_repl"] > 0
-    assert dear["uncond_thr"] < base["uncond_thr"] < once["uncond_thr"]
-    assert dear["static_thr"] == base["static_thr"] == once["static_thr"]
+    assert dear["uncond_thr"] < base["uncond_thr"]
+    assert dup["uncond_thr"] < per_plan["uncond_thr"] < base["uncond_thr"]
+    assert dear["static_thr"] == base["static_thr"] == per_plan["static_thr"] == \
+        dup["static_thr"]
     assert dear["headroom"] == base["headroom"]          # the oracle pays no deployment
 
 
@@ -96,6 +101,8 @@ def test_deploy_and_overlap_prices_share_one_evaluation(counted):
                                             ("base_cost", -1e-6, "base_cost"),
                                             ("deploy_rel", -1.0, "deploy_rel"),
                                             ("overlap_base", "twice", "overlap_base"),
+                                            ("switch", "both", "switch"),
+                                            ("adapt_units", "free", "adapt_units"),
                                             ("gen_nope", 1, "gen_nope")])
 def test_impossible_prices_are_refused_before_running(key, val, needle):
     from engines.errors import CepsimInputError

@@ -246,6 +246,14 @@ def _with_headroom(df, head=None, oracle=None):
     return df
 
 
+def _with_rank(df):
+    """``df`` with the rank-agreement and statistics-upkeep columns (``scenario._rank_row``,
+    ``_upkeep_row``): tau 0.5 (exact 0.6), regret 1.5 (exact 1.25: half the regret closed),
+    statistics 50 ns / static engine 100 ns per event."""
+    return df.assign(rank_tau=0.5, rank_tau_exact=0.6, rank_regret=1.5, rank_regret_exact=1.25,
+                     rank_gap_closed=0.5, stat_ns=50.0, engine_ns_static=100.0, stat_ratio=0.5)
+
+
 def _drift():
     """Two drift settings (gen_n_changes 1 and 4) x two planners; inv0.1 = 120 / static 100 at
     1 change, 90 at 4; headroom 1.1 / 1.4."""
@@ -369,6 +377,23 @@ CASES = {
          [r"^no rows with a headroom$"]),
         (lambda d: S.claim_headroom_report(d), _with_headroom(_df(*_junk())), False,
          [r"^no rows with a headroom$"]),
+    ],
+    "claim_rank_report": [
+        (lambda d: S.claim_rank_report(d), _with_rank(_inv_best()), True,
+         [r"^traffic/zstream n=3: tau 0\.50 \(exact 0\.60\), regret 1\.50 \(exact 1\.25\), gap "
+          r"closed 50 %; n=5: tau 0\.50"]),
+        (lambda d: S.claim_rank_report(d), _inv_best(), False, [r"^no rows with rank columns$"]),
+        (lambda d: S.claim_rank_report(d), _with_rank(_df(*_junk())), False,
+         [r"^no rows with rank columns$"]),
+    ],
+    "claim_upkeep_report": [
+        (lambda d: S.claim_upkeep_report(d), _with_rank(_inv_best()), True,
+         [r"^traffic/zstream: statistics 50 ns/event, static engine 100 ns/event, ratio "
+          r"0\.50-0\.50 \(paper section 2\.1"]),
+        (lambda d: S.claim_upkeep_report(d), _inv_best(), False,
+         [r"^no rows with statistics columns$"]),
+        (lambda d: S.claim_upkeep_report(d), _with_rank(_df(*_junk())), False,
+         [r"^no rows with statistics columns$"]),
     ],
     "claim_drift_report": [
         (lambda d: S.claim_drift_report(d), _drift(), True,

@@ -36,6 +36,7 @@ from engines.errors import CepsimInputError
 
 PLANNERS = ("greedy", "zstream")
 DECISIONS = ("invariant", "static")
+SWITCHES = ("disjoint", "duplicate")
 
 
 def _stats_stream(program: Program, stream):
@@ -100,18 +101,25 @@ def run_adaptive(program: Program, stream, planner: str = "zstream",
                  decision: str = "invariant", d: float | None = None, K: int | None = 1,
                  check_every: int = 10, w_s: float | None = None, n_warmup: int | None = None,
                  n_buckets: int = 8, n_samples: int = 4, max_partial_matches: int | None = None,
-                 max_matches: int | None = None, **ignored):
+                 max_matches: int | None = None, switch: str = "disjoint", **ignored):
     """Adaptive re-planning with invariants (module docstring) -> ``EngineResult``.
+
+    ``switch``: how a plan replacement is charged (``epochs`` module docstring): "disjoint"
+    (PVLDB'18 section 2.2: the old plan's duplicate work on matches made entirely of new events
+    is not charged) or "duplicate" (OpenCEP: both plans process the overlap in full).
 
     ``info``: planner, decision, d, the initial and final plan, replacements, planner calls,
     epochs and overlap events."""
     from engines import counters as C
     from engines.planners.adaptive.controller import run_controller, warmup_snapshot
     from engines.planners.adaptive.decision import InvariantDecision, StaticDecision, d_avg
-    from engines.planners.adaptive.epochs import epoch_horizon, run_schedule
+    from engines.planners.adaptive.epochs import disjoint_counters, epoch_horizon, run_schedule
     from engines.planners.adaptive.planners import make_planner, planning_groups
     from engines.registry import EngineResult
 
+    if switch not in SWITCHES:
+        raise CepsimInputError(f"adaptive engine: switch must be one of {SWITCHES}, got "
+                               f"{switch!r}")
     if decision not in DECISIONS:
         raise CepsimInputError(f"adaptive engine: decision must be one of {DECISIONS}, got "
                                f"{decision!r}")
@@ -130,6 +138,8 @@ def run_adaptive(program: Program, stream, planner: str = "zstream",
     horizon = epoch_horizon(program, stream, [(kind, sch.starts, sch.plans)])
     ms, cnt, info = run_schedule(program, stream, kind, sch.starts, sch.plans, {}, eopts,
                                  horizon)
+    if switch == "disjoint":
+        cnt = disjoint_counters(cnt, info)
     counters = np.asarray(cnt) + np.asarray(sch.charges)[:n]
     if n == 0:
         counters = C.new_counters(0)[:0]
@@ -138,4 +148,5 @@ def run_adaptive(program: Program, stream, planner: str = "zstream",
         "plan": format_plan(program, kind, sch.plans[0]),
         "final_plan": format_plan(program, kind, sch.plans[-1]),
         "replacements": int(sch.n_replacements), "planner_calls": int(sch.n_planner_calls),
-        "epochs": int(info["epochs"]), "overlap_events": int(info["overlap_events"])})
+        "epochs": int(info["epochs"]), "overlap_events": int(info["overlap_events"]),
+        "switch": switch})

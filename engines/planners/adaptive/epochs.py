@@ -8,19 +8,26 @@ trailing NOT's closing event is inside, and emits only the matches whose earlies
 ``[p_e, p_{e+1})``; the epoch is then retired.  With a negation the slice also starts up to one
 window earlier (a negating event before ``p_e`` must be seen); those events are only read.
 
-The evaluation runs the unchanged engine on the slice, so while epochs overlap (one window after
-each replacement) the old plan processes the overlap's events in full: the counters of the
-overlap include partial matches whose earliest event is >= ``p_{e+1}`` that a pruning engine would
-not build.  This is an *upper bound* of the overlap cost (the paper's strategy keeps only partial
-matches with an old event in the old plan); ``overlap_events`` reports its size.  Counters of a
-slice are added to the rows of the slice's events; matches' ``detect`` are shifted back.
+Plan replacement (PVLDB'18 section 2.2, the paragraph on replacing a plan on the fly): partial
+matches holding an event accepted before the replacement point ``t0`` (= ``p_{e+1}``) are
+processed by the old plan, those made entirely of new events by the new plan, "since p_old and
+p_new operate on disjoint sets of matches, there is no duplicate processing"; the old plan
+retires at ``t0 + W`` (the end ``hi`` of its slice).  The evaluation runs the unchanged engine on
+the slice, so during the overlap ``[p_{e+1}, hi)`` the old plan's run also builds the partial
+matches made entirely of new events, which the new plan processes too.  That duplicate work is
+measured, not estimated: it is the old plan's own run started at ``p_{e+1}`` over
+``[p_{e+1}, hi)`` (a run sees only new events, so all of its work is on new-event matches;
+``info["dup_sums"]`` / ``info["dup_rows"]``).  Two readings price a schedule:
 
-``info["live"][i]`` = how many epochs' plans processed event ``i`` (1, or 2 and more while
-epochs overlap): each of them pays its own per-event dispatch (the scenario charges the base cost
-once per live plan, docs/COST_MODEL.md "Charge executed work"; the paper's section 2.2 strategy feeds the overlap's events
-to the old plan, for partial matches holding an old event, and to the new plan; the authors'
-OpenCEP ``SimultaneouslyRunTwoTrees``, evaluation/AdaptiveTreeReplacementAlgorithm.py at f9b0fb3,
-hands every event to both trees' leaves until the window has passed).
+* ``"disjoint"`` (section 2.2, the default of the studies): engine work = the slices' counters
+  minus the duplicate work, and one per-event base cost per event;
+* ``"duplicate"`` (the authors' OpenCEP ``SimultaneouslyRunTwoTrees``,
+  evaluation/AdaptiveTreeReplacementAlgorithm.py at f9b0fb3, hands every event to both trees'
+  leaves until the window has passed): the slices' counters in full, and one base cost per live
+  plan (``info["live"][i]`` = how many epochs' plans processed event ``i``).
+
+Counters of a slice are added to the rows of the slice's events; matches' ``detect`` are shifted
+back.  ``overlap_events`` reports the overlaps' size.
 
 Engines: ``kind = "order"`` runs the lazy chain NFA (``engines.evaluators.lazy_nfa.run_chain``) with the
 epoch's order; ``kind = "tree"`` runs the tree-plan evaluator (``engines.evaluators.ztree.run_ztree``).
@@ -168,7 +175,8 @@ def schedule_service(counters: np.ndarray, live: np.ndarray, unit: np.ndarray,
 
 def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[int],
                  plans: list, cache: dict | None = None, engine_options: dict | None = None,
-                 horizon: dict | None = None) -> tuple[MatchSet, np.ndarray, dict]:
+                 horizon: dict | None = None, n_warmup: int = 0
+                 ) -> tuple[MatchSet, np.ndarray, dict]:
     """Evaluate the schedule; returns (matches, counters, info).  ``cache`` memoises engine runs
     by (kind, plan, slice start) across schedules of the same stream and program;
     ``engine_options`` go to the engine (e.g. the ztree capacity caps).
@@ -179,7 +187,14 @@ def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[
     event in the epoch).  Both engines are causal on such patterns (the work charged to an event
     and the matches detected at it depend only on the events up to it), so this gives exactly
     the short run's result; ``tests/test_adaptive_epochs.py`` checks it against unshared runs.  ``horizon`` (``epoch_horizon``) says how far to run a plan the
-    first time it is needed, so that later, longer epochs hit the cache too."""
+    first time it is needed, so that later, longer epochs hit the cache too.
+
+    Duplicate work (module docstring, "Plan replacement"): for every epoch that overlaps the
+    next one, the old plan's own run from the replacement point ``nxt`` over ``[nxt, hi)``.
+    ``info["dup_sums"]`` = the sum over epochs of that run's counters over ``[max(nxt,
+    n_warmup), hi)``, each epoch's sum clamped at 0 column by column (what
+    ``sim/studies/adaptive/runs.py`` computes); ``info["dup_rows"]`` = the same runs per event,
+    each row clamped to ``[0, the old plan's row]`` (``disjoint_counters``)."""
     if not starts or starts[0] != 0 or any(b <= a for a, b in zip(starts, starts[1:])):
         raise CepsimInputError("adaptive: epoch starts must begin at 0 and increase")
     n = len(stream)
@@ -187,6 +202,8 @@ def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[
     parts = []
     overlap = 0
     live = np.zeros(n, np.int64)       # plans that processed each event (2 during an overlap)
+    dup_sums = np.zeros(C.N_COUNTERS, np.int64)
+    dup_rows = np.zeros_like(counters)
     share = prefix_sharing(program)
     for e, (lo, hi) in enumerate(epoch_slices(program, stream, starts)):
         p = starts[e]
@@ -207,5 +224,24 @@ def run_schedule(program: Program, stream: EventStream, kind: str, starts: list[
         live[lo:hi] += 1
         overlap += max(0, hi - nxt)
         parts.append(_shift(rms, lo, keep))
+        if nxt < hi:
+            mkey = (kind, plans[e], nxt, "dup", hi)
+            mcnt = cache.get(mkey) if cache is not None else None
+            if mcnt is None:
+                mcnt = np.asarray(run_plan(program, stream.slice(nxt, hi), kind, plans[e],
+                                           engine_options or {}).counters)
+                if cache is not None:
+                    cache[mkey] = mcnt
+            m_lo = max(nxt, int(n_warmup))
+            if m_lo < hi:
+                dup_sums += np.maximum(mcnt[m_lo - nxt:hi - nxt].sum(axis=0, dtype=np.int64), 0)
+            dup_rows[nxt:hi] += np.clip(mcnt[:hi - nxt], 0, rcnt[nxt - lo:hi - lo])
     ms = MatchSet.concat(parts) if parts else None
-    return ms, counters, {"overlap_events": overlap, "epochs": len(starts), "live": live}
+    return ms, counters, {"overlap_events": overlap, "epochs": len(starts), "live": live,
+                          "dup_sums": dup_sums, "dup_rows": dup_rows}
+
+
+def disjoint_counters(counters: np.ndarray, info: dict) -> np.ndarray:
+    """Per-event counters of a schedule under the section 2.2 reading (module docstring):
+    ``run_schedule``'s counters minus the old plans' duplicate rows (``info["dup_rows"]``)."""
+    return np.asarray(counters) - np.asarray(info["dup_rows"])

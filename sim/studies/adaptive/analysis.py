@@ -119,4 +119,5 @@ def drift_table(df) -> list[dict]:
 
 #: the cost-sensitivity study's axes (column, label format), in the order of its labels
 COST_AXES = (("adapt_rel", "ratio x{:g}"), ("deploy_rel", "deploy x{:g}"),
+             ("switch", "switch {}"), ("adapt_units", "units {}"),
              ("overlap_base", "overlap {}"), ("base_cost", "base {:g}"))

@@ -50,20 +50,28 @@ POINT = Declaration("adaptive:point", params=(
     Param("headroom_epoch", "int", 0, "epoch length (events) of the headroom oracle; 0 = "
           "computed: w_s x total_rate", low=0),
     Param("headroom_plans", "int", 16, "candidate plans of the headroom oracle", low=1),
-    Param("overlap_base", "string", "per_plan", "how the per-event base cost is charged while "
-          "plans overlap (OVERLAP_BASE)", choices=("per_plan", "once")),
-    Param("adapt_log2", "float", -2.0, "log2 of the adaptation cost ratio (ADAPT_LOG2: the "
+    Param("switch", "string", "disjoint", "how a plan replacement is charged (SWITCHES): "
+          "\"disjoint\" (section 2.2: no duplicate processing, one base cost per event) or "
+          "\"duplicate\" (OpenCEP: both plans process the overlap, one base cost per live plan)",
+          choices=("disjoint", "duplicate")),
+    Param("overlap_base", "string", None, "optional: how the per-event base cost is charged "
+          "while plans overlap (OVERLAP_BASE); default: as the switch reading says",
+          choices=("per_plan", "once")),
+    Param("adapt_units", "string", "ops", "adaptation prices (prices.ADAPT_UNITS): \"ops\" (one "
+          "unit per decision comparison and planner step) or \"per_call\" (plus 5 us per call "
+          "of A)", choices=("ops", "per_call")),
+    Param("adapt_log2", "float", -3.5, "log2 of the adaptation cost ratio (prices.ADAPT_LOG2: the "
           "calibrate_cost search's choice)"),
     Param("adapt_rel", "float", 1.0, "extra factor on the adaptation unit costs (cost-ratio "
           "sensitivity)", low=0, low_open=True),
-    Param("base_cost", "float", 1.0e-6, "engine per-event base cost in seconds "
-          "(ENGINE_BASE_COST)", low=0),
+    Param("base_cost", "float", 1.0e-7, "engine per-event base cost in seconds "
+          "(prices.ENGINE_BASE_COST)", low=0),
     Param("plan_gen", "float", None, "optional: seconds per call of A (overrides the scaled "
-          "ADAPT_UNIT)", low=0),
+          "prices.ADAPT_UNITS)", low=0),
     Param("planner_step", "float", None, "optional: seconds per planner step (overrides the "
-          "scaled ADAPT_UNIT)", low=0),
+          "scaled prices.ADAPT_UNITS)", low=0),
     Param("decision_check", "float", None, "optional: seconds per decision check (overrides "
-          "the scaled ADAPT_UNIT)", low=0),
+          "the scaled prices.ADAPT_UNITS)", low=0),
     Param("stat_update", "float", None, "optional: seconds per statistics update (default: the "
           "default profile's)", low=0),
     Param("plan_deploy", "float", None, "optional: seconds per plan deployment (default: the "

@@ -440,6 +440,7 @@ def _evaluate_by_alternatives(program, alts, stream, kind, schedules, slices, n_
             continue
         for o, q in zip(out, part):
             o["eng_sums"] = o["eng_sums"] + q["eng_sums"]
+            o["dup_sums"] = o["dup_sums"] + q["dup_sums"]
             o["matches"] += q["matches"]
             # the same starts and slices in every alternative: one count of each
             if o["plan_events"] != q["plan_events"] or o["overlap"] != q["overlap"]:
@@ -468,7 +469,13 @@ def _evaluate(program, stream, kind, schedules, slices, n_warmup, engine_options
             key = (plans[e], lo) if share else (plans[e], lo, hi)
             a = min(max(n_warmup - lo, 0), hi - lo)
             need[key] = max(need.get(key, 0), hi)
-            su.append((key, p, nxt, lo, hi, a))
+            # the old plan's duplicate work while it overlaps the next epoch (section 2.2
+            # reading, module docstring): its own run from the replacement point ``nxt``
+            mk, m_lo = None, max(nxt, n_warmup)
+            if nxt < hi and m_lo < hi:
+                mk = (plans[e], nxt) if share else (plans[e], nxt, hi)
+                need[mk] = max(need.get(mk, 0), hi)
+            su.append((key, p, nxt, lo, hi, a, mk, m_lo))
         uses.append(su)
     conv = convergence_row(program, stream, kind) if derive else None
     if conv is not None and full_plans and zero_bounds is not None:
@@ -489,17 +496,20 @@ def _evaluate(program, stream, kind, schedules, slices, n_warmup, engine_options
     offsets: dict = {}             # run id -> set of run-relative offsets read
     refs: dict = {}                # run id -> use segments still to read it
     for su in uses:
-        for key, p, nxt, lo, hi, a in su:
-            for rid, x0, x1 in segs[key]:
-                if x0 >= hi:       # nothing of this use lies in the segment
+        for key, p, nxt, lo, hi, a, mk, m_lo in su:
+            for k, c_lo in ((key, lo + a), (mk, m_lo)):
+                if k is None:
                     continue
-                start = rid[1][1]
-                span[rid] = (start, x1 if rid[0] == "pre" else ends[rid[1]])
-                o = offsets.setdefault(rid, set())
-                lo_c, hi_c = max(lo + a, x0), min(hi, x1)
-                if lo_c < hi_c:
-                    o.update((lo_c - start, hi_c - start))
-                refs[rid] = refs.get(rid, 0) + 1
+                for rid, x0, x1 in segs[k]:
+                    if x0 >= hi:       # nothing of this use lies in the segment
+                        continue
+                    start = rid[1][1]
+                    span[rid] = (start, x1 if rid[0] == "pre" else ends[rid[1]])
+                    o = offsets.setdefault(rid, set())
+                    lo_c, hi_c = max(c_lo, x0), min(hi, x1)
+                    if lo_c < hi_c:
+                        o.update((lo_c - start, hi_c - start))
+                    refs[rid] = refs.get(rid, 0) + 1
     zero_want = set()              # runs from event 0 over the whole stream (headroom reuses)
     if zero_bounds is not None and share:
         for rid, (start, end) in span.items():
@@ -511,28 +521,47 @@ def _evaluate(program, stream, kind, schedules, slices, n_warmup, engine_options
     out: list[dict] = []
     ref_keys = None
     consistent = True
+    def get_run(rid):
+        nonlocal kleene_vars
+        run = runs.get(rid)
+        if run is None:
+            start, end = span[rid]
+            res = run_plan(program, stream.slice(start, end), kind, rid[1][0],
+                           engine_options or {})
+            if kleene_vars is None:
+                kleene_vars = np.asarray(res.matches.kleene, bool)
+            run = _Run(res, start, end, sorted(offsets[rid]), kleene_vars)
+            del res
+            if rid in zero_want:
+                zero_sums[rid[1][0]] = np.stack(
+                    [run.block(l, h) for l, h in zero_bounds]) if zero_bounds else \
+                    np.zeros((0, run.cs.shape[1]), np.int64)
+            runs[rid] = run
+        return run
+
     for su in uses:
         sums = None
+        dup = np.zeros(C.N_COUNTERS, np.int64)
         plan_events = overlap = n_m = 0
         parts = []
-        for key, p, nxt, lo, hi, a in su:
+        for key, p, nxt, lo, hi, a, mk, m_lo in su:
+            if mk is not None:
+                ex = np.zeros(C.N_COUNTERS, np.int64)
+                for rid, x0, x1 in segs[mk]:
+                    if x0 >= hi:
+                        continue
+                    run = get_run(rid)
+                    lo_c, hi_c = max(m_lo, x0), min(hi, x1)
+                    if lo_c < hi_c:
+                        ex += run.block(lo_c - run.lo, hi_c - run.lo)
+                    refs[rid] -= 1
+                    if refs[rid] == 0:
+                        del runs[rid]
+                dup += np.maximum(ex, 0)
             for rid, x0, x1 in segs[key]:
                 if x0 >= hi:
                     continue
-                run = runs.get(rid)
-                if run is None:
-                    start, end = span[rid]
-                    res = run_plan(program, stream.slice(start, end), kind, rid[1][0],
-                                    engine_options or {})
-                    if kleene_vars is None:
-                        kleene_vars = np.asarray(res.matches.kleene, bool)
-                    run = _Run(res, start, end, sorted(offsets[rid]), kleene_vars)
-                    del res
-                    if rid in zero_want:
-                        zero_sums[rid[1][0]] = np.stack(
-                            [run.block(l, h) for l, h in zero_bounds]) if zero_bounds else \
-                            np.zeros((0, run.cs.shape[1]), np.int64)
-                    runs[rid] = run
+                run = get_run(rid)
                 start = run.lo
                 lo_c, hi_c = max(lo + a, x0), min(hi, x1)
                 if lo_c < hi_c:
@@ -561,6 +590,6 @@ def _evaluate(program, stream, kind, schedules, slices, n_warmup, engine_options
         elif not keyset == ref_keys:
             consistent = False
         del keyset
-        out.append({"eng_sums": sums, "plan_events": int(plan_events), "overlap": int(overlap),
-                    "matches": int(n_m)})
+        out.append({"eng_sums": sums, "dup_sums": dup, "plan_events": int(plan_events),
+                    "overlap": int(overlap), "matches": int(n_m)})
     return out, consistent, zero_sums

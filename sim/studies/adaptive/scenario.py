@@ -5,18 +5,24 @@ stream (``workloads.adaptive``), runs the plan-independent statistics pass once 
 ``check_every`` events), and then, for every decision method on the *same* statistics, the
 controller pass (Algorithm 1, ``engines.planners.adaptive.controller``) and the epoch evaluation of the
 resulting plan schedule (``engines.planners.adaptive.epochs``; epoch runs are shared between methods
-whose schedules share an epoch).  Service time of an event = the default cost profile applied to
-the engine's counters plus the adaptation charges (statistics, decisions, planner calls,
-deployments); ``base_cost`` can be overridden.  Throughput = 1 / mean service time over the
-events after the warm-up; overhead = cost of D and A (DECISION_CHECK, PLAN_GEN, PLANNER_STEP) /
-total cost after the warm-up, in %.
+whose schedules share an epoch).  Service time of an event = the prices of ``prices.py`` applied
+to the engine's counters plus the adaptation charges (statistics, decisions, planner steps,
+deployments); a plan replacement is charged per ``switch`` (default "disjoint": PVLDB'18
+section 2.2, the old plan's duplicate work on matches made only of new events left out, one
+base cost per event; "duplicate": the authors' OpenCEP, both plans in full, one base cost per
+live plan).  Throughput = 1 / mean service time over the events after the warm-up; overhead =
+cost of D and A (DECISION_CHECK, PLAN_GEN, PLANNER_STEP) / total cost after the warm-up, in %.
 
 Methods (column prefixes): ``static`` (P0 forever, no statistics), ``uncond`` (A at every check,
 replace if different), ``thr{t}`` (ZStream's threshold t), ``inv{d}`` (invariants, K = ``K``,
 distance d), ``invdavg`` (d = d_avg of P0).  Per method: ``_thr`` (events/s), ``_repl`` (plan
 replacements), ``_calls`` (calls of A), ``_ovh`` (%), ``_fn`` (false-negative rate: checks where
 the uncharged shadow A had a different plan but D said no / checks where a different plan
-existed), ``_fp`` (calls of A that returned the current plan), ``_matches``.  ``supported`` = 0
+existed), ``_fp`` (calls of A that returned the current plan), ``_matches``, ``_overlap``
+(events two plans saw), ``_dup`` (the duplicate work's share, %, of the duplicate reading's
+service time).  Per point: the headroom oracle (``_headroom_row``), the planners' rank agreement
+(``_rank_row``) and the statistics upkeep next to the static plan's engine work
+(``_upkeep_row``).  ``supported`` = 0
 when the planner's evaluator cannot run the pattern set (then the metrics are NaN and ``why``
 says why): greedy orders run on the lazy chain NFA, which has no negation or Kleene closure and
 expands AND into n! branches (we run AND up to ``and_max_n`` = 5); ZStream trees need
@@ -41,35 +47,26 @@ from engines.errors import CapacityError, CepsimInputError
 # largest entry).
 D_VALUES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
 
-# --- unit costs of every adaptive config (the one place they are set) -----------------------
-# Engine side: the default profile (sim/core/profiles/default.toml) except the per-event floor
-# base_cost = 1 us (the project's 10 us round number is 200x the per-event floor measured in
-# the calibration record of that profile and would hide every plan difference).  NOT calibrated
-# here: the paper states no target for it.
-ENGINE_BASE_COST = 1.0e-6
-# Adaptation side, at ratio 1 (the uncalibrated round numbers): one call of A 5 us,
-# one planner step (greedy score / DP split) 100 ns, one decision check (inequality or monitored
-# value) 100 ns.  Their proportions are fixed; only their common scale against the engine's unit
-# costs, ADAPT_RATIO = 2 ** ADAPT_LOG2, is chosen -- by the documented search
-# experiments/adaptive/calibrate_cost.toml against the paper's statement (section 5.2) that
-# unconditional re-optimisation spends up to 11 % of the running time in D and A
-# (claims.ADAPT_TARGET_OVH; claims.claim_calibrated_cost checks that ADAPT_LOG2 is the search's
-# choice).  Statistics updates and plan deployments keep the default profile's costs.
-ADAPT_UNIT = {"plan_gen": 5.0e-6, "planner_step": 1.0e-7, "decision_check": 1.0e-7}
-ADAPT_LOG2 = -2.0
+# Unit prices: ``prices.py`` (the one place they are set; kept out of this file, whose source is
+# part of every point's work key).
+from sim.studies.adaptive.prices import ADAPT_LOG2, ADAPT_UNITS, ENGINE_BASE_COST  # noqa: E402
 
 
 def cost_profile(params: dict):
-    """The cost profile of a point: the module constants above, scaled by
-    ``2 ** params['adapt_log2']`` (default ADAPT_LOG2) times ``params['adapt_rel']`` (default 1;
-    the cost-ratio sensitivity study); an explicit ``base_cost`` / unit-cost key in ``params``
-    overrides its value."""
+    """The cost profile of a point: the prices of ``prices.py`` (the adaptation units of the
+    reading ``params['adapt_units']``, default "ops"), scaled by ``2 ** params['adapt_log2']``
+    (default ADAPT_LOG2) times ``params['adapt_rel']`` (default 1; the cost-ratio sensitivity
+    study); an explicit ``base_cost`` / unit-cost key in ``params`` overrides its value."""
     from sim.core.costmodel import load_profile, profile_from_dict
     ratio = 2.0 ** float(params.get("adapt_log2", ADAPT_LOG2)) * float(params.get("adapt_rel",
                                                                                     1.0))
+    units = str(params.get("adapt_units", "ops"))
+    if units not in ADAPT_UNITS:
+        raise CepsimInputError(f"scenario adaptive: adapt_units = {units!r}; use one of "
+                               f"{sorted(ADAPT_UNITS)}")
     d = load_profile(None).to_dict()
     d["base_cost"] = float(params.get("base_cost", ENGINE_BASE_COST))
-    for k, v in ADAPT_UNIT.items():
+    for k, v in ADAPT_UNITS[units].items():
         d["unit_cost"][k] = v * ratio
     for k in ("plan_gen", "planner_step", "decision_check", "stat_update", "plan_deploy"):
         if k in params:
@@ -170,17 +167,23 @@ def methods(params: dict) -> list[tuple[str, str, float | None]]:
 
 #: Parameters that only price the work (``cost_profile``): points that differ in these alone
 #: share one evaluation (``work_key``, ``_point_work``).
-COST_KEYS = ("adapt_log2", "adapt_rel", "base_cost", "plan_gen", "planner_step",
-             "decision_check", "stat_update", "plan_deploy", "deploy_rel", "overlap_base")
-WORK_VERSION = 3
+COST_KEYS = ("adapt_log2", "adapt_rel", "adapt_units", "base_cost", "plan_gen", "planner_step",
+             "decision_check", "stat_update", "plan_deploy", "deploy_rel", "overlap_base",
+             "switch")
+WORK_VERSION = 4
 #: Parameters that only label the row (``point``: ``role`` = tune / eval), never the work: left out
 #: of the work key too, so that e.g. cost_sensitivity's points read the evaluation of the same
 #: stream that fig6 / fig7 computed under other tuning seeds.
 ROW_KEYS = ("tune_seeds",)
-#: How the per-event base cost is charged while plans overlap (``overlap_base``): "per_plan"
-#: (default: every live plan pays its own per-event dispatch, docs/COST_MODEL.md) or "once" (one
-#: base cost per event however many plans are live), a named variant for the cost-sensitivity
-#: study.
+#: How a plan replacement is charged (``switch``; ``engines.planners.adaptive.epochs`` module
+#: docstring): "disjoint" (default: PVLDB'18 section 2.2, the old and the new plan work on
+#: disjoint sets of matches, "there is no duplicate processing", one base cost per event) or
+#: "duplicate" (the authors' OpenCEP: both plans process every event of the overlap in full, one
+#: base cost per live plan), a named variant.
+SWITCHES = ("disjoint", "duplicate")
+#: How the per-event base cost is charged while plans overlap (``overlap_base``; default: as the
+#: switch reading says): "per_plan" (every live plan pays its own per-event dispatch) or "once"
+#: (one base cost per event however many plans are live).
 OVERLAP_BASE = ("per_plan", "once")
 _WORK_MEM: dict = {}
 #: headroom candidates' epoch sums by cache key (``_plan_sums``), at most
@@ -256,14 +259,19 @@ def point(params: dict, seed: int) -> dict:
     unit = [float(x) for x in prof.unit_vector()]
     adapt_cols = (C.DECISION_CHECK, C.PLAN_GEN, C.PLANNER_STEP)
     base = float(prof.base_cost)
-    per_plan = str(params.get("overlap_base", "per_plan")) == "per_plan"
+    switch = str(params.get("switch", "disjoint"))
+    ob = params.get("overlap_base")
+    per_plan = (switch == "duplicate") if ob is None else str(ob) == "per_plan"
     for lab, _, _ in labels:
         m = work["methods"][lab]
         # sums over the events after the warm-up of integer counters: exact, so the price is
         # the same whichever point computed the evaluation; the base cost once per (live plan,
-        # event) pair (plan_events) or, in the "once" variant, once per event
+        # event) pair (plan_events) or once per event (n_serv); the "disjoint" reading leaves
+        # out the old plans' duplicate work (dup_sums)
         n_base = m["plan_events"] if per_plan else m["n_serv"]
-        serv_sum = sum(n * u for n, u in zip(m["total_sums"], unit)) + n_base * base
+        tot = m["total_sums"] if switch == "duplicate" else \
+            [t - x for t, x in zip(m["total_sums"], m["dup_sums"])]
+        serv_sum = sum(n * u for n, u in zip(tot, unit)) + n_base * base
         adapt_sum = sum(n * unit[c] for n, c in zip(m["adapt_sums"], adapt_cols))
         row[f"{lab}_thr"] = m["n_serv"] / serv_sum
         row[f"{lab}_repl"] = m["repl"]
@@ -273,11 +281,56 @@ def point(params: dict, seed: int) -> dict:
         row[f"{lab}_fp"] = m["fp"]
         row[f"{lab}_matches"] = m["matches"]
         row[f"{lab}_overlap"] = m["overlap"]
+        row[f"{lab}_dup"] = 100.0 * sum(n * u for n, u in zip(m["dup_sums"], unit)) / \
+            (serv_sum if switch == "duplicate" else serv_sum + sum(
+                n * u for n, u in zip(m["dup_sums"], unit)))
+    row.update(_upkeep_row(work["methods"], labels, unit))
     row.update(_headroom_row(work["headroom"], np.asarray(unit), base))
     row.update(supported=1, why="", d_avg=work["d_avg"],
                matches_consistent=work["matches_consistent"], n_checks=work["n_checks"],
                pattern=work["pattern"])
     return row
+
+
+def _upkeep_row(methods_work: dict, labels, unit) -> dict:
+    """Statistics upkeep next to the engine work (ns per event after the warm-up, base cost
+    excluded): ``stat_ns`` (STAT_UPDATE of any method that keeps statistics: one pass serves
+    them all), ``engine_ns_static`` (the static plan's engine work) and ``stat_ratio`` (their
+    ratio; section 2.1 calls the estimators' cost "negligible")."""
+    st = methods_work[labels[0][0]]
+    n = float(st["n_serv"])
+    eng = sum(x * u for x, u in zip(st["total_sums"], unit)) / n * 1e9
+    stat = math.nan
+    for lab, mk, _ in labels:
+        if mk != "static":
+            stat = methods_work[lab]["total_sums"][C.STAT_UPDATE] * unit[C.STAT_UPDATE] / n * 1e9
+            break
+    return {"stat_ns": stat, "engine_ns_static": eng,
+            "stat_ratio": stat / eng if eng > 0 else math.nan}
+
+
+def _rank_row(head: dict, sums: np.ndarray, unit) -> dict:
+    """Rank agreement of the planner's cost model with executed work over the headroom
+    oracle's candidates and epochs (``engines.planners.adaptive.ranking.rank_summary``; executed
+    work = the engine counters priced by ``unit``, no base cost: it is the same for every plan):
+    ``rank_tau`` / ``rank_regret`` with the estimated statistics the methods read,
+    ``rank_tau_exact`` / ``rank_regret_exact`` with exact ones (every partner tested), and
+    ``rank_gap_closed`` = the share of the regret above 1 that exact statistics remove (NaN when
+    there is none): what remains is the cost model's mismatch with the engine."""
+    from engines.planners.adaptive.ranking import rank_summary
+    if "pred_est" not in head:
+        return {}
+    work = np.asarray(sums, np.float64) @ np.asarray(unit, np.float64)   # [cands, epochs]
+    out = {}
+    for name, suffix in (("est", ""), ("exact", "_exact")):
+        pred = np.asarray(head[f"pred_{name}"], np.float64)
+        ok = ~np.isnan(pred).any(axis=0)
+        r = rank_summary(pred[:, ok], work[:, ok])
+        out[f"rank_tau{suffix}"] = r["tau"]
+        out[f"rank_regret{suffix}"] = r["regret"]
+    e, x = out["rank_regret"], out["rank_regret_exact"]
+    out["rank_gap_closed"] = (e - x) / (e - 1.0) if e > 1.0 + 1e-12 else math.nan
+    return out
 
 
 def _check_point(params: dict) -> None:
@@ -304,9 +357,13 @@ def _check_point(params: dict) -> None:
             raise CepsimInputError(f"scenario adaptive: deploy_rel = {params['deploy_rel']!r} "
                                    f"must be a number >= 0 (it scales the plan deployment cost)")
     gen_kwargs(params)
-    if str(params.get("overlap_base", "per_plan")) not in OVERLAP_BASE:
+    if params.get("overlap_base") is not None and \
+            str(params["overlap_base"]) not in OVERLAP_BASE:
         raise CepsimInputError(f"scenario adaptive: overlap_base = {params['overlap_base']!r}; "
                                f"use one of {OVERLAP_BASE}")
+    if str(params.get("switch", "disjoint")) not in SWITCHES:
+        raise CepsimInputError(f"scenario adaptive: switch = {params['switch']!r}; use one of "
+                               f"{SWITCHES}")
     cost_profile(params)
 
 
@@ -452,7 +509,9 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
                                                          kind, n_events, n_warmup, K, davg,
                                                          eopts, memo, bounds, oracle_runs)
         head = _headroom_work(prog, stream, stats, planner, kind, p0.plan, memo, zero_sums,
-                              eopts, n_events, n_warmup, epoch_len, max_plans, sums_base)
+                              eopts, n_events, n_warmup, epoch_len, max_plans, sums_base,
+                              rank_stats=_rank_stats(prog, stream, stats, bounds, w_s,
+                                                     int(params.get("n_buckets", 8))))
     except CapacityError as exc:
         return {"status": "capacity", "why": f"capacity: {exc}"[:200]}
     return {"status": "ok", "methods": per_method, "d_avg": davg, "headroom": head,
@@ -460,9 +519,25 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
             "pattern": text.replace("\n", " ")}
 
 
+def _rank_stats(prog, stream, stats, bounds: list, w_s: float, n_buckets: int) -> dict:
+    """Statistics at the last event of every headroom epoch, for the planners' rank agreement
+    (``engines.planners.adaptive.ranking``): ``est`` = the snapshot the methods read (the last
+    check at or before the epoch's end: sampled selectivities, ``n_samples`` per partner) and
+    ``exact`` = the same window with every in-window partner tested (``n_samples`` = the stream
+    length), so that the two differ only by the estimator's sampling.  With the default oracle
+    epoch (``w_s`` x total rate events) the statistics window spans the epoch itself."""
+    from engines.planners.adaptive.stats import compute_stats
+    ends = np.asarray([hi - 1 for _, hi in bounds], np.int64)
+    idx = np.searchsorted(stats.positions, ends, side="right") - 1
+    ex = compute_stats(prog, stream, ends, w_s, n_buckets, max(1, len(stream))) \
+        if len(ends) else None
+    return {"est": [(stats.rate_w[i], stats.sel[i]) if i >= 0 else None for i in idx],
+            "exact": [(ex.rate_w[e], ex.sel[e]) for e in range(len(ends))]}
+
+
 def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, zero_sums, eopts,
-                   n_events, n_warmup, epoch_len, max_plans, sums_base: str | None = None
-                   ) -> dict:
+                   n_events, n_warmup, epoch_len, max_plans, sums_base: str | None = None,
+                   rank_stats: dict | None = None) -> dict:
     """The cost-free part of the headroom oracle (``engines.planners.adaptive.headroom``): every
     candidate plan's counters summed per oracle epoch.  Candidates = P0 and the plans A returned
     on the snapshots (``memo``, filled by the controllers' shadow calls of A at every check).
@@ -500,15 +575,26 @@ def _headroom_work(prog, stream, stats, planner, kind, p0_plan, memo, zero_sums,
             if z is not None:
                 _store_plan_sums(sums_base, plan, z)
     over_cap = 0
+    kept = [cands[0]]
     for plan in cands[1:]:
         s = known[plan] if plan in known else got[plan]
         if s is None:
             over_cap += 1    # a candidate the engine cannot run is no option for the oracle
         else:
             sums.append(s)
-    return {"sums": np.stack(sums).tolist(), "sizes": [hi - lo for lo, hi in bounds],
-            "capped": int(capped), "epoch_len": int(epoch_len), "over_cap": over_cap,
-            "n_distinct": int(len({p for p in snap if p is not None} | {p0_plan}))}
+            kept.append(plan)
+    out = {"sums": np.stack(sums).tolist(), "sizes": [hi - lo for lo, hi in bounds],
+           "capped": int(capped), "epoch_len": int(epoch_len), "over_cap": over_cap,
+           "n_distinct": int(len({p for p in snap if p is not None} | {p0_plan}))}
+    if rank_stats is not None:
+        from engines.planners.adaptive.planners import planning_groups
+        from engines.planners.adaptive.ranking import predicted_cost
+        groups = planning_groups(prog)
+        for name in ("est", "exact"):
+            out[f"pred_{name}"] = [
+                [math.nan if st is None else predicted_cost(kind, plan, groups, st[0], st[1])
+                 for st in rank_stats[name]] for plan in kept]
+    return out
 
 
 def _candidates(memo: dict, stats, planner: str, p0_plan, bounds: list, max_plans: int):
@@ -527,12 +613,14 @@ def _headroom_row(head: dict, unit: np.ndarray, base: float) -> dict:
     gain over static), ``headroom_engine`` (engine work only), ``oracle_thr`` (events/s),
     ``headroom_switches`` (epochs whose best plan differs from the previous epoch's),
     ``headroom_cands`` / ``headroom_distinct`` / ``headroom_capped``, ``headroom_epoch``,
-    ``headroom_over_cap`` (candidates left out because the engine exceeded ``engine_cap``)."""
+    ``headroom_over_cap`` (candidates left out because the engine exceeded ``engine_cap``),
+    and the planner's rank agreement over the same candidates and epochs (``_rank_row``)."""
     from engines.planners.adaptive.headroom import oracle_price
     sums = np.asarray(head["sums"], np.int64)
     sizes = np.asarray(head["sizes"], np.int64)
     pr = oracle_price(sums, sizes, unit, base)
-    return {"headroom": pr["headroom"], "headroom_engine": pr["headroom_engine"],
+    out = _rank_row(head, sums, unit)
+    return {**out, "headroom": pr["headroom"], "headroom_engine": pr["headroom_engine"],
             "oracle_thr": float(sizes.sum()) / pr["oracle"] if pr["oracle"] > 0 else math.nan,
             "headroom_switches": pr["switches"], "headroom_cands": int(sums.shape[0]),
             "headroom_distinct": head["n_distinct"], "headroom_capped": head["capped"],
@@ -589,6 +677,7 @@ def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup,
             "fn": (sch.false_neg / sch.n_better_available if sch.n_better_available else 0.0),
             "fp": int(sch.false_pos), "matches": ev["matches"],
             "overlap": ev["overlap"],
+            "dup_sums": [int(x) for x in ev["dup_sums"]],
             "plan_events": ev["plan_events"]}
     return out, consistent, zero_sums
 
