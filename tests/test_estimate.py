@@ -110,21 +110,17 @@ def test_other_scale_is_scaled_by_events(tmp_path, no_points):
 
 def test_sample_point_when_nothing_is_stored(tmp_path, monkeypatch):
     cfg = _tiny(tmp_path)
-    calls = tmp_path / "calls.txt"
-    real = estimate.run_point
+    sampled = []
+    real = estimate.sample_points
 
-    def counted(c, p):   # the sample runs in a forked child: count in a file
-        with open(calls, "a") as fh:
-            fh.write(f"{p.point_id}\n")
-        return real(c, p)
+    def recorded(c, points):   # the parent's call: the points handed to the sample's child
+        sampled.extend(points)
+        return real(c, points)
 
-    monkeypatch.setattr(estimate, "run_point", counted)
-    # the patched run_point reaches the sample's child only through fork; under pytest-xdist
-    # the worker runs a second thread (execnet), so the automatic choice would be spawn
-    monkeypatch.setenv("CEPSIM_POOL_CONTEXT", "fork")
+    monkeypatch.setattr(estimate, "sample_points", recorded)
     root = tmp_path / "res"
     est = estimate.estimate_experiment(cfg, None, [root])
-    assert len(calls.read_text().split()) == 1 and est.source == "sample"
+    assert len(sampled) == 1 and est.source == "sample"
     assert not root.exists()
     assert est.point_s[0] >= 0.05        # the sample burns 0.05 CPU s
     ev = [p.params["n_events"] for p in expand_points(cfg)]
@@ -198,20 +194,17 @@ def test_shared_work_sample_times_a_leader_and_a_point_reusing_its_work(tmp_path
     p = tmp_path / "g.toml"
     p.write_text(GENERIC.format(name="g", rates="[100.0, 1000.0]"))
     cfg = load_config(p)
-    calls = tmp_path / "calls.txt"
-    real = estimate.run_point
+    sampled = []
+    real = estimate.sample_points
 
-    def counted(c, pt):
-        with open(calls, "a") as fh:
-            fh.write(f"{pt.params['engine']}|{pt.params['rate']}\n")
-        return real(c, pt)
+    def recorded(c, points):   # see test_sample_point_when_nothing_is_stored
+        sampled.extend(points)
+        return real(c, points)
 
-    monkeypatch.setattr(estimate, "run_point", counted)
-    monkeypatch.setenv("CEPSIM_POOL_CONTEXT", "fork")   # see test_sample_point_when_nothing_is_stored
+    monkeypatch.setattr(estimate, "sample_points", recorded)
     seen: set = set()
     est = estimate.estimate_experiment(cfg, None, [tmp_path / "res"], seen_work=seen)
-    ran = calls.read_text().split("\n")[:-1]
-    assert len(ran) == 2 and ran[0].split("|")[0] == ran[1].split("|")[0]   # one engine's key
+    assert len(sampled) == 2 and sampled[0].params["engine"] == sampled[1].params["engine"]
     assert est.n_pending == 4 and "2 points reuse shared work" in est.note
     # a second experiment of the same keys (as the APAM sensitivity studies read exp 1's
     # counters): every point reuses the work of the first, none is charged as a leader
