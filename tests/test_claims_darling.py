@@ -81,20 +81,23 @@ def _aux(aux=5, peak=10_000):
         "icde20": {"aux_memory_bytes": 9_000, "peak_memory_bytes": 10_000}})
 
 
-def _overload(kept=(60.0, 55.0, 52.0), espice=(1.0, 2.0, 4.0)):
+def _overload(kept=(60.0, 55.0, 52.0), espice=(1.0, 2.0, 4.0), base_kept=(60.0, 40.0, 20.0)):
     xs = (0.1, 0.5, 0.9)
     by = {"darling": {"kept_pct": list(kept), "latency_mean": 0.5, "matches_measured": 5}}
     for b, lat in zip(BASE, ([1.0, 1.5, 3.0], list(espice), [2.0, 2.0, 2.2], [1.0, 9.0, 10.0])):
-        by[b] = {"kept_pct": 30.0, "latency_mean": lat, "matches_measured": 5}
+        by[b] = {"kept_pct": list(base_kept), "latency_mean": lat, "matches_measured": 5}
     return _dar("overload", xs, by)
 
 
-def _nodrop(darling=(1.02, 2.0), shed=0, espice_top=30.0):
+def _nodrop(darling=(1.02, 2.0), shed=0, espice_top=30.0, skip=0, pm=0, kept=5):
+    common = {"matches_measured": 5, "m0": 5, "matches_over_cap": 0}
     return _dar("window_ms", (10, 100), {
-        "none": {"latency_mean": [1.0, 2.0], "matches_measured": 5, "shed_events": 0},
-        "darling": {"latency_mean": list(darling), "matches_measured": 5, "shed_events": shed},
-        "espice": {"latency_mean": [5.0, espice_top], "matches_measured": 5, "shed_events": 0},
-        "hspice": {"latency_mean": [6.0, 25.0], "matches_measured": 5, "shed_events": 0}})
+        "none": dict(common, latency_mean=[1.0, 2.0], shed_events=0, kept=5),
+        "darling": dict(common, latency_mean=list(darling), shed_events=shed, kept=5),
+        "espice": dict(common, latency_mean=[5.0, espice_top], shed_events=0,
+                       shedder_shedding_events=skip, kept=kept),
+        "hspice": dict(common, latency_mean=[6.0, 25.0], shed_events=0,
+                       pm_removed_by_shedder=pm, kept=5)})
 
 
 def _seeds(kept=(50.0, 54.0, 50.0, 54.0), lat=(1.0, 1.1, 1.0, 1.1), seeds=(1, 2)):
@@ -179,24 +182,33 @@ CASES = [
      [r"mean 0\.200 % over 2 settings, max 0\.200 %"]),
 
     # --- claim_overload_flat
-    ("flat-pass", lambda df: S.claim_overload_flat(df, x="overload", points=10.0), _overload(),
-     True, [r"^DARLING kept range 52\.0-60\.0% \(span 8\.0 points, limit 10\.0\)",
-            r"random_pm 3\.00x, espice 4\.00x, hspice 1\.10x, icde20 10\.00x"]),
-    ("flat-fail-span", lambda df: S.claim_overload_flat(df, points=10.0),
-     _overload(kept=(60.0, 55.0, 48.0)), False, [r"span 12\.0 points, limit 10\.0"]),
-    ("flat-fail-baseline-falls", lambda df: S.claim_overload_flat(df),
-     _overload(espice=(4.0, 3.0, 2.0)), False, [r"espice 0\.50x"]),
+    ("flat-pass", lambda df: S.claim_overload_flat(df, x="overload"), _overload(), True,
+     # hand least squares over x = 0.1 / 0.5 / 0.9: (60, 55, 52) -> -10.0, (60, 40, 20) -> -50.0
+     [r"^slope of % kept per unit overload \(least squares\): DARLING -10\.0 \(60\.0 -> 52\.0 %\); "
+      r"espice -50\.0, hspice -50\.0, icde20 -50\.0, random_pm -50\.0"]),
+    ("flat-fail-steeper", lambda df: S.claim_overload_flat(df),
+     _overload(kept=(60.0, 40.0, 10.0)), False, [r"DARLING -62\.5"]),
+    ("flat-fail-baseline-flatter", lambda df: S.claim_overload_flat(df),
+     _overload(base_kept=(30.0, 30.0, 30.0)), False, [r"random_pm 0\.0"]),
 
     # --- claim_nodrop_overhead
     ("nodrop-pass",
      lambda df: S.claim_nodrop_overhead(df, x="window_ms", factor=1.05, spice_factor=10.0),
      _nodrop(), True,
      [r"^DARLING / no-shedder latency: 10: 1\.020, 100: 1\.000; min\(eSPICE, hSPICE\) / DARLING "
-      r"at the largest window_ms: 12\.5x \(need >= 10\.0", r"DARLING dropped 0 events"]),
+      r"at the largest window_ms: 12\.5x \(need >= 10\.0",
+      r"must all be 0\): darling 0, espice 0, hspice 0, none 0$"]),
     ("nodrop-fail-overhead", lambda df: S.claim_nodrop_overhead(df), _nodrop(darling=(1.1, 2.0)),
      False, [r"10: 1\.100"]),
     ("nodrop-fail-shed", lambda df: S.claim_nodrop_overhead(df), _nodrop(shed=3), False,
-     [r"DARLING dropped 6 events \(must be 0\)"]),
+     [r"darling 6, espice 0"]),
+    ("nodrop-fail-spice-skips", lambda df: S.claim_nodrop_overhead(df), _nodrop(skip=4), False,
+     [r"espice 8, hspice 0"]),
+    ("nodrop-fail-pm-removed", lambda df: S.claim_nodrop_overhead(df), _nodrop(pm=1), False,
+     [r"hspice 2, none 0"]),
+    # eSPICE missed 2 matches per row (m0 5, kept 3, none over the cap): 2 rows -> 4
+    ("nodrop-fail-missed-matches", lambda df: S.claim_nodrop_overhead(df), _nodrop(kept=3),
+     False, [r"espice 4, hspice 0"]),
     ("nodrop-fail-spice", lambda df: S.claim_nodrop_overhead(df, spice_factor=10.0),
      _nodrop(espice_top=18.0), False, [r"largest window_ms: 9\.0x"]),
 
@@ -268,18 +280,14 @@ CASES = [
      [r"50: 6\.00x \(random_pm\), 100: 2\.00x"]),
     ("aux-pass-one-row-at-limit", lambda df: S.claim_aux_memory(df, limit_pct=0.1),
      _aux(aux=10).iloc[[0, 2, 3]], True, [r"mean 0\.100 % over 1 settings, max 0\.100 %"]),
-    ("flat-pass-span-at-limit-full-text", lambda df: S.claim_overload_flat(df),
-     _overload(kept=(60.0, 55.0, 50.0)), True,
-     [r"span 10\.0 points, limit 10\.0\); baseline latency highest/lowest overload: "
-      r"random_pm 3\.00x, espice 4\.00x, hspice 1\.10x, icde20 10\.00x; paper: close-to-zero "
-      r"slope for DARLING, baselines' latency rises$"]),
-    ("flat-fail-default-points", lambda df: S.claim_overload_flat(df),
-     _overload(kept=(60.0, 55.0, 49.5)), False, [r"span 10\.5 points, limit 10\.0"]),
-    ("flat-pass-sub-second-latency", lambda df: S.claim_overload_flat(df),
-     _overload().assign(latency_mean=lambda d: d["latency_mean"] / 10.0), True,
-     [r"espice 4\.00x"]),
-    ("flat-fail-baseline-level", lambda df: S.claim_overload_flat(df),
-     _overload(espice=(2.0, 3.0, 2.0)), False, [r"espice 1\.00x"]),
+    # a tie in |slope| passes: (60, 40, 20) -> -50.0 for DARLING and every baseline
+    ("flat-pass-tie", lambda df: S.claim_overload_flat(df),
+     _overload(kept=(60.0, 40.0, 20.0)), True, [r"DARLING -50\.0 \(60\.0 -> 20\.0 %\)"]),
+    # a rising share counts by its magnitude: (52, 55, 60) -> +10.0, still the smallest
+    ("flat-pass-rising", lambda df: S.claim_overload_flat(df),
+     _overload(kept=(52.0, 55.0, 60.0)), True, [r"DARLING 10\.0 "]),
+    ("flat-fail-one-point", lambda df: S.claim_overload_flat(df),
+     _overload().query("overload == 0.1"), False, [r"needs >= 2 values of overload"]),
     ("nodrop-pass-exact-limits", lambda df: S.claim_nodrop_overhead(df),
      _nodrop(darling=(1.05, 2.0), espice_top=20.0), True,
      [r"10: 1\.050", r"largest window_ms: 10\.0x \(need >= 10\.0"]),

@@ -101,8 +101,8 @@ def test_point_on_the_continued_stream():
     uncapped run counted (SEQ without negation: the cap does not change what is served)."""
     p = dict(query="q1", stream="continued", synth_seed=1, window_ms=15, n_events=SAMPLE_N + 4000,
              warm_frac=0.9, shape="peaks", peak_factor=50.0, ref_window_ms=15, beta=0.8,
-             arrival_seed=1, n_in_target=30, method="random_pm")
-    wide = DC.point(p, seed=7)
+             arrival_seed=1, n_in_target=30, method="random_pm", baseline_stop="rate")
+    wide = DC.point(p, seed=7)      # random PM stopping on the rate: a backlog past Lmax
     assert wide["events_total"] == SAMPLE_N + 4000
     assert wide["latency_max"] <= wide["backlog_max_s"] + 1e-12
     assert wide["backlog_max_cap"] == pytest.approx(wide["backlog_max_s"] / wide["latency_cap_s"])

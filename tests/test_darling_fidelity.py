@@ -29,11 +29,12 @@ def test_latency_cap_scales_with_lmax(method):
 
 
 def test_cap_of_one_lmax_counts_only_matches_within_lmax():
-    """With the cap at 1 x Lmax, kept_pct is exactly the labelled lower bound."""
-    r = _pt(method="random_pm", n_in_target=30, latency_cap_lmax=1.0)
+    """With the cap at 1 x Lmax, kept_pct is exactly the labelled lower bound (random PM that
+    stops on the arrival rate: its backlog outlives the bursts, so matches exceed Lmax)."""
+    r = _pt(method="random_pm", n_in_target=30, latency_cap_lmax=1.0, baseline_stop="rate")
     assert r["kept_within_lmax_pct"] == pytest.approx(r["kept_pct"], abs=1e-12)
     assert r["matches_over_cap"] > 0          # the cap really cut matches here
-    wide = _pt(method="random_pm", n_in_target=30)
+    wide = _pt(method="random_pm", n_in_target=30, baseline_stop="rate")
     assert wide["kept_pct"] > r["kept_pct"]
     assert wide["kept_within_lmax_pct"] == pytest.approx(r["kept_within_lmax_pct"], abs=1e-12)
 

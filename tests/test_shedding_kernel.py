@@ -45,9 +45,9 @@ def test_compiled_loop_equals_python_loop(method, peak):
 
 
 @pytest.mark.parametrize("option", [
-    {"victim": "random"}, {"check": "local"}, {"budget": "equal"}, {"psi": 3},
-    {"spice_windows": "shared"}])
-@pytest.mark.parametrize("method", ["darling", "random_input", "espice", "hspice"])
+    {"victim": "random"}, {"check": "global"}, {"budget": "equal"}, {"budget": "cost"},
+    {"psi": 3}, {"spice_windows": "shared"}, {"baseline_stop": "rate"}])
+@pytest.mark.parametrize("method", ["darling", "random_input", "random_pm", "espice", "hspice"])
 def test_compiled_loop_equals_python_loop_for_each_option(method, option):
     params, prof, stream, prog, arr, n_warm, ref = overload_setup("q1", 3000, 30.0, seed=5)
     params = dict(params, **option)

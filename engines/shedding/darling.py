@@ -5,11 +5,18 @@ Warm-up (the first ``n_warm`` arrivals, nothing dropped): the served warm-up eve
 Eqs. 5-10: the simulator charges executed work), the warm-up arrivals give ``R(T)``, and the
 warm-up events' attributes the Normal fits of Eq. (11) (``engines.shedding.utility``).  Then
 
-* ``N_in = Lmax / z_bar`` (section 4.2.1); overload when the queue holds ``>= beta * N_in``
-  events (the *global* check, default) -- ``check="local"`` is the artifact's behaviour, which
-  only tests the per-type budget;
-* ``N_T = Z(T) R(T) / sum_T' Z(T') R(T') * N_in * beta`` (section 4.2.2; ``budget="equal"``
-  splits ``beta * N_in`` equally, the artifact's choice);
+* ``N_in = Lmax / z_bar`` (section 4.2.1).  The overload check: ``check="local"`` (default,
+  the authors' code) sheds when type T's buffer exceeds its budget ``N_T`` alone
+  (koralchapnik/vldb_submission ``darling/patterns/plans/tree/tree_evaluation_mechanism.py``
+  lines 232-251: ``to_shed`` = the leaf's buffer ``is_full``, ``objects/event_buffer.py``
+  lines 21-24); ``check="global"`` (the paper's text, section 4.2) also needs the queue to hold
+  ``>= beta * N_in`` events;
+* the budgets: ``budget="rate"`` (default, the authors' code: ``darling/load_shedders/
+  overload_detector.py`` lines 45-52 and 82-96) ``N_T = ceil(beta * N_in * R(T) / sum_T' R(T'))``,
+  each type's share of ``beta * N_in`` by its arrival rate alone; ``budget="cost"`` (the paper's
+  text, section 4.2.2) ``N_T = Z(T) R(T) / sum_T' Z(T') R(T') * N_in * beta``;
+  ``budget="equal"`` splits ``beta * N_in`` equally over the types;
+* an infinite ``Lmax`` (no latency target) gives infinite budgets: nothing is ever dropped;
 * per type ``psi = 100`` bucket lists of queued events by ``floor(U * psi)``; when the
   global check holds and type T's buffer exceeds ``N_T``, a victim is taken from the lowest
   non-empty bucket (the arriving event included): the oldest for types in the first half of
@@ -43,17 +50,39 @@ from engines.shedding.base import Shedder
 from engines.shedding.utility import fit_normals, utilities
 
 POINTER_BYTES = 8
+#: the per-type budget rules (module docstring)
+BUDGETS = ("rate", "cost", "equal")
+
+
+def budgets(rule: str, z: np.ndarray, r: np.ndarray, n_in: float, beta: float) -> np.ndarray:
+    """Per-type budgets ``N_T`` (float64[types]) from the per-type mean service times ``z`` and
+    arrival rates ``r`` (module docstring: ``rate`` / ``cost`` / ``equal``).  A type that never
+    arrived gets 0 under ``rate`` and ``cost``; an infinite ``n_in`` gives infinite budgets."""
+    z = np.asarray(z, dtype=np.float64)
+    r = np.asarray(r, dtype=np.float64)
+    nt = len(z)
+    total = n_in * beta
+    if not np.isfinite(total):
+        return np.full(nt, np.inf)
+    if rule == "rate":
+        return np.ceil(total * r / r.sum())
+    if rule == "cost":
+        w = z * r
+        return w / w.sum() * total
+    if rule == "equal":
+        return np.full(nt, total / nt)
+    raise CepsimInputError(f"darling: budget must be one of {BUDGETS}, got {rule!r}")
 
 
 class Darling(Shedder):
     name = "darling"
 
-    def __init__(self, lmax: float, beta: float = 0.8, psi: int = 100, budget: str = "cost",
-                 check: str = "global", victim: str = "artifact", utility: bool = True,
+    def __init__(self, lmax: float, beta: float = 0.8, psi: int = 100, budget: str = "rate",
+                 check: str = "local", victim: str = "artifact", utility: bool = True,
                  seed: int = 0) -> None:
         if lmax <= 0 or not 0 < beta <= 1 or psi < 1:
             raise CepsimInputError("darling: need lmax > 0, 0 < beta <= 1, psi >= 1")
-        for k, v, ok in (("budget", budget, ("cost", "equal")),
+        for k, v, ok in (("budget", budget, BUDGETS),
                          ("check", check, ("global", "local")),
                          ("victim", victim, ("artifact", "random"))):
             if v not in ok:
@@ -93,11 +122,7 @@ class Darling(Shedder):
         self.Z = zt
         self.R = rt
         self.n_in = self.lmax / self.z_bar
-        if self.budget == "cost":
-            w = zt * rt
-            self.N_T = w / w.sum() * self.n_in * self.beta
-        else:
-            self.N_T = np.full(nt, self.n_in * self.beta / nt)
+        self.N_T = budgets(self.budget, zt, rt, self.n_in, self.beta)
         mu, sd = fit_normals(np.asarray(st.attrs)[:nw], types[:nw], nt)
         if self.use_utility:
             self.util, self.n_terms = utilities(ctx.program, np.asarray(st.attrs), types, mu, sd)
@@ -106,8 +131,11 @@ class Darling(Shedder):
             self.n_terms = np.zeros(nt, dtype=np.int64)
         self.bucket = np.minimum((self.util * self.psi).astype(np.int64), self.psi - 1)
         alpha = self.n_terms * float(ctx.unit[C.UTILITY_UPDATE])
-        self.gamma = np.maximum(self.N_T - np.ceil(self.N_T * alpha / np.maximum(zt, 1e-300)),
-                                1.0)
+        fin = np.isfinite(self.N_T)
+        nt_f = np.where(fin, self.N_T, 0.0)
+        self.gamma = np.where(fin, np.maximum(nt_f - np.ceil(nt_f * alpha
+                                                             / np.maximum(zt, 1e-300)), 1.0),
+                              np.inf)
         # victim rule: oldest for types in the first half of the SEQ, newest otherwise
         prog = ctx.program
         br = prog.branches[0]
@@ -252,7 +280,7 @@ class Darling(Shedder):
 
     def aux_memory_bytes(self) -> int:
         """Section 4.4: sum over the pattern's types of (N_T + psi) pointers."""
-        if not self.active:
+        if not self.active or not np.isfinite(self.N_T).all():
             return 0
         return aux_bytes(self.N_T, self.psi, pattern_types(self.ctx.program))
 

@@ -35,11 +35,11 @@ from engines.shedding.rates import recent_rate
 K_NONE, K_DARLING, K_RANDOM_PM, K_SPICE, K_ICDE20 = 0, 1, 2, 3, 4
 
 # ---- RandomPM scalars
-RP_ACTIVE, RP_DROPPED = 0, 1
+RP_ACTIVE, RP_DROPPED, RP_STOP_BOUND = 0, 1, 2
 RP_BETA, RP_N_IN, RP_Z_BAR = 0, 1, 2
 # ---- Spice scalars
 SP_ACTIVE, SP_ON, SP_N_SERVED, SP_ON_EVENTS, SP_RANK_N, SP_NW, SP_CNT, SP_WSUM, SP_OPEN_HEAD, \
-    SP_OPEN_TAIL, SP_IS_H, SP_REPLICATE = range(12)
+    SP_OPEN_TAIL, SP_IS_H, SP_REPLICATE, SP_STOP_BOUND = range(13)
 SP_BETA, SP_N_IN, SP_Z_BAR, SP_WINDOW = 0, 1, 2, 3
 # ---- Darling scalars and table columns
 DA_ACTIVE, DA_ENTRIES, DA_PEAK_ENTRIES, DA_DROPS, DA_VICTIM_RANDOM, DA_CHECK_GLOBAL, DA_PSI, \
@@ -75,10 +75,18 @@ def queue_drop(i, qi, qstate, by_type, types):
 def random_pm_after_step(si, sf, qi, arr, S, a_first, pidx, poff, pn, free, cnt_first,
                          bnd_first, m, mark, live_row, live_state, live_first, rng, out):
     """``RandomPM.after_step``: fills ``out`` and returns True, or returns False for None."""
-    if si[RP_ACTIVE] == 0 or qi[Q_LEN] < sf[RP_BETA] * sf[RP_N_IN]:
+    if si[RP_ACTIVE] == 0:
+        return False
+    q_len = qi[Q_LEN]
+    bound = sf[RP_BETA] * sf[RP_N_IN]
+    if q_len < bound:
         return False
     lam = recent_rate(arr, qi[Q_TAIL] - 1)
-    p = 1.0 - (1.0 / sf[RP_Z_BAR]) / lam
+    p = 1.0 - (1.0 / sf[RP_Z_BAR]) / lam      # random_pm.drop_probability, same operations
+    if si[RP_STOP_BOUND] and q_len > 0:
+        pb = 1.0 - bound / q_len
+        if pb > p:
+            p = pb
     if p <= 0:
         return False
     k = live_rows(S, a_first, pidx, poff, pn, m, live_row, live_state, live_first)
@@ -132,12 +140,15 @@ def spice_before_step(i, si, sf, qi, arr, ts, types, in_pattern, rank, open_ts, 
     if si[SP_N_SERVED] % 64 == 1:
         lam = recent_rate(arr, qi[Q_TAIL] - 1)
         mu = 1.0 / sf[SP_Z_BAR]
-        if qi[Q_LEN] >= sf[SP_BETA] * sf[SP_N_IN] and lam > mu:
+        over = qi[Q_LEN] >= sf[SP_BETA] * sf[SP_N_IN]
+        if over and lam > mu:
             x = 1.0 - mu / lam
             k = np.searchsorted(cdf, x, side="left")
             adm[1] = np.inf if k >= u_sorted.shape[0] else np.nextafter(u_sorted[k], np.inf)
             adm[0] = ADM_STATE if si[SP_IS_H] else ADM_TYPE
             si[SP_ON] = 1
+        elif over and si[SP_STOP_BOUND]:
+            pass                        # over the bound, rate below capacity: keep the threshold
         elif si[SP_ON]:
             adm[0] = ADM_NONE
             adm[1] = 0.0
@@ -428,6 +439,7 @@ def pack_start(shedder, ctx) -> KernelState:
         si, sf = ks.si, ks.sf
         si[SP_IS_H] = shedder.kind == "hspice"
         si[SP_REPLICATE] = shedder.replicate
+        si[SP_STOP_BOUND] = shedder.stop == "bound"
         si[SP_NW] = 1
         sf[SP_BETA] = shedder.beta
         sf[SP_WINDOW] = shedder.window
@@ -443,6 +455,7 @@ def pack_learned(shedder, ks: KernelState) -> None:
     si, sf = ks.si, ks.sf
     if ks.kind == K_RANDOM_PM:
         si[RP_ACTIVE] = shedder.active
+        si[RP_STOP_BOUND] = shedder.stop == "bound"
         sf[RP_BETA], sf[RP_N_IN], sf[RP_Z_BAR] = shedder.beta, shedder.n_in, shedder.z_bar
         ks.rng = shedder.rng
     elif ks.kind == K_SPICE:

@@ -21,9 +21,20 @@ Threshold (the CDT of both papers): while overloaded the fraction ``x = 1 - mu /
 pairs must go (``mu = 1 / z_bar``, ``lambda`` over the last 512 arrivals); the threshold is the
 utility at which the comparison-weighted cumulative distribution of utilities reaches ``x``
 (pairs with a utility up to it are skipped, so ties -- the many pairs of utility 0 -- go
-together).  Overloaded = queue ``>= beta * N_in`` and
-``lambda > mu`` (``N_in = Lmax / z_bar``, the same warm-up statistics as DARLING); the threshold
-is recomputed every 64 served events.  Every look-up is one DECISION_CHECK in the engine row.
+together).  Checked every 64 served events, with ``N_in = Lmax / z_bar`` (the same warm-up
+statistics as DARLING):
+
+* queue ``>= beta * N_in`` and ``lambda > mu``: shed, the threshold recomputed for
+  ``x = 1 - mu / lambda``;
+* queue ``>= beta * N_in`` and ``lambda <= mu``: with ``stop = "bound"`` (default) the current
+  state and threshold are kept, so shedding goes on until the queue is back under the bound, as
+  the artifact's overload detector does (koralchapnik/vldb_submission
+  ``espice/load_shedders/overload_detector.py`` lines 69-85: over the bound it returns without a
+  change when the arrival rate is at most the throughput, and calls ``stop_ls`` only when the
+  queue is under the bound); with ``stop = "rate"`` (a named variant) shedding stops here;
+* queue ``< beta * N_in``: shedding stops.
+
+Every look-up is one DECISION_CHECK in the engine row.
 
 Window replication (default ``replicate=True``), as the public artifacts run it
 (koralchapnik/vldb_submission espice|hspice/patterns/plans/tree/tree_evaluation_mechanism.py,
@@ -65,9 +76,12 @@ REPLICATED = (C.EDGE_EVAL, C.PRED_EVAL, C.PM_CREATED, C.MATCH_EMIT)
 
 class Spice(Shedder):
     def __init__(self, lmax: float, kind: str = "hspice", beta: float = 0.8, n_bins: int = 10,
-                 replicate: bool = True, seed: int = 0) -> None:
+                 replicate: bool = True, stop: str = "bound", seed: int = 0) -> None:
         if kind not in ("espice", "hspice"):
             raise CepsimInputError(f"spice: kind must be espice or hspice, got {kind!r}")
+        if stop not in ("bound", "rate"):
+            raise CepsimInputError(f"spice: stop must be 'bound' or 'rate', got {stop!r}")
+        self.stop = stop
         self.name = kind
         self.kind = kind
         self.lmax = float(lmax)
@@ -176,11 +190,14 @@ class Spice(Shedder):
             lam = recent_rate(self.ctx.arrivals, q.tail - 1)
             mu = 1.0 / self.z_bar
             stp = self.ctx.stepper
-            if q.length >= self.beta * self.n_in and lam > mu:
+            over = q.length >= self.beta * self.n_in
+            if over and lam > mu:
                 thr = self._threshold(1.0 - mu / lam)
                 stp.set_admission(ADM_STATE if self.kind == "hspice" else ADM_TYPE, None, thr,
                                   self.n_bins)
                 self.on = True
+            elif over and self.stop == "bound":
+                pass        # over the bound, rate below capacity: keep the state (docstring)
             elif self.on:
                 stp.set_admission(ADM_NONE, None, 0.0, self.n_bins)
                 self.on = False

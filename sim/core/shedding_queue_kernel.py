@@ -23,6 +23,11 @@ again to resume at the same point (no array is rebound inside the loop: docs/ENG
   needs room (``qi[QI_SPACE]`` says which);
 * ``R_AFTER`` / ``R_SERVED``: ICDE'20's every-32nd-event step runs in Python
   (``Icde20.trigger`` after a step, ``Icde20.sample`` after a warm-up departure).
+
+Numba's on-disk cache keys this module's kernels on this file's own source: a change to a hook in
+``engines.shedding.kernel_hooks`` (which ``serve`` links) needs this file's text to change too
+under a fixed ``NUMBA_CACHE_DIR`` (``engines.jitcache``'s default location hashes every engine
+source instead).
 """
 from __future__ import annotations
 

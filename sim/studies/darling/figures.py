@@ -48,10 +48,27 @@ def _lines(ax, d, x, y, logy=False):
 
 
 def _factors(d) -> list:
-    """Peak loads (lambda_peak / mu) present, one figure row each; [None] when there is one."""
-    if "peak_factor" in d.columns and d["peak_factor"].nunique() > 1:
-        return sorted(d["peak_factor"].unique())
-    return [None]
+    """(shape, peak load lambda_peak / mu) pairs present, one figure row each; [None] when
+    there is one."""
+    if "peak_factor" not in d.columns:
+        return [None]
+    sh = d["shape"] if "shape" in d.columns else None
+    pairs = sorted({(str(a), float(b)) for a, b in zip(
+        sh if sh is not None else ["peaks"] * len(d), d["peak_factor"])},
+        key=lambda p: (p[0] != "testbed", p[1]))
+    return pairs if len(pairs) > 1 else [None]
+
+
+def _rows_of(d, pf):
+    """The rows of one ``_factors`` entry."""
+    if pf is None:
+        return d
+    g = d[d["peak_factor"] == pf[1]]
+    return g[g["shape"] == pf[0]] if "shape" in g.columns else g
+
+
+def _label(pf) -> str:
+    return f"{pf[0]}, peak {pf[1]:g} x mu"
 
 
 def fig678(df, out_base: Path) -> list[Path]:
@@ -62,7 +79,7 @@ def fig678(df, out_base: Path) -> list[Path]:
     facs = _factors(d)
     fig, axs = plt.subplots(len(facs), 3, figsize=(13, 3.6 * len(facs)), squeeze=False)
     for row, pf in zip(axs, facs):
-        g = d if pf is None else d[d["peak_factor"] == pf]
+        g = _rows_of(d, pf)
         _lines(row[0], g, x, "kept_pct")
         row[0].set_ylabel("% of matches found (Eq. 4)")
         _lines(row[1], g, x, "latency_mean", logy=True)
@@ -73,7 +90,7 @@ def fig678(df, out_base: Path) -> list[Path]:
         row[2].set_ylabel("peak memory (KiB, log)")
         for ax, t in zip(row, ("Fig. 6", "Fig. 7", "Fig. 8")):
             ax.set_xlabel(AXIS.get(x, x))
-            ax.set_title(t if pf is None else f"{t}, peak {pf:g} x mu")
+            ax.set_title(t if pf is None else f"{t}, {_label(pf)}")
             if x == "window_ms":
                 ax.set_xscale("log")
     axs[0][1].legend(fontsize=7)
@@ -86,7 +103,7 @@ def fig9(df, out_base: Path) -> list[Path]:
     facs = _factors(d)
     fig, axs = plt.subplots(len(facs), 2, figsize=(9, 3.6 * len(facs)), squeeze=False)
     for row, pf in zip(axs, facs):
-        g = d if pf is None else d[d["peak_factor"] == pf]
+        g = _rows_of(d, pf)
         _lines(row[0], g, "overload", "kept_pct")
         row[0].set_ylabel("% of matches found")
         _lines(row[1], g, "overload", "latency_mean", logy=True)
@@ -94,7 +111,7 @@ def fig9(df, out_base: Path) -> list[Path]:
         for ax in row:
             ax.set_xlabel(AXIS["overload"])
             if pf is not None:
-                ax.set_title(f"peak {pf:g} x mu")
+                ax.set_title(_label(pf))
     axs[0][1].legend(fontsize=7)
     fig.suptitle("Fig. 9: one continuous peak")
     fig.tight_layout()
@@ -123,7 +140,8 @@ VARIANTS = ["paper", "equal budgets", "local check", "random victim", "free inge
             "random PM, cap 60000 x Lmax", "hSPICE replicated", "hSPICE shared",
             "eSPICE shared", "ICDE20 fixed", "ICDE20 artifact", "N_in 500", "N_in 2000",
             "warm-up 20 %", "hSPICE 5 bins", "hSPICE 20 bins", "ICDE20 2 classes",
-            "ICDE20 8 classes"]
+            "ICDE20 8 classes", "authors' code (rate budgets, local check)",
+            "random PM, stop on rate", "hSPICE replicated, stop on rate"]
 
 
 def fig_sensitivity(df, out_base: Path) -> list[Path]:

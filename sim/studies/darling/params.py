@@ -40,8 +40,20 @@ _PARAMS = (
     Param("beta", "float", 0.8, "shedding trigger: queue length >= beta x N_in (section 4)",
           low=0, high=1, low_open=True),
     Param("psi", "int", 100, "DARLING's psi (events between utility updates)", low=1),
-    Param("budget", "string", "cost", "DARLING's shedding budget", choices=("cost", "equal")),
-    Param("check", "string", "global", "DARLING's overload check", choices=("global", "local")),
+    Param("budget", "string", "rate", "DARLING's per-type budgets N_T: by arrival rate (the "
+          "authors' code), by cost x rate (the paper's text, section 4.2.2) or equal",
+          choices=("rate", "cost", "equal")),
+    Param("check", "string", "local", "DARLING's overload check: the per-type budget only (the "
+          "authors' code) or also the queue >= beta N_in (the paper's text)",
+          choices=("global", "local")),
+    Param("random_input_check", "string", "global", "random input dropping's overload check "
+          "(global: the queue >= beta N_in, as the other baselines)",
+          choices=("global", "local")),
+    Param("baseline_stop", "string", "bound", "random PM / eSPICE / hSPICE: shed until the queue "
+          "is back under beta N_in (bound) or only while the arrival rate exceeds capacity "
+          "(rate)", choices=("bound", "rate")),
+    Param("latency_target", "string", "bounded", "the shedders' latency target: Lmax, or none "
+          "(unbounded: Fig. 10, nothing dropped)", choices=("bounded", "unbounded")),
     Param("victim", "string", "artifact", "DARLING's victim choice",
           choices=("artifact", "random")),
     Param("spice_bins", "int", 10, "eSPICE / hSPICE utility bins", low=1),
@@ -55,8 +67,11 @@ _PARAMS = (
     Param("warm_frac", "float", 0.1, "fraction of the events in the warm-up prefix", low=0,
           high=1, high_open=True),
     Param("rho0", "float", 0.5, "base load: lambda0 = rho0 / z_pre", low=0, low_open=True),
-    Param("shape", "string", "peaks", "overload shape: the paper's four peaks, one continuous "
-          "peak (Fig. 9) or none (Fig. 10)", choices=("peaks", "continuous", "none")),
+    Param("shape", "string", "peaks", "overload shape: the paper text's four peaks between "
+          "lulls at lambda0, the authors' testbed load (testbed_segments), one continuous "
+          "peak (Fig. 9) or none (Fig. 10)", choices=("peaks", "testbed", "continuous", "none")),
+    Param("regular_ratio", "float", 1.7, "testbed shape: peak rate / regular rate (measured on "
+          "the authors' testbed)", low=1),
     Param("peak_factor", "float", 500.0, "peak load lambda_peak / mu (peak_ref = mu) or / "
           "lambda0", low=0, low_open=True),
     Param("peak_ref", "string", "mu", "what peak_factor multiplies", choices=("mu", "lambda0")),
