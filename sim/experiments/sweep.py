@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable
 
 from sim.experiments.config import ExperimentConfig, Point
+from engines.errors import CepsimInputError
 from engines.jitcache import ensure_numba_cache_dir, install_compile_lock  # noqa: F401
 from sim.experiments.runner import default_workers, run_point
 from sim.experiments.warmup import plan_sweep
@@ -124,7 +125,7 @@ def pool_context(context: str | None = None) -> str:
     context = context or os.environ.get("CEPSIM_POOL_CONTEXT") or None
     if context:
         if context not in mp.get_all_start_methods():
-            raise ValueError(f"process start method {context!r} is not available here; "
+            raise CepsimInputError(f"process start method {context!r} is not available here; "
                              f"choose one of {mp.get_all_start_methods()} "
                              f"(CEPSIM_POOL_CONTEXT or the context argument)")
         return context
