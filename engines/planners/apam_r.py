@@ -40,7 +40,8 @@ from engines.queueing import lindley
 def service_times(counters: np.ndarray, costs: dict) -> np.ndarray:
     """Per-event service time (seconds) of an engine's counter matrix at the APAM unit costs:
     ``base + t_pe·pred_eval + t_seq·search_cmp + t_rc·(pm_created + match_emit) +
-    t_bi·buf_insert`` (``t_seq`` None or absent: ``t_pe``), the pricing of
+    t_bi·buf_insert + t_iw·instance_work`` (``t_seq`` None or absent: ``t_pe``; ``t_iw``
+    absent: 0), the pricing of
     ``sim.studies.apam.scenario.profile_for``; or, when ``costs`` has ``unit_vector`` (seconds
     per counter, ``N_COUNTERS`` long, e.g. a cost profile's), ``base + counters @ unit_vector``."""
     c = np.asarray(counters)
@@ -61,6 +62,7 @@ def service_times(counters: np.ndarray, costs: dict) -> np.ndarray:
         unit[C.PM_CREATED] = float(costs["t_rc"])
         unit[C.MATCH_EMIT] = float(costs["t_rc"])
         unit[C.BUF_INSERT] = float(costs["t_bi"])
+        unit[C.INSTANCE_WORK] = float(costs.get("t_iw", 0.0))
     out = c.astype(np.float64) @ unit + float(costs["base"])
     if not np.all(out >= 0):
         raise CepsimInputError("apam-r: unit costs must give non-negative service times")
