@@ -8,7 +8,7 @@ import pytest
 
 from engines import counters as C
 from sim.studies.darling import scenario as D
-from engines.shedding.memory import leaf_mask
+from engines.shedding.memory import leaf_bits
 from engines.shedding.base import Shedder
 from sim.core.shedding_queue import run_shedding
 from shedding_setup import assert_same_results, overload_setup
@@ -32,7 +32,7 @@ def test_plain_clock_equals_simpy_clock(method):
         sh = D.make_shedder(method, PARAMS, lmax, seed=11)
         out[clock] = run_shedding(stream, prog, arr, prof, sh, n_warm=n_warm,
                                   ingest_on_server=True, latency_cap=1200 * lmax,
-                                  leaf_mask=leaf_mask(prog, stream), clock=clock)
+                                  leaf_bits=leaf_bits(prog, stream), clock=clock)
     a, b = out["simpy"], out["plain"]
     assert_same_results(a, b)
     if method != "none":     # the peaks overload the server: the shedder's hooks did work

@@ -10,7 +10,7 @@ import pytest
 from engines.errors import CepsimInputError
 from sim.studies.darling import scenario as D
 from engines.shedding.kernel_hooks import compiled_kind
-from engines.shedding.memory import leaf_mask
+from engines.shedding.memory import leaf_bits
 from engines.shedding.base import Shedder
 from sim.core.shedding_queue import run_shedding
 from shedding_setup import assert_same_results, overload_setup
@@ -34,7 +34,7 @@ def test_compiled_loop_equals_python_loop(method, peak):
     lmax = 20 * ref["z_pre"]
     (a, sa), (b, sb) = _both(method, params, prof, stream, prog, arr, n_warm, lmax,
                              ingest_on_server=True, latency_cap=1200 * lmax,
-                             leaf_mask=leaf_mask(prog, stream))
+                             leaf_bits=leaf_bits(prog, stream))
     assert_same_results(a, b)
     if method != "none":
         assert a.metrics["server_shed_s"] > 0      # the hooks did work on this stream

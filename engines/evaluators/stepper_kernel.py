@@ -3,12 +3,16 @@ numpy arrays owned by ``engines.evaluators.stepper.Stepper`` (see that module fo
 counters and shedder interface), plus the compiled state queries ``live_rows`` / ``drop_rows``.
 
 State layout: the scalar vector ``S`` (``S_*`` indices: window start, arena top, free-stack
-size, live partial matches, bound events, negative-buffer head/tail, matches, last event);
+size, live partial matches, bound events, negative-buffer head/tail, matches, last event,
+candidates of the last step, partial matches dropped by shedders so far);
 the instance arena ``a_first`` / ``a_bind`` with the free stack ``free``; one pool per state
 ``A_j`` (``pidx``/``poff``/``pcap``/``pn``, ``engines.evaluators.nfa_buffers``), pool ``m``
 holding complete matches that wait for a trailing NOT; per first event the live count and
 bound events (``cnt_first``/``bnd_first``, exact expiry); the candidate buffer ``c_*`` and
-the output ``o_*``.
+the output ``o_*``.  After a step, ``c_first[ci]`` holds the arena row candidate ``ci``
+became (-1 when it became none: killed by a negation or emitted), and a row ``drop_rows``
+removed holds ``a_first = -2 - first`` until reused: what the DARLING artifact's storage model
+(``engines.shedding.lazy_store``) reads.
 """
 from __future__ import annotations
 
@@ -26,8 +30,8 @@ from engines.predicates import eval_pred
 
 ADM_NONE, ADM_STATE, ADM_TYPE, ADM_COUNT = 0, 1, 2, 3
 # scalar state (int64 vector ``S``)
-S_LO, S_TOP, S_NFREE, S_LIVE, S_BOUND, S_NHEAD, S_NTAIL, S_NM, S_LAST, S_NC = range(10)
-N_S = 10
+S_LO, S_TOP, S_NFREE, S_LIVE, S_BOUND, S_NHEAD, S_NTAIL, S_NM, S_LAST, S_NC, S_NDROP = range(11)
+N_S = 11
 ST_OK, ST_GROW = 0, 1
 A_ADM = 25     # position of adm_mode in step_kernel's argument list (then util, thr, bins)
 
@@ -265,8 +269,10 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                 alive = False
                 break
         if not alive:
+            c_first[ci] = -1
             continue
         if s == m - 1:
+            c_first[ci] = -1
             emit = True
             for q in range(n_neg):
                 if ng_chk[q] != m:
@@ -317,6 +323,7 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
             i = a_top
             a_top += 1
         a_first[i] = first
+        c_first[ci] = i             # the candidate's row (``engines.shedding.lazy_store``)
         for s2 in range(m):
             a_bind[i, s2] = c_row[ci, s2]
         dst = s + 1
@@ -350,6 +357,7 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
     S[S_NTAIL] = ntail
     S[S_NM] = nm
     S[S_LAST] = e
+    S[S_NC] = nc
     for k in range(row.shape[0]):
         row_f[k] = row[k]
         total[k] += row[k]
@@ -387,6 +395,7 @@ def drop_rows(S, a_first, pidx, poff, pn, free, cnt_first, bnd_first, m, mark):
                 f = a_first[i]
                 cnt_first[f] -= 1
                 bnd_first[f] -= j
+                a_first[i] = -2 - f     # tagged as dropped (``engines.shedding.lazy_store``)
                 S[S_LIVE] -= 1
                 S[S_BOUND] -= j
                 pool_remove_at(pidx, poff, pn, j, k)
@@ -394,6 +403,7 @@ def drop_rows(S, a_first, pidx, poff, pn, free, cnt_first, bnd_first, m, mark):
                 nfree += 1
                 removed += 1
     S[S_NFREE] = nfree
+    S[S_NDROP] += removed
     return removed
 
 

@@ -74,7 +74,9 @@ def queue_drop(i, qi, qstate, by_type, types):
 @njit(cache=True)
 def random_pm_after_step(si, sf, qi, arr, S, a_first, pidx, poff, pn, free, cnt_first,
                          bnd_first, m, mark, live_row, live_state, live_first, rng, out):
-    """``RandomPM.after_step``: fills ``out`` and returns True, or returns False for None."""
+    """``RandomPM.after_step``: fills ``out`` and returns True, or returns False for None.
+    Its drops go through ``drop_rows``, which tags the rows it frees for the artifact's storage
+    model (``engines.shedding.lazy_store``)."""
     if si[RP_ACTIVE] == 0:
         return False
     q_len = qi[Q_LEN]

@@ -18,8 +18,11 @@ leaf (a partial match of one event, paper Section 2.1) and every internal-node p
 its instances (state ``A_j`` binds ``j`` events: ``LIVE_BOUND``); the leaves of the later
 slots are the served events of those slots' types, passing that slot's one-event conditions,
 within the window: ``leaf_mask`` marks them and ``run_shedding(leaf_mask=...)`` counts them.
-(The artifact expires lazily, when a peer scan meets an expired instance; here they leave at
-the window's edge: a lower bound on its storage.)
+Counted so (``leaf_mask``), instances and leaf events leave when their window closes: the
+*window accounting*, a lower bound on the artifact's storage, kept as the named variant
+(``peak_pm_slots_window``).  The artifact expires lazily, when a scan from a peer node meets an
+expired instance followed by a live one; ``engines.shedding.lazy_store`` keeps its lists
+(``leaf_bits`` says which leaves store an event) and gives the default ``peak_pm_slots``.
 
 *Auxiliary memory* (Section 4.4): ``sum_T (N_T + xi_T) x B`` bytes with ``B`` = 8 (a pointer)
 over the pattern's event types -- ``aux_bytes``.
@@ -64,6 +67,28 @@ def leaf_mask(program, stream) -> np.ndarray:
                 _unary_ok(pred_i, pred_f, int(p), attrs, idx, ok)
         mask[idx[ok]] = True
     return mask
+
+
+def leaf_bits(program, stream) -> np.ndarray:
+    """int64[n]: bit ``j`` (``j >= 1``) set when event ``e`` is stored at leaf ``L_j`` (its type
+    is slot ``j``'s and it passes that slot's one-variable conditions) -- what
+    ``engines.shedding.lazy_store`` stores; ``leaf_mask`` is ``leaf_bits != 0``."""
+    br = program.branches[0]
+    types = np.asarray(stream.types)
+    attrs = np.ascontiguousarray(stream.attrs, dtype=np.float64)
+    pred_i = np.ascontiguousarray(program.pred_i, dtype=np.int32)
+    pred_f = np.ascontiguousarray(program.pred_f, dtype=np.float64)
+    bits = np.zeros(len(types), dtype=np.int64)
+    for j, v in enumerate(br.pos_vars):
+        if j == 0:
+            continue
+        idx = np.flatnonzero(types == program.var_type[v]).astype(np.int64)
+        ok = np.ones(len(idx), dtype=np.bool_)
+        for p in br.pred_ids:
+            if pred_i[p, PI_V1] == v and pred_i[p, PI_V2] < 0:
+                _unary_ok(pred_i, pred_f, int(p), attrs, idx, ok)
+        bits[idx[ok]] |= np.int64(1) << j
+    return bits
 
 
 def pattern_types(program) -> list[int]:

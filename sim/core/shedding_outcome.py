@@ -20,7 +20,8 @@ class LoopOutcome:
     peak_mem: int
     peak_bound: int
     peak_live: int
-    peak_slots: int
+    peak_slots: int             # storage slots, window accounting (``leaf_mask``)
+    peak_slots_lazy: int        # storage slots, the artifact's lazy expiry (-1 without a store)
     warm_matches: int
     n_over: int
     ingest_busy: float

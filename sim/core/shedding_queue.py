@@ -83,7 +83,7 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
                  n_warm: int = 0, ingest_on_server: bool = False, keep_keys: bool = False,
                  latency_cap: float | None = None,
                  leaf_mask: np.ndarray | None = None, clock: str = "plain",
-                 loop: str = "auto") -> ShedResult:
+                 loop: str = "auto", leaf_bits: np.ndarray | None = None) -> ShedResult:
     """Simulate the shedding queue (module docstring); ``n_warm`` first events are the warm-up
     (the shedder must not drop there; it gathers statistics and ``end_warmup`` is called when
     event ``n_warm`` arrives).  Matches detected at or after event ``n_warm`` are measured;
@@ -92,7 +92,11 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     ``leaf_mask`` (bool per event, ``engines.shedding.memory.leaf_mask``): served events the tree
     would also store at a leaf, counted while within the window; ``peak_pm_slots`` is the peak
     over the served events from ``n_warm`` on of (events bound by the engine's partial matches +
-    those leaf events) -- the DARLING artifact's storage size (``engines.shedding.memory``).
+    those leaf events) -- the DARLING artifact's storage size with instances leaving when their
+    window closes (``peak_pm_slots_window``).  ``leaf_bits`` (int per event, bit ``j`` = stored
+    at leaf ``L_j``, ``engines.shedding.memory.leaf_bits``) adds the artifact's lazy expiry
+    (``engines.shedding.lazy_store``): ``peak_pm_slots`` is then that storage's peak and
+    ``peak_pm_slots_window`` the window accounting (``leaf_mask`` defaults to ``leaf_bits != 0``).
 
     ``clock``: what advances virtual time between the server's waits. ``"plain"`` (default)
     adds each wait to the clock (``now + delay``), exactly what a SimPy ``Timeout`` does with
@@ -132,13 +136,22 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
     if loop == "compiled" and not compiled:
         raise CepsimInputError(f"run_shedding: no compiled loop for shedder "
                                f"{type(shedder).__name__} with clock {clock!r}; use loop='auto'")
+    store = None
+    if leaf_bits is not None:
+        from engines.shedding.lazy_store import LazyStore
+        leaf_bits = np.ascontiguousarray(leaf_bits, dtype=np.int64)
+        if leaf_bits.shape != (n,):
+            raise CepsimInputError(f"run_shedding: {leaf_bits.shape} leaf bits for {n} events")
+        if leaf_mask is None:
+            leaf_mask = leaf_bits != 0
+        store = LazyStore(stp.m, leaf_bits, float(stp.window))
     if compiled:
         from sim.core.shedding_queue_kernel import run_compiled
         out = run_compiled(ctx, shedder, stp, int(n_warm), bool(ingest_on_server),
-                           bool(keep_keys), latency_cap, leaf_mask, t_init)
+                           bool(keep_keys), latency_cap, leaf_mask, t_init, store)
     else:
         out = _serve_python(ctx, shedder, stp, q, int(n_warm), ingest_on_server, keep_keys,
-                            latency_cap, leaf_mask, clock, t_init)
+                            latency_cap, leaf_mask, clock, t_init, store)
     start, depart, served, lat, keys = out.start, out.depart, out.served, out.lat, out.keys
     shed_tot, totals = out.shed_tot, out.totals
     end = float(np.nanmax(depart)) if served.any() else 0.0
@@ -149,7 +162,9 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
         "vetoed": int(out.vetoed), "peak_queue": int(q.peak),
         "peak_live_pm": int(out.peak_live), "peak_live_bound": int(out.peak_bound),
         "peak_memory_events": int(out.peak_mem),
-        "peak_pm_slots": int(out.peak_slots) if leaf_mask is not None else -1,
+        "peak_pm_slots": (int(out.peak_slots_lazy) if store is not None else
+                          int(out.peak_slots) if leaf_mask is not None else -1),
+        "peak_pm_slots_window": int(out.peak_slots) if leaf_mask is not None else -1,
         "matches_measured": int(lat.size), "warm_matches": int(out.warm_matches),
         "matches_over_cap": int(out.n_over),
         "ingest_busy_s": float(out.ingest_busy),
@@ -183,7 +198,8 @@ def run_shedding(stream, program, arrivals, profile, shedder: Shedder | None = N
 
 def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue, n_warm: int,
                   ingest_on_server: bool, keep_keys: bool, latency_cap: float | None,
-                  leaf_mask: np.ndarray | None, clock: str, t_init: float) -> LoopOutcome:
+                  leaf_mask: np.ndarray | None, clock: str, t_init: float,
+                  store=None) -> LoopOutcome:
     """The server loop in Python (the module docstring)."""
     arr = ctx.arrivals
     n = len(arr)
@@ -207,7 +223,10 @@ def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue
     ingest_busy = 0.0
     ingest_free_at = -np.inf
     peak_mem = peak_bound = peak_live = vetoed = warm_matches = n_over = 0
-    peak_slots = 0
+    peak_slots = peak_lazy = 0
+    if store is not None:
+        from engines.shedding.lazy_store import lazy_room, lazy_step, lazy_sync
+        el_type = np.asarray(stp.tb["el_type"], dtype=np.int64)
     leaf_l = leaf_mask.tolist() if leaf_mask is not None else None
     ts_l = np.asarray(stream.ts, dtype=np.float64).tolist() if leaf_l is not None else None
     leaves: deque = deque()        # timestamps of the served leaf events within the window
@@ -296,7 +315,7 @@ def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue
 
     def server():
         nonlocal peak_mem, peak_bound, peak_live, vetoed, server_shed_s, replication_s
-        nonlocal peak_slots
+        nonlocal peak_slots, peak_lazy
         nxt = 0
         carry = 0.0       # ingest work charged to the server (ingest_on_server)
         warm_service = ctx.warm_service
@@ -324,6 +343,13 @@ def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue
                     vetoed += 1
                     carry = extra
                     continue
+            if store is not None:
+                # the artifact's storage: drops before any row is reused, then room
+                lazy_sync(stp.S, stp.a_first, store.ent_first, store.ent_row, store.ent_n,
+                          store.sc)
+                while not lazy_room(i, stp.types, el_type, stp.pn, store.ent_n,
+                                    store.leaf_head, store.leaf_tail, store.ent_first.shape[1]):
+                    store.grow()
             row = step(i)
             svc = float(row_f.dot(unit)) + base     # = np.dot(row, unit): row_f is row as float
             if has_after:
@@ -355,6 +381,11 @@ def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue
                     leaves.append(t_i)
                 if i >= n_warm and live_bound + len(leaves) > peak_slots:
                     peak_slots = live_bound + len(leaves)
+            if store is not None:
+                held = lazy_step(i, stp.ts, stp.types, win, el_type, stp.a_first, stp.c_slot,
+                                 stp.c_first, stp.S, S[S_NM], *store.arrays())
+                if i >= n_warm and held > peak_lazy:
+                    peak_lazy = held
             t = yield svc
             now = t
             depart_l[i] = t
@@ -394,5 +425,5 @@ def _serve_python(ctx: ShedContext, shedder: Shedder, stp: Stepper, q: ShedQueue
     depart = np.frombuffer(depart_l, dtype=np.float64)
     served = np.frombuffer(bytes(served_b), dtype=np.uint8).astype(bool)
     return LoopOutcome(start, depart, served, lat, keys, vetoed, peak_mem, peak_bound, peak_live,
-                       peak_slots, warm_matches, n_over, ingest_busy, server_shed_s,
+                       peak_slots, peak_lazy if store is not None else -1, warm_matches, n_over, ingest_busy, server_shed_s,
                        replication_s, shed_tot, totals)

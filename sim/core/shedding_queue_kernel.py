@@ -37,6 +37,7 @@ from numba import njit
 from engines import counters as C
 from engines.evaluators.stepper_kernel import S_BOUND, S_LIVE, S_NM, ST_OK, step_kernel
 from engines.shedding import kernel_hooks as H
+from engines.shedding.lazy_store import lazy_room, lazy_step, lazy_sync
 from engines.shedding.base import RECENT_STEPS
 
 # int64 loop state ``qi``
@@ -44,8 +45,8 @@ from engines.shedding.base import RECENT_STEPS
  QI_PEAK_BOUND, QI_PEAK_LIVE, QI_PEAK_SLOTS, QI_WARM_MATCHES, QI_N_OVER, QI_IN_WARMUP, QI_NLAT,
  QI_NKEY, QI_NWROWS, QI_NWSVC, QI_LEAF_HEAD, QI_LEAF_TAIL, QI_ADM_MODE, QI_ADM_BINS, QI_SPACE,
  QI_N_WARM, QI_KEEP_KEYS, QI_ON_SERVER, QI_HAS_CAP, QI_HAS_LEAF, QI_KIND, QI_KEEP_WARM,
- QI_KEEP_RECENT, QI_RECENT_N) = range(33)
-N_QI = 33
+ QI_KEEP_RECENT, QI_RECENT_N, QI_HAS_LAZY, QI_PEAK_LAZY) = range(35)
+N_QI = 35
 #: steps with matches whose latencies ``recent_mean_latency`` averages (``ShedContext.recent``)
 N_RECENT = RECENT_STEPS
 # float64 loop state ``qf``
@@ -250,7 +251,7 @@ def collect(i_det, t_det, qi, qf, arr, S, o_pos, o_last, cols, lat, keys, wrows,
 def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv, lat, keys,
           wrows, leaf, leaf_ts, leaves, unit, shed_tot, st, adm_util, row, row_f, total, mark,
           el_type, cols, si, sf, ev_a, ev_b, ev_f, t_i, t_f, l_i, pool, cdf, u_sorted, rep, rng,
-          flags, recent_s, recent_c, live_row, live_state, live_first):
+          flags, recent_s, recent_c, live_row, live_state, live_first, lz):
     """Run the server loop from its resume point (``qi[QI_PHASE]``) until it is done or Python
     must act (module docstring); returns ``R_*``.  One served event passes the phases in order:
     (top / ingest) arrivals and the next event, ``before_step``; (step) the engine step and
@@ -259,6 +260,8 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
     ``QF_PEND_EXTRA``, ``QF_PEND_SVC``, the clock)."""
     (types, ts, attrs, pred_i, pred_f, tabs, window, S, a_first, a_bind, free, pidx, poff, pcap,
      pn, cnt_first, bnd_first, nbuf, c_row, c_first, c_slot, o_pos, o_det, o_last) = st
+    (lz_bits, lz_first, lz_row, lz_n, lz_ev, lz_head, lz_tail, lz_sc) = lz
+    has_lazy = qi[QI_HAS_LAZY] != 0
     n = arr.shape[0]
     m = el_type.shape[0]
     kind = qi[QI_KIND]
@@ -331,6 +334,17 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
         else:                                   # P_COLLECT
             i = qi[QI_PEND_I]
         if phase == P_STEP:
+            if has_lazy:
+                # the artifact's storage (``engines.shedding.lazy_store``): drops before any row
+                # is reused, room for what this step can add
+                lazy_sync(S, a_first, lz_first, lz_row, lz_n, lz_sc)
+                if not lazy_room(i, types, el_type, pn, lz_n, lz_head, lz_tail,
+                                 lz_first.shape[1]):
+                    qi[QI_PHASE] = P_STEP
+                    qi[QI_PEND_I] = i
+                    qf[QF_PEND_EXTRA] = extra
+                    status = R_GROW
+                    break
             if step_kernel(i, types, ts, attrs, pred_i, pred_f, tabs, window, S, a_first,
                            a_bind, free, pidx, poff, pcap, pn, cnt_first, bnd_first, nbuf,
                            c_row, c_first, c_slot, o_pos, o_det, o_last, np.int64(adm[0]),
@@ -387,6 +401,12 @@ def serve(qi, qf, arr, qstate, by_type, start, depart, served, warm_ev, warm_sv,
                 held = live_bound + qi[QI_LEAF_TAIL] - lh
                 if i >= n_warm and held > qi[QI_PEAK_SLOTS]:
                     qi[QI_PEAK_SLOTS] = held
+            if has_lazy:
+                held = lazy_step(i, ts, types, window, el_type, a_first, c_slot, c_first, S,
+                                 S[S_NM], lz_bits, lz_first, lz_row, lz_n, lz_ev, lz_head,
+                                 lz_tail, lz_sc)
+                if i >= n_warm and held > qi[QI_PEAK_LAZY]:
+                    qi[QI_PEAK_LAZY] = held
             now = now + svc
             qf[QF_NOW] = now
             depart[i] = now
@@ -438,7 +458,7 @@ def _sync_view(ctx, qi, recent_s, recent_c) -> None:
 
 
 def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_keys: bool,
-                 latency_cap, leaf_mask, t_init: float):
+                 latency_cap, leaf_mask, t_init: float, store=None):
     """Run the server loop compiled (module docstring); returns its
     ``sim.core.shedding_queue.LoopOutcome``."""
     from engines.shedding.base import index_dtype
@@ -459,6 +479,7 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
     qi[QI_ON_SERVER] = ingest_on_server
     qi[QI_HAS_CAP] = latency_cap is not None
     qi[QI_HAS_LEAF] = leaf_mask is not None
+    qi[QI_HAS_LAZY] = store is not None
     qf[QF_NOW] = t_init
     qf[QF_INGEST_FREE] = -np.inf
     qf[QF_CAP] = latency_cap if latency_cap is not None else np.inf
@@ -493,7 +514,11 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
     el_type = np.asarray(stp.tb["el_type"], dtype=np.int64)
     cols = np.asarray(stp.tb["col_of_slot"], dtype=np.int64)
     unit = np.ascontiguousarray(ctx.unit, dtype=np.float64)
+    if store is None:                       # typed placeholders: the kernel never reads them
+        from engines.shedding.lazy_store import LazyStore
+        lz_none = LazyStore(1, np.zeros(1, dtype=np.int64), 0.0, cap=1)
     while True:
+        lz = (store or lz_none).arrays()
         qi[QI_ADM_MODE] = stp.adm_mode
         qi[QI_ADM_BINS] = stp.adm_bins
         qf[QF_ADM_THR] = stp.adm_thr
@@ -508,13 +533,19 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
                        stp.adm_util, stp.row, stp.row_f, stp.total, stp.mark, el_type, cols,
                        ks.si, ks.sf, ks.ev_a, ks.ev_b, ks.ev_f, ks.t_i, ks.t_f, ks.l_i,
                        ks.pool, ks.cdf, ks.u_sorted, ks.rep, ks.rng, ks.flags, recent_s,
-                       recent_c, live, live.copy(), live.copy())
+                       recent_c, live, live.copy(), live.copy(), lz)
         stp.set_admission(int(qi[QI_ADM_MODE]), None, float(qf[QF_ADM_THR]),
                           int(qi[QI_ADM_BINS]))
         if status == R_DONE:
             break
         if status == R_GROW:
-            stp.grow()
+            i_pend = int(qi[QI_PEND_I])
+            if store is not None and not lazy_room(i_pend, stp.types, el_type, stp.pn,
+                                                   store.ent_n, store.leaf_head,
+                                                   store.leaf_tail, store.ent_first.shape[1]):
+                store.grow()
+            else:
+                stp.grow()
         elif status == R_WARM:
             qi[QI_IN_WARMUP] = 0
             ctx.in_warmup = False
@@ -568,6 +599,7 @@ def run_compiled(ctx, shedder, stp, n_warm: int, ingest_on_server: bool, keep_ke
         keys=keys[:int(qi[QI_NKEY])] if keep_keys else None,
         vetoed=0, peak_mem=int(qi[QI_PEAK_MEM]), peak_bound=int(qi[QI_PEAK_BOUND]),
         peak_live=int(qi[QI_PEAK_LIVE]), peak_slots=int(qi[QI_PEAK_SLOTS]),
+        peak_slots_lazy=int(qi[QI_PEAK_LAZY]) if store is not None else -1,
         warm_matches=int(qi[QI_WARM_MATCHES]), n_over=int(qi[QI_N_OVER]),
         ingest_busy=float(qf[QF_INGEST_BUSY]), server_shed_s=float(qf[QF_SERVER_SHED]),
         replication_s=0.0, shed_tot=shed_tot, totals=totals)

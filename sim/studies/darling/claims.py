@@ -163,8 +163,11 @@ def claim_latency_lowest(df, x: str = "window_ms", factor_at_max: float = 5.0,
 def claim_aux_memory(df, x: str = "window_ms", limit_pct: float = 0.1,
                      shape: str | None = None) -> ClaimResult:
     """DARLING's auxiliary structures (Section 4.4's sum_T (N_T + xi_T) x 8) are on average over
-    the settings <= limit_pct % of its peak memory (paper: 0.03 % on average); the points above
-    the limit are named.  ``shape``: only that overload shape's rows."""
+    the settings <= limit_pct % of its peak memory (paper: 0.03 % on average over three data
+    sets); the share per setting is listed.  Peak memory is the artifact's storage with its lazy
+    expiry (``engines.shedding.lazy_store``); the share under the window accounting
+    (``peak_memory_bytes_window``) is printed beside it.  ``shape``: only that overload shape's
+    rows."""
     d = valid_rows(df)
     if shape is not None and "shape" in d.columns:
         d = d[d["shape"] == shape]
@@ -176,14 +179,20 @@ def claim_aux_memory(df, x: str = "window_ms", limit_pct: float = 0.1,
     names = ""
     if keys:      # per setting (mean over seeds), in axis order
         by = pct.groupby([d[k] for k in keys]).mean()
-        over = by[by > limit_pct]
         names = ", ".join("/".join(f"{k}={v:g}" for k, v in
                                    zip(keys, idx if isinstance(idx, tuple) else (idx,)))
-                          + f": {p:.3f} %" for idx, p in over.items())
+                          + f": {p:.3f} %" for idx, p in by.items())
+    win = ""
+    if "peak_memory_bytes_window" in d.columns:
+        w = d[d["peak_memory_bytes_window"] > 0]
+        if not w.empty:
+            pw = 100.0 * w["aux_memory_bytes"] / w["peak_memory_bytes_window"]
+            win = f"; window accounting: mean {pw.mean():.3f} %, max {pw.max():.3f} %"
     return ClaimResult(bool(pct.mean() <= limit_pct),
-                       f"aux / peak memory: mean {pct.mean():.3f} % over {len(pct)} settings, "
-                       f"max {pct.max():.3f} % (limit {limit_pct} % on the mean; paper 0.03 % on "
-                       f"average); above the limit: {names or 'none'}")
+                       f"aux / peak memory (lazy expiry, the artifact's storage): mean "
+                       f"{pct.mean():.3f} % over {len(pct)} settings, max {pct.max():.3f} % "
+                       f"(limit {limit_pct} % on the mean; paper 0.03 % on average over three "
+                       f"data sets){win}; per setting: {names or 'one setting'}")
 
 
 @per_peak_factor
