@@ -142,6 +142,38 @@ def test_zstream_counts_for_n3():
     assert D.check(RW, SEL) == (False, 7)
 
 
+def test_zstream_constant_subtrees_for_n3():
+    """Section 4.2's constant-time reading (``subtree = "constant"``): with rw = (1, 2, 3) the
+    winner ((0,1),2) keeps Cost(0,1) + Cost(2) = 5 + 3 = 8 and Card(0,1) x Card(2) = 2 x 3 = 6,
+    the loser (0,(1,2)) keeps 1 + 11 = 12 and 1 x 6 = 6; each side multiplies its constant
+    cardinality by the current selectivity between its subtrees: (0,2)(1,2) and (0,1)(0,2).
+    One condition, 2 operations.  A rate change is invisible to it (the recomputing check fires
+    on rw = (3, 2, 1): 18 > 14); sel(0,1) = 0.1 makes the loser 12 + 0.6 < 14: it fires."""
+    pr = zstream_plan(((0, 1, 2),), RW, SEL)
+    D = InvariantDecision(0.0, 1, "constant")
+    D.reset(pr, RW, SEL, ((0, 1, 2),))
+    k1, c1, p1, k2, c2, p2 = D.consts[0]
+    assert (k1, c1, sorted(p1), k2, c2, sorted(p2)) == (8.0, 6.0, [(0, 2), (1, 2)], 12.0, 6.0,
+                                                        [(0, 1), (0, 2)])
+    assert D.check(RW, SEL) == (False, 2)
+    flipped = np.array([3.0, 2.0, 1.0])
+    assert D.check(flipped, SEL) == (False, 2)
+    R = InvariantDecision(0.0, 1)
+    R.reset(pr, RW, SEL, ((0, 1, 2),))
+    assert R.check(flipped, SEL)[0]
+    sel = SEL.copy()
+    sel[0, 1] = sel[1, 0] = 0.1
+    assert D.check(RW, sel) == (True, 2)
+
+
+def test_zstream_constant_subtrees_need_a_finite_k():
+    from engines.errors import CepsimInputError
+    with pytest.raises(CepsimInputError, match="finite K"):
+        InvariantDecision(0.0, None, "constant")
+    with pytest.raises(CepsimInputError, match="zs_subtree"):
+        InvariantDecision(0.0, 1, "halfway")
+
+
 def test_threshold_counts_for_n3():
     """ZStream's threshold check compares every monitored value: 3 rates + 1 selectivity."""
     pr = greedy_plan(((0, 1, 2),), RW, SEL)

@@ -94,7 +94,9 @@ def _program(dataset, pset, n):
 def _decisions(monitored, K):
     return ([StaticDecision(), UnconditionalDecision()]
             + [ThresholdDecision(t, monitored) for t in (0.0, 0.1, 1.0)]
-            + [InvariantDecision(d, K) for d in (0.0, 0.05, 0.3)])
+            + [InvariantDecision(d, K) for d in (0.0, 0.05, 0.3)]
+            + ([InvariantDecision(d, K, "constant") for d in (0.0, 0.3)] if K is not None
+               else []))
 
 
 def _same(a, b):

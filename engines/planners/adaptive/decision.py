@@ -14,7 +14,13 @@ charged in virtual time.
   which would fire D at once and on every check: we therefore use the direction that tolerates a
   relative deviation ``d`` before firing.  Work: greedy = 2 scores per verified condition;
   ZStream = distinct subtrees recomputed in one check (shared between
-  conditions) plus DP splits for ``K = all``.
+  conditions) plus DP splits for ``K = all``.  ZStream sides are recomputed whole at every
+  check (``subtree = "recompute"``, as OpenCEP's ``ZStreamTreeInvariants`` does:
+  ``plan/invariant/Invariants.py`` 82-88 calls the recursive plan cost per side); the named
+  variant ``subtree = "constant"`` is section 4.2's constant-time reading: each side's subtree
+  costs and cardinalities fixed when the invariant is made, only the selectivity between the
+  two subtrees read at check time (``planners.subtree_constants``), 2 operations per verified
+  condition; it needs a finite ``K``.
 * ``ThresholdDecision(t)`` (ZStream's): the monitored values are the planned variables' ``rw``
   and the monitored selectivities; D is true if any deviates from its value at the last planner
   call by more than ``t`` relative (``|x - x0| > t * x0``; ``x0 = 0``: any ``x > 0``).  Work: one
@@ -30,7 +36,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.planners.adaptive.planners import PlanResult, IntervalDP, greedy_violated, tree_violated
+from engines.errors import CepsimInputError
+from engines.planners.adaptive.planners import (PlanResult, IntervalDP, greedy_violated,
+                                                subtree_constants, tree_violated,
+                                                tree_violated_constant)
+
+#: how a ZStream invariant's sides are evaluated at check time (``InvariantDecision``)
+SUBTREE_READINGS = ("recompute", "constant")
 
 
 class Decision:
@@ -89,11 +101,19 @@ class ThresholdDecision(Decision):
 class InvariantDecision(Decision):
     name = "invariant"
 
-    def __init__(self, d: float = 0.0, K: int | None = 1):
+    def __init__(self, d: float = 0.0, K: int | None = 1, subtree: str = "recompute"):
+        if subtree not in SUBTREE_READINGS:
+            raise CepsimInputError(f"adaptive: zs_subtree = {subtree!r}; use one of "
+                                   f"{SUBTREE_READINGS}")
+        if subtree == "constant" and K is None:
+            raise CepsimInputError("adaptive: zs_subtree = 'constant' needs a finite K (with "
+                                   "K = all the losing sides are re-optimised at every check)")
         self.d = float(d)
         self.K = K
+        self.subtree = subtree
         self.kind = "order"
         self.invariants: list = []
+        self.consts: list = []
         self.groups = ()
 
     def keep(self, margins: list) -> list[int]:
@@ -102,19 +122,29 @@ class InvariantDecision(Decision):
         ordered = sorted(range(len(margins)), key=lambda i: (margins[i], i))
         return sorted(ordered if self.K is None else ordered[: self.K])
 
-    def install(self, kind: str, invariants: list, groups) -> None:
-        """The state ``reset`` leaves (``fastctl`` builds only the kept conditions)."""
+    def install(self, kind: str, invariants: list, groups, rw=None, sel=None) -> None:
+        """The state ``reset`` leaves (``fastctl`` builds only the kept conditions); ``rw`` and
+        ``sel`` are the statistics the plan was made on (read by ``subtree = "constant"``)."""
         self.kind = kind
         self.groups = groups
         self.invariants = invariants
+        self.consts = [subtree_constants(c, rw, sel) for c in invariants] \
+            if kind == "tree" and self.subtree == "constant" else []
 
     def reset(self, pr, rw, sel, groups):
         inv = []
         for conds in pr.blocks:
             inv.extend(conds[i] for i in self.keep([c.margin for c in conds]))
-        self.install(pr.kind, inv, groups)
+        self.install(pr.kind, inv, groups, rw, sel)
 
     def check(self, rw, sel):
+        if self.kind == "tree" and self.subtree == "constant":
+            work = 0
+            for c, k in zip(self.invariants, self.consts):
+                work += 2
+                if tree_violated_constant(c, k, sel, self.d)[0]:
+                    return True, work
+            return False, work
         if self.kind == "order":
             work = 0
             for c in self.invariants:

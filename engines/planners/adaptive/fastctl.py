@@ -321,11 +321,60 @@ def tree_tables(invariants, exact: bool):
             i64([c.k_win for c in invariants]), i64([c.k_lose for c in invariants]), i64(cum))
 
 
+@njit(cache=True)
+def _tree_const_pass(sel, snaps, c_lo, k1, c1, k2, c2, poff1, pa1, pb1, poff2, pa2, pb2, ckw,
+                     ckl, d, work):
+    """Checks ``c_lo..``: ``InvariantDecision.check`` with ``subtree = "constant"``: side ``j``
+    of condition ``i`` is ``kj[i] + cj[i] * prod(sel[s, pa, pb])`` over its pairs
+    ``poffj[i]:poffj[i + 1]`` (``planners.subtree_constants``); 2 operations per condition."""
+    m = k1.shape[0]
+    for c in range(c_lo, snaps.shape[0]):
+        s = snaps[c]
+        w = 0
+        for i in range(m):
+            w += 2
+            x1 = 1.0
+            for q in range(poff1[i], poff1[i + 1]):
+                x1 *= sel[s, pa1[q], pb1[q]]
+            x2 = 1.0
+            for q in range(poff2[i], poff2[i + 1]):
+                x2 *= sel[s, pa2[q], pb2[q]]
+            f1 = k1[i] + c1[i] * x1
+            f2 = k2[i] + c2[i] * x2
+            if d == 0.0:
+                bad = f1 > f2 or (f1 == f2 and ckl[i] < ckw[i])
+            else:
+                bad = f1 > (1.0 + d) * f2
+            if bad:
+                work[c] = w
+                return c
+        work[c] = w
+    return snaps.shape[0]
+
+
+def const_tables(invariants, consts) -> tuple:
+    """The arrays of ``_tree_const_pass`` for conditions and their ``subtree_constants``."""
+    k1, c1, k2, c2 = ([float(k[j]) for k in consts] for j in (0, 1, 3, 4))
+    tabs = []
+    for j in (2, 5):
+        off = np.zeros(len(consts) + 1, np.int64)
+        np.cumsum([len(k[j]) for k in consts], out=off[1:])
+        pa = np.asarray([a for k in consts for a, _ in k[j]], np.int64)
+        pb = np.asarray([b for k in consts for _, b in k[j]], np.int64)
+        tabs.append((off, pa, pb))
+    f = lambda x: np.asarray(x, np.float64).reshape(-1)    # noqa: E731
+    i = lambda x: np.asarray(x, np.int64).reshape(-1)      # noqa: E731
+    return (f(k1), f(c1), f(k2), f(c2), *tabs[0], *tabs[1],
+            i([c.k_win for c in invariants]), i([c.k_lose for c in invariants]))
+
+
 def _invariant(D: InvariantDecision, run: ControlRun):
     n = len(run.snaps)
     work = np.zeros(n, np.int64)
     replan = np.zeros(n, np.bool_)
     D.reset(run.p0, run.stats.rate_w[run.s0], run.stats.sel[run.s0], run.groups)
+    if D.kind == "tree" and D.subtree == "constant":
+        return _invariant_constant(D, run, work, replan)
     exact = D.K is None
     gv, goff = group_arrays(run.groups)
     tab = greedy_tables(D.invariants) if D.kind == "order" else tree_tables(D.invariants, exact)
@@ -345,6 +394,27 @@ def _invariant(D: InvariantDecision, run: ControlRun):
             raise RuntimeError(f"adaptive: the two compiled planners disagree at snapshot {s}: "
                                f"{run.plans[run.ids[stop]]} vs {plan}")
         D.install(D.kind, inv, run.groups)
+        c = stop + 1
+    return work, replan
+
+
+def _invariant_constant(D: InvariantDecision, run: ControlRun, work, replan):
+    """``_invariant`` for ZStream invariants with constant subtrees (section 4.2)."""
+    n = len(run.snaps)
+    tab = const_tables(D.invariants, D.consts)
+    c = 0
+    while c < n:
+        stop = _tree_const_pass(run.sel, run.snaps, c, *tab, D.d, work)
+        if stop >= n:
+            break
+        replan[stop] = True
+        s = int(run.snaps[stop])
+        plan, inv, _ = run.invariants(s, D)
+        if plan != run.plans[run.ids[stop]]:
+            raise RuntimeError(f"adaptive: the two compiled planners disagree at snapshot {s}: "
+                               f"{run.plans[run.ids[stop]]} vs {plan}")
+        D.install(D.kind, inv, run.groups, run.stats.rate_w[s], run.stats.sel[s])
+        tab = const_tables(D.invariants, D.consts)
         c = stop + 1
     return work, replan
 

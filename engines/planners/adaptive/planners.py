@@ -288,6 +288,44 @@ def tree_violated(c: TreeCondition, rw, sel, d: float, counter: list,
     return bad, f1, f2
 
 
+def subtree_constants(c: TreeCondition, rw, sel) -> tuple:
+    """Section 4.2's constant-time reading of a ZStream condition ``Cost(T_1) < Cost(T_2)``: the
+    cost and cardinality of each side's two subtrees fixed at invariant creation (under ``rw``,
+    ``sel``), only the selectivity between the two subtrees read at check time.  Returns
+    ``(k_1, c_1, pairs_1, k_2, c_2, pairs_2)``: side ``i`` at check time is
+    ``k_i + c_i * prod(sel[a, b] for a, b in pairs_i)``.  (With the subtree cardinalities read at
+    check time as well, ``Card(T)`` is the same for both sides, which cover the same event
+    types, and the condition could never change: the cardinalities are constants too.)"""
+    out: list = []
+    for side in (c.winner, c.loser):
+        cl, kl = shape_card_cost(side[0], rw, sel)
+        cr, kr = shape_card_cost(side[1], rw, sel)
+        pairs = tuple((a, b) for a in _leaves(side[0]) for b in _leaves(side[1]))
+        out.extend((kl + kr, cl * cr, pairs))
+    return tuple(out)
+
+
+def tree_violated_constant(c: TreeCondition, consts: tuple, sel, d: float
+                           ) -> tuple[bool, float, float]:
+    """``tree_violated`` on ``subtree_constants``' sides (2 operations: one per side)."""
+    k1, c1, p1, k2, c2, p2 = consts
+    f1 = k1 + c1 * _sel_pairs(p1, sel)
+    f2 = k2 + c2 * _sel_pairs(p2, sel)
+    if d == 0.0:
+        bad = f1 > f2 or (f1 == f2 and c.k_lose < c.k_win)
+    else:
+        bad = f1 > (1.0 + d) * f2
+    return bad, f1, f2
+
+
+def _sel_pairs(pairs, sel) -> float:
+    x = 1.0
+    item = sel.item
+    for a, b in pairs:
+        x *= item(a, b)
+    return x
+
+
 def make_planner(kind: str):
     if kind == "greedy":
         return greedy_plan

@@ -26,6 +26,11 @@ POINT = Declaration("adaptive:point", params=(
     Param("w_s", "float", None, "statistics window (s); default computed: 10 x window", low=0,
           low_open=True),
     Param("K", "any", 1, "invariants checked per decision (an integer >= 1, or \"all\")"),
+    Param("zs_subtree", "string", "recompute", "how a ZStream invariant's sides are evaluated: "
+          "\"recompute\" (every subtree under current statistics, OpenCEP "
+          "plan/invariant/Invariants.py 82-88) or \"constant\" (section 4.2: subtree costs and "
+          "cardinalities fixed at plan time; needs a finite K)",
+          choices=("recompute", "constant")),
     Param("stream_seed", "int", None, "seed of the stream (default: the point seed; set, "
           "points share their evaluation)"),
     Param("tune_seeds", "array", [], "stream seeds whose rows are tuning rows (role = tune); "

@@ -361,6 +361,11 @@ def _check_point(params: dict) -> None:
             str(params["overlap_base"]) not in OVERLAP_BASE:
         raise CepsimInputError(f"scenario adaptive: overlap_base = {params['overlap_base']!r}; "
                                f"use one of {OVERLAP_BASE}")
+    if str(params.get("zs_subtree", "recompute")) == "constant" and \
+            params.get("K", 1) in ("all", None):
+        raise CepsimInputError("scenario adaptive: zs_subtree = \"constant\" needs a finite K "
+                               "(with K = \"all\" the losing sides are re-optimised at every "
+                               "check); set K = 1 or another integer")
     if str(params.get("switch", "disjoint")) not in SWITCHES:
         raise CepsimInputError(f"scenario adaptive: switch = {params['switch']!r}; use one of "
                                f"{SWITCHES}")
@@ -507,7 +512,9 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
 
         per_method, consistent, zero_sums = _run_methods(labels, prog, stream, stats, planner,
                                                          kind, n_events, n_warmup, K, davg,
-                                                         eopts, memo, bounds, oracle_runs)
+                                                         eopts, memo, bounds, oracle_runs,
+                                                         str(params.get("zs_subtree",
+                                                                        "recompute")))
         head = _headroom_work(prog, stream, stats, planner, kind, p0.plan, memo, zero_sums,
                               eopts, n_events, n_warmup, epoch_len, max_plans, sums_base,
                               rank_stats=_rank_stats(prog, stream, stats, bounds, w_s,
@@ -630,7 +637,7 @@ def _headroom_row(head: dict, unit: np.ndarray, base: float) -> dict:
 
 def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K, davg,
                  eopts, memo: dict | None = None, zero_bounds: list | None = None,
-                 oracle_runs=None) -> tuple[dict, bool, dict]:
+                 oracle_runs=None, subtree: str = "recompute") -> tuple[dict, bool, dict]:
     """Every method's schedule and evaluation: ``({label: work}, matches consistent, zero_sums)``,
     where work holds the integer sums the cost profile prices (``total_sums``: every counter
     column, engine plus adaptation charges, over the events after the warm-up; ``adapt_sums``:
@@ -658,7 +665,8 @@ def _run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup,
         elif mk == "thr":
             decisions.append(ThresholdDecision(par, stats.monitored))
         else:
-            decisions.append(InvariantDecision(davg if par is None else par, K))
+            decisions.append(InvariantDecision(davg if par is None else par, K,
+                                               subtree if kind == "tree" else "recompute"))
     schedules = run_controllers(prog, stats, planner, decisions, n_events, n_warmup,
                                 shadow=True, plan_memo=memo)
     evals, consistent, zero_sums = evaluate_methods(
