@@ -188,6 +188,28 @@ def claim_eager_at_rate(df, rate: float = 100.0) -> ClaimResult:
 
 @_per_optimizer
 @_per_reading
+def claim_lazier_with_rate(df) -> ClaimResult:
+    """Section 4.3's heuristic intuition: the lazy evaluation ratio (Definition 2: lazy event
+    types / all) of the selected plan, averaged over the seeds, never falls as λ rises and is
+    higher at the largest λ than at the smallest."""
+    d = _ok(df)
+    if d.empty:
+        return ClaimResult(False, "no successful rows")
+    L = int(d["n_plans"].iloc[0]) - 1
+    ratio = (L - d["selected_k"].astype(float)) / L
+    by = ratio.groupby(d["rate"].astype(float)).mean().sort_index()
+    steps = np.diff(by.to_numpy())
+    falls = [f"{a:g}->{b:g}" for a, b, x in zip(by.index[:-1], by.index[1:], steps) if x < 0]
+    ok = not falls and len(by) > 1 and by.iloc[-1] > by.iloc[0]
+    return ClaimResult(bool(ok), "lazy evaluation ratio of the selected plan (mean over seeds): "
+                       + ", ".join(f"λ={r:g}: {v:.2f}" for r, v in by.items())
+                       + (f"; falls at {', '.join(falls)}" if falls else "")
+                       + ("" if len(by) < 2 or by.iloc[-1] > by.iloc[0] else
+                          "; not higher at the largest λ than at the smallest"))
+
+
+@_per_optimizer
+@_per_reading
 def claim_selected_vs_best(df, factor: float = 1.3, paper: str = "") -> ClaimResult:
     """The selected plan's simulated latency <= factor x the best candidate's at every λ."""
     d = _ok(df)
