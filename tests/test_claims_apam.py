@@ -198,12 +198,12 @@ CASES = [
     ("selected_vs_best-fail", lambda d: S.claim_selected_vs_best(d, factor=1.3), SVB_BAD, False,
      [r"λ=4500: 1\.40x"]),
     # lazy ratio = (L - selected_k) / L with L = n_plans - 1 = 2: k = 2, 1, 0 -> 0, 0.5, 1
-    ("lazier_with_rate-pass", S.claim_lazier_with_rate,
+    ("lazier_with_rate-pass", lambda d: S.claim_lazier_with_rate(d),
      _t([_sel(100, 2, "p2"), _sel(100, 2, "p2"), _sel(2000, 2, "p2"), _sel(2000, 1, "p1"),
          _sel(4500, 0, "p0")]), True,
      [r"^lazy evaluation ratio of the selected plan \(mean over seeds\): λ=100: 0\.00, "
       r"λ=2000: 0\.25, λ=4500: 1\.00$"]),
-    ("lazier_with_rate-fail", S.claim_lazier_with_rate,
+    ("lazier_with_rate-fail", lambda d: S.claim_lazier_with_rate(d),
      _t([_sel(100, 2, "p2"), _sel(2000, 0, "p0"), _sel(4500, 1, "p1")]), False,
      [r"λ=2000: 1\.00, λ=4500: 0\.50; falls at 2000->4500$"]),
     ("eager_at_rate-pass", lambda d: S.claim_eager_at_rate(d, rate=100.0), EAR_OK, True,
