@@ -1,7 +1,8 @@
 """Cross-check cepsim's EIRES model against the authors' artifact, case by case.
 
-For Q1 (the artifact's query P2) on DS1, policies x caches x the six strategies, prints p50 / p95
-(us) and the ranking of the strategies side by side for
+For Q1 (the artifact's query P2) on DS1, policies x caches x the six strategies, prints the match
+count, blocking fetches, p50 / p99 (us; the dat: p50 / p95, it has no p99) and the ranking of the
+strategies side by side for
 
 * cepsim (``sim.studies.eires.scenario.point``: profile ``--profile``, default ``eires_artifact``,
   utility ``artifact``, the artifact's metric ``lat_*``),
@@ -34,6 +35,15 @@ asserted.
     PYTHONPATH=$PWD python benchmarks/eires_crosscheck.py [--events 30000]
         [--artifact-dir /path/build --stream /path/Stream_uniform_500K.csv] [--fetch-latency 10]
         [--cases nongreedy:cost,greedy:lru] [--strategies BL1,Hybrid] [--json out.json]
+        [--param lz_postpone=eq8 --param bl3_fetch=parallel ...]
+
+cepsim runs the artifact's mechanisms by default (engines/remote/config.py); ``--param NAME=VALUE``
+sets any scenario parameter on top, e.g. the paper's readings ``lz_postpone=eq8``,
+``bl3_fetch=parallel``, ``cache_refresh=hit``, ``key_count=cumulative``, ``prefetch=utility``.
+With ``--artifact-dir`` each case also prints whether cepsim's blocking fetches are within 15 %
+of the live artifact's.  ``python -c "from workloads.eires import write_artifact_csv;
+write_artifact_csv('DS1.csv')"`` writes the artifact's DS1 file (its generator's draws, see
+``workloads.eires``) without building the generator.
 """
 from __future__ import annotations
 
@@ -86,14 +96,15 @@ def artifact_cmd(root: Path, stream: Path, eql: Path, policy: str, cache: str, s
     return cmd
 
 
-def latency_file_stats(path: Path) -> tuple[float, float, int]:
-    """p50 / p95 (us) and the match count of an artifact latency file ('latency,count' rows)."""
+def latency_file_stats(path: Path, pcts=(50, 95)) -> tuple:
+    """The percentiles ``pcts`` (us) and the match count of an artifact latency file
+    ('latency,count' rows), as ``(*percentiles, count)``."""
     text = path.read_text().strip() if path.exists() else ""
     if not text:
-        return float("nan"), float("nan"), 0
+        return tuple(float("nan") for _ in pcts) + (0,)
     data = np.loadtxt(path, delimiter=",", ndmin=2)
     lat = np.repeat(data[:, 0], data[:, 1].astype(np.int64))
-    return float(np.percentile(lat, 50)), float(np.percentile(lat, 95)), int(len(lat))
+    return tuple(float(np.percentile(lat, q)) for q in pcts) + (int(len(lat)),)
 
 
 def results_file(path: Path) -> dict[str, float]:
@@ -167,22 +178,30 @@ def run_artifact(root: Path, stream: Path, eql: Path, policy: str, cache: str, s
                 _run_one_core(cmd, tmp, timeout, cpu)
         except subprocess.TimeoutExpired:
             nan = float("nan")
-            return {"p50": nan, "p95": nan, "matches": -1, "blocking": -1, "events": -1,
+            return {"p50": nan, "p95": nan, "p99": nan, "matches": -1, "blocking": -1,
+                    "events": -1,
                     "loop_ms": nan, "us_per_event": nan, "wall_s": timeout,
                     "cmd": " ".join(cmd), "timeout": True}
         wall = time.perf_counter() - t0
-        p50, p95, nlat = latency_file_stats(Path(tmp) / f"latency_{name}.csv")
+        p50, p95, p99, nlat = latency_file_stats(Path(tmp) / f"latency_{name}.csv",
+                                                 (50, 95, 99))
         res = results_file(Path(tmp) / f"results_{name}.txt")
     n = res.get("eventCn", float("nan"))
-    return {"p50": p50, "p95": p95, "matches": int(res.get("#FM", nlat)),
+    return {"p50": p50, "p95": p95, "p99": p99, "matches": int(res.get("#FM", nlat)),
             "blocking": int(res.get("#block-fetch", -1)), "events": int(n) if n == n else -1,
+            # every miss either blocks or (LzEval) sends a worker request; #Pcache = prefetched
+            # elements that reached the cache
+            "misses": int(res.get("#cache-miss", -1)), "prefetched": int(res.get("#Pcache", -1)),
             "loop_ms": res.get("exe-time-in-ms", float("nan")),
             "us_per_event": res.get("exe-time-in-ms", float("nan")) * 1e3 / n if n else
             float("nan"), "wall_s": wall, "cmd": " ".join(cmd)}
 
 
 def run_cepsim(policy: str, cache: str, strategy: str, events: int, profile: str,
-               stream: Path | None, fetch_latency: float) -> dict:
+               stream: Path | None, fetch_latency: float, extra: dict | None = None) -> dict:
+    """cepsim's point for one case; ``extra``: scenario parameters on top (e.g. the paper's
+    readings: ``lz_postpone=eq8``, ``bl3_fetch=parallel``, ``cache_refresh=hit``,
+    ``key_count=cumulative``, ``prefetch=utility``)."""
     params = dict(dataset="DS1", query="Q1", policy=policy, cache=cache, strategy=strategy,
                   n_events=events, bl3_greedy_events=events, v1_max=10_000, cache_share=0.2,
                   profile=profile, utility="artifact",
@@ -192,8 +211,10 @@ def run_cepsim(policy: str, cache: str, strategy: str, events: int, profile: str
         params["stream_csv"] = str(stream)
     if fetch_latency == 0:
         params["fetch_overhead_us"] = 0.0    # the artifact's sleep_for(0) returns at once
+    params.update(extra or {})
     row = point(params, 1)
-    return {"p50": row["lat_p50"], "p95": row["lat_p95"], "matches": row["n_matches"],
+    return {"p50": row["lat_p50"], "p95": row["lat_p95"], "p99": row["lat_p99"],
+            "matches": row["n_matches"], "fetches": row["fetches"],
             "blocking": row["blocking_fetches"], "events": row["n_used"],
             "us_per_event": 1e6 / row["throughput"]}
 
@@ -224,12 +245,24 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--pin-cpu", type=int, default=None,
                     help="run the artifact on this CPU only, its polling cache thread at nice 19 "
                          "(one CPU slot instead of two)")
+    ap.add_argument("--param", action="append", default=[],
+                    help="NAME=VALUE: a cepsim scenario parameter on top (repeatable), e.g. "
+                         "lz_postpone=eq8 for the paper's reading")
     ap.add_argument("--reuse-cepsim", type=Path, default=None,
                     help="take cepsim's numbers from an earlier --json of the same arguments "
                          "(run cepsim in one CPU slot, the artifact with two)")
     a = ap.parse_args(argv)
     if a.artifact_dir is not None and a.stream is None:
         ap.error("--artifact-dir needs --stream (the artifact's DS1 CSV)")
+    extra: dict = {}
+    for item in a.param:
+        name, sep, val = item.partition("=")
+        if not sep:
+            ap.error(f"--param {item!r}: give NAME=VALUE")
+        try:
+            extra[name.strip()] = json.loads(val)
+        except ValueError:
+            extra[name.strip()] = val
     cases = [tuple(c.split(":")) for c in a.cases.split(",") if c]
     bad = [c for c in cases if c not in CASES]
     strategies = [s for s in a.strategies.split(",") if s]
@@ -238,7 +271,8 @@ def main(argv: list[str] | None = None) -> dict:
     eql = a.eql or (a.artifact_dir / "run" / "synthetic.eql" if a.artifact_dir else None)
     memo: dict = {}                  # BL1 / BL3 do not depend on the cache: run once per policy
     out: dict = {"events": a.events, "fetch_latency": a.fetch_latency, "profile": a.profile,
-                 "stream": str(a.stream) if a.stream else "cepsim DS1 (seed 1)", "cases": {}}
+                 "stream": str(a.stream) if a.stream else "cepsim DS1 (seed 1)", "cases": {},
+                 "params": extra}
     prev = json.loads(a.reuse_cepsim.read_text()) if a.reuse_cepsim else None
     if prev is not None and (prev["events"], prev["fetch_latency"], prev["profile"]) != \
             (a.events, a.fetch_latency, a.profile):
@@ -248,7 +282,7 @@ def main(argv: list[str] | None = None) -> dict:
             ours = {st: prev["cases"][f"{policy}:{cache}"]["cepsim"][st] for st in strategies}
         else:
             ours = {st: run_cepsim(policy, cache, st, a.events, a.profile, a.stream,
-                                   a.fetch_latency) for st in strategies}
+                                   a.fetch_latency, extra) for st in strategies}
         dat50 = dat_by_strategy(DAT[(policy, cache)], "p50")
         dat95 = dat_by_strategy(DAT[(policy, cache)], "p95")
         live = {}
@@ -261,19 +295,22 @@ def main(argv: list[str] | None = None) -> dict:
                                              a.pin_cpu)
                 live[st] = memo[key]
         print(f"\nQ1 DS1 {policy} {cache}, first {a.events} events, L = {a.fetch_latency} us "
-              f"(p50 / p95 us; matches; blocking fetches; us per event)")
-        print(f"{'strategy':8s} {'cepsim':>19s} {'dat':>19s}" +
-              (f" {'artifact live':>19s}  {'matches c/a':>13s} {'blocking c/a':>15s} "
-               f"{'us/event c/a':>13s}" if live else f"  {'matches':>8s} {'blocking':>8s}"))
+              f"(cepsim and live p50 / p99 us, the dat's p50 / p95 (it has no p99); matches; "
+              f"blocking fetches; us per event)")
+        print(f"{'strategy':8s} {'cepsim p50/p99':>19s} {'dat p50/p95':>19s}" +
+              (f" {'live p50/p99':>19s}  {'matches c/a':>13s} {'blocking c/a':>15s} "
+               f"{'b c/a':>6s} {'us/event c/a':>13s}" if live
+               else f"  {'matches':>8s} {'blocking':>8s}"))
         for st in strategies:
             o = ours[st]
-            line = (f"{st:8s} {_fmt(o['p50'])} /{_fmt(o['p95'])} "
+            line = (f"{st:8s} {_fmt(o['p50'])} /{_fmt(o.get('p99', np.nan))} "
                     f"{_fmt(dat50.get(st, np.nan))} /{_fmt(dat95.get(st, np.nan))}")
             if live:
                 lv = live[st]
-                line += (f" {_fmt(lv['p50'])} /{_fmt(lv['p95'])}  {o['matches']:6d}/"
+                rb = o['blocking'] / lv['blocking'] if lv['blocking'] > 0 else float("nan")
+                line += (f" {_fmt(lv['p50'])} /{_fmt(lv.get('p99', np.nan))}  {o['matches']:6d}/"
                          f"{lv['matches']:<6d} {o['blocking']:7d}/{lv['blocking']:<7d} "
-                         f"{o['us_per_event']:6.1f}/{lv['us_per_event']:<6.1f}")
+                         f"{rb:6.2f} {o['us_per_event']:6.1f}/{lv['us_per_event']:<6.1f}")
             else:
                 line += f"  {o['matches']:8d} {o['blocking']:8d}"
             print(line)
@@ -292,6 +329,11 @@ def main(argv: list[str] | None = None) -> dict:
                 share, bad_pairs = pair_agreement(ref, l50)
                 print(f"pairs ordered alike, {label} vs live: {share:.0%} "
                       f"{' '.join(bad_pairs) if bad_pairs else ''}")
+            within = [st for st in strategies if live[st]["blocking"] > 0 and
+                      abs(ours[st]["blocking"] / live[st]["blocking"] - 1) <= 0.15]
+            print(f"blocking fetches within 15 % of live: {len(within)}/{len(strategies)} "
+                  f"({', '.join(within)})")
+            case_out["blocking_within_15pct"] = within
             case_out["live"] = live
             case_out["agree_cepsim_live"] = pair_agreement(c50, l50)
             case_out["agree_dat_live"] = pair_agreement(d50, l50)

@@ -5,7 +5,12 @@ DS1: type uniform over A-D, ``id`` uniform 1..100, ``v1`` and ``v2`` uniform 1..
 DS1 but ``v1`` / ``v2`` Zipf with exponent s = 1.01 (Table 2), unbounded as the authors'
 generator draws it (data/synthetic_datasets/Zipf_generator.cpp: values up to 9.2e18; the remote
 engine factorizes keys, so any value is a key).  ``DS2t``: the Zipf truncated to 1..``v1_max``
-(a named variant: keys bounded by the key domain of DS1).  ``ts`` = position.
+(a named variant: keys bounded by the key domain of DS1).  ``DS1a``: DS1 drawn by the authors'
+own procedure, ``data/synthetic_datasets/Uniform_generator.cpp`` (``run_uniform(1, 10000, ...)``
+with ``IDgen(1, 100)``): ``std::default_random_engine`` (libstdc++'s ``minstd_rand0``, default
+seed 1) and libstdc++'s ``uniform_int_distribution`` reproduced draw for draw
+(``artifact_uniform_draws``), so its events are the artifact's DS1 file's; ``seed`` and
+``v1_max`` do not apply (the generator has neither).  ``ts`` = position.
 
 The queries are the artifact's (they produced the published numbers; Listing 2 of the paper
 gives almost no matches with Table 2's ranges and is kept only as documentation, ``LISTING_2``).
@@ -38,14 +43,65 @@ def _zipf_truncated(rng: np.random.Generator, n: int, s: float, vmax: int) -> np
     return np.searchsorted(cdf, rng.random(n), side="right").astype(np.float64) + 1.0
 
 
+def _minstd_uniform(n_events: int, id_max: int) -> np.ndarray:
+    """The draws of the authors' ``Uniform_generator.cpp`` for ``n_events`` events: per event
+    the type (U{1..4}), v1 (U{1..10^4}) and ID (U{1..id_max}), in that order, from one
+    ``minstd_rand0`` (x <- 16807 x mod 2^31 - 1, seed 1); each ``uniform_int_distribution<int>
+    (a, b)`` draw as libstdc++ makes it for a generator of range 2^31 - 3: scaling = (2^31 - 3)
+    // (b - a + 1), redraw while x - 1 >= (b - a + 1) * scaling, return a + (x - 1) // scaling.
+    Returns int64[n, 3] (type 1..4, v1, ID)."""
+    out = np.zeros((n_events, 3), dtype=np.int64)
+    x = 1
+    urng = 2147483645                         # max() - min() of minstd_rand0
+    spans = ((1, 4), (1, 10_000), (1, id_max))
+    scal = [urng // (b - a + 1) for a, b in spans]
+    past = [(b - a + 1) * sc for (a, b), sc in zip(spans, scal)]
+    for i in range(n_events):
+        for j in range(3):
+            while True:
+                x = (16807 * x) % 2147483647
+                r = x - 1
+                if r < past[j]:
+                    break
+            out[i, j] = spans[j][0] + r // scal[j]
+    return out
+
+
+def artifact_uniform_draws(n_events: int, id_max: int = 100) -> np.ndarray:
+    """``_minstd_uniform`` (numba-compiled when available: ~0.1 s for 500k events)."""
+    try:
+        from numba import njit
+        fn = njit(cache=True)(_minstd_uniform)
+    except ImportError:                      # pragma: no cover - numba is a dependency
+        fn = _minstd_uniform
+    return fn(int(n_events), int(id_max))
+
+
+def write_artifact_csv(path, n_events: int = 500_000, id_max: int = 100) -> None:
+    """Write DS1 as the authors' generator writes it (``name,ArrivalQTime,ID,v1,v2`` rows,
+    ArrivalQTime = 1..n, v2 = 0): the file ``run/run_synthetic.sh`` reads
+    (``Stream_uniform_500K.csv``; ``id_max = 10`` gives the generator's ``_ID1-10`` file)."""
+    d = artifact_uniform_draws(n_events, id_max)
+    with open(path, "w") as f:
+        for i in range(n_events):
+            f.write(f"{TYPES[d[i, 0] - 1]},{i + 1},{d[i, 2]},{d[i, 1]},0\n")
+
+
 def generate(dataset: str, n_events: int, seed: int, v1_max: int = 10_000,
              zipf_s: float = 1.01) -> EventStream:
-    """DS1 or DS2 with ``n_events`` events (deterministic given the arguments)."""
-    if dataset not in ("DS1", "DS2", "DS2t"):
-        raise CepsimInputError(f"workload eires: dataset {dataset!r} is unknown; use DS1, DS2 "
-                               "(unbounded Zipf) or DS2t (Zipf truncated to 1..v1_max)")
+    """DS1, DS1a, DS2 or DS2t with ``n_events`` events (deterministic given the arguments)."""
+    if dataset not in ("DS1", "DS1a", "DS2", "DS2t"):
+        raise CepsimInputError(f"workload eires: dataset {dataset!r} is unknown; use DS1, DS1a "
+                               "(the authors' generator), DS2 (unbounded Zipf) or DS2t (Zipf "
+                               "truncated to 1..v1_max)")
     if n_events < 0 or v1_max < 1:
         raise CepsimInputError("workload eires: n_events must be >= 0 and v1_max >= 1")
+    if dataset == "DS1a":
+        d = artifact_uniform_draws(n_events, 100)
+        attrs = np.stack([d[:, 2], d[:, 1], np.zeros(n_events)], axis=1).astype(np.float64)
+        return EventStream.from_arrays((d[:, 0] - 1).astype(np.int32),
+                                       np.arange(n_events, dtype=np.float64), attrs, TYPES,
+                                       ATTRS, source="eires:DS1a")
     rng = np.random.default_rng([int(seed), 1 if dataset == "DS1" else 2])   # DS2t: DS2's seed
     types = rng.integers(0, 4, n_events).astype(np.int32)
     ids = rng.integers(1, 101, n_events).astype(np.float64)

@@ -48,6 +48,11 @@ def fig_overall_ds2(df, out_base: Path) -> list[Path]:
     return _overall(df, out_base, "DS2")
 
 
+def fig_overall_ds1a(df, out_base: Path) -> list[Path]:
+    """DS1 drawn by the authors' generator (workloads.eires, ``DS1a``)."""
+    return _overall(df, out_base, "DS1a")
+
+
 def fig_throughput(df, out_base: Path) -> list[Path]:
     """Fig. 9: throughput per strategy, Q1 non-greedy (saturated run: events / busy time)."""
     d = ok_rows(df)
@@ -69,7 +74,7 @@ def fig_sweep(df, out_base: Path) -> list[Path]:
     """Figs. 10-12: box plots per strategy at each value of the swept parameter."""
     d = ok_rows(df)
     xs = [c for c in ("noise", "cache_size", "cache_share", "latency_unit_us", "omega_fetch",
-                      "omega_cache", "lookahead", "lz_span")
+                      "omega_cache", "lz_block_prob", "artifact_weight", "lookahead", "lz_span")
           if c in d.columns and d[c].nunique() > 1]
     x = xs[0] if xs else "strategy"
     strategies = [s for s in ORDER if (d["strategy"] == s).any()]

@@ -6,7 +6,8 @@ from sim.experiments.params import Declaration, Param
 
 POINT = Declaration("eires:point", params=(
     Param("dataset", "string", "DS1", "the generated data set of section 5.1 (a label only "
-          "when stream_csv is given)", choices=("DS1", "DS2")),
+          "when stream_csv is given; DS1a = DS1 by the authors' Uniform_generator.cpp, "
+          "workloads.eires)", choices=("DS1", "DS1a", "DS2")),
     Param("query", "string", "Q1", "the query of section 5.1 (workloads.eires.queries; Q2 = two "
           "patterns, latencies pooled)", choices=("Q1", "Q1begin", "Q1end", "Q2")),
     Param("policy", "string", "greedy", "event selection policy of the query",
@@ -50,6 +51,29 @@ POINT = Declaration("eires:point", params=(
     Param("lz_span", "int", 0, "lazy-evaluation span (events)", low=0),
     Param("noise", "float", 0.0, "noise on the utility estimates", low=0, high=1),
     Param("utility_period", "int", 64, "events between utility updates", low=1),
+    Param("lz_postpone", "string", "accept", "LzEval / Hybrid: postpone a missing remote "
+          "predicate to the accept state, as the artifact (PatternMatcher.cpp line 1106), or "
+          "over the span of Eq. 8 (engines/remote/config.py)", choices=("accept", "eq8")),
+    Param("lz_block_prob", "float", 0.0, "probability that a LzEval miss before the accept "
+          "state blocks instead of postponing (the artifact's -Y; -Z of its tune_weight build, "
+          "the Fig 11 runs)", low=0, high=1),
+    Param("bl3_fetch", "string", "serial", "BL3: one sleep per completed candidate without a "
+          "cache read, as the artifact (EIRES_BL3_*/PatternMatcher.cpp 1609-1640), or the "
+          "missing keys fetched in parallel", choices=("serial", "parallel")),
+    Param("cache_refresh", "string", "pass", "a cache hit refreshes the key only when the "
+          "remote predicate holds (the artifact, PatternMatcher.cpp 1056-1065) or on every hit",
+          choices=("pass", "hit")),
+    Param("key_count", "string", "live", "the artifact utility's per-key count: decremented "
+          "when a partial match leaves a referencing state (PatternMatcher.cpp 879-880) or "
+          "increments only", choices=("live", "cumulative")),
+    Param("prefetch", "string", "artifact", "PFetch: one prefetch per prefetch_period "
+          "transitions, as the artifact (PatternMatcher.cpp 1035-1046), or Algs. 1-3 with the "
+          "utility test", choices=("artifact", "utility")),
+    Param("prefetch_period", "int", 2000, "transitions per prefetch of prefetch='artifact' "
+          "(the artifact's -u of run/run_synthetic.sh)", low=1),
+    Param("artifact_weight", "float", 1.0, "the artifact's -w (its tune_weight build, Fig 11b): "
+          "the cost cache ranks a key by w * count + (1 - w) * its count when a partial match "
+          "last left a referencing state; 1 = the cost-cache build", low=0, high=1),
     Param("rate", "float", 0.0, "Poisson arrival rate (events/s) of the arr_lat_* extension; "
           "0 = only the saturated run", low=0),
 ))

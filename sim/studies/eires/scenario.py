@@ -20,6 +20,11 @@ Throughput = events / busy virtual time of the saturated run.
 ``stream_csv`` (optional) replaces the generated stream by the first ``n_events`` rows of a
 stream file in the artifact's format (``workloads.eires.load_artifact_csv``).
 
+The artifact's mechanisms are the defaults (``lz_postpone``, ``lz_block_prob``, ``bl3_fetch``,
+``cache_refresh``, ``key_count``, ``prefetch``, ``prefetch_period``, ``artifact_weight``;
+engines/remote/config.py
+names the artifact line each follows); the paper's readings are their named variants.
+
 Every point names its cost profile (``profile``: ``default`` = cepsim's round numbers,
 ``eires_artifact`` = the authors' system, sim/core/profiles/eires_artifact.toml) and its reading of
 the artifact (``in_event_order``, ``merge_requests``; see engines/remote/config.py).
@@ -37,7 +42,7 @@ import numpy as np
 from engines import counters as C
 from engines.errors import CepsimInputError
 
-PCTS = (5, 25, 50, 75, 95)
+PCTS = (5, 25, 50, 75, 95, 99)
 
 
 @lru_cache(maxsize=8)
@@ -147,7 +152,15 @@ def point(params: dict, seed: int) -> dict:
               omega_fetch=float(p.get("omega_fetch", 0.7)),
               omega_cache=float(p.get("omega_cache", 0.5)),
               lookahead=int(p.get("lookahead", 0)), lz_span=int(p.get("lz_span", 0)),
-              noise=float(p.get("noise", 0.0)), utility_period=int(p.get("utility_period", 64)))
+              noise=float(p.get("noise", 0.0)), utility_period=int(p.get("utility_period", 64)),
+              lz_postpone=str(p.get("lz_postpone", "accept")),
+              lz_block_prob=float(p.get("lz_block_prob", 0.0)),
+              bl3_fetch=str(p.get("bl3_fetch", "serial")),
+              cache_refresh=str(p.get("cache_refresh", "pass")),
+              key_count=str(p.get("key_count", "live")),
+              prefetch=str(p.get("prefetch", "artifact")),
+              prefetch_period=int(p.get("prefetch_period", 2000)),
+              artifact_weight=float(p.get("artifact_weight", 1.0)))
     unit, base = prof.unit_vector(), float(prof.base_cost)
     lat, _, busy, tot, info, nmatch = _run(stream, texts, np.zeros(n), kw, unit, base)
     row: dict = {"n_used": n, "n_matches": int(nmatch), "cache_size_used": kw["cache_size"],
