@@ -40,6 +40,7 @@ class RunSummary:
     failures: list = field(default_factory=list)  # (point_id, rep, error)
     wall_s: float = 0.0
     df: pd.DataFrame | None = None
+    inert_axes: list = field(default_factory=list)  # grid axes whose values change no row
 
     @property
     def ok(self) -> bool:
@@ -255,7 +256,10 @@ def finish_run(prep: PreparedRun, backend: str) -> RunSummary:
     df = results.rows_to_frame(cfg, rows)
     results.write_points(root, cfg, df)
     n_failed = int(df["error"].notna().sum())
-    extra = {"overrides": list(prep.overrides or []), "resumed_rows": len(prep.done)}
+    from sim.experiments.inert_axes import inert_axes
+    inert = inert_axes(cfg, df)
+    extra = {"overrides": list(prep.overrides or []), "resumed_rows": len(prep.done),
+             "inert_axes": inert}
     if prep.stored_commit is not None:
         # rows resumed from an earlier finished run keep naming the commit that produced them
         extra["resumed_from_commit"] = prep.stored_commit
@@ -269,7 +273,8 @@ def finish_run(prep: PreparedRun, backend: str) -> RunSummary:
     return RunSummary(cfg=cfg, backend=backend, scale=prep.scale,
                       out_dir=results.experiment_dir(root, cfg), n_points=len(points),
                       n_resumed=len(prep.done), n_run=len(prep.pending), n_failed=n_failed,
-                      failures=failed, wall_s=time.perf_counter() - prep.t0, df=df)
+                      failures=failed, wall_s=time.perf_counter() - prep.t0, df=df,
+                      inert_axes=inert)
 
 
 def run_experiment(cfg: ExperimentConfig, scale: str | None = None, out_dir: Path | str = "results",

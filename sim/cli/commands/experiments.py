@@ -69,6 +69,10 @@ def _after_run(summary, backend: str, figs_root: Path) -> list[str]:
                f"{summary.n_run} run, {summary.n_failed} failed) on {backend} in "
                f"{summary.wall_s:.1f}s -> {summary.out_dir}")
     _report_failures(summary)
+    from sim.experiments.inert_axes import inert_note
+    note = inert_note(summary.cfg, summary.inert_axes)
+    if note:
+        typer.echo(note, err=True)
     if all_failed(summary):
         typer.echo(f"{summary.cfg.key}: all {summary.n_points} points failed; figures and claims "
                    f"skipped (fix the error above and rerun)", err=True)
