@@ -18,6 +18,11 @@ CACHES = ("lru", "cost")
 C_LRU, C_COST = range(2)
 IN_EVENT_ORDERS = ("class", "arrival")
 UTILITIES = ("paper", "artifact")
+LZ_POSTPONES = ("accept", "eq8")
+BL3_FETCHES = ("serial", "parallel")
+CACHE_REFRESHES = ("pass", "hit")
+KEY_COUNTS = ("live", "cumulative")
+PREFETCHES = ("artifact", "utility")
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,14 @@ class RemoteOptions:
     utility: str = "paper"
     in_event_order: str = "class"
     merge_requests: bool = False
+    lz_postpone: str = "accept"
+    lz_block_prob: float = 0.0
+    bl3_fetch: str = "serial"
+    cache_refresh: str = "pass"
+    key_count: str = "live"
+    prefetch: str = "artifact"
+    prefetch_period: int = 2000
+    artifact_weight: float = 1.0
     remote_table: object = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -78,17 +91,23 @@ class RemoteOptions:
         if self.in_event_order not in IN_EVENT_ORDERS:
             raise CepsimInputError(f"remote engine: in_event_order {self.in_event_order!r} is "
                                    f"unknown; use one of {', '.join(IN_EVENT_ORDERS)}")
+        for name, allowed in (("lz_postpone", LZ_POSTPONES), ("bl3_fetch", BL3_FETCHES),
+                              ("cache_refresh", CACHE_REFRESHES), ("key_count", KEY_COUNTS),
+                              ("prefetch", PREFETCHES)):
+            if getattr(self, name) not in allowed:
+                raise CepsimInputError(f"remote engine: {name} {getattr(self, name)!r} is "
+                                       f"unknown; use one of {', '.join(allowed)}")
         if not isinstance(self.merge_requests, bool):
             raise CepsimInputError("remote engine: merge_requests must be true or false, got "
                                    f"{self.merge_requests!r}")
         for name, lo in (("cache_size", 1), ("workers", 1), ("utility_period", 1),
                          ("stat_window", 1), ("miss_threshold", 1), ("miss_reset", 1),
-                         ("lookahead", 0), ("lz_span", 0)):
+                         ("lookahead", 0), ("lz_span", 0), ("prefetch_period", 1)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise CepsimInputError(f"remote engine: {name} must be an integer >= {lo}, got "
                                        f"{v!r}")
-        for name in ("omega_fetch", "omega_cache", "noise"):
+        for name in ("omega_fetch", "omega_cache", "noise", "lz_block_prob", "artifact_weight"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or not 0.0 <= float(v) <= 1.0:
                 raise CepsimInputError(f"remote engine: {name} must be a number in [0, 1], got "

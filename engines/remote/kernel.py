@@ -34,6 +34,17 @@ an event is ``in_event_order`` (default ``class``: the artifact's transitions in
 see the comment at the partial-match walks).  Keys of any value are factorized to dense ids
 once per run (``engines.remote.table``).
 
+The artifact's mechanisms and the paper's readings (``engines/remote/config.py``, each a
+``RemoteOptions`` field, the artifact's first): LzEval / Hybrid postpone a missing remote
+predicate to the accept state, one new worker request per miss on the way (``lz_postpone``;
+``eq8`` the span of Eq. 8), and block there with a sleep on the matching thread; with
+probability ``lz_block_prob`` a miss before the accept state blocks at once.  BL3 sleeps once
+per completed candidate's remote predicate, serially, without a cache read (``bl3_fetch``).  A
+hit refreshes the key only when the predicate holds (``cache_refresh``); a key's count is
+decremented when a partial match leaves a state referencing it (``key_count``).  PFetch sends
+one prefetch per ``prefetch_period`` transitions into the states holding the key before its
+check (``prefetch``; ``utility`` = Algs. 1-3 as above).
+
 Caches: LRU (doubly linked list) or cost-based.  ``utility="paper"``: two tiers (elements
 fetched on demand or by LzEval are T1 until their first use, prefetched ones T2; eviction takes
 the lowest utility from a ranking rebuilt every ``utility_period`` events, T2 before T1; always
@@ -74,10 +85,11 @@ from engines.remote.store import (assign_worker, fetch_latency, heap_pop, heap_p
 
 # iopt indices
 I_STRAT, I_CACHE, I_CAP, I_W, I_SEED, I_LOOK, I_SPAN, I_UPER, I_SWIN, I_MTHR, I_MRES, I_POL, \
-    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD, I_PCAP, I_HIST, I_ORDER, I_MERGE, I_UTIL = \
-    range(22)
+    I_WKIND, I_M, I_NPART, I_TRACE, I_RECORD, I_PCAP, I_HIST, I_ORDER, I_MERGE, I_UTIL, \
+    I_LZACC, I_BL3SER, I_REFPASS, I_KLIVE, I_PFART, I_PFPER, I_NOISEKEY = range(29)
+N_IOPT = 29
 # fopt indices
-F_LUNIT, F_WF, F_WC, F_NOISE, F_WIN, F_BASE, F_OVER = range(7)
+F_LUNIT, F_WF, F_WC, F_NOISE, F_WIN, F_BASE, F_OVER, F_LZBLOCK, F_AW = range(9)
 # trace kinds
 TR_START, TR_COMPUTE, TR_ISSUE, TR_WAIT, TR_OBSERVE, TR_EMIT, TR_END, TR_EVICT, TR_BLOCK = \
     range(9)
@@ -350,13 +362,13 @@ def _cu_remove(cu, ck, cpos, n, key):
 
 
 @njit(cache=True, inline="always")
-def _cache_touch(k, lprev, lnext, lhead, ltail, csize, art, kcount, cu, ck, cpos, cnt, i, unit,
+def _cache_touch(k, lprev, lnext, lhead, ltail, csize, art, autil, cu, ck, cpos, cnt, i, unit,
                  clk):
     """A use of cached key ``k``: most recent in the LRU list and, with the artifact's cost
     cache, its count refreshed in the ordered set (a hit calls Cache::update with the key's
     current count, PatternMatcher.cpp line 1065).  Returns ``(lhead, ltail)``."""
     if art:
-        _, st = _cu_set(cu, ck, cpos, csize, k, float(kcount[k]))
+        _, st = _cu_set(cu, ck, cpos, csize, k, float(autil[k]))
         _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
     if lhead != k:
         pv = lprev[k]
@@ -376,7 +388,7 @@ def _cache_touch(k, lprev, lnext, lhead, ltail, csize, art, kcount, cu, ck, cpos
 @leaf_njit
 def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltail, members, mpos,
                csize, rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
-               tst, art, kcount, cu, ck, cpos):
+               tst, art, autil, cu, ck, cpos):
     """A fetched element arrives at the cache (``tr``: the tier it enters).  Already cached (a
     duplicate request: the artifact does not merge them): refreshed as most recent.  Else, when
     full, victims leave first - LRU: the least recently used; cost: the lowest of the utility
@@ -387,12 +399,12 @@ def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltai
     csize, rank_ptr)``."""
     if incache[k2] == 1:
         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-        lhead, ltail = _cache_touch(k2, lprev, lnext, lhead, ltail, csize, art, kcount, cu, ck,
+        lhead, ltail = _cache_touch(k2, lprev, lnext, lhead, ltail, csize, art, autil, cu, ck,
                                     cpos, cnt, i, unit, clk)
         return lhead, ltail, csize, rank_ptr
     if art and csize >= cap:
         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-        if not float(kcount[k2]) > cu[0]:
+        if not float(autil[k2]) > cu[0]:
             if tracing:
                 _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EVICT, k2, 0, 0.0, clk)
             return lhead, ltail, csize, rank_ptr        # not admitted
@@ -446,7 +458,7 @@ def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltai
     members[csize] = k2
     mpos[k2] = csize
     if art:
-        _, st = _cu_set(cu, ck, cpos, csize, k2, float(kcount[k2]))
+        _, st = _cu_set(cu, ck, cpos, csize, k2, float(autil[k2]))
         _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
     csize += 1
     _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
@@ -550,6 +562,60 @@ def _entry_prefetch(p, pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea, ea_off, tm
 
 
 @njit(cache=True, inline="always")
+def _kc_add(k, d, kcount, autil, fsnap, aw):
+    """The artifact's count of key ``k`` moves by ``d``; ``autil`` (what its cost cache ranks
+    by) follows: ``aw * count + (1 - aw) * fsnap`` (``-w`` of src/EIRES_tune_weight,
+    PatternMatcher.cpp line 1562; 1 in the cost-cache build)."""
+    kcount[k] += d
+    autil[k] = aw * kcount[k] + (1.0 - aw) * fsnap[k]
+
+
+@njit(cache=True, inline="always")
+def _kc_leave(k, first, s, lastfirst, kcount, autil, fsnap, aw):
+    """A partial match (first event ``first``) leaves class ``s`` referencing key ``k``: in
+    src/EIRES_tune_weight (PatternMatcher.cpp lines 1333-1341) the key's count is kept as its
+    future utility when the leaving match's first event differs from the last one that left
+    the class, then decremented (lines 879-880 of the cost-cache build)."""
+    if first != lastfirst[s]:
+        lastfirst[s] = first
+        fsnap[k] = kcount[k]
+    _kc_add(k, -1, kcount, autil, fsnap, aw)
+
+
+@njit(cache=True, inline="always")
+def _key_refs(s, r, r_kslot, r_chk, use_pf, use_lz):
+    """Whether class ``s`` references the key of remote predicate ``r`` in the artifact (a state
+    with ``m_externalIdx``, cep_match.cpp lines 1766-1790): the checking class, with PFetch the
+    classes before it that hold the key, with LzEval every class after it."""
+    return s == r_chk[r] or (use_pf and r_kslot[r] <= s < r_chk[r]) or \
+        (use_lz and s > r_chk[r])
+
+
+@leaf_njit
+def _period_prefetch(key, pf_cnt, pf_per, noise_key, fopt, seed, ndecide, nfetch, lat_sum, lunit,
+                     wfree, inflight, arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k,
+                     tr_a, tr_b, tr_x, tst):
+    """The artifact's PFetch (``prefetch="artifact"``, PatternMatcher.cpp lines 1035-1046): one
+    transition into a class before the check that holds the key; every ``pf_per``-th such
+    transition (the first, then every ``-u``-th) sends a prefetch of the key to the workers,
+    with no cache, in-flight or utility test; with probability ``F_NOISE`` (``-X``, line 1038)
+    the prefetch is of key ``noise_key`` (the artifact's key 1) instead.  Returns ``(pf_cnt,
+    ndecide, nfetch, lat_sum, hn)``."""
+    issue = pf_cnt % pf_per == 0
+    pf_cnt += 1
+    if issue:
+        kk = key
+        if fopt[F_NOISE] > 0.0:
+            ndecide += 1
+            if uniform01(seed ^ 0x5EED, ndecide) < fopt[F_NOISE]:
+                kk = noise_key
+        nfetch, lat_sum, hn = _issue_fetch(kk, 2, seed, nfetch, lat_sum, lunit, fopt[F_OVER], wfree,
+                                           inflight, arr_tier, ht, hk, hn, cnt, i, unit, clk,
+                                           tracing, tr_k, tr_a, tr_b, tr_x, tst)
+    return pf_cnt, ndecide, nfetch, lat_sum, hn
+
+
+@njit(cache=True, inline="always")
 def _hbin(x):
     if x <= 1e-9:
         return 0
@@ -645,7 +711,18 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     hst = np.zeros((2, HIST_BINS if hist else 1), dtype=np.int64)
     use_pf = strat == S_PFETCH or strat == S_HYBRID
     use_lz = strat == S_LZEVAL or strat == S_HYBRID
-    use_util = use_pf or use_lz or cache_kind == C_COST
+    # the artifact's mechanisms (engines/remote/config.py)
+    pf_art = use_pf and iopt[I_PFART] == 1      # one prefetch per pf_per transitions
+    pf_util = use_pf and not pf_art             # Algs. 1-3
+    pf_per = iopt[I_PFPER]
+    pf_cnt = 0
+    noise_key = iopt[I_NOISEKEY]
+    lz_acc = iopt[I_LZACC] == 1                 # postpone to the accept state
+    lz_block = fopt[F_LZBLOCK]
+    n_lzroll = 0
+    bl3_ser = strat == S_BL3 and iopt[I_BL3SER] == 1
+    ref_pass = iopt[I_REFPASS] == 1
+    use_util = pf_util or use_lz or cache_kind == C_COST
     uper = iopt[I_UPER]
 
     cnt = np.zeros((max(n, 1), C.N_COUNTERS), dtype=np.int64)
@@ -701,6 +778,18 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     art_util = iopt[I_UTIL] == 1
     art = art_util and cache_kind == C_COST
     kcount = np.zeros(K if art_util else 1, dtype=np.int64)
+    # key_count="live": -1 when a partial match leaves a state referencing the key; accepted
+    # matches stay in the accept state until their window expires (PatternMatcher.cpp 879-880,
+    # the accept state's buffer is swept by removeTimeouts like the others, line 544): a heap of
+    # (expiry, key) for them
+    klive = art_util and iopt[I_KLIVE] == 1
+    aw = fopt[F_AW]
+    autil = np.zeros(K if art_util else 1)
+    fsnap = np.zeros(K if art_util else 1)
+    lastfirst = np.full(max(M, 1), -1, dtype=np.int64)
+    xht = np.zeros(16)
+    xhk = np.zeros(16, dtype=np.int64)
+    xhn = 0
     cu = np.zeros(max(cap, 1))
     ck = np.zeros(max(cap, 1), dtype=np.int64)
     cpos = np.full(K if art else 1, -1, dtype=np.int64)
@@ -726,7 +815,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     busy = 0.0
     # PFetch lookahead / LzEval span per remote predicate
     la = np.zeros(max(NR, 1), dtype=np.int64)
-    adaptive = use_pf and iopt[I_LOOK] == 0
+    adaptive = pf_util and iopt[I_LOOK] == 0
     # Alg. 3 state: misses per (predicate, lookahead class) with the event of the last one,
     # estimated-arrival flag, offset, and the monitored extension rate of class chk-1
     # (extensions / exposure = the Poisson rate's maximum-likelihood estimate)
@@ -762,7 +851,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
         if iopt[I_SPAN] > 0:
             span[r] = iopt[I_SPAN]
         else:
-            span[r] = M                         # until the first Eq. (8) refresh
+            span[r] = M                         # to the accept state (lz_postpone="accept"),
+            #                                     else until the first Eq. (8) refresh
     ndecide = 0
     n_thread = 0
     merge = iopt[I_MERGE] == 1
@@ -814,7 +904,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                 _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
             lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5 + fopt[F_OVER]
             # cache utilities: ranking (cost cache) and the minimum (prefetch selection)
-            if csize > 0 and (cache_kind == C_COST or use_pf):
+            if csize > 0 and (cache_kind == C_COST or pf_util):
                 keyv = np.empty(csize)
                 mu = np.inf
                 for q in range(csize):
@@ -854,7 +944,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         ea_off[r] = o if o > 0.0 else 0.0
                     _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
             # LzEval span by Eq. (8), time in events: rates = type shares, latencies / mean service
-            if use_lz and iopt[I_SPAN] == 0 and i > 0:
+            if use_lz and iopt[I_SPAN] == 0 and not lz_acc and i > 0:
                 msvc = busy / i if busy > 0 else base
                 if msvc > 0.0:
                     lev = lbar / msvc
@@ -933,7 +1023,14 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
             n_t[:nm] = m_t[:nm]
             m_id = n_id
             m_t = n_t
-        if use_pf and te_nfree < (psize[g] + 1) * n_ea_pred:
+        if klive:
+            while xhn > 0 and ((count_win and xht[0] <= i) or
+                               (not count_win and ts[i] > xht[0])):
+                _kc_leave(xhk[0] % K, xhk[0] // K, M - 1, lastfirst, kcount, autil, fsnap, aw)
+                xhn = heap_pop(xht, xhk, xhn)
+            if xht.shape[0] < xhn + (psize[g] + 1) * NR:
+                xht, xhk = _grow_heap(xht, xhk, xhn, xhn + (psize[g] + 1) * NR)
+        if pf_util and te_nfree < (psize[g] + 1) * n_ea_pred:
             tht, tmr, te_nfree = _grow_timers(tht, tmr, te_nfree, (psize[g] + 1) * n_ea_pred)
         # Order of work inside the event (``in_event_order``): "class" = the authors' artifact,
         # which runs the event's transitions in query order, each over the partial matches of
@@ -994,20 +1091,28 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             if art_util and use_pf:
                                 for r in range(NR):
                                     if r_kslot[r] == 0 and r_chk[r] > 0:
-                                        kcount[kid[i, r_kid[r]]] += 1
+                                        _kc_add(kid[i, r_kid[r]], 1, kcount, autil, fsnap, aw)
                                         _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
                             if use_util:
                                 ring_pos, ring_fill = _enter_class(
                                     pm, p, 0, 0, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt,
                                     ttot, ring_j, ring_k, ring_pos, ring_fill, swin, cnt, i, unit,
                                     clk)
-                            if use_pf and _wants_prefetch(0, NR, la, ea, r_chk):
+                            if pf_util and _wants_prefetch(0, NR, la, ea, r_chk):
                                 te_nfree, thn, ndecide, nfetch, lat_sum, hn = _entry_prefetch(
                                     p, pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea, ea_off, tmr,
                                     tht, thn, te_nfree, fopt, seed, ndecide, K, incache, inflight,
                                     csize, cap, lat_sum, nfetch, lunit, need, ttot, tcnt, avgP,
                                     min_util, wfree, arr_tier, ht, hk, hn, cnt, i, unit, clk,
                                     tracing, tr_k, tr_a, tr_b, tr_x, tst)
+                            elif pf_art:
+                                for r in range(NR):
+                                    if r_kslot[r] == 0 and r_chk[r] > 0:
+                                        pf_cnt, ndecide, nfetch, lat_sum, hn = _period_prefetch(
+                                            kid[i, r_kid[r]], pf_cnt, pf_per, noise_key, fopt,
+                                            seed, ndecide, nfetch, lat_sum, lunit, wfree,
+                                            inflight, arr_tier, ht, hk, hn, cnt, i, unit, clk,
+                                            tracing, tr_k, tr_a, tr_b, tr_x, tst)
                 continue
             q = head[g]
             prev = -1
@@ -1079,9 +1184,9 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                             k2, arr_tier[k2], cap, cache_kind, incache, tier,
                                             lprev, lnext, lhead, ltail, members, mpos, csize,
                                             rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing,
-                                            tr_k, tr_a, tr_b, tr_x, tst, art, kcount, cu, ck,
+                                            tr_k, tr_a, tr_b, tr_x, tst, art, autil, cu, ck,
                                             cpos)
-                            if strat != S_BL1:
+                            if strat != S_BL1 and not bl3_ser:
                                 _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                                 have = incache[key] == 1
                                 if tracing:
@@ -1089,9 +1194,10 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                            1 if have else 0, 0.0, clk)
                                 if have:
                                     hits += 1
-                                    lhead, ltail = _cache_touch(
-                                        key, lprev, lnext, lhead, ltail, csize, art, kcount, cu,
-                                        ck, cpos, cnt, i, unit, clk)
+                                    if not ref_pass:
+                                        lhead, ltail = _cache_touch(
+                                            key, lprev, lnext, lhead, ltail, csize, art, autil,
+                                            cu, ck, cpos, cnt, i, unit, clk)
                                     if tier[key] == 1:
                                         tier[key] = 2
                                         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
@@ -1110,7 +1216,12 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             if not have:
                                 may_wait = use_lz and not complete and \
                                     ns <= r_chk[r] + span[r] - 1
-                                bl3_all = strat == S_BL3 and complete
+                                if may_wait and lz_block > 0.0:
+                                    # -Y / -Z: block now instead of postponing (line 1106)
+                                    n_lzroll += 1
+                                    if uniform01(seed ^ 0xB10C, n_lzroll) < lz_block:
+                                        may_wait = False
+                                bl3_all = strat == S_BL3 and complete and not bl3_ser
                                 if merge or may_wait or bl3_all:
                                     # a request to the fetch workers: a new one unless one for
                                     # the key is in flight and requests merge (LzEval without
@@ -1158,14 +1269,14 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                                 k2, arr_tier[k2], cap, cache_kind, incache, tier,
                                                 lprev, lnext, lhead, ltail, members, mpos, csize,
                                                 rank, rank_n, rank_ptr, cnt, i, unit, clk,
-                                                tracing, tr_k, tr_a, tr_b, tr_x, tst, art, kcount,
+                                                tracing, tr_k, tr_a, tr_b, tr_x, tst, art, autil,
                                                 cu, ck, cpos)
                                     if cap > 0:
                                         lhead, ltail, csize, rank_ptr = _cache_put(
                                             key, 2, cap, cache_kind, incache, tier, lprev, lnext,
                                             lhead, ltail, members, mpos, csize, rank, rank_n,
                                             rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a,
-                                            tr_b, tr_x, tst, art, kcount, cu, ck, cpos)
+                                            tr_b, tr_x, tst, art, autil, cu, ck, cpos)
                             # evaluate
                             if postponed:
                                 pend &= ~bit
@@ -1175,6 +1286,11 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 if postponed:
                                     remove = True          # the partial match itself is dead
                                 break
+                            if have and ref_pass:
+                                # a hit whose predicate holds refreshes the key (line 1065)
+                                lhead, ltail = _cache_touch(
+                                    key, lprev, lnext, lhead, ltail, csize, art, autil, cu, ck,
+                                    cpos, cnt, i, unit, clk)
                         if alive and strat == S_BL3 and complete and pend != 0:
                             # BL3: wait for the slowest of the keys fetched in parallel
                             for r in range(NR):
@@ -1210,10 +1326,15 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             # class, the lookahead classes with PFetch, the later ones with
                             # LzEval (cep_match.cpp lines 1763-1790)
                             for r in range(NR):
-                                if ns == r_chk[r] or (use_pf and r_kslot[r] <= ns < r_chk[r]) \
-                                        or (use_lz and ns > r_chk[r]):
-                                    kcount[kid[tmp[r_kslot[r]], r_kid[r]]] += 1
+                                if _key_refs(ns, r, r_kslot, r_chk, use_pf, use_lz):
+                                    kk = kid[tmp[r_kslot[r]], r_kid[r]]
+                                    _kc_add(kk, 1, kcount, autil, fsnap, aw)
                                     _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
+                                    if klive and complete:
+                                        # it leaves the accept state when its window expires
+                                        xe = float(tmp[0] + win) if count_win else \
+                                            ts[tmp[0]] + win
+                                        xhn = heap_push(xht, xhk, xhn, xe, tmp[0] * K + kk)
                         if alive:
                             if complete:
                                 _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
@@ -1235,6 +1356,12 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                         bit = np.int64(1) << r
                                         if s == r_chk[r] - 1 or (pm[q, PM_PEND] & bit) != 0:
                                             need[kid[pm[q, PM_EV + r_kslot[r]], r_kid[r]]] -= 1
+                                if klive:
+                                    for r in range(NR):
+                                        if _key_refs(s, r, r_kslot, r_chk, use_pf, use_lz):
+                                            _kc_leave(kid[pm[q, PM_EV + r_kslot[r]], r_kid[r]],
+                                                      pm[q, PM_EV], s, lastfirst, kcount, autil,
+                                                      fsnap, aw)
                                 slot_count[s] -= 1
                                 slot_count[ns] += 1
                                 pm[q, PM_EV + ns] = i
@@ -1276,7 +1403,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                         i, unit, clk)
                                 tmp[0] = -1 - p
                             # ------------------------------------------ PFetch: lookahead hook
-                            if use_pf and tmp[0] < 0 and _wants_prefetch(
+                            if pf_util and tmp[0] < 0 and _wants_prefetch(
                                     pm[-1 - tmp[0], PM_SLOT], NR, la, ea, r_chk):
                                 te_nfree, thn, ndecide, nfetch, lat_sum, hn = _entry_prefetch(
                                     -1 - tmp[0], pm, kid, r_kid, r_kslot, r_chk, NR, M, la, ea,
@@ -1284,11 +1411,27 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     incache, inflight, csize, cap, lat_sum, nfetch, lunit, need,
                                     ttot, tcnt, avgP, min_util, wfree, arr_tier, ht, hk, hn, cnt,
                                     i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst)
+                            elif pf_art and tmp[0] < 0:
+                                pq = -1 - tmp[0]
+                                for r in range(NR):
+                                    if r_kslot[r] <= ns < r_chk[r]:
+                                        pf_cnt, ndecide, nfetch, lat_sum, hn = _period_prefetch(
+                                            kid[pm[pq, PM_EV + r_kslot[r]], r_kid[r]], pf_cnt,
+                                            pf_per, noise_key, fopt, seed, ndecide, nfetch,
+                                            lat_sum, lunit, wfree, inflight, arr_tier, ht, hk, hn,
+                                            cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
+                                            tst)
                             tmp[0] = 0
                         else:
                             if policy_next:
                                 remove = True
                 if remove:
+                    if klive:
+                        # PatternMatcher.cpp lines 879-880: leaving a referencing state
+                        for r in range(NR):
+                            if _key_refs(s, r, r_kslot, r_chk, use_pf, use_lz):
+                                _kc_leave(kid[pm[q, PM_EV + r_kslot[r]], r_kid[r]],
+                                          pm[q, PM_EV], s, lastfirst, kcount, autil, fsnap, aw)
                     if use_util:
                         for r in range(NR):
                             bit = np.int64(1) << r
@@ -1322,7 +1465,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     nst = 0 if hist else nm
     m_ev = np.ascontiguousarray(m_id[:nst, 1:]) if record else np.zeros((0, M), dtype=np.int64)
     return (cnt, start, depart, m_ev, m_t[:nst], np.ascontiguousarray(m_id[:nst, 0]), stats,
-            hst,
+            hst, kcount,
             tr_k[:tst[0]], tr_a[:tst[0]], tr_b[:tst[0]], tr_x[:tst[0]], tst[1])
 
 
@@ -1405,8 +1548,10 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     ``float64[N_COUNTERS]`` price per counter (default: free) and ``base_cost`` the per-event
     overhead, both in seconds; ``remote`` the remote table (None = identity); other options are
     ``RemoteOptions`` fields.  ``info`` carries ``emit_time`` per match, ``start`` / ``depart``
-    per event, fetch / hit / miss counts, blocked time and (``trace_cap > 0``) the trace of store
-    interactions that ``sim.core.remote_queue`` replays in SimPy.  ``max_partial_matches`` /
+    per event, fetch / hit / miss counts, blocked time, with ``utility="artifact"`` the final
+    per-key counts (``key_count``, aligned with the sorted key values ``key_values``) and
+    (``trace_cap > 0``) the trace of store interactions that ``sim.core.remote_queue`` replays
+    in SimPy.  ``max_partial_matches`` /
     ``max_matches`` are checked after the run (``engines.registry.check_caps``; the kernel has
     no caps of its own).
     """
@@ -1425,7 +1570,7 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
         np.ascontiguousarray(unit_cost, dtype=np.float64)
     if unit.shape != (C.N_COUNTERS,):
         raise CepsimInputError(f"remote engine: unit_cost must have {C.N_COUNTERS} entries")
-    iopt = np.zeros(22, np.int64)
+    iopt = np.zeros(N_IOPT, np.int64)
     iopt[I_PCAP] = max(int(initial_capacity), 1)
     iopt[I_STRAT] = opts.strategy_code
     iopt[I_CACHE] = opts.cache_code
@@ -1448,15 +1593,25 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     iopt[I_ORDER] = 0 if opts.in_event_order == "class" else 1
     iopt[I_MERGE] = 1 if opts.merge_requests else 0
     iopt[I_UTIL] = 1 if opts.utility == "artifact" else 0
+    iopt[I_LZACC] = 1 if opts.lz_postpone == "accept" else 0
+    iopt[I_BL3SER] = 1 if opts.bl3_fetch == "serial" else 0
+    iopt[I_REFPASS] = 1 if opts.cache_refresh == "pass" else 0
+    iopt[I_KLIVE] = 1 if opts.key_count == "live" else 0
+    iopt[I_PFART] = 1 if opts.prefetch == "artifact" else 0
+    iopt[I_PFPER] = opts.prefetch_period
+    # the artifact's noise key is key 1 (line 1038); its dense id, or the smallest key's
+    iopt[I_NOISEKEY] = int(np.searchsorted(uniq, 1.0)) if len(uniq) and \
+        np.any(uniq == 1.0) else 0
     fopt = np.array([opts.latency_unit_us * 1e-6, opts.omega_fetch, opts.omega_cache, opts.noise,
-                     program.window, float(base_cost), opts.fetch_overhead_us * 1e-6],
+                     program.window, float(base_cost), opts.fetch_overhead_us * 1e-6,
+                     float(opts.lz_block_prob), float(opts.artifact_weight)],
                     dtype=np.float64)
     res = _run(stream.types.astype(np.int32), np.ascontiguousarray(stream.ts, np.float64),
                np.ascontiguousarray(stream.attrs, np.float64), a, part, rtab, t["vtype"],
                program.pred_i, program.pred_f, t["lp_pid"], t["lp_chk"], t["lp_s1"], t["lp_s2"],
                t["r_op"], t["r_cslot"], t["r_ccol"], t["r_kslot"], kid, t["r_kid"], t["r_chk"],
                t["r_scale"], t["r_off"], iopt, fopt, unit, max(int(trace_cap), 1))
-    cnt, start, depart, m_ev, m_t, m_det, stats, hst, tk, ta, tb, tx, overflow = res
+    cnt, start, depart, m_ev, m_t, m_det, stats, hst, kcount, tk, ta, tb, tx, overflow = res
     if trace_cap > 0 and overflow:
         raise CepsimInputError(f"remote engine: the trace needs more than trace_cap={trace_cap} "
                                "records; pass a larger trace_cap or a shorter stream")
@@ -1481,7 +1636,9 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
             "fetches": int(stats[0]), "blocked_time": float(stats[1]), "cache_hits": int(stats[2]),
             "cache_misses": int(stats[3]), "ea_prefetches": int(stats[5]),
             "blocking_fetches": int(stats[6]),
-            "remote_keys": int(len(uniq)), "remote_missing_keys": int(np.isnan(rtab).sum())}
+            "remote_keys": int(len(uniq)), "remote_missing_keys": int(np.isnan(rtab).sum()),
+            "key_values": uniq,
+            "key_count": kcount if opts.utility == "artifact" else np.zeros(0, np.int64)}
     if trace_cap > 0:
         info["trace"] = (tk, ta, tb, tx)
     if latency_hist:
