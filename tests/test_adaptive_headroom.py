@@ -23,7 +23,7 @@ N_EVENTS = 1200
 def _case(dataset: str, n: int = 3):
     st = make_stream(dataset, N_EVENTS, 3, n_types=6, total_rate=200.0)
     prog = compile_pattern(parse_pattern(pattern_text(dataset, "seq", n, st.schema.type_names,
-                                                      0.5)), st.schema)
+                                                      0.5, directions=("up",))), st.schema)
     return st, prog
 
 

@@ -152,7 +152,7 @@ def test_planning_groups_of_an_and_of_8_without_expanding_it():
     from engines.pattern import parse_pattern
     from workloads.adaptive import make_stream, pattern_text
     stream = make_stream("traffic", 200, 1, n_types=24, total_rate=500.0)
-    text = pattern_text("traffic", "and", 8, stream.schema.type_names, 0.25)
+    text = pattern_text("traffic", "and", 8, stream.schema.type_names, 0.25, directions=("up",))
     prog = compile_pattern(parse_pattern(text), stream.schema)
     assert prog.branch_error
     groups = planning_groups(prog)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sim.studies.adaptive.readings import claim_subtree_reading_report
+from sim.studies.adaptive.claims import claim_subtree_reading_report
 
 
 def _row(reading, role, n, inv_thr, thr_thr=100.0, static_thr=100.0, repl=2):

@@ -20,7 +20,8 @@ N_EVENTS = 1500
 
 def _case(dataset: str, seed: int):
     st = make_stream(dataset, N_EVENTS, seed, n_types=10, total_rate=200.0)
-    text = pattern_text(dataset, "or", 3, st.schema.type_names, 0.6, type_seed=seed)
+    text = pattern_text(dataset, "or", 3, st.schema.type_names, 0.6, type_seed=seed,
+                        directions=("up",))
     return st, compile_pattern(parse_pattern(text), st.schema)
 
 

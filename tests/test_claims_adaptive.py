@@ -270,8 +270,44 @@ def _drift():
     return df
 
 
+def _conv(thr8=120.0):
+    """thr0.1 / uncond throughput 2 at n = 3 (not judged), 1.1 at n = 7, thr8 / 100 at n = 8."""
+    return _df(_row(n=3, uncond_thr=50.0, thr0_1_thr=100.0, thr0_1_fp=1),
+               _row(n=7, uncond_thr=100.0, thr0_1_thr=110.0, thr0_1_fp=5),
+               _row(n=8, uncond_thr=100.0, thr0_1_thr=thr8, thr0_1_fp=9),
+               *_junk(n=8))
+
+
+def _repl_like(thr_repl=(10, 12)):
+    """stocks: inv0.1 replacements 8 and 10 at n = 3, 5; thr0.1's as given."""
+    return _df(*[_row(ds="stocks", n=n, inv0_1_thr=110.0, inv0_1_repl=ir, thr0_1_thr=105.0,
+                      thr0_1_repl=tr) for n, ir, tr in zip((3, 5), (8, 10), thr_repl)],
+               *_junk(ds="stocks"))
+
+
+def _ovh_above(inv_ovh=0.3):
+    """stocks: inv0.1 throughput 110 (thr0.1 100), overhead inv_ovh % (thr0.1 0.2 %)."""
+    return _df(*[_row(ds="stocks", n=n, inv0_1_thr=110.0, inv0_1_ovh=inv_ovh, thr0_1_thr=100.0,
+                      thr0_1_ovh=0.2) for n in (3, 5)], *_junk(ds="stocks"))
+
+
+def _readings(both: bool = True):
+    """zstream_readings rows: inv0.1 at 120/s under "recompute", 100/s under "constant"."""
+    from test_adaptive_readings import _row as reading_row
+    return pd.DataFrame([reading_row(r, role, n, 120.0 if r == "recompute" else 100.0)
+                         for r in (("recompute", "constant") if both else ("recompute",))
+                         for role in ("tune", "eval") for n in (4, 5)])
+
+
 # name -> list of (call, table, expected verdict, regexes that must occur in `measured`)
 CASES = {
+    "claim_subtree_reading_report": [
+        (lambda d: S.claim_subtree_reading_report(d), _readings(), True,
+         [r"stocks/constant \(inv0\.1, thr0\.1\): inv / static n=4 1\.00",
+          r"stocks/recompute \(inv0\.1, thr0\.1\): inv / static n=4 1\.20"]),
+        (lambda d: S.claim_subtree_reading_report(d), _readings(both=False), False,
+         [r"^stocks/recompute "]),
+    ],
     "claim_no_false_positive": [
         (lambda d: S.claim_no_false_positive(d), _fp(), True,
          [r"^invariant calls of A: 15, false positives 0 \(paper: 0",
@@ -594,7 +630,46 @@ CASES = {
         (lambda d: S.claim_sensitivity_report(d), _drop(_sens(), "thr"), True,
          [r"traffic/zstream/1/100: inv best inv0 130/s fn 0\.50; thr fn nan; "]),
     ],
+    "claim_thr_converges_uncond": [
+        (lambda d: S.claim_thr_converges_uncond(d), _conv(), True,
+         [r"^zstream \(thr0\.1\): thr/uncond throughput n=3: 2\.00, n=7: 1\.10, n=8: 1\.20; "
+          r"threshold false positives n=3: 1, n=7: 5, n=8: 9 "]),
+        (lambda d: S.claim_thr_converges_uncond(d), _conv(200.0), False,
+         [r"n=7: 1\.10, n=8: 2\.00; "]),
+    ],
+    "claim_thr_repl_like_inv": [
+        (lambda d: S.claim_thr_repl_like_inv(d), _repl_like(), True,
+         [r"^zstream \(inv0\.1, thr0\.1\): thr/inv replacements n=3: 1\.25, n=5: 1\.20; inv "
+          r"replacements n=3: 8, n=5: 10 "]),
+        (lambda d: S.claim_thr_repl_like_inv(d), _repl_like((40, 12)), False,
+         [r"thr/inv replacements n=3: 5\.00, n=5: 1\.20"]),
+    ],
+    "claim_inv_ovh_above_thr": [
+        (lambda d: S.claim_inv_ovh_above_thr(d), _ovh_above(), True,
+         [r"mean overhead inv 0\.300%, thr 0\.200%; inv/thr throughput 1\.10 "]),
+        (lambda d: S.claim_inv_ovh_above_thr(d), _ovh_above(0.1), False,
+         [r"mean overhead inv 0\.100%, thr 0\.200%"]),
+    ],
 }
+
+
+def test_a_zero_match_point_fails_the_claims_loudly():
+    """A point whose pattern found no match (``static_matches`` = 0) is refused by every average
+    (``analysis.tuned``, the d scan): the claim raises ``ZeroMatchError`` naming the point, which
+    the claims table reports as a failure; the figures draw a red banner instead."""
+    from sim.studies.adaptive.analysis import ZeroMatchError, tuned, zero_match_points
+    df = _inv_best().assign(static_matches=5, stream_seed=1)
+    assert zero_match_points(df) == []
+    assert S.claim_inv_best(df).passed
+    df.loc[(df["n"] == 5) & df["error"].isna() & (df["supported"] == 1), "static_matches"] = 0
+    assert zero_match_points(df) == ["traffic/zstream/seq n=5 (seeds 1)"]
+    for call in (lambda d: S.claim_inv_best(d), lambda d: S.claim_dopt_vs_d0(d),
+                 lambda d: tuned(d, "traffic", "zstream")):
+        with pytest.raises(ZeroMatchError, match=r"ZERO-MATCH POINTS in traffic/zstream: "
+                                                 r"traffic/zstream/seq n=5 \(seeds 1\)"):
+            call(df)
+    assert tuned(df, "traffic", "zstream", allow_zero=True)["zero"] == [
+        "traffic/zstream/seq n=5 (seeds 1)"]
 
 
 @pytest.mark.parametrize("name, i", case_params(CASES))

@@ -631,6 +631,86 @@ CASES += [
 ]
 
 
+
+# ----------------------------------------------------------------------------- section 7 observations
+def _ef(fc, n, eager, cab=10, cba=10, regime="paper_regime"):
+    """claim_eager_flat row: stream length and every NFA's condition evaluations."""
+    return {"regime": regime, "data": "synthetic", "sequence": "a,b,c", "f_c": fc,
+            "n_stream_events": n, **_nfa(eager=eager, cab=cab, cba=cba)}
+
+
+# eager per event: 40000 / 20000 = 2 and 30000 / 10000 = 3 (max/min 1.5); the selective row
+# (eager 1 per event) is another regime and ignored
+EF_OK = _t([_ef(0.001, 20000, 40000), _ef(1.0, 10000, 30000, cab=40000, cba=40000),
+            _ef(0.01, 10000, 10000, regime="selective")])
+EF_SPREAD = _t([_ef(0.001, 20000, 20000), _ef(1.0, 10000, 30000)])       # 1 vs 3 per event
+EF_GOOD = _t([_ef(0.001, 20000, 40000, cab=50000), _ef(1.0, 10000, 30000)])  # eager < cab
+
+
+def _oi(seq, fc, regime="paper_regime", **vals):
+    return {"regime": regime, "sequence": seq, "f_c": fc, **_nfa(**vals)}
+
+
+OI_OK = _t([_oi("c,b,a", 0.01, eager=100, cab=150), _oi("a,c,b", 0.01, eager=5000, cab=100),
+            _oi("c,b,a", 0.01, regime="selective", tree=9000)])
+OI_BAD = _t([_oi("c,b,a", 0.01, tree=3000), _oi("a,c,b", 0.01)])
+OI_ONE_SEQ = _t([_oi("c,b,a", 0.01)])
+
+
+def _pk(n, regime="paper_regime", **peaks):
+    """Figure 9 row: after-event and transient peak instances (equal here), 100 unless given."""
+    r = {"regime": regime, "n_events": n}
+    for k in ("eager",) + CHAINS + ("tree",):
+        r[f"peak_inst_{k}"] = peaks.get(k, 100)
+        if k != "eager":
+            r[f"peak_inst_transient_{k}"] = peaks.get(k, 100)
+    return r
+
+
+# the largest input (1000) decides; the smaller one would fail both claims
+PK_OK = _t([_pk(100, eager=5000, abc=10),
+            _pk(1000, eager=1000, abc=800, acb=1500, bac=300, bca=200, cab=50, cba=60)])
+PK_BAD = _t([_pk(1000, eager=1000, abc=800, acb=100)])
+
+
+def _bf(n, regime="paper_regime", **b):
+    return {"regime": regime, "n_events": n,
+            **{f"peak_buf_{k}": b.get(k, 100) for k in ("eager",) + CHAINS + ("tree",)}}
+
+
+BUF_OK = _t([_bf(100, eager=110), _bf(200, abc=120, tree=96),
+             _bf(200, regime="selective", eager=0)])                  # other regime: ignored
+BUF_BAD = _t([_bf(100, eager=110), _bf(200, eager=0)])               # eager counts nothing
+
+CASES += [
+    ("eager_flat-pass", lambda d: C.claim_eager_flat(d, regime="paper_regime"), EF_OK, True,
+     [r"^paper_regime condition evaluations per event, eager: f_c=0\.001: 2, f_c=1: 3 "
+      r"\(max/min 1\.5, check <= 2\); f_c=0\.001: eager/worse c-first chain 4e\+03 "]),
+    ("eager_flat-fail-spread", lambda d: C.claim_eager_flat(d, regime="paper_regime"),
+     EF_SPREAD, False, [r"f_c=0\.001: 1, f_c=1: 3 \(max/min 3, check <= 2\)"]),
+    ("eager_flat-fail-not-poor", lambda d: C.claim_eager_flat(d, regime="paper_regime"),
+     EF_GOOD, False, [r"eager/worse c-first chain 0\.8 "]),
+    ("order_independent-pass", lambda d: C.claim_order_independent(d, regime="paper_regime"),
+     OI_OK, True, [r"cab 1\.5, cba 1, tree 1 \(check in \[1/2, 2\]\)",
+                   r"eager, the paper's exception: f_c=0\.01: 0\.02$"]),
+    ("order_independent-fail", lambda d: C.claim_order_independent(d, regime="paper_regime"),
+     OI_BAD, False, [r"tree 3 \(check"]),
+    ("order_independent-fail-one-sequence", lambda d: C.claim_order_independent(d),
+     OI_ONE_SEQ, False, [r"^no f_c with both sequences"]),
+    ("a_first_like_eager-pass", lambda d: C.claim_a_first_like_eager(d, regime="paper_regime"),
+     PK_OK, True, [r"n_events=1000: eager peak 1e\+03; abc/eager 0\.8, acb/eager 1\.5 "]),
+    ("a_first_like_eager-fail", lambda d: C.claim_a_first_like_eager(d, regime="paper_regime"),
+     PK_BAD, False, [r"acb/eager 0\.1 "]),
+    ("b_first_between-pass", lambda d: C.claim_b_first_between(d, regime="paper_regime"), PK_OK,
+     True, [r"abc 800, acb 1\.5e\+03, bac 300, bca 200, cab 50, cba 60 "]),
+    ("b_first_between-fail", lambda d: C.claim_b_first_between(d, regime="paper_regime"), PK_BAD,
+     False, [r"bac 100, bca 100, cab 100"]),
+    ("buffered_identical-pass", lambda d: C.claim_buffered_identical(d, regime="paper_regime"),
+     BUF_OK, True, [r"NFAs 1\.25 at \{'n_events': 200\}: eager 100, abc 120, .* tree 96 "]),
+    ("buffered_identical-fail", lambda d: C.claim_buffered_identical(d, regime="paper_regime"),
+     BUF_BAD, False, [r"NFAs 100 at \{'n_events': 200\}: eager 0, "]),
+]
+
 def test_unknown_metric_is_named():
     with pytest.raises(ValueError, match=r"^metric must be one of \['evals', 'ops', 'evals_route'\], got 'bogus'$"):
         C.claim_convergence(CONV_OK, metric="bogus")
@@ -647,7 +727,7 @@ def test_every_claim_has_both_directions():
         by.setdefault(i.split("-")[0], set()).add(want)
     assert all(v == {True, False} for v in by.values()), by
     names = {n[len("claim_"):] for n in dir(C) if n.startswith("claim_")}
-    assert set(by) == names and len(names) == 13, (sorted(by), sorted(names))
+    assert set(by) == names and len(names) == 18, (sorted(by), sorted(names))
 
 
 def _pass_cases():

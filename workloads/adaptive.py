@@ -33,9 +33,12 @@ from the current rate shares.  Everything is a deterministic function of the arg
 Pattern sets (``pattern_text``), each for sizes n = 3..8 over the first n (OR: 3n) types of a
 seeded type permutation: ``seq``; ``neg`` (SEQ with one NOT in the middle); ``and``; ``kleene``
 (SEQ with the middle variable under Kleene +); ``or`` (OR of three SEQs of size n).  Predicates
-chain consecutive variables: traffic "increase in both the vehicle count and the speed"
-(``a.count < b.count AND a.speed < b.speed``: a violation of the normal speed / density
-relation); stocks ``a.diff < b.diff`` (the paper's ``A.diff < B.diff < C.diff``).
+chain consecutive variables: traffic "either an increase or a decline in both the number of
+vehicles and the average speed" (section 5.1: a violation of the normal speed / density
+relation), written as the OR of the increasing pattern (``a.count < b.count AND a.speed <
+b.speed``) and the declining one (``>``; ``pattern_text``); stocks ``a.diff < b.diff`` (the
+paper's ``A.diff < B.diff < C.diff``).  ``count_base`` (traffic, default 5 vehicles) is the
+smallest per-point count mean.
 """
 from __future__ import annotations
 
@@ -72,7 +75,8 @@ def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: f
                    n_changes: int | None = None, change_types: int | None = None,
                    factor_range: tuple[float, float] = (10.0, 50.0), model: str = "skewed",
                    count_span: float = 30.0, speed_span: float = 4.0,
-                   shift_range: tuple[float, float] = (2.0, 5.0)) -> EventStream:
+                   shift_range: tuple[float, float] = (2.0, 5.0),
+                   count_base: float = 5.0) -> EventStream:
     """Traffic-like stream (module docstring).  ``model = "skewed"`` (default): per-point
     attribute means log-uniform over ``count_span`` (vehicles: 5 .. 5 * count_span) and
     ``speed_span`` (km/h: 110 / speed_span .. 110), so that the pairwise selectivities of
@@ -94,7 +98,7 @@ def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: f
         mean_c = rng.uniform(20, 30, n_types)
         mean_s = rng.uniform(50, 70, n_types)
     else:
-        mean_c = 5.0 * np.exp(rng.uniform(0.0, np.log(count_span), n_types))
+        mean_c = count_base * np.exp(rng.uniform(0.0, np.log(count_span), n_types))
         mean_s = 110.0 * np.exp(-rng.uniform(0.0, np.log(speed_span), n_types))
     shift_c = np.ones((n_seg, n_types))
     shift_s = np.ones((n_seg, n_types))
@@ -168,15 +172,34 @@ def _check(n_events: int, n_types: int) -> None:
         raise CepsimInputError("adaptive workload: need n_events >= 1 and n_types >= 3")
 
 
-def _preds(dataset: str, a: str, b: str) -> list[str]:
+TRAFFIC_DIRECTIONS = ("up", "down")
+
+
+def _preds(dataset: str, a: str, b: str, direction: str = "up") -> list[str]:
+    """The predicates between consecutive variables ``a`` -> ``b``.  Traffic: both the vehicle
+    count and the average speed increase (``direction = "up"``) or both decline (``"down"``);
+    stocks: ``a.diff < b.diff`` (section 5.1)."""
     if dataset == "traffic":
-        return [f"{a}.count < {b}.count", f"{a}.speed < {b}.speed"]
+        op = "<" if direction == "up" else ">"
+        return [f"{a}.count {op} {b}.count", f"{a}.speed {op} {b}.speed"]
     return [f"{a}.diff < {b}.diff"]
 
 
 def pattern_text(dataset: str, pset: str, n: int, type_names, window: float,
-                 type_seed: int = 0) -> str:
-    """The pattern of set ``pset`` and size ``n`` (module docstring) over ``type_names``."""
+                 type_seed: int = 0, directions: tuple = TRAFFIC_DIRECTIONS) -> str:
+    """The pattern of set ``pset`` and size ``n`` (module docstring) over ``type_names``.
+
+    Traffic patterns detect "combinations ... of three or more observations with either an
+    increase or a decline in both the number of vehicles and the average speed" (PVLDB'18
+    section 5.1): the pattern is the OR of the two directed patterns, ``OR(P_up, P_down)``,
+    ``P_up`` the set's pattern with every consecutive pair increasing in both attributes and
+    ``P_down`` the same types and structure with both declining (the ``or`` set: the OR of its
+    three SEQs in each direction, six alternatives).  The direction is one per combination, not
+    per pair: WHERE is a conjunction of comparisons (engines/pattern/parser.py), and a
+    combination that rises then falls is neither "an increase" nor "a decline".  Stock patterns
+    are one direction (``A.diff < B.diff < C.diff``, section 5.1).  ``directions`` (traffic):
+    the directions ORed, ``("up", "down")`` by default; ``("up",)`` is the increase-only
+    variant (one directed pattern, no OR)."""
     if pset not in PATTERN_SETS:
         raise CepsimInputError(f"adaptive: unknown pattern set {pset!r}; use one of {PATTERN_SETS}")
     if not 2 <= n <= 12:
@@ -187,30 +210,52 @@ def pattern_text(dataset: str, pset: str, n: int, type_names, window: float,
                                f"has {len(type_names)}")
     perm = np.random.default_rng([type_seed, 7]).permutation(len(type_names))
     types = [type_names[i] for i in perm[:need]]
+    if dataset != "traffic":
+        alts, preds = _directed(dataset, pset, n, types, "up", "v")
+        body = alts[0] if len(alts) == 1 else f"OR({', '.join(alts)})"
+    else:
+        dirs = tuple(directions)
+        if not dirs or any(d not in TRAFFIC_DIRECTIONS for d in dirs) or len(set(dirs)) < len(dirs):
+            raise CepsimInputError(f"adaptive: traffic directions must be distinct values of "
+                                   f"{TRAFFIC_DIRECTIONS}, got {directions!r}")
+        alts, preds = [], []
+        for direction in dirs:
+            al, pr = _directed(dataset, pset, n, types, direction,
+                               "v" if len(dirs) == 1 else direction[0])
+            alts += al
+            preds += pr
+        body = alts[0] if len(alts) == 1 else f"OR({', '.join(alts)})"
+    return f"PATTERN {body}\nWHERE {' AND '.join(preds)}\nWITHIN {window:g} seconds"
+
+
+def _directed(dataset: str, pset: str, n: int, types: list, direction: str,
+              prefix: str) -> tuple[list[str], list[str]]:
+    """The alternatives (one, or three for ``or``) and predicates of set ``pset`` over ``types``
+    in one ``direction``, variables ``<prefix>0..`` (``x`` for the negated one when
+    ``prefix = "v"``, else ``<prefix>x``)."""
 
     def seq(ts_, off, kleene_mid=False):
-        vs = [f"v{off + i}" for i in range(len(ts_))]
+        vs = [f"{prefix}{off + i}" for i in range(len(ts_))]
         items = [f"{t}{'+' if kleene_mid and i == len(ts_) // 2 else ''} {v}"
                  for i, (t, v) in enumerate(zip(ts_, vs))]
-        preds = [p for a, b in zip(vs, vs[1:]) for p in _preds(dataset, a, b)]
+        preds = [p for a, b in zip(vs, vs[1:]) for p in _preds(dataset, a, b, direction)]
         return items, preds
 
     if pset in ("seq", "and", "kleene"):
         items, preds = seq(types, 0, pset == "kleene")
         op = "AND" if pset == "and" else "SEQ"
-        body = f"{op}({', '.join(items)})"
-    elif pset == "neg":
+        return [f"{op}({', '.join(items)})"], preds
+    if pset == "neg":
         items, preds = seq(types[:n], 0)
         mid = n // 2
-        neg = f"NOT({types[n]} x)"
+        x = "x" if prefix == "v" else f"{prefix}x"
+        neg = f"NOT({types[n]} {x})"
         items = items[:mid] + [neg] + items[mid:]
-        preds += _preds(dataset, f"v{mid - 1}", "x")
-        body = f"SEQ({', '.join(items)})"
-    else:
-        alts, preds = [], []
-        for g in range(3):
-            it, pr = seq(types[g * n:(g + 1) * n], g * n)
-            alts.append(f"SEQ({', '.join(it)})")
-            preds += pr
-        body = f"OR({', '.join(alts)})"
-    return f"PATTERN {body}\nWHERE {' AND '.join(preds)}\nWITHIN {window:g} seconds"
+        preds += _preds(dataset, f"{prefix}{mid - 1}", x, direction)
+        return [f"SEQ({', '.join(items)})"], preds
+    alts, preds = [], []
+    for g in range(3):
+        it, pr = seq(types[g * n:(g + 1) * n], g * n)
+        alts.append(f"SEQ({', '.join(it)})")
+        preds += pr
+    return alts, preds

@@ -153,11 +153,15 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
                  ty_start, ty_state, ty_count, ty_edge,
                  ng_type, ng_left, ng_right, ng_emit, ng_trailing,
                  np_start, np_pred, np_role, np_other,
-                 window_kind, window, policy, max_pm, max_matches, tune, counters, cnt_first):
+                 window_kind, window, policy, max_pm, max_matches, tune, counters, cnt_first,
+                 hold):
     """Run the eager NFA of one branch (automaton: ``engines.evaluators.eager_tables``) over the stream;
     adds into ``counters``.
 
     ``cnt_first`` (int64[max(n, 1)], zeros): scratch, live instances by first position.
+    ``hold`` (int64[n], -1): set to the largest first position of the instances (and parked
+    trailing-NOT matches) stored while event ``e`` is processed -- every one of them binds ``e``
+    (``match_buffer_gauge``).
     ``tune`` (int64[4]): initial capacity of every buffer, minimum pool size before an expiry
     sweep, minimum node count before a node collection, initial size of the pools (tests set them
     tiny so that every growth/collection path runs).
@@ -275,7 +279,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             has_trailing, has_buffered_neg, has_emit_neg,
             a_first, a_flags, a_bind, free, pidx, poff, pcap, pn, snap, pneed, touched,
             dirty, dlist, sweep_at, nev, npar, c_row, c_first, c_edge, nbuf,
-            o_pos, o_det, o_kl, o_kle, cnt_first)
+            o_pos, o_det, o_kl, o_kle, cnt_first, hold)
         if st != ST_GROW:
             break
         # the growth the event loop asked for (same sizes as the growth calls it replaces)
@@ -336,7 +340,7 @@ def _eager_events(e0, at, sv, need, types, ts, attrs, pred_i, pred_f,
                   has_trailing, has_buffered_neg, has_emit_neg,
                   a_first, a_flags, a_bind, free, pidx, poff, pcap, pn, snap, pneed, touched,
                   dirty, dlist, sweep_at, nev, npar, c_row, c_first, c_edge, nbuf,
-                  o_pos, o_det, o_kl, o_kle, cnt_first):
+                  o_pos, o_det, o_kl, o_kle, cnt_first, hold):
     """The event loop of ``eager_kernel`` from event ``e0`` (resumed at point ``at`` of it), with
     the buffers as they are: (status, event, point).  Status ST_GROW: ``need`` (and ``pneed``)
     say what must grow before event ``event`` can go on at ``point``; nothing of the event past
@@ -580,6 +584,8 @@ def _eager_events(e0, at, sv, need, types, ts, attrs, pred_i, pred_f,
                         ndl += 1
                     live += 1
                     cnt_first[e] += 1
+                    if e > hold[e]:
+                        hold[e] = e
                     k_created += 1
                     if live > max_pm:
                         _save(sv, nfree, a_top, ndl, nn, ngc_at, nhead, ntail, nkl, nm, nk,
@@ -644,6 +650,8 @@ def _eager_events(e0, at, sv, need, types, ts, attrs, pred_i, pred_f,
                             okn = np.int64(ok)
                             pn[dst] += okn
                             cnt_first[first] += okn
+                            if ok and first > hold[e]:
+                                hold[e] = first
                             n_new += okn
                             if nfree > 0:
                                 nfree -= okn
@@ -908,6 +916,8 @@ def _eager_events(e0, at, sv, need, types, ts, attrs, pred_i, pred_f,
                             a_bind[i, s2] = c_row[ci, s2]
                         pidx[poff[pend_pool] + pn[pend_pool]] = i
                         pn[pend_pool] += 1
+                        if first > hold[e]:
+                            hold[e] = first
                     else:
                         for c in range(n_cols):
                             o_pos[nm, c] = -1
@@ -941,6 +951,8 @@ def _eager_events(e0, at, sv, need, types, ts, attrs, pred_i, pred_f,
                 ndl += 1
             live += 1
             cnt_first[first] += 1
+            if first > hold[e]:
+                hold[e] = first
             k_created += 1
             if live > max_pm:
                 _save(sv, nfree, a_top, ndl, nn, ngc_at, nhead, ntail, nkl, nm, nk, live, lo)
@@ -960,7 +972,8 @@ def _eager_events(e0, at, sv, need, types, ts, attrs, pred_i, pred_f,
 def run_eager(program: Program, stream: EventStream,
               max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
               max_matches: int = DEFAULT_MAX_MATCHES, max_states: int = DEFAULT_MAX_STATES,
-              flat: bool = False, _tune=None, **ignored) -> EngineResult:
+              flat: bool = False, match_buffers: bool = False, _tune=None,
+              **ignored) -> EngineResult:
     """Eager NFA over ``stream``; raises ``CapacityError`` when a cap is exceeded.
 
     ``max_partial_matches`` caps the live partial matches of a branch, ``max_matches`` the
@@ -968,7 +981,10 @@ def run_eager(program: Program, stream: EventStream,
     a branch (an unordered AND of k events has 2**k states).  ``flat=True`` runs the fully
     ordered branches instead (``program.branches``: one per order of each AND, the way the
     engine worked before unordered groups; kept for comparison and benchmarks).  ``_tune`` (tests only) overrides
-    ``DEFAULT_TUNE`` (see ``eager_kernel``)."""
+    ``DEFAULT_TUNE`` (see ``eager_kernel``).  ``match_buffers=True`` adds
+    ``info['match_buffer_events']`` (int64[n], ``match_buffer_gauge``: per event, the events held
+    in the match buffers of the live instances, summed over branches; the counters are the same
+    either way)."""
     if max_partial_matches < 1 or max_matches < 1 or max_states < 1:
         raise CepsimInputError("max_partial_matches, max_matches and max_states must be >= 1")
     if program.has_remote:
@@ -989,11 +1005,13 @@ def run_eager(program: Program, stream: EventStream,
     window = float(program.window)
     tune = np.array(_tune if _tune is not None else DEFAULT_TUNE, dtype=np.int64)
     parts = []
+    held = None
     branches = program.branches if flat else program.grouped
     for b, branch in enumerate(branches):
         tb = branch_tables(program, branch, int(max_states))
         if b:
             cnt_first[:] = 0               # each branch's kernel starts from zeros
+        hold = np.full(n, -1, dtype=np.int64)
         st, ev, pos, klr, kle, det = eager_kernel(
             types, ts, attrs, pred_i, pred_f,
             tb["el_type"], tb["el_kleene"], tb["col_of_slot"], len(pos_vars),
@@ -1004,7 +1022,7 @@ def run_eager(program: Program, stream: EventStream,
             tb["ng_type"], tb["ng_left"], tb["ng_right"], tb["ng_emit"], tb["ng_trailing"],
             tb["np_start"], tb["np_pred"], tb["np_role"], tb["np_other"],
             int(program.window_kind), window, int(program.policy),
-            int(max_partial_matches), int(max_matches), tune, counters, cnt_first)
+            int(max_partial_matches), int(max_matches), tune, counters, cnt_first, hold)
         if st == ST_MAX_PM:
             raise CapacityError(
                 f"eager engine: more than {max_partial_matches} live partial matches at event "
@@ -1021,9 +1039,53 @@ def run_eager(program: Program, stream: EventStream,
             kll[klr[:, 0], klr[:, 1]] = klr[:, 3]
         # views of the kernel's buffers (at most 2x their content): no copy of large outputs
         parts.append(MatchSet(names, kl, pos, kls, kll, kle, det))
+        if match_buffers:
+            g = match_buffer_gauge(hold, ts, int(program.window_kind), window)
+            held = g if held is None else held + g
     if not parts:
         ms = MatchSet.empty(names, kl)
     else:
         ms = parts[0] if len(parts) == 1 else MatchSet.concat(parts)
-    return EngineResult(matches=ms, counters=counters,
-                        info={"engine": "eager", "branches": len(branches)})
+    info = {"engine": "eager", "branches": len(branches)}
+    if match_buffers:
+        info["match_buffer_events"] = held if held is not None else np.zeros(n, np.int64)
+    return EngineResult(matches=ms, counters=counters, info=info)
+
+
+@njit(cache=True)
+def _window_starts(ts: np.ndarray, kind: int, w: float) -> np.ndarray:
+    """``lo`` of every event (``window_lo``, the kernel's window start)."""
+    n = ts.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    lo = 0
+    for e in range(n):
+        lo = window_lo(ts, e, lo, kind, w)
+        out[e] = lo
+    return out
+
+
+def match_buffer_gauge(hold: np.ndarray, ts: np.ndarray, window_kind: int,
+                       window: float) -> np.ndarray:
+    """Per event ``e``: how many distinct events the match buffers of the live instances hold
+    after ``e`` (DEBS'15 section 7: the eager NFA "keeps most of them [the primitive events]
+    inside the match buffers of the pending instances"; section 3.1: match buffers share their
+    events, so an event held by several instances counts once).
+
+    ``hold[p]`` is the largest first position of the instances stored while event ``p`` was
+    processed (-1: none).  Every instance that binds ``p`` descends (by cloning, which keeps the
+    first position) from one of those, so under skip-till-any-match ``p`` is held from ``p``
+    until the window start passes ``hold[p]``, exactly.  Instances removed earlier (consumed
+    under skip-till-next-match, parked matches killed by a trailing NOT) make the gauge an upper
+    bound there."""
+    n = hold.shape[0]
+    if n == 0:
+        return np.zeros(0, np.int64)
+    lo = _window_starts(np.ascontiguousarray(ts, dtype=np.float64), int(window_kind),
+                        float(window))
+    held = np.flatnonzero(hold >= 0)
+    # p is held at every e >= p with lo[e] <= hold[p]; lo is non-decreasing
+    end = np.searchsorted(lo, hold[held], side="right")
+    diff = np.zeros(n + 1, np.int64)
+    np.add.at(diff, held, 1)
+    np.add.at(diff, end, -1)
+    return np.cumsum(diff[:n])

@@ -2,6 +2,8 @@
 
 ``supported_rows`` (points that ran: no error, ``supported`` = 1), ``method_labels`` (the
 ``thr{t}`` / ``inv{d}`` labels present), ``coverage`` (which pattern sets an average covers),
+``zero_match_points`` (points whose pattern found no match: an average over them measures a
+pattern that cannot match, so ``tuned`` refuses them with ``ZeroMatchError``),
 ``tuned`` (best d and t on the tuning seeds, per-n means on the evaluation seeds; section 5.2:
 d_opt and t_opt are found by parameter scanning), ``headroom_table`` (the headroom oracle's
 ratios), ``drift_axes`` / ``drift_table`` (the drift studies' settings) and ``COST_AXES`` (the
@@ -26,6 +28,38 @@ def method_labels(df, prefix: str) -> list[str]:
                   key=lambda s: float(s[len(prefix):]))
 
 
+class ZeroMatchError(ValueError):
+    """An average would include a point whose pattern found no match (``zero_match_points``)."""
+
+
+def zero_match_points(df) -> list[str]:
+    """The supported points (data set / planner / pattern set, n, stream seed) whose pattern
+    found no match on its stream (``static_matches`` = 0: every method detects the same
+    matches, ``matches_consistent``), as ``traffic/greedy/seq n=8 (seeds 1, 3)``."""
+    d = supported_rows(df)
+    if d.empty or "static_matches" not in d.columns:
+        return []
+    z = d[d["static_matches"] <= 0]
+    if z.empty:
+        return []
+    seed_col = "stream_seed" if "stream_seed" in z.columns else None
+    out = []
+    for (ds, pl, ps, n), g in z.groupby(["dataset", "planner", "pset", "n"]):
+        seeds = (" (seeds " + ", ".join(str(int(x)) for x in sorted(g[seed_col].unique())) + ")"
+                 if seed_col else f" ({len(g)} rows)")
+        out.append(f"{ds}/{pl}/{ps} n={int(n)}{seeds}")
+    return out
+
+
+def require_matches(df, what: str) -> None:
+    """Raise ``ZeroMatchError`` naming the points of ``df`` whose pattern found no match."""
+    z = zero_match_points(df)
+    if z:
+        raise ZeroMatchError(f"ZERO-MATCH POINTS in {what}: " + "; ".join(z) + " -- their "
+                             f"patterns cannot match on this stream, an average over them "
+                             f"measures nothing")
+
+
 def coverage(df) -> str:
     """Which pattern sets every average covers, per planner."""
     d = df[df["error"].isna()] if "error" in df.columns else df
@@ -38,13 +72,18 @@ def coverage(df) -> str:
     return "; ".join(parts)
 
 
-def tuned(df, dataset: str, planner: str) -> dict | None:
+def tuned(df, dataset: str, planner: str, allow_zero: bool = False) -> dict | None:
     """Best d and t on the tuning seeds (mean throughput over n and pattern sets), and the
-    evaluation rows' per-n means of static / uncond / thr(t_best) / inv(d_best)."""
+    evaluation rows' per-n means of static / uncond / thr(t_best) / inv(d_best).  A point whose
+    pattern found no match raises ``ZeroMatchError`` unless ``allow_zero`` (the figures draw
+    such averages with a warning instead); ``zero`` lists those points."""
     d = supported_rows(df)
     d = d[(d["dataset"] == dataset) & (d["planner"] == planner)]
     if d.empty:
         return None
+    zero = zero_match_points(d)
+    if not allow_zero:
+        require_matches(d, f"{dataset}/{planner}")
     tune = d[d["role"] == "tune"]
     ev = d[d["role"] == "eval"]
     if tune.empty or ev.empty:
@@ -66,7 +105,7 @@ def tuned(df, dataset: str, planner: str) -> dict | None:
                 if "oracle_thr" in ev.columns else {})
     return {"best_inv": best_inv, "best_thr": best_thr, "per_n": per_n, "inv_labels": inv,
             "thr_labels": thr, "eval": ev, "tune": tune, "edges": edges,
-            "oracle_n": oracle_n}
+            "oracle_n": oracle_n, "zero": zero}
 
 
 def tuning_text(t: dict) -> str:
@@ -94,9 +133,10 @@ def drift_axes(df) -> list[str]:
     return [c for c in df.columns if c.startswith("gen_") and df[c].nunique(dropna=True) > 1]
 
 
-def drift_table(df) -> list[dict]:
+def drift_table(df, allow_zero: bool = False) -> list[dict]:
     """Per drift setting (values of ``drift_axes``) and planner: mean headroom and the tuned
-    methods' throughput relative to static (mean over n, evaluation seeds)."""
+    methods' throughput relative to static (mean over n, evaluation seeds); ``allow_zero`` as
+    in ``tuned``."""
     d = supported_rows(df)
     axes = drift_axes(d)
     rows = []
@@ -106,7 +146,7 @@ def drift_table(df) -> list[dict]:
         key = key if isinstance(key, tuple) else (key,)
         sub = df.loc[g.index]
         for (ds, pl), _ in g.groupby(["dataset", "planner"]):
-            t = tuned(sub, ds, pl)
+            t = tuned(sub, ds, pl, allow_zero=allow_zero)
             rel = {k: float(np.mean([v[k]["thr"] / v["static"]["thr"] for v in t["per_n"].values()]))
                    for k in next(iter(t["per_n"].values())) if k != "static"}
             gg = g[(g["dataset"] == ds) & (g["planner"] == pl)]

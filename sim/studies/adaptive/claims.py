@@ -24,7 +24,8 @@ import numpy as np
 
 from sim.experiments.claims import ClaimResult
 from sim.studies.adaptive.analysis import (COST_AXES, coverage, drift_table, headroom_table,
-                                           method_labels, supported_rows, tuned, tuning_text)
+                                           method_labels, require_matches, supported_rows, tuned,
+                                           tuning_text, zero_match_points)
 from sim.studies.adaptive.scenario import ADAPT_LOG2
 
 #: the largest invariant distance of the paper's scan (section 5.2, Fig. 5: d from 0 to 0.5);
@@ -227,6 +228,75 @@ def claim_thr_repl_near_uncond(df, dataset: str = "traffic", n_min: int = 7,
                                                             f"check >= {frac})")
 
 
+def claim_thr_converges_uncond(df, dataset: str = "traffic", n_min: int = 7,
+                               tol: float = 1.25) -> ClaimResult:
+    """Section 5.2: "for larger patterns the constant-threshold method nearly converges to the
+    unconditional one due to the increasing number of its false positives" (Fig. 6(a), 6(e)).
+    Check: per planner, at every n >= ``n_min`` the tuned threshold method's throughput lies
+    within [1/tol, tol] x the unconditional method's; the threshold's false-positive calls of A
+    per n are printed (the cause the paper names)."""
+    out, ok = [], True
+    d = supported_rows(df)
+    for pl in sorted(d[d["dataset"] == dataset]["planner"].unique()):
+        t = tuned(df, dataset, pl)
+        r = {n: v["thr"]["thr"] / v["uncond"]["thr"] for n, v in t["per_n"].items()}
+        big = {n: x for n, x in r.items() if n >= n_min}
+        ok &= bool(big) and all(1.0 / tol <= x <= tol for x in big.values())
+        ev = t["eval"]
+        fp_col = f"{t['best_thr']}_fp"
+        fp = ({int(n): float(g[fp_col].mean()) for n, g in ev.groupby("n")}
+              if fp_col in ev.columns else {})
+        out.append(f"{pl} ({t['best_thr']}): thr/uncond throughput "
+                   + _fmt_n(r, lambda x: f"{x:.2f}")
+                   + ("; threshold false positives " + _fmt_n(fp, lambda x: f"{x:.0f}")
+                      if fp else ""))
+    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: threshold nearly converges "
+                                                            f"to unconditional for larger "
+                                                            f"patterns; check within "
+                                                            f"[1/{tol:g}, {tol:g}] at n >= "
+                                                            f"{n_min}); {coverage(df)}")
+
+
+def claim_thr_repl_like_inv(df, dataset: str = "stocks", lo: float = 0.5,
+                            hi: float = 2.0) -> ClaimResult:
+    """Section 5.2, Figs. 7(c), 7(g): "For the stocks dataset, this method [constant threshold]
+    is similar to the invariant-based" in plan replacements.  Check: per planner and n, the
+    tuned threshold's replacements / the tuned invariant's lie in [lo, hi]."""
+    out, ok = [], True
+    d = supported_rows(df)
+    for pl in sorted(d[d["dataset"] == dataset]["planner"].unique()):
+        t = tuned(df, dataset, pl)
+        r = {n: v["thr"]["repl"] / max(v["inv"]["repl"], 1e-9) for n, v in t["per_n"].items()}
+        ok &= bool(r) and all(lo <= x <= hi for x in r.values())
+        out.append(f"{pl} ({tuning_text(t)}): thr/inv replacements "
+                   + _fmt_n(r, lambda x: f"{x:.2f}") + "; inv replacements "
+                   + _fmt_n(t["per_n"], lambda v: f"{v['inv']['repl']:.0f}"))
+    return ClaimResult(ok and bool(out), "; ".join(out) + f" (paper: similar; check in "
+                                                            f"[{lo:g}, {hi:g}] at every n); "
+                                                            f"{coverage(df)}")
+
+
+def claim_inv_ovh_above_thr(df, dataset: str = "stocks") -> ClaimResult:
+    """Section 5.2: "On this dataset [stocks], the invariant-based method achieves the highest
+    throughput despite a slightly higher overhead as compared to the second-best
+    constant-threshold method."  Check: per planner, mean over n, the tuned invariant's overhead
+    (%) is above the tuned threshold's and its throughput above the threshold's."""
+    out, ok = [], True
+    d = supported_rows(df)
+    for pl in sorted(d[d["dataset"] == dataset]["planner"].unique()):
+        t = tuned(df, dataset, pl)
+        pn = t["per_n"].values()
+        oi = float(np.mean([v["inv"]["ovh"] for v in pn]))
+        oh = float(np.mean([v["thr"]["ovh"] for v in pn]))
+        ti = float(np.mean([v["inv"]["thr"] / v["thr"]["thr"] for v in pn]))
+        ok &= oi > oh and ti > 1.0
+        out.append(f"{pl} ({tuning_text(t)}): mean overhead inv {oi:.3f}%, thr {oh:.3f}%; "
+                   f"inv/thr throughput {ti:.2f}")
+    return ClaimResult(ok and bool(out), "; ".join(out) + " (paper: invariant's overhead "
+                                                            "slightly higher, its throughput "
+                                                            "higher; check both)")
+
+
 def claim_static_beats_uncond(df, dataset: str = "stocks") -> ClaimResult:
     out, ok = [], True
     d = supported_rows(df)
@@ -292,8 +362,11 @@ def claim_zstream_gain_larger(df) -> ClaimResult:
 
 # ----------------------------------------------------------------------------- Fig 5: d scan (section 5.2)
 def d_scan(df, dataset: str, planner: str):
+    """The rows and invariant labels of (dataset, planner); ``ZeroMatchError`` when a point's
+    pattern found no match (the scan averages over points)."""
     d = supported_rows(df)
     d = d[(d["dataset"] == dataset) & (d["planner"] == planner)]
+    require_matches(d, f"{dataset}/{planner}")
     labs = method_labels(d, "inv")
     return d, labs
 
@@ -445,3 +518,33 @@ def claim_cost_sensitivity_report(df) -> ClaimResult:
             f"{k}: {'PASS' if r.passed else 'FAIL'} ({r.measured.split(' (paper')[0]})"
             for k, r in items) + ("" if head.startswith("headroom: not") else f" | {head}"))
     return ClaimResult(True, " ".join(parts))
+
+
+# ----------------------------------------------------------------------------- two readings
+def claim_subtree_reading_report(df) -> ClaimResult:
+    """Per data set and reading: the tuned invariant method's throughput over static and over
+    the tuned threshold method, its plan replacements and false-negative share, per n (a
+    report: passes when both readings have rows)."""
+    d = supported_rows(df)
+    if d.empty or "zs_subtree" not in d.columns:
+        return ClaimResult(False, "no rows with a zs_subtree column")
+    parts = []
+    for (ds, reading), g in d.groupby(["dataset", "zs_subtree"]):
+        t = tuned(g, ds, "zstream")
+        if t is None:
+            continue
+        inv = t["per_n"]
+        fn_col = f"{t['best_inv']}_fn"
+        ev = t["eval"]
+        fn = (f"; inv false-negative share {ev[fn_col].mean():.2f}"
+              if fn_col in ev.columns else "")
+        parts.append(
+            f"{ds}/{reading} ({tuning_text(t)}): inv / static "
+            + ", ".join(f"n={n} {v['inv']['thr'] / v['static']['thr']:.2f}" for n, v in inv.items())
+            + "; inv / thr "
+            + ", ".join(f"n={n} {v['inv']['thr'] / v['thr']['thr']:.2f}" for n, v in inv.items()
+                        if "thr" in v)
+            + "; inv replacements "
+            + ", ".join(f"n={n} {v['inv']['repl']:.1f}" for n, v in inv.items()) + fn)
+    ok = len({p.split(" ")[0] for p in parts}) == 2 * d["dataset"].nunique()
+    return ClaimResult(ok, "; ".join(parts) or "no tuned rows")

@@ -16,7 +16,8 @@ import numpy as np
 
 from sim.experiments.figures import plt, save
 from sim.studies.adaptive.analysis import (COST_AXES, coverage, drift_axes, drift_table,
-                                           headroom_table, method_labels, supported_rows, tuned)
+                                           headroom_table, method_labels, supported_rows, tuned,
+                                           zero_match_points)
 
 
 def _panels(k: int, width: float = 4.2, height: float = 3.6):
@@ -24,11 +25,22 @@ def _panels(k: int, width: float = 4.2, height: float = 3.6):
     return plt.subplots(1, max(1, k), figsize=(width * max(1, k), height), squeeze=False)
 
 
-def _finish(fig, axes, out_base: Path, fontsize: int = 7) -> list[Path]:
-    """Legend on the first panel, tight layout, save."""
+def _finish(fig, axes, out_base: Path, fontsize: int = 7, df=None) -> list[Path]:
+    """Legend on the first panel, tight layout, the zero-match banner (``df`` given), save."""
     axes.flat[0].legend(fontsize=fontsize)
     fig.tight_layout()
+    if df is not None:
+        _zero_warning(fig, df)
     return save(fig, out_base)
+
+
+def _zero_warning(fig, d) -> None:
+    """A red banner naming the points whose pattern found no match (their averages measure a
+    pattern that cannot match; the claims refuse them, ``analysis.ZeroMatchError``)."""
+    z = zero_match_points(d)
+    if z:
+        fig.text(0.5, 0.995, "ZERO-MATCH POINTS AVERAGED: " + "; ".join(z), color="red",
+                 ha="center", va="top", fontsize=7, wrap=True)
 
 
 def _label(ax, xlabel: str, ylabel: str, title: str) -> None:
@@ -58,6 +70,7 @@ def fig5(df, out_base: Path) -> list[Path]:
         ax.set_title(f"{ds} / {pl}", fontsize=9)
     axes.flat[0].legend(fontsize=6, ncol=2)
     fig.tight_layout()
+    _zero_warning(fig, d)
     return save(fig, out_base)
 
 
@@ -69,7 +82,7 @@ def _methods_fig(df, out_base: Path, dataset: str) -> list[Path]:
     style = {"static": ("s-", "gray"), "uncond": ("^-", "tab:red"), "thr": ("D-", "tab:blue"),
              "inv": ("o-", "tab:green")}
     for row, pl in zip(axes, planners):
-        t = tuned(df, dataset, pl)
+        t = tuned(df, dataset, pl, allow_zero=True)
         ns = sorted(t["per_n"])
         names = {"static": "static", "uncond": "unconditional",
                  "thr": f"threshold ({t['best_thr']})", "inv": f"invariant ({t['best_inv']})"}
@@ -91,6 +104,7 @@ def _methods_fig(df, out_base: Path, dataset: str) -> list[Path]:
             ax.set_xlabel("pattern size n")
     fig.suptitle(f"{dataset}: " + coverage(d[d["dataset"] == dataset]), fontsize=9)
     fig.tight_layout()
+    _zero_warning(fig, d[d["dataset"] == dataset])
     return save(fig, out_base)
 
 
@@ -126,6 +140,7 @@ def fig_sensitivity(df, out_base: Path) -> list[Path]:
         row[0].legend(fontsize=7)
         row[1].legend(fontsize=7)
     fig.tight_layout()
+    _zero_warning(fig, d)
     return save(fig, out_base)
 
 
@@ -154,7 +169,7 @@ def fig_cost_sensitivity(df, out_base: Path) -> list[Path]:
             for c, v in zip(cols, key):
                 mask &= (df[c] == v).to_numpy()
             sub = df[mask]
-            t = tuned(sub, ds, pl)
+            t = tuned(sub, ds, pl, allow_zero=True)
             for k in style:
                 ys[k].append(np.mean([v[k]["thr"] / v["static"]["thr"]
                                       for v in t["per_n"].values()])
@@ -170,7 +185,7 @@ def fig_cost_sensitivity(df, out_base: Path) -> list[Path]:
         ax.set_xticks(x)
         ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=6)
         _label(ax, "", "throughput / static (mean over n)", f"{ds} / {pl}")
-    return _finish(fig, axes, out_base)
+    return _finish(fig, axes, out_base, df=supported_rows(df))
 
 
 def fig_headroom(df, out_base: Path) -> list[Path]:
@@ -187,7 +202,7 @@ def fig_headroom(df, out_base: Path) -> list[Path]:
         ax.plot(ns, [tab[(ds, pl)][n][0] for n in ns], "k*-", label="headroom (oracle / static)")
         ax.plot(ns, [tab[(ds, pl)][n][1] for n in ns], "k*--", lw=0.8,
                 label="headroom, engine work only")
-        t = tuned(df, ds, pl)
+        t = tuned(df, ds, pl, allow_zero=True)
         if t and t["per_n"]:
             for k, (mk, col) in style.items():
                 if k not in next(iter(t["per_n"].values())):
@@ -198,7 +213,7 @@ def fig_headroom(df, out_base: Path) -> list[Path]:
         ax.axhline(1.0, color="gray", lw=0.8)
         ax.set_yscale("log")
         _label(ax, "pattern size n", "ratio to the static plan", f"{ds} / {pl}")
-    return _finish(fig, axes, out_base, 6)
+    return _finish(fig, axes, out_base, 6, df=supported_rows(df))
 
 
 def fig_tuning(df, out_base: Path) -> list[Path]:
@@ -210,7 +225,7 @@ def fig_tuning(df, out_base: Path) -> list[Path]:
     pairs = sorted({(a, b) for a, b in zip(d["dataset"], d["planner"])})
     fig, axes = _panels(len(pairs))
     for ax, (ds, pl) in zip(axes.flat, pairs):
-        t = tuned(df, ds, pl)
+        t = tuned(df, ds, pl, allow_zero=True)
         tune = t["tune"]
         st = float(tune["static_thr"].mean())
         for prefix, labs, best, mk, col, name in (
@@ -228,14 +243,14 @@ def fig_tuning(df, out_base: Path) -> list[Path]:
         ax.set_xscale("symlog", linthresh=0.05)
         ax.set_xlim(left=0.0)
         _label(ax, "t or d (symlog)", "throughput / static (tuning seeds)", f"{ds} / {pl}")
-    return _finish(fig, axes, out_base)
+    return _finish(fig, axes, out_base, df=supported_rows(df))
 
 
 def fig_drift(df, out_base: Path) -> list[Path]:
     """Drift study: per planner, headroom (oracle / static) and the tuned invariant method's
     gain over static vs each drift axis (the other axes averaged)."""
     import pandas as pd
-    rows = drift_table(df)
+    rows = drift_table(df, allow_zero=True)
     axes_names = drift_axes(supported_rows(df))
     flat = pd.DataFrame([dict(r["setting"], planner=r["planner"], headroom=r["headroom"],
                               inv=r["rel"].get("inv", np.nan), thr=r["rel"].get("thr", np.nan))
@@ -258,4 +273,4 @@ def fig_drift(df, out_base: Path) -> list[Path]:
         ax.axhline(1.0, color="gray", lw=0.8)
         ax.set_xscale("log")
         _label(ax, a, "ratio to static (mean over n)", "")
-    return _finish(fig, axes, out_base, 6)
+    return _finish(fig, axes, out_base, 6, df=supported_rows(df))

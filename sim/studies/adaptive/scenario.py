@@ -82,7 +82,8 @@ T_VALUES = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
 GEN_KEYS = {
     "traffic": {"rate_span": float, "noise": float, "noise_every": int, "n_changes": int,
                 "change_types": int, "factor_lo": float, "factor_hi": float, "model": str,
-                "count_span": float, "speed_span": float, "shift_lo": float, "shift_hi": float},
+                "count_span": float, "speed_span": float, "shift_lo": float, "shift_hi": float,
+                "count_base": float},
     "stocks": {"spread": float, "theta": float, "sigma": float, "noise_every": int,
                "vol": float},
 }

@@ -558,3 +558,135 @@ def claim_tree_near_best_when_unselective(df, factor: float = 1.1, min_selectivi
                      + (_fmt(rat[unsel].max()) if unsel.any() else "no such point")
                      + f" [{pts}]")
     return _claim(ok, " | ".join(parts))
+
+
+# ----------------------------------------------------------------------------- section 7 observations
+@_successful
+def claim_eager_flat(df, spread: float = 2.0, metric: str = "evals", regime=None,
+                     data: str | None = "synthetic", sequence: str | None = "a,b,c",
+                     **_) -> object:
+    """Figure 7, observation 1 ("Eager NFA shows the same, very poor performance for any value
+    of f_c"): eager's ``metric`` per stream event varies by at most ``spread`` (max / min over
+    f_c, means over seeds) and is at least each c-first chain's (the lazy NFAs the paper finds
+    better) at every f_c below 1 ("very poor")."""
+    m = _metric(metric)
+    g = _mean_by_fc(_pick(df, regime, data, sequence))
+    if g.empty:
+        return _claim(False, f"no rows of regime {regime}")
+    per = g[f"{m}_eager"] / g["n_stream_events"]
+    chains = _chains_in(df)
+    sp = float(per.max() / max(per.min(), 1e-12))
+    ok = sp <= spread
+    worst = []
+    for fc, r in g.iterrows():
+        if fc >= 1.0:
+            continue
+        top = max(r[f"{m}_{k}"] for k in chains if k[0] == "c")
+        ok &= bool(r[f"{m}_eager"] >= top)
+        worst.append(f"f_c={fc:g}: eager/worse c-first chain "
+                     f"{_fmt(r[f'{m}_eager'] / max(top, 1))}")
+    return _claim(ok and len(g) > 0,
+                  f"{regime or ''} {METRICS[m]} per event, eager: "
+                  + ", ".join(f"f_c={fc:g}: {_fmt(v)}" for fc, v in per.items())
+                  + f" (max/min {_fmt(sp)}, check <= {spread:g}); " + "; ".join(worst)
+                  + " (check >= 1 below f_c = 1)")
+
+
+@_successful
+def claim_order_independent(df, factor: float = 2.0, metric: str = "evals", regime=None,
+                            seqs: tuple = ("c,b,a", "a,c,b"), **_) -> object:
+    """Figure 8 ("the performance of any lazy NFA is independent of the sequence order"): for
+    every lazy NFA (six chains, tree) and f_c, ``metric`` on sequence ``seqs[0]`` / on
+    ``seqs[1]`` lies in [1/factor, factor] (means over seeds)."""
+    m = _metric(metric)
+    d = _pick(df, regime)
+    g0, g1 = (_mean_by_fc(_pick(d, sequence=s)) for s in seqs)
+    fcs = sorted(set(g0.index) & set(g1.index))
+    if not fcs:
+        return _claim(False, f"no f_c with both sequences {seqs} ({regime})")
+    keys = [k for k in ALL_NFAS if k != "eager" and f"{m}_{k}" in d.columns]
+    ok, worst = True, {}
+    for k in keys:
+        r = [float(g0.loc[fc, f"{m}_{k}"] / max(g1.loc[fc, f"{m}_{k}"], 1)) for fc in fcs]
+        ok &= all(1.0 / factor <= x <= factor for x in r)
+        worst[k] = max(r, key=lambda x: abs(np.log(max(x, 1e-12))))
+    e = [float(g0.loc[fc, f"{m}_eager"] / max(g1.loc[fc, f"{m}_eager"], 1)) for fc in fcs]
+    return _claim(ok, f"{regime or ''} {METRICS[m]}, {seqs[0]} / {seqs[1]} per NFA (the ratio "
+                  f"furthest from 1 over f_c): " + ", ".join(f"{k} {_fmt(v)}" for k, v in
+                                                             worst.items())
+                  + f" (check in [1/{factor:g}, {factor:g}]); eager, the paper's exception: "
+                  + ", ".join(f"f_c={fc:g}: {_fmt(x)}" for fc, x in zip(fcs, e)))
+
+
+def _largest(df, regime):
+    d = _pick(df, regime)
+    return d[d["n_events"] == d["n_events"].max()] if not d.empty else d
+
+
+def _peak(d, k: str) -> float:
+    """Peak instances of NFA ``k``: the lazy NFAs' transient peak (``claim_peak_instances``),
+    eager's after-event gauge."""
+    col = f"peak_inst_transient_{k}"
+    if k != "eager" and col in d.columns and (d[col] >= 0).all():
+        return float(d[col].mean())
+    return float(d[f"peak_inst_{k}"].mean())
+
+
+@_successful
+def claim_a_first_like_eager(df, lo: float = 0.5, hi: float = 2.0, regime=None,
+                             **_) -> object:
+    """Figure 9, observation 2: at the largest input the a-first chains' (abc, acb) peak
+    instances lie within [lo, hi] x eager's."""
+    d = _largest(df, regime)
+    if d.empty:
+        return _claim(False, f"no rows of regime {regime}")
+    e = _peak(d, "eager")
+    r = {k: _peak(d, k) / max(e, 1) for k in ("abc", "acb")}
+    return _claim(all(lo <= x <= hi for x in r.values()),
+                  f"{regime or ''} n_events={int(d['n_events'].iloc[0])}: eager peak {_fmt(e)}; "
+                  + ", ".join(f"{k}/eager {_fmt(x)}" for k, x in r.items())
+                  + f" (check in [{lo:g}, {hi:g}])")
+
+
+@_successful
+def claim_b_first_between(df, regime=None, **_) -> object:
+    """Figure 9, observation 3: at the largest input each b-first chain's (bac, bca) peak
+    instances lie strictly between the c-first chains' (cab, cba: the larger of the two) and
+    the a-first chains' (abc, acb: the smaller)."""
+    d = _largest(df, regime)
+    if d.empty:
+        return _claim(False, f"no rows of regime {regime}")
+    p = {k: _peak(d, k) for k in ("abc", "acb", "bac", "bca", "cab", "cba")}
+    low, high = max(p["cab"], p["cba"]), min(p["abc"], p["acb"])
+    ok = all(low < p[k] < high for k in ("bac", "bca"))
+    return _claim(ok, f"{regime or ''} n_events={int(d['n_events'].iloc[0])}: peak instances "
+                  + ", ".join(f"{k} {_fmt(v)}" for k, v in p.items())
+                  + " (check c-first < b-first < a-first)")
+
+
+@_successful
+def claim_buffered_identical(df, factor: float = 1.25, regime=None, **_) -> object:
+    """Section 7 ("memory requirements for buffering of events are virtually identical for all
+    NFA types"): at every point (means over seeds per point), the largest peak of buffered
+    events over the NFAs is at most ``factor`` x the smallest.  Buffered events as the paper
+    counts them: the lazy NFAs' input buffers, eager's match buffers (the distinct events its
+    live instances hold; ``scenario._compare_all``).  The point with the largest spread is
+    printed with every NFA's peak."""
+    d = _pick(df, regime)
+    keys = [k for k in ALL_NFAS if f"peak_buf_{k}" in d.columns]
+    if d.empty or not keys:
+        return _claim(False, f"no rows with buffered-event peaks ({regime})")
+    by = [c for c in ("sequence", "f_c", "n_events") if c in d.columns and d[c].nunique() > 1]
+    g = d.groupby(by).mean(numeric_only=True) if by else d.mean(numeric_only=True).to_frame().T
+    worst, wkey, ok = 0.0, None, True
+    for key, r in g.iterrows():
+        v = [float(r[f"peak_buf_{k}"]) for k in keys]
+        sp = max(v) / max(min(v), 1.0)
+        ok &= sp <= factor
+        if sp > worst:
+            worst, wkey = sp, (key, r)
+    key, r = wkey
+    return _claim(ok, f"{regime or ''}: largest max/min of peak buffered events over the NFAs "
+                  f"{_fmt(worst)} at {dict(zip(by, key if isinstance(key, tuple) else (key,)))}: "
+                  + ", ".join(f"{k} {int(r[f'peak_buf_{k}'])}" for k in keys)
+                  + f" (check <= {factor:g} at every point)")

@@ -4,7 +4,7 @@ Figures 7/8: per 1,000 events, condition evaluations (top row; the tree's take-e
 and dotted the variant that charges its routing decisions as conditions) and
 operations = conditions + instance work (bottom row), log y, vs f_c per NFA, one column per regime
 (and sequence);
-Figure 9: peak active instances vs input size; Figure 10: both metrics per bucket of events along
+Figure 9: peak active instances vs input size, beside peak buffered events; Figure 10: both metrics per bucket of events along
 the phased stream, one row per regime.  Columns come from ``sim/studies/lazy_nfa/scenario.py``
 (``evals_<nfa>``, ``ops_<nfa>``, ``peak_inst_<nfa>``, ``evals_series_<nfa>``, ``ops_series_<nfa>``).
 """
@@ -109,23 +109,50 @@ def fig8(df, out_base: Path) -> list[Path]:
         for r in _regimes(ds):
             sub = ds if r is None else ds[ds["regime"] == r]
             panels.append((sub, f"{sq}, {_regime_title(sub, r)}"))
-    fig = _grid_fig(df, panels, "Fig 8: sequences c,b,a and a,c,b (synthetic stream)")
+    data = sorted(set(df["data"]))[0] if "data" in df.columns else "synthetic"
+    what = {"synthetic": "synthetic stream",
+            "nasdaq": "NASDAQ sample, single tickers a,b,c = DRIV,ORLY,MSFT (not sectors)"}
+    fig = _grid_fig(df, panels, f"Fig 8: sequences c,b,a and a,c,b ({what.get(data, data)})")
     return save(fig, out_base)
 
 
 def fig9(df, out_base: Path) -> list[Path]:
-    g = df.groupby("n_events").mean(numeric_only=True).sort_index()
-    fig, ax = plt.subplots(figsize=(7, 5))
-    for k in _keys(df, "peak_inst_", ("eager", "abc", "bac", "cab", "tree")):
-        col = f"peak_inst_transient_{k}"
-        # lazy NFAs: peak including instances living inside one event; eager: after-event gauge
-        y = g[col] if col in g.columns and (g[col] >= 0).all() else g[f"peak_inst_{k}"]
-        ax.plot(g.index, y, label=_label(k), **STYLE.get(k, dict(marker="o", lw=1)))
+    """Left: peak active instances vs input size (the paper's Figure 9); right, when the rows
+    carry ``peak_buf_<nfa>``: peak buffered events (section 7's second memory metric: the lazy
+    NFAs' input buffers, eager's match buffers), every NFA.  One line style per regime
+    (solid: the first regime, dashed: the second)."""
+    regs = _regimes(df)
+    has_buf = any(c.startswith("peak_buf_") for c in df.columns)
+    fig, axes = plt.subplots(1, 2 if has_buf else 1, figsize=(13 if has_buf else 7, 5),
+                             squeeze=False)
+    ax, axb = axes[0][0], (axes[0][1] if has_buf else None)
+    for j, r in enumerate(regs):
+        d = df if r is None else df[df["regime"] == r]
+        g = d.groupby("n_events").mean(numeric_only=True).sort_index()
+        ls = "-" if j == 0 else "--"
+        tag = "" if r is None else f", {r}"
+        for k in _keys(d, "peak_inst_", ("eager", "abc", "bac", "cab", "tree")):
+            col = f"peak_inst_transient_{k}"
+            # lazy NFAs: peak including instances living inside one event; eager: after-event gauge
+            y = g[col] if col in g.columns and (g[col] >= 0).all() else g[f"peak_inst_{k}"]
+            ax.plot(g.index, y, label=_label(k) + tag, **{**STYLE.get(k, dict(marker="o", lw=1)),
+                                                          "ls": ls})
+        if axb is not None:
+            for k in _keys(d, "peak_buf_"):
+                axb.plot(g.index, g[f"peak_buf_{k}"], label=_label(k) + tag,
+                         **{**STYLE.get(k, dict(marker="o", lw=1)), "ls": ls})
     ax.set_xlabel("Input size (events)")
     ax.set_ylabel("Peak number of simultaneously active instances")
     ax.set_title("Sequence a,b,c")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
+    if axb is not None:
+        axb.set_xlabel("Input size (events)")
+        axb.set_ylabel("Peak buffered events (input buffers; eager: match buffers)")
+        axb.set_title("Sequence a,b,c: buffered events (section 7)")
+        axb.grid(True, alpha=0.3)
+        axb.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
     return save(fig, out_base)
 
 

@@ -15,7 +15,9 @@ condition evaluation: a named variant, printed by the tree claims; section 7 cou
 validations only), ``preds_k`` (atomic predicate evaluations), ``peak_inst_k``
 (peak live instances after an event), ``peak_inst_transient_k`` (lazy NFAs: peak live instances
 including those that live only inside one event's processing; -1 for eager), ``peak_buf_k``
-(peak buffered events), ``matches_k``.  Every row also carries the measured pass rates
+(peak buffered events, the paper's second memory metric, section 7: the lazy NFAs' input
+buffers; eager's match buffers -- the distinct events its live instances hold,
+``engines.evaluators.eager.match_buffer_gauge`` -- plus its negation buffer), ``matches_k``.  Every row also carries the measured pass rates
 ``sel_ab``/``sel_bc``, ``threshold``, ``n_c_events``, ``w_a``/``w_b`` (mean a / b events in the
 window at c arrivals) and ``frac_b_rarer`` (share of c arrivals with count(b) < count(a)).
 ``phased_evaluations`` (Figure 10) adds ``evals_series_k``/``ops_series_k`` (JSON, per
@@ -71,7 +73,7 @@ def run_nfa(key: str, program, stream):
     """Run one NFA by key; returns an EngineResult."""
     from engines.registry import run_engine
     if key == "eager":
-        return run_engine("eager", program, stream)
+        return run_engine("eager", program, stream, match_buffers=True)
     if key == "tree":
         return run_engine("tree", program, stream)
     return run_engine("chain", program, stream, order=list(key))
@@ -182,7 +184,10 @@ def _compare_all(program, stream, keys: list[str], bucket: int | None = None,
         row[f"evals_route_{k}"] = int(ev.sum()) + route
         row[f"preds_{k}"] = int(c[:, PRED_EVAL].sum())
         row[f"peak_inst_{k}"] = int(c[:, LIVE_PM].max()) if len(c) else 0
-        row[f"peak_buf_{k}"] = int(c[:, BUFFERED].max()) if len(c) else 0
+        buf = c[:, BUFFERED]
+        if k == "eager":   # its events wait in the match buffers (section 7; run_eager)
+            buf = buf + res.info["match_buffer_events"]
+        row[f"peak_buf_{k}"] = int(buf.max()) if len(c) else 0
         row[f"matches_{k}"] = len(res.matches)
         row[f"peak_inst_transient_{k}"] = int((res.info or {}).get("peak_transient_instances", -1))
         if k == "tree":
