@@ -51,22 +51,7 @@ def leaf_mask(program, stream) -> np.ndarray:
     """bool[n]: events the tree would store at a leaf of slot >= 1 (type of a positive slot
     after the first, passing that slot's one-variable conditions).  Slot 0's leaf is the NFA's
     ``A_1`` instances, already in ``LIVE_BOUND``."""
-    br = program.branches[0]
-    types = np.asarray(stream.types)
-    attrs = np.ascontiguousarray(stream.attrs, dtype=np.float64)
-    pred_i = np.ascontiguousarray(program.pred_i, dtype=np.int32)
-    pred_f = np.ascontiguousarray(program.pred_f, dtype=np.float64)
-    mask = np.zeros(len(types), dtype=bool)
-    for j, v in enumerate(br.pos_vars):
-        if j == 0:
-            continue
-        idx = np.flatnonzero(types == program.var_type[v]).astype(np.int64)
-        ok = np.ones(len(idx), dtype=np.bool_)
-        for p in br.pred_ids:
-            if pred_i[p, PI_V1] == v and pred_i[p, PI_V2] < 0:
-                _unary_ok(pred_i, pred_f, int(p), attrs, idx, ok)
-        mask[idx[ok]] = True
-    return mask
+    return leaf_bits(program, stream) != 0
 
 
 def leaf_bits(program, stream) -> np.ndarray:

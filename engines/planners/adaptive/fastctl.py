@@ -373,14 +373,25 @@ def _invariant(D: InvariantDecision, run: ControlRun):
     work = np.zeros(n, np.int64)
     replan = np.zeros(n, np.bool_)
     D.reset(run.p0, run.stats.rate_w[run.s0], run.stats.sel[run.s0], run.groups)
-    if D.kind == "tree" and D.subtree == "constant":
-        return _invariant_constant(D, run, work, replan)
     exact = D.K is None
     gv, goff = group_arrays(run.groups)
-    tab = greedy_tables(D.invariants) if D.kind == "order" else tree_tables(D.invariants, exact)
+    constant = D.kind == "tree" and D.subtree == "constant"
+
+    def tables(tab=None):
+        """The pass's tables for D's installed invariants (``tab``: the memoised ones)."""
+        if constant:
+            return const_tables(D.invariants, D.consts)
+        if tab is not None:
+            return tab
+        return greedy_tables(D.invariants) if D.kind == "order" else \
+            tree_tables(D.invariants, exact)
+
+    tab = tables()
     c = 0
     while c < n:
-        if D.kind == "order":
+        if constant:
+            stop = _tree_const_pass(run.sel, run.snaps, c, *tab, D.d, work)
+        elif D.kind == "order":
             stop = _greedy_inv_pass(run.rate_w, run.sel, run.snaps, c, *tab, D.d, work)
         else:
             stop = _tree_inv_pass(run.rate_w, run.sel, run.snaps, c, *tab, exact, gv, goff, D.d,
@@ -389,32 +400,12 @@ def _invariant(D: InvariantDecision, run: ControlRun):
             break
         replan[stop] = True
         s = int(run.snaps[stop])
-        plan, inv, tab = run.invariants(s, D)
-        if plan != run.plans[run.ids[stop]]:
-            raise RuntimeError(f"adaptive: the two compiled planners disagree at snapshot {s}: "
-                               f"{run.plans[run.ids[stop]]} vs {plan}")
-        D.install(D.kind, inv, run.groups)
-        c = stop + 1
-    return work, replan
-
-
-def _invariant_constant(D: InvariantDecision, run: ControlRun, work, replan):
-    """``_invariant`` for ZStream invariants with constant subtrees (section 4.2)."""
-    n = len(run.snaps)
-    tab = const_tables(D.invariants, D.consts)
-    c = 0
-    while c < n:
-        stop = _tree_const_pass(run.sel, run.snaps, c, *tab, D.d, work)
-        if stop >= n:
-            break
-        replan[stop] = True
-        s = int(run.snaps[stop])
-        plan, inv, _ = run.invariants(s, D)
+        plan, inv, memo_tab = run.invariants(s, D)
         if plan != run.plans[run.ids[stop]]:
             raise RuntimeError(f"adaptive: the two compiled planners disagree at snapshot {s}: "
                                f"{run.plans[run.ids[stop]]} vs {plan}")
         D.install(D.kind, inv, run.groups, run.stats.rate_w[s], run.stats.sel[s])
-        tab = const_tables(D.invariants, D.consts)
+        tab = tables(memo_tab)
         c = stop + 1
     return work, replan
 
