@@ -31,7 +31,8 @@ pytestmark = pytest.mark.filterwarnings(GENERATED_PATTERN_WARNINGS)
 
 
 def reference_run_methods(labels, prog, stream, stats, planner, kind, n_events, n_warmup, K,
-                          davg, eopts, memo=None, zero_bounds=None, oracle_runs=None):
+                          davg, eopts, memo=None, zero_bounds=None, oracle_runs=None,
+                          subtree="recompute"):
     """The straightforward evaluation ``sim.studies.adaptive.scenario._run_methods`` is checked
     against: one ``run_controller`` and one ``epochs.run_schedule`` per method over a shared run
     cache, whole ``MatchSet``s and dense counters (same signature; it returns no zero-start sums,
@@ -52,7 +53,8 @@ def reference_run_methods(labels, prog, stream, stats, planner, kind, n_events, 
         elif mk == "thr":
             D = ThresholdDecision(par, stats.monitored)
         else:
-            D = InvariantDecision(davg if par is None else par, K)
+            D = InvariantDecision(davg if par is None else par, K,
+                                  subtree if kind == "tree" else "recompute")
         sch = run_controller(prog, stats, planner, D, n_events, n_warmup, shadow=True,
                              plan_memo=memo)
         sch.charges = A._pack(sch.charges, stats.stat_work)

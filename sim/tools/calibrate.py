@@ -88,7 +88,9 @@ QUICK_SIZES = (1000, 3000, 8000)
 # (cache operations, utility updates, fetches issued, decision checks, statistics updates, sort
 # comparisons).  (pattern text, type weights, options of ``run_remote``); integer keys ``k``
 # uniform on 0..999.  Strategies, caches, cache sizes and utility periods differ so that those
-# columns vary independently of the instance / match work.
+# columns vary independently of the instance / match work.  PFetch runs its utility-tested
+# reading (``prefetch = "utility"``): the artifact's PFetch prefetches without a decision check,
+# and the decision-check column needs a workload that makes them.
 REMOTE_WORKLOADS: tuple[tuple[str, tuple[float, ...], dict], ...] = (
     ("PATTERN SEQ(A a, B b) WHERE REMOTE[a.k] <= 300 AT b WITHIN 30 events", (1, 1, 1),
      {"strategy": "BL2", "cache": "lru", "cache_size": 50}),
@@ -97,7 +99,8 @@ REMOTE_WORKLOADS: tuple[tuple[str, tuple[float, ...], dict], ...] = (
     ("PATTERN SEQ(A a, B b, C c) WHERE REMOTE[a.k] <= 500 AT c WITHIN 40 events", (1, 1, 1),
      {"strategy": "Hybrid", "cache": "cost", "cache_size": 100, "utility_period": 4}),
     ("PATTERN SEQ(A a, B b, C c) WHERE REMOTE[a.k] <= 500 AT c WITHIN 40 events", (1, 1, 1),
-     {"strategy": "PFetch", "cache": "lru", "cache_size": 400, "utility_period": 64}),
+     {"strategy": "PFetch", "cache": "lru", "cache_size": 400, "utility_period": 64,
+      "prefetch": "utility"}),
     ("PATTERN SEQ(A a, B b, C c) WHERE REMOTE[a.k] <= 700 AT b WITHIN 60 events", (2, 1, 1),
      {"strategy": "LzEval", "cache": "cost", "cache_size": 200, "utility_period": 1}),
     ("PATTERN SEQ(A a, B b, C c, D d) WHERE REMOTE[a.k] <= 900 AT c WITHIN 80 events",
