@@ -84,11 +84,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             terminalreporter.write_line(line)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Spark tests share one SparkSession: keep them on one xdist worker (--dist loadgroup)."""
+    """Spark tests share one SparkSession: keep them on one xdist worker (--dist loadgroup).
+    They are ``slow`` too (a JVM and a SparkSession start in ~45 s): the default run (``-m 'not
+    slow'`` in pyproject.toml) needs no Java, the complete run (``-m ''``) has them.  Runs before
+    the mark plugin deselects, so the added marker counts."""
     for item in items:
         if item.get_closest_marker("spark") is not None:
             item.add_marker(pytest.mark.xdist_group("spark"))
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_configure(config):

@@ -122,6 +122,7 @@ TINY = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.slow
 def test_reproduce_on_a_tiny_registry(tmp_path, monkeypatch):
     (tmp_path / "experiments" / "tiny").mkdir(parents=True)
     (tmp_path / "experiments" / "tiny" / "one.toml").write_text(TINY)

@@ -222,6 +222,7 @@ def test_help_says_which_strategies_apply_to_which_features():
     assert "sase:" in text and "not with REMOTE[...] data, Kleene closure (+)" in text
 
 
+@pytest.mark.slow
 def test_example_script_runs(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                CEPSIM_COUNTER_CACHE="")

@@ -27,6 +27,7 @@ def _ab_stream(n: int):
     return st, compile_pattern(parse_pattern("PATTERN SEQ(A a, B b) WITHIN 3600 s"), st.schema)
 
 
+@pytest.mark.slow
 def test_cap_cuts_matches_once_the_stream_is_long_enough():
     """All six events arrive at t = 0 (a burst), so the k-th B departs after the k-th longest
     backlog: its k matches have latency depart(B_k).  A cap between depart(B_2) and depart(B_3)
@@ -95,6 +96,7 @@ def test_config_runs_the_continued_stream_at_the_lengths_it_asks(scale):
                 assert len(D._stream_for(pts[0].params | {"n_events": n})) == n
 
 
+@pytest.mark.slow
 def test_point_on_the_continued_stream():
     """A point past the sample: the row's stream is as long as asked; the slowest backlog
     bounds every counted match and, with the cap set below it, the cap cuts matches that the

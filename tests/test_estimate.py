@@ -143,6 +143,7 @@ def test_sweep_dry_run_cli_runs_one_sample_and_writes_nothing(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_reproduce_dry_run_uses_stored_timings_of_every_experiment(tmp_path, repo_root,
                                                                   no_points):
     """Fixture quick results for every shipped experiment: no sample, the total is their sum."""

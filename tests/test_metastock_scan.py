@@ -120,6 +120,7 @@ def test_two_part_scan_seam_cases():
     assert _same(b"A,200801010000,1,2,3,4,5\r\n") == SCAN_OK
 
 
+@pytest.mark.slow
 def test_default_scan_uses_two_parts_only_with_an_idle_cpu(monkeypatch):
     """A file above ``SPLIT_MIN_BYTES`` is read on two threads when ``_idle_cpu`` says a CPU is
     free, on one otherwise; the arrays are the same either way."""

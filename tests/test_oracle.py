@@ -566,6 +566,7 @@ def test_matches_respect_window_and_order(case):
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(max_events=60, kleene_max_events=30, negation=False,
              policies=("skip-till-any-match",)))
+@pytest.mark.slow
 def test_any_match_monotone_in_predicates_window_and_stream(case):
     """Without negation, any-match matches only grow when a predicate is dropped, the window
     widened or events appended; they are unchanged by shifting all timestamps."""

@@ -110,6 +110,7 @@ def test_ast_oracle_equals_compiled_oracle_seeded(match_rate):
     rate.check()
 
 
+@pytest.mark.slow
 def test_ast_oracle_equals_compiled_oracle_property(match_rate):
     rate = match_rate("AST oracle vs compiled oracle, hypothesis")
 

@@ -90,6 +90,7 @@ def _reproduce(runner, out: str, budget: float, log: Path, monkeypatch, fresh: b
     return pd.read_parquet(Path(out) / "tinym/big/points.parquet").drop(columns="wall_s")
 
 
+@pytest.mark.slow
 def test_reproduce_never_overlaps_two_large_points_under_a_budget(tmp_path, monkeypatch):
     d = tmp_path / "experiments" / "tinym"
     d.mkdir(parents=True)

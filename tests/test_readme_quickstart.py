@@ -14,6 +14,7 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from sim.cli import app
@@ -82,6 +83,7 @@ def test_readme_match_prints_what_the_readme_shows(tmp_path, monkeypatch):
     assert sum(1 for _ in out.open()) == n
 
 
+@pytest.mark.slow
 def test_readme_compare_prints_what_the_readme_shows(monkeypatch):
     monkeypatch.chdir(REPO)
     args, shown = PAIRS["compare"]

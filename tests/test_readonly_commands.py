@@ -45,6 +45,7 @@ def _run(*args) -> object:
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
+@pytest.mark.slow
 def test_read_only_commands_leave_a_clone_unchanged(clone, tmp_path, monkeypatch):
     monkeypatch.chdir(clone)
     claims = (clone / "results" / "full" / "claims.md").read_bytes()

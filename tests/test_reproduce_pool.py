@@ -76,6 +76,7 @@ def _rows(path: Path) -> pd.DataFrame:
     return pd.read_parquet(path).drop(columns="wall_s").reset_index(drop=True)
 
 
+@pytest.mark.slow
 def test_shared_pool_reproduce_equals_serial(tmp_path, monkeypatch):
     _registry(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -122,6 +123,7 @@ def test_plan_gates_shared_work_across_experiments(tmp_path):
         assert [t.waiting for t in ts] == [0, 1, 1] and ts[0].then == ts[1:]
 
 
+@pytest.mark.slow
 def test_killed_reproduce_resumes_every_point_once(tmp_path, repo_root):
     _registry(tmp_path, sleep="0.4", generic=False)
     env = dict(os.environ, PYTHONPATH=str(repo_root),

@@ -68,6 +68,7 @@ def test_json_shard_reads_back_what_a_parquet_shard_did(tmp_path, demo):
         assert _same(_via_json(row, tmp_path, cfg, point), _via_parquet(row, tmp_path))
 
 
+@pytest.mark.slow
 def test_every_committed_row_round_trips_as_before(tmp_path, demo):
     """Every row of the committed results (what workers return, after one Parquet round trip)
     reads back from a JSON shard exactly as from a Parquet shard."""

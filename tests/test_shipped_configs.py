@@ -85,6 +85,7 @@ def test_no_claim_passes_on_an_empty_table(cfg):
 _DRAWN: set = set()       # (fn, args, scenario) already drawn in this process: draw each once
 
 
+@pytest.mark.slow
 def test_figures_drawn_from_fixture_results(cfg, tmp_path, monkeypatch):
     if not cfg.figures:
         return

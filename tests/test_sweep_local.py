@@ -38,6 +38,7 @@ def test_local_equals_serial(tmp_path, basic):
     pd.testing.assert_frame_equal(rows(a), rows(b))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("context", ["forkserver", "spawn"])
 def test_local_generic_engine_grid_equals_serial(tmp_path, monkeypatch, context):
     """A first local sweep of a generic ``engine`` grid (cold counter cache, shared-work order,
@@ -78,6 +79,7 @@ def test_local_records_failures_and_finishes(tmp_path, repo_root):
     assert s.df["error"].notna().sum() == 1 and s.df["sample_mean"].notna().sum() == 3
 
 
+@pytest.mark.slow
 def test_sweep_killed_midway_resumes(tmp_path, repo_root, basic):
     out = tmp_path / "res"
     shards = out / "demo" / _VARIANT / "shards"
@@ -120,6 +122,7 @@ def test_sweep_killed_midway_resumes(tmp_path, repo_root, basic):
     pd.testing.assert_frame_equal(rows(df), rows(clean.df))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_workers_do_not_outlive_a_killed_sweep(tmp_path, repo_root, sig):
     """Killing only the `cepsim sweep` process (not its group) must not leave pool workers."""
