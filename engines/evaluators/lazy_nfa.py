@@ -7,8 +7,13 @@ Flat sequences of plain variables (``SEQ(A a, B b, C c)``) with any predicates o
 no window, under **skip-till-any-match** with the reuse consumption policy (the paper's setting).
 Patterns with several flat branches (OR alternatives, AND interleavings, nested SEQ) are
 supported too: every branch is its own chain / tree over shared input buffers, and matches of all
-branches are reported.  Refused with a ``CepsimInputError`` (use the ``eager`` engine instead):
-Kleene closure, negation, skip-till-next-match, REMOTE predicates, more than 62 variables.
+branches are reported.  Kleene closure of a variable (``B+ b``) and negation (``NOT(C c)`` at
+the start, in the middle, at the end, several) run in ``engines.evaluators.lazy_negkleene``'s
+kernel, which extends the one here (its docstring says where each NOT is checked and what
+it charges); a pattern without either runs here (the extended kernel gives the same counters
+on it, but takes 1.1 to 2.6 times as long: measured on the DEBS'15 stock workload, 60,000
+events).  Refused with a ``CepsimInputError`` (use the ``eager`` engine instead):
+skip-till-next-match, REMOTE predicates, more than 62 variables (negated ones included).
 
 One mechanism
 -------------
@@ -53,7 +58,8 @@ that passes yields a child instance (or a match when nothing is missing).  A bou
   match's event); states are created lazily (an instance *is* its state's only storage) and
   vanish with their last instance.  All events of pattern types are buffered.
 
-Every match is emitted while its last event is processed (``detect = last event``).
+Every match is emitted while its last event is processed (``detect = last event``); with a
+trailing NOT, when the window of its first event closes (``lazy_negkleene``).
 
 Bookkeeping that keeps a long chain fast without changing any count: a chain instance waits for
 one variable all its life, and once visited it is *caught up* (nothing before the current event
@@ -103,9 +109,11 @@ from numba import njit
 
 from engines.leaf_jit import leaf_njit
 from engines import counters as C
-from engines.compile import KIND_KLEENE, KIND_NEG, PK_REMOTE, POLICY_ANY, Program
+from engines.compile import KIND_KLEENE, PK_REMOTE, POLICY_ANY, Program
 from engines.errors import CapacityError, CepsimInputError
-from engines.matches import MatchSet
+from engines.matches import KLEENE as MATCH_KLEENE, MatchSet
+from engines.evaluators.lazy_negkleene import (NEGATION_AT, has_neg_or_kleene, lazy_nk_kernel,
+                                               neg_tables)
 from engines.evaluators.nfa_buffers import grow_1d, grow_rows
 from engines.predicates import eval_pred
 from engines.program_memo import kept
@@ -113,6 +121,9 @@ from engines.stream import EventStream
 
 ROUTE_FIXED = 0
 ROUTE_ADAPTIVE = 1
+# "auto": the plain kernel here for patterns without NOT / Kleene; "negkleene": the extended
+# kernel (engines.evaluators.lazy_negkleene) for every pattern (same counters, slower)
+KERNELS = ("auto", "negkleene")
 MAX_VARS = 62
 # capacity caps (the eager engine's defaults): live partial matches and matches found
 DEFAULT_MAX_PARTIAL_MATCHES = 5_000_000
@@ -595,19 +606,15 @@ def _check_supported(program: Program, engine: str) -> None:
     why = None
     if program.policy != POLICY_ANY:
         why = "skip-till-next-match"
-    elif np.any(program.var_kind == KIND_KLEENE):
-        why = "Kleene closure"
-    elif np.any(program.var_kind == KIND_NEG):
-        why = "negation (NOT)"
     elif len(program.pred_i) and np.any(program.pred_i[:, 0] == PK_REMOTE):
         why = "REMOTE[...] predicates"
     elif program.n_vars > MAX_VARS:
         why = f"more than {MAX_VARS} variables"
     if why:
         raise CepsimInputError(
-            f"the lazy {engine} NFA supports sequences of plain variables (optionally several "
-            f"OR/AND branches) under skip-till-any-match; this pattern uses {why}: run it with "
-            f"the 'eager' engine instead")
+            f"the lazy {engine} NFA supports sequences of plain and Kleene variables with "
+            f"negations (optionally several OR/AND branches) under skip-till-any-match; this "
+            f"pattern uses {why}: run it with the 'eager' engine instead")
 
 
 def _parse_order(program: Program, order) -> list[int]:
@@ -628,10 +635,18 @@ def _parse_order(program: Program, order) -> list[int]:
 
 def _run(program: Program, stream: EventStream, route: int, order_ids: list[int] | None,
          engine: str, max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
-         max_matches: int = DEFAULT_MAX_MATCHES):
+         max_matches: int = DEFAULT_MAX_MATCHES, negation_at: str = "bound",
+         kernel: str = "auto"):
     _check_supported(program, engine)
     if int(max_partial_matches) < 1 or int(max_matches) < 1:
         raise CepsimInputError("max_partial_matches and max_matches must be >= 1")
+    if negation_at not in NEGATION_AT:
+        raise CepsimInputError(f"negation_at must be one of {NEGATION_AT}, got {negation_at!r}")
+    if kernel not in KERNELS:
+        raise CepsimInputError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    if kernel == "negkleene" or has_neg_or_kleene(program):
+        return _run_nk(program, stream, route, order_ids, engine, int(max_partial_matches),
+                       int(max_matches), negation_at)
     t = _chain_tables(program, route, order_ids)
     br_vars, br_len, br_slot, br_preds, br_npred, br_order, var_type, var_buf, buf_stored, \
         n_buf, pred_i = t
@@ -641,15 +656,8 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
         pred_i, program.pred_f, var_type, var_buf, buf_stored,
         n_buf, br_vars, br_len, br_slot, br_preds, br_npred, br_order, route,
         int(program.window_kind), window, int(max_partial_matches), int(max_matches))
-    if status == ST_MAX_PM:
-        raise CapacityError(
-            f"{engine} engine: more than {max_partial_matches} live partial matches at event "
-            f"{at}; raise the cap with --max-partial-matches / max_partial_matches=, or narrow "
-            f"the window")
-    if status == ST_MAX_MATCHES:
-        raise CapacityError(
-            f"{engine} engine: more than {max_matches} matches at event {at}; raise the cap with "
-            f"--max-matches / max_matches=, or narrow the pattern")
+    if status != ST_OK:
+        raise _capacity_error(engine, status, at, max_partial_matches, max_matches)
     if len(stream) == 0:
         cnt = cnt[:0]
     pos_vars = program.positive_vars
@@ -660,6 +668,74 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
                   np.int64), np.zeros((len(m_det), len(pos_vars)), np.int64),
                   np.zeros(0, np.int64), m_det)
     return ms, cnt, int(peak_tr), int(n_route)
+
+
+def _capacity_error(engine: str, status: int, at: int, max_partial_matches: int,
+                    max_matches: int) -> CapacityError:
+    if status == ST_MAX_PM:
+        return CapacityError(
+            f"{engine} engine: more than {max_partial_matches} live partial matches at event "
+            f"{at}; raise the cap with --max-partial-matches / max_partial_matches=, or narrow "
+            f"the window")
+    return CapacityError(
+        f"{engine} engine: more than {max_matches} matches at event {at}; raise the cap with "
+        f"--max-matches / max_matches=, or narrow the pattern")
+
+
+def _run_nk(program: Program, stream: EventStream, route: int, order_ids: list[int] | None,
+            engine: str, max_partial_matches: int, max_matches: int, negation_at: str = "bound"):
+    """``_run`` for a pattern with NOT or Kleene: ``lazy_nk_kernel``
+    (``engines.evaluators.lazy_negkleene``)."""
+    br_vars, br_len, br_slot, br_preds, br_npred, br_order, var_type, var_buf, buf_stored, \
+        n_buf, pred_i, var_kle, ng = _nk_tables(program, route, order_ids, negation_at)
+    cnt, o_ev, o_ks, o_kn, o_kev, o_det, peak_tr, n_route, status, at = lazy_nk_kernel(
+        np.ascontiguousarray(stream.types.astype(np.int64)), stream.ts, stream.attrs,
+        pred_i, program.pred_f, var_type, var_buf, var_kle, buf_stored, n_buf, br_vars, br_len,
+        br_slot, br_preds, br_npred, br_order, route, int(program.window_kind),
+        float(program.window), max_partial_matches, max_matches, *ng)
+    if status != ST_OK:
+        raise _capacity_error(engine, status, at, max_partial_matches, max_matches)
+    if len(stream) == 0:
+        cnt = cnt[:0]
+    pos_vars = program.positive_vars
+    kle = tuple(bool(program.var_kind[v] == KIND_KLEENE) for v in pos_vars)
+    names = tuple(program.var_names[v] for v in pos_vars)
+    order = np.argsort(o_det, kind="stable")
+    pos = o_ev[order][:, pos_vars]
+    ks = o_ks[order][:, pos_vars]
+    kn = o_kn[order][:, pos_vars]
+    for j, k in enumerate(kle):
+        if k:
+            pos[:, j] = np.where(kn[:, j] > 0, MATCH_KLEENE, -1)
+    ms = MatchSet(names, kle, pos, ks, kn, o_kev, o_det[order])
+    return ms, cnt, int(peak_tr), int(n_route)
+
+
+def _nk_tables(program: Program, route: int, order_ids: list[int] | None,
+               negation_at: str = "bound") -> tuple:
+    """``_chain_tables`` plus the Kleene flags and the negation tables of ``lazy_nk_kernel``
+    (start / middle negated types get an input buffer, stored), kept in the program's memo."""
+    key = (route, None if order_ids is None else tuple(order_ids), negation_at)
+    tables = kept(program, "chain_nk_tables", 4096)
+    hit = tables.find(key)
+    if hit is not None:
+        return hit
+    br_vars, br_len, br_slot, br_preds, br_npred, br_order, var_type, var_buf, buf_stored, \
+        n_buf, pred_i = _chain_tables(program, route, order_ids)
+    var_buf = var_buf.copy()
+    type_ids: dict[int, int] = {}
+    for v in program.positive_vars:
+        type_ids.setdefault(int(var_type[v]), int(var_buf[v]))
+    ng = neg_tables(program, program.branches, var_buf, type_ids, negation_at)
+    n_buf2 = max(1, len(type_ids))
+    stored = np.zeros(n_buf2, dtype=np.bool_)
+    stored[:len(buf_stored)] = buf_stored
+    ng_buf = ng[6]
+    for q in ng_buf[ng_buf >= 0]:
+        stored[q] = True
+    var_kle = (program.var_kind == KIND_KLEENE).astype(np.int64)
+    return tables.keep(key, (br_vars, br_len, br_slot, br_preds, br_npred, br_order, var_type,
+                             var_buf, stored, n_buf2, pred_i, var_kle, ng))
 
 
 def _chain_tables(program: Program, route: int, order_ids: list[int] | None) -> tuple:
@@ -713,25 +789,32 @@ def _chain_tables(program: Program, route: int, order_ids: list[int] | None) -> 
 
 def run_chain(program: Program, stream: EventStream, order=None,
               max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
-              max_matches: int = DEFAULT_MAX_MATCHES, **opts):
-    """Lazy chain NFA with selectivity order ``order`` (``"c,a,b"``, a list of variable names,
-    or ``None`` = the query's sequence order).  More than ``max_partial_matches`` live instances
-    or ``max_matches`` matches raise ``CapacityError``.  Other options are ignored."""
+              max_matches: int = DEFAULT_MAX_MATCHES, negation_at: str = "bound",
+              kernel: str = "auto", **opts):
+    """Lazy chain NFA with selectivity order ``order`` (``"c,a,b"``, a list of the positive
+    variables' names, or ``None`` = the query's sequence order).  More than
+    ``max_partial_matches`` live instances or ``max_matches`` matches raise ``CapacityError``.
+    ``negation_at``: where a middle NOT is checked, "bound" (as soon as its neighbours and
+    predicate variables are bound) or "match" (when the match completes: OpenCEP's default,
+    ``engines.evaluators.lazy_negkleene``).  ``kernel``: "auto" or "negkleene" (``KERNELS``:
+    the extended kernel for a pattern without NOT / Kleene too; for checks and timing).  Other
+    options are ignored."""
     from engines.registry import EngineResult
     ids = _parse_order(program, order)
     ms, cnt, peak, _ = _run(program, stream, ROUTE_FIXED, ids, "chain", max_partial_matches,
-                            max_matches)
+                            max_matches, negation_at, kernel)
     return EngineResult(ms, cnt, {"order": ",".join(program.var_names[v] for v in ids),
                                   "peak_transient_instances": peak})
 
 
 def run_tree(program: Program, stream: EventStream,
              max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
-             max_matches: int = DEFAULT_MAX_MATCHES, **opts):
+             max_matches: int = DEFAULT_MAX_MATCHES, negation_at: str = "bound",
+             kernel: str = "auto", **opts):
     """Tree NFA: adaptive selectivity order from the input buffer's per-variable counters.
-    Caps as in ``run_chain``."""
+    Caps, ``negation_at`` and ``kernel`` as in ``run_chain``."""
     from engines.registry import EngineResult
     ms, cnt, peak, n_route = _run(program, stream, ROUTE_ADAPTIVE, None, "tree",
-                                  max_partial_matches, max_matches)
+                                  max_partial_matches, max_matches, negation_at, kernel)
     return EngineResult(ms, cnt, {"order": "adaptive", "peak_transient_instances": peak,
                                   "routing_checks": n_route})

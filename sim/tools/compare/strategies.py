@@ -42,7 +42,7 @@ class Strategy:
     per_rate: bool = False
 
 
-_LAZY = ("remote", "kleene", "negation", "next")
+_LAZY = ("remote", "next")
 _SIMPLE = ("remote", "kleene", "negation", "next", "and_or")
 _EIRES_REFUSES = ("kleene", "negation", "and_or")
 
