@@ -8,16 +8,24 @@ increasing index order; events never stepped simply do not exist for the engine,
 shed).  The kernel is the eager NFA of ``engines/evaluators/eager.py`` restricted to what the DARLING
 queries need:
 
-* one flat branch: ``SEQ`` of plain events, with predicates, and ``NOT`` at the start, in the
-  middle or at the end;
+* one alternative (``Program.grouped[0]``): a ``SEQ`` of plain events and ``AND`` groups of
+  plain events (nested in the SEQ or alone; an AND is kept whole, as the eager NFA evaluates
+  it: an instance with ``j`` slots bound sits in pool ``j`` whatever slots of the group it
+  holds, ``engines/evaluators/stepper_tables.py``), with predicates, and ``NOT`` at the start,
+  in the middle or at the end;
+* at most one Kleene closure ``B+ b`` (with its predicates), anywhere but last and not inside
+  an AND (every non-empty ordered subset of the qualifying events, docs/SEMANTICS.md rule 5;
+  storage in ``engines/evaluators/stepper_kernel.py``);
 * a time window (or none); skip-till-any-match.
 
-Anything else (Kleene ``+``, ``AND``/``OR`` with more than one branch, count windows,
-skip-till-next-match, ``REMOTE``) is refused with a ``CepsimInputError``.
+Anything else (``OR``, a second Kleene variable, a Kleene variable last or inside an AND, a NOT
+whose conditions mention the Kleene variable, count windows, skip-till-next-match, ``REMOTE``)
+is refused with a ``CepsimInputError``.
 
 Exactness.  Stepping every event gives exactly ``run_eager``'s matches and detection indices
 and, per event, the same PRED_EVAL, EDGE_EVAL, PM_CREATED, PM_REMOVED, BUF_INSERT, MATCH_EMIT,
-INSTANCE_WORK, LIVE_PM and BUFFERED (the per-event order of work is the eager kernel's: window
+INSTANCE_WORK, LIVE_PM and BUFFERED, Kleene and AND patterns included (the per-event order of
+work is the eager kernel's: window
 expiry, trailing-NOT flush and kills, negative-event buffer, edges of the live instances,
 negation checks / emission / storage).  LIVE_BOUND (events bound by live partial matches: an
 instance in state ``A_j`` binds ``j`` events) is only kept here; DECISION_CHECK / STAT_UPDATE
@@ -25,8 +33,10 @@ only count the admission checks below.
 Stepping a subset ``S`` gives the oracle's matches on ``stream[S]`` (indices mapped back; a
 trailing-NOT match pending at the end is detected at ``n_events`` of the full stream).
 
-Shedder interface: ``live_by_state()``, ``live_bound``, ``pm_snapshot()`` -> (rows, state,
-first), ``drop_pms(rows)`` (each counted as PM_REMOVED), and an in-kernel admission check per
+Shedder interface (state ``j`` = ``j`` slots bound; a Kleene list is one slot):
+``live_by_state()``, ``live_bound``, ``pm_snapshot()`` -> (rows, state, first),
+``drop_pms(rows)`` (each counted as PM_REMOVED), ``pm_bindings(rows)`` (slot columns: a
+Kleene slot shows its last event), and an in-kernel admission check per
 (event, partial match) pair: ``set_admission(mode, util, threshold, n_bins)`` makes every pair
 look up ``util[state, type, bin]`` (``bin`` = position of the event in the window opened by the
 partial match's first event, ``n_bins`` equal time slices of ``W``; mode ``ADM_STATE`` uses the
@@ -53,7 +63,8 @@ from engines.compile import Program
 from engines.errors import CepsimInputError
 from engines.evaluators.nfa_buffers import grow_1d, grow_rows, pools_new, pools_reserve
 from engines.evaluators.stepper_kernel import (A_ADM, ADM_COUNT, ADM_NONE, ADM_STATE,  # noqa: F401
-                                               ADM_TYPE, N_S, S_BOUND, S_LAST, S_LIVE, S_LO,
+                                               ADM_TYPE, N_S, S_BOUND, S_KLMAX, S_LAST,
+                                               S_LIVE, S_LO,
                                                S_NC, S_NFREE, S_NHEAD, S_NM, S_NTAIL, S_TOP,
                                                ST_GROW, ST_OK, drop_rows, live_rows,
                                                step_kernel)
@@ -89,23 +100,30 @@ class Stepper:
         m = len(tb["el_type"])
         self.m = m
         self.n_cols = len(program.positive_vars)
+        self.kl_slot = int(tb["kl_slot"][0])
+        # row width: the slots, then (Kleene) the list length and KL list events
+        self.kl_w = 8 if self.kl_slot >= 0 else 0
+        width = m + (1 + self.kl_w if self.kl_slot >= 0 else 0)
+        o_width = self.n_cols + (1 + self.kl_w if self.kl_slot >= 0 else 0)
         cap = max(int(capacity), 4)
         self.S = np.zeros(N_S, dtype=np.int64)
         self.S[S_TOP] = 1
         self.S[S_LAST] = -1
         self._Sv = memoryview(self.S)     # scalar reads as Python ints (S is never replaced)
         self.a_first = np.zeros(cap, dtype=np.int64)
-        self.a_bind = np.full((cap, m), -1, dtype=np.int32)
+        self.a_bind = np.full((cap, width), -1, dtype=np.int32)
+        if self.kl_slot >= 0:
+            self.a_bind[0, m] = 0           # the initial state's row: an empty Kleene list
         self.free = np.zeros(cap, dtype=np.int64)
         self.pidx, self.poff, self.pcap, self.pn = pools_new(m + 1, cap)
         n = max(self.n_events, 1)
         self.cnt_first = np.zeros(n, dtype=np.int64)
         self.bnd_first = np.zeros(n, dtype=np.int64)
         self.nbuf = np.zeros(cap, dtype=np.int64)
-        self.c_row = np.zeros((cap, m), dtype=np.int32)
+        self.c_row = np.zeros((cap, width), dtype=np.int32)
         self.c_first = np.zeros(cap, dtype=np.int64)
         self.c_slot = np.zeros(cap, dtype=np.int64)
-        self.o_pos = np.zeros((cap, self.n_cols), dtype=np.int64)
+        self.o_pos = np.zeros((cap, o_width), dtype=np.int64)
         self.o_det = np.zeros(cap, dtype=np.int64)
         self.o_last = np.zeros(cap, dtype=np.int64)
         self.adm_mode = ADM_NONE
@@ -144,7 +162,23 @@ class Stepper:
                                              self.adm_bins]
 
     # -- growth
+    def _widen(self) -> None:
+        """Double the Kleene list capacity of the rows (and of the output rows)."""
+        old = self.kl_w
+        self.kl_w = 2 * old
+        for name in ("a_bind", "c_row", "o_pos"):
+            a = getattr(self, name)
+            b = np.full((a.shape[0], a.shape[1] + self.kl_w - old), -1, dtype=a.dtype)
+            b[:, :a.shape[1]] = a
+            setattr(self, name, b)
+        self._args = None
+
     def grow(self) -> None:
+        """Make room for the step that returned ``ST_GROW``: a wider Kleene list when a list
+        could outgrow it, else twice the rows of every buffer."""
+        if self.kl_slot >= 0 and int(self.S[S_KLMAX]) + 1 > self.kl_w:
+            self._widen()
+            return
         cap = 2 * self.a_first.shape[0]
         self.a_first = grow_1d(self.a_first, cap)
         self.a_bind = grow_rows(self.a_bind, cap)
@@ -217,14 +251,18 @@ class Stepper:
         k = int(self.pn[pend])
         while self.S[S_NM] + k > self.o_det.shape[0]:
             self.grow()
+        m = self.m
         for r in range(k):
             i = int(self.pidx[self.poff[pend] + r])
             nm = int(self.S[S_NM])
             self.o_pos[nm, :] = -1
-            for s in range(self.m):
+            for s in range(m):
                 self.o_pos[nm, self.tb["col_of_slot"][s]] = self.a_bind[i, s]
+            if self.kl_slot >= 0:
+                L = int(self.a_bind[i, m])
+                self.o_pos[nm, self.n_cols:self.n_cols + L + 1] = self.a_bind[i, m:m + L + 1]
             self.o_det[nm] = self.n_events
-            self.o_last[nm] = int(self.a_bind[i, :].max())
+            self.o_last[nm] = int(self.a_bind[i, :m].max())
             self.S[S_NM] = nm + 1
         self.pn[pend] = 0
         row[C.MATCH_EMIT] = k
@@ -263,8 +301,9 @@ class Stepper:
         return rows[:k], state[:k], first[:k]
 
     def pm_bindings(self, rows: np.ndarray) -> np.ndarray:
-        """Bound event indices of the given rows (``-1`` for unbound slots), slot order."""
-        return self.a_bind[np.asarray(rows, dtype=np.int64)]
+        """Bound event indices of the given rows (``-1`` for unbound slots), slot order; a
+        Kleene slot shows its last event."""
+        return self.a_bind[np.asarray(rows, dtype=np.int64), :self.m]
 
     def live_by_state(self) -> np.ndarray:
         """Live partial matches per state ``A_0..A_{m-1}`` (``A_0`` is always 0)."""
@@ -289,11 +328,25 @@ class Stepper:
     def matches(self) -> MatchSet:
         """Every match emitted so far (emission order)."""
         nm = self.n_matches
-        pos = self.o_pos[:nm].copy()
+        nc = self.n_cols
+        pos = self.o_pos[:nm, :nc].copy()
         z = np.zeros(pos.shape, dtype=np.int64)
         names = tuple(self.program.var_names[v] for v in self.program.positive_vars)
-        return MatchSet(names, tuple(False for _ in names), pos, z, z.copy(),
-                        np.zeros(0, dtype=np.int64), self.o_det[:nm].copy())
+        if self.kl_slot < 0:
+            return MatchSet(names, tuple(False for _ in names), pos, z, z.copy(),
+                            np.zeros(0, dtype=np.int64), self.o_det[:nm].copy())
+        kc = int(self.tb["col_of_slot"][self.kl_slot])
+        lens = self.o_pos[:nm, nc].astype(np.int64)
+        kl_len = z.copy()
+        kl_len[:, kc] = lens
+        kl_start = z.copy()
+        kl_start[:, kc] = np.concatenate([[0], np.cumsum(lens)[:-1]]) if nm else lens
+        cols = np.arange(self.o_pos.shape[1] - nc - 1)
+        take = cols[None, :] < lens[:, None]
+        events = self.o_pos[:nm, nc + 1:][take].astype(np.int64)     # row-major: match order
+        pos[:, kc] = -2
+        kleene = tuple(c == kc for c in range(nc))
+        return MatchSet(names, kleene, pos, kl_start, kl_len, events, self.o_det[:nm].copy())
 
     def first_weights(self, t: int, weight: np.ndarray, base: int) -> tuple[int, int]:
         """Before stepping an event of type ``t``: (the live partial matches it will be

@@ -4,7 +4,8 @@ counters and shedder interface), plus the compiled state queries ``live_rows`` /
 
 State layout: the scalar vector ``S`` (``S_*`` indices: window start, arena top, free-stack
 size, live partial matches, bound events, negative-buffer head/tail, matches, last event,
-candidates of the last step, partial matches dropped by shedders so far);
+candidates of the last step, partial matches dropped by shedders so far, longest Kleene list
+stored so far);
 the instance arena ``a_first`` / ``a_bind`` with the free stack ``free``; one pool per state
 ``A_j`` (``pidx``/``poff``/``pcap``/``pn``, ``engines.evaluators.nfa_buffers``), pool ``m``
 holding complete matches that wait for a trailing NOT; per first event the live count and
@@ -13,6 +14,30 @@ the output ``o_*``.  After a step, ``c_first[ci]`` holds the arena row candidate
 became (-1 when it became none: killed by a negation or emitted), and a row ``drop_rows``
 removed holds ``a_first = -2 - first`` until reused: what the DARLING artifact's storage model
 (``engines.shedding.lazy_store``) reads.
+
+Kleene slot ``sk`` (``tabs``' ``kl_slot``; at most one, never the last slot).  A row
+(``a_bind`` / ``c_row``) then has ``m + 1 + KL`` columns: the ``m`` slots (the Kleene slot's
+column holds its *last* event, so every reader of slot columns -- window, negation spans,
+``o_last``, match keys -- sees an event index), column ``m`` the list length ``L`` and columns
+``m + 1 .. m + L`` the Kleene events in stream order.  The instances of state ``A_{sk+1}`` hold
+a non-empty list: an event of the Kleene type offered to one of them is a LOOP edge (a clone
+with the event appended, the old instance stays: skip-till-any-match, docs/SEMANTICS.md rule 5)
+whose predicates are slot ``sk``'s; a predicate of a later slot that mentions the Kleene
+variable is evaluated against each of its events, newest first, stopping at the first failure
+(the eager NFA's order, ``eager_preds.preds_hold``).  A negation checked on the edge into the
+Kleene slot is checked on the ENTER edge only (its span ends at the first Kleene event, which a
+LOOP does not change).  Admission looks a LOOP pair up at state ``sk`` (the event binds slot
+``sk``, as on the ENTER edge).  ``KL`` grows (``ST_GROW``, ``Stepper.grow``) before a list
+could outgrow it (``S[S_KLMAX]``).  ``LIVE_BOUND`` and the expiry bookkeeping count bound
+*slots* (``j`` per instance of ``A_j``): a Kleene list counts as one.
+
+AND groups (``stepper_tables``): pool ``j``'s instances hold ``j`` bound slots; an edge into a
+slot of an AND group skips an instance that already binds it, a predicate between two slots of
+the group is evaluated once both are bound (roles ``ROLE_*_DYN``), a negation next to a group
+spans from the left group's last event to the right group's first bound event
+(``_group_span``), and a ``CHK_DYN`` negation is checked on the candidate that first makes it
+decidable (``_dyn_due``).  ``c_slot[ci]`` is the candidate's destination pool minus one (the
+slot entered, for a plain SEQ).
 """
 from __future__ import annotations
 
@@ -23,15 +48,16 @@ from engines.leaf_jit import leaf_njit
 from engines import counters as C
 from engines.compile import PI_C1, PI_C2, PI_KIND, PI_OP, PI_V2, PK_CORR
 from engines.evaluators.eager_preds import neg_killed, pred_holds, trailing_kills
-from engines.evaluators.eager_tables import ROLE_FIRST, ROLE_SECOND
+from engines.evaluators.eager_tables import ROLE_FIRST, ROLE_SECOND, ROLE_SELF
 from engines.evaluators.nfa_buffers import pool_remove_at, pool_sweep
-from engines.evaluators.stepper_tables import CHK_TRAILING
+from engines.evaluators.stepper_tables import CHK_DYN, CHK_TRAILING, ROLE_FIRST_DYN
 from engines.predicates import eval_pred
 
 ADM_NONE, ADM_STATE, ADM_TYPE, ADM_COUNT = 0, 1, 2, 3
 # scalar state (int64 vector ``S``)
-S_LO, S_TOP, S_NFREE, S_LIVE, S_BOUND, S_NHEAD, S_NTAIL, S_NM, S_LAST, S_NC, S_NDROP = range(11)
-N_S = 11
+S_LO, S_TOP, S_NFREE, S_LIVE, S_BOUND, S_NHEAD, S_NTAIL, S_NM, S_LAST, S_NC, S_NDROP, \
+    S_KLMAX = range(12)
+N_S = 12
 ST_OK, ST_GROW = 0, 1
 A_ADM = 25     # position of adm_mode in step_kernel's argument list (then util, thr, bins)
 
@@ -51,6 +77,59 @@ def _window_lo(ts, e, lo, w):
     while lo < e and t - ts[lo] > w:
         lo += 1
     return lo
+
+
+@leaf_njit
+def _dyn_due(tab, r, e, r_lo, r_hi, mmask, m):
+    """Whether candidate row ``r`` (event ``e`` just bound) makes a ``CHK_DYN`` negation
+    decidable: a slot of its right group (``r_lo .. r_hi - 1``) and every mentioned slot bound
+    now, but not all before ``e`` was."""
+    r_now = False
+    r_before = False
+    for s in range(r_lo, r_hi):
+        if tab[r, s] >= 0:
+            r_now = True
+            if tab[r, s] != e:
+                r_before = True
+    m_now = True
+    m_before = True
+    for s in range(m):
+        if (mmask >> s) & 1:
+            if tab[r, s] < 0:
+                m_now = False
+                m_before = False
+            elif tab[r, s] == e:
+                m_before = False
+    return r_now and m_now and not (r_before and m_before)
+
+
+@leaf_njit
+def _group_span(tab, r, l_lo, l_hi, r_lo, r_hi, lo_ex, hi_ex):
+    """A middle negation's span when a neighbour is an AND group: (last event of the left
+    group, first bound event of the right group) of row ``r``; a plain neighbour keeps the
+    value passed in."""
+    if l_hi - l_lo > 1:
+        lo_ex = np.int64(-1)
+        for s in range(l_lo, l_hi):
+            if tab[r, s] > lo_ex:
+                lo_ex = np.int64(tab[r, s])
+    if r_hi - r_lo > 1:
+        hi_ex = np.int64(1) << 62
+        for s in range(r_lo, r_hi):
+            x = np.int64(tab[r, s])
+            if x >= 0 and x < hi_ex:
+                hi_ex = x
+    return lo_ex, hi_ex
+
+
+@leaf_njit
+def _out_kleene(o_pos, nm, tab, r, m):
+    """Copy row ``r``'s Kleene list (length at column ``m``, events after it) into output row
+    ``nm`` after the variable columns (``Stepper.matches`` reads it there)."""
+    n_cols = o_pos.shape[1] - (tab.shape[1] - m)
+    L = tab[r, m]
+    for kk in range(L + 1):
+        o_pos[nm, n_cols + kk] = tab[r, m + kk]
 
 
 # ----------------------------------------------------------------------------- kernel
@@ -80,17 +159,29 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
     np_pred = tabs[tabs[11]:tabs[12]]
     np_role = tabs[tabs[12]:tabs[13]]
     np_other = tabs[tabs[13]:tabs[14]]
-    no_kleene = tabs[tabs[14]:tabs[15]]     # all 0: no slot is a Kleene slot
+    no_kleene = tabs[tabs[14]:tabs[15]]     # all 0: no eager-style Kleene node chains
     no_nodes = tabs[0:0]                    # hence no Kleene event nodes
+    sk = tabs[tabs[15]]                     # the Kleene slot, -1 for none
+    ed_src = tabs[tabs[16]:tabs[17]]
+    ed_slot = tabs[tabs[17]:tabs[18]]
+    el_glo = tabs[tabs[18]:tabs[19]]
+    el_ghi = tabs[tabs[19]:tabs[20]]
+    n_ed = ed_src.shape[0]
+    ng_mmask = tabs[tabs[20]:tabs[21]]
     m = el_type.shape[0]
     n_neg = ng_type.shape[0]
     pend = m
     t = types[e]
     # ---- worst-case room check (nothing mutated before this)
     bound = 0
-    for j in range(m):
-        if el_type[j] == t:
-            bound += 1 if j == 0 else pn[j]
+    for d in range(n_ed):
+        if el_type[ed_slot[d]] == t:
+            bound += 1 if ed_src[d] == 0 else pn[ed_src[d]]
+    kl_w = 0                                # Kleene list capacity of a row
+    if sk >= 0:
+        kl_w = a_bind.shape[1] - m - 1
+        if el_type[sk] == t and S[S_KLMAX] + 1 > kl_w:
+            return ST_GROW
     if bound > c_first.shape[0]:
         return ST_GROW
     if S[S_TOP] + bound + 1 > a_first.shape[0]:
@@ -151,6 +242,8 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                     o_pos[nm, col_of_slot[s2]] = a_bind[i, s2]
                     if a_bind[i, s2] > last:
                         last = a_bind[i, s2]
+                if sk >= 0:
+                    _out_kleene(o_pos, nm, a_bind, i, m)
                 o_det[nm] = e
                 o_last[nm] = last
                 nm += 1
@@ -186,26 +279,33 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
             row[C.BUF_INSERT] += 1
     # (5) phase 1: edges of the live instances -> candidates
     nc = 0
-    for j in range(m):
+    # edges (src pool, slot j) in table order (``stepper_tables``): ENTER slot j of the group of
+    # pool src (a plain SEQ: j = src); the Kleene slot's LOOP (j = sk from pool sk + 1)
+    for d in range(n_ed):
+        j = ed_slot[d]
+        src = ed_src[d]
         if el_type[j] != t:
             continue
-        base = poff[j]
-        n_visit = pn[j] if j > 0 else 1
+        in_group = el_ghi[j] - el_glo[j] > 1      # an AND group: is slot j still unbound?
+        base = poff[src]
+        n_visit = pn[src] if src > 0 else 1
         for k in range(n_visit - 1, -1, -1):
-            if j == 0:
+            if src == 0:
                 i = 0
                 first = e
             else:
                 i = pidx[base + k]
                 first = a_first[i]
                 if first < lo:
-                    pool_remove_at(pidx, poff, pn, j, k)
+                    pool_remove_at(pidx, poff, pn, src, k)
                     free[nfree] = i
                     nfree += 1
                     continue
+                if in_group and a_bind[i, j] >= 0:
+                    continue
             if adm_mode != ADM_NONE:
                 b = 0
-                if j > 0 and window > 0.0 and window < np.inf:
+                if src > 0 and window > 0.0 and window < np.inf:
                     b = int((ts[e] - ts[first]) / window * adm_bins)
                     if b >= adm_bins:
                         b = adm_bins - 1
@@ -228,12 +328,40 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                 k_pred += 1
                 e1 = e
                 e2 = e
-                if sp_role[kq] == ROLE_FIRST:
+                role = sp_role[kq]
+                if role >= ROLE_FIRST_DYN:
+                    # the other slot shares slot j's AND group: only once it is bound
+                    if a_bind[i, sp_other[kq]] < 0:
+                        k_pred -= 1
+                        continue
+                    role = ROLE_FIRST if role == ROLE_FIRST_DYN else ROLE_SECOND
+                if role == ROLE_FIRST:
                     e2 = np.int64(a_bind[i, sp_other[kq]])
-                elif sp_role[kq] == ROLE_SECOND:
+                elif role == ROLE_SECOND:
                     e1 = np.int64(a_bind[i, sp_other[kq]])
                 kind = pred_i[p, PI_KIND]
-                if kind == PK_CORR:
+                if sk >= 0 and sp_other[kq] == sk and role != ROLE_SELF:
+                    # against every event of the Kleene list, newest first
+                    k_pred -= 1
+                    has2 = pred_i[p, PI_V2] >= 0
+                    for kk in range(a_bind[i, m], 0, -1):
+                        x = np.int64(a_bind[i, m + kk])
+                        e1 = e
+                        e2 = x
+                        if role == ROLE_SECOND:
+                            e1 = x
+                            e2 = e
+                        k_pred += 1
+                        if kind == PK_CORR:
+                            ok = eval_pred(pred_i, pred_f, p, attrs, e1, e2)
+                        else:
+                            x2 = attrs[e2, pred_i[p, PI_C2]] if has2 else 0.0
+                            ok = pred_holds(kind, pred_i[p, PI_OP], has2,
+                                            attrs[e1, pred_i[p, PI_C1]], x2, pred_f[p, 0],
+                                            pred_f[p, 1])
+                        if not ok:
+                            break
+                elif kind == PK_CORR:
                     ok = eval_pred(pred_i, pred_f, p, attrs, e1, e2)
                 else:
                     has2 = pred_i[p, PI_V2] >= 0
@@ -248,7 +376,16 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                 c_row[nc, s2] = a_bind[i, s2]
             c_row[nc, j] = e
             c_first[nc] = first
-            c_slot[nc] = j
+            # dst - 1: a LOOP stays in pool sk + 1, an ENTER goes to pool src + 1
+            c_slot[nc] = j if (j == sk and src == sk + 1) else src
+            if sk >= 0:
+                L = 0 if src <= sk else a_bind[i, m]
+                for kk in range(1, L + 1):
+                    c_row[nc, m + kk] = a_bind[i, m + kk]
+                if j == sk:
+                    L += 1
+                    c_row[nc, m + L] = e
+                c_row[nc, m] = L
             nc += 1
     # (6) phase 2: negation checks, emission, new instances
     for ci in range(nc):
@@ -256,10 +393,25 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
         first = c_first[ci]
         alive = True
         for q in range(n_neg):
-            if ng_chk[q] != s:
+            if ng_chk[q] == CHK_DYN:
+                if not _dyn_due(c_row, ci, e, el_glo[ng_right[q]], el_ghi[ng_right[q]],
+                                ng_mmask[q], m):
+                    continue
+            elif ng_chk[q] != s:
                 continue
-            killed, ne, npe = neg_killed(q, np.int64(c_row[ci, ng_left[q]]),
-                                         np.int64(c_row[ci, ng_right[q]]), c_row, ci, nbuf,
+            L = ng_left[q]
+            R = ng_right[q]
+            lo_ex = np.int64(c_row[ci, L])
+            hi_ex = np.int64(c_row[ci, R])
+            if sk >= 0 and R == sk:
+                if s == sk and c_row[ci, m] > 1:
+                    continue                # a LOOP: checked when the list was entered
+                hi_ex = np.int64(c_row[ci, m + 1])   # the first Kleene event
+            if el_ghi[L] - el_glo[L] > 1 or el_ghi[R] - el_glo[R] > 1:
+                lo_ex, hi_ex = _group_span(c_row, ci, el_glo[L], el_ghi[L], el_glo[R],
+                                           el_ghi[R], lo_ex, hi_ex)
+            killed, ne, npe = neg_killed(q, lo_ex,
+                                         hi_ex, c_row, ci, nbuf,
                                          nhead, ntail, types, ng_type, np_start, np_pred,
                                          np_role, np_other, no_kleene, no_nodes, no_nodes,
                                          pred_i, pred_f, attrs)
@@ -282,8 +434,14 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                     lo_ex = np.int64(lo - 1)
                     hi_ex = np.int64(first)
                 else:
+                    R = ng_right[q]
                     lo_ex = np.int64(c_row[ci, L])
-                    hi_ex = np.int64(c_row[ci, ng_right[q]])
+                    hi_ex = np.int64(c_row[ci, R])
+                    if sk >= 0 and R == sk:
+                        hi_ex = np.int64(c_row[ci, m + 1])
+                    if el_ghi[L] - el_glo[L] > 1 or el_ghi[R] - el_glo[R] > 1:
+                        lo_ex, hi_ex = _group_span(c_row, ci, el_glo[L], el_ghi[L], el_glo[R],
+                                                   el_ghi[R], lo_ex, hi_ex)
                 killed, ne, npe = neg_killed(q, lo_ex, hi_ex, c_row, ci, nbuf, nhead, ntail,
                                              types, ng_type, np_start, np_pred, np_role,
                                              np_other, no_kleene, no_nodes, no_nodes, pred_i,
@@ -304,6 +462,9 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                     a_first[i] = first
                     for s2 in range(m):
                         a_bind[i, s2] = c_row[ci, s2]
+                    if sk >= 0:
+                        for kk in range(c_row[ci, m] + 1):
+                            a_bind[i, m + kk] = c_row[ci, m + kk]
                     pidx[poff[pend] + pn[pend]] = i
                     pn[pend] += 1
                 else:
@@ -311,6 +472,8 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
                         o_pos[nm, c] = -1
                     for s2 in range(m):
                         o_pos[nm, col_of_slot[s2]] = c_row[ci, s2]
+                    if sk >= 0:
+                        _out_kleene(o_pos, nm, c_row, ci, m)
                     o_det[nm] = e
                     o_last[nm] = e
                     nm += 1
@@ -326,6 +489,12 @@ def step_kernel(e, types, ts, attrs, pred_i, pred_f, tabs,
         c_first[ci] = i             # the candidate's row (``engines.shedding.lazy_store``)
         for s2 in range(m):
             a_bind[i, s2] = c_row[ci, s2]
+        if sk >= 0:
+            L = c_row[ci, m]
+            for kk in range(L + 1):
+                a_bind[i, m + kk] = c_row[ci, m + kk]
+            if L > S[S_KLMAX]:
+                S[S_KLMAX] = L
         dst = s + 1
         pidx[poff[dst] + pn[dst]] = i
         pn[dst] += 1

@@ -15,7 +15,13 @@ warm-up events' attributes the Normal fits of Eq. (11) (``engines.shedding.utili
   overload_detector.py`` lines 45-52 and 82-96) ``N_T = ceil(beta * N_in * R(T) / sum_T' R(T'))``,
   each type's share of ``beta * N_in`` by its arrival rate alone; ``budget="cost"`` (the paper's
   text, section 4.2.2) ``N_T = Z(T) R(T) / sum_T' Z(T') R(T') * N_in * beta``;
-  ``budget="equal"`` splits ``beta * N_in`` equally over the types;
+  ``budget="equal"`` splits ``beta * N_in`` equally over the types; ``budget="model"`` is the
+  ``cost`` rule with Z(T) from the paper's Eqs. (5)-(10) instead of the measured one
+  (``engines.shedding.darling_model``: the left-deep tree, selectivities estimated on the
+  warm-up events, ``f_i`` / ``V_n`` / ``V_r`` the cost profile's PRED_EVAL / PM_CREATED /
+  PM_REMOVED prices, the stream-time rates of the warm-up events) and the paper's Kleene rule
+  (section 4.2.3: ``2^{R(T)}`` in Eqs. (8) and (10); ``kleene_rule="subsets"`` the named
+  variant ``2^{R(T) w}``);
 * an infinite ``Lmax`` (no latency target) gives infinite budgets: nothing is ever dropped;
 * per type ``psi = 100`` bucket lists of queued events by ``floor(U * psi)``; when the
   global check holds and type T's buffer exceeds ``N_T``, a victim is taken from the lowest
@@ -51,7 +57,7 @@ from engines.shedding.utility import fit_normals, utilities
 
 POINTER_BYTES = 8
 #: the per-type budget rules (module docstring)
-BUDGETS = ("rate", "cost", "equal")
+BUDGETS = ("rate", "cost", "equal", "model")
 
 
 def budgets(rule: str, z: np.ndarray, r: np.ndarray, n_in: float, beta: float) -> np.ndarray:
@@ -66,7 +72,7 @@ def budgets(rule: str, z: np.ndarray, r: np.ndarray, n_in: float, beta: float) -
         return np.full(nt, np.inf)
     if rule == "rate":
         return np.ceil(total * r / r.sum())
-    if rule == "cost":
+    if rule in ("cost", "model"):
         w = z * r
         return w / w.sum() * total
     if rule == "equal":
@@ -79,7 +85,7 @@ class Darling(Shedder):
 
     def __init__(self, lmax: float, beta: float = 0.8, psi: int = 100, budget: str = "rate",
                  check: str = "local", victim: str = "artifact", utility: bool = True,
-                 seed: int = 0) -> None:
+                 seed: int = 0, kleene_rule: str = "paper") -> None:
         if lmax <= 0 or not 0 < beta <= 1 or psi < 1:
             raise CepsimInputError("darling: need lmax > 0, 0 < beta <= 1, psi >= 1")
         for k, v, ok in (("budget", budget, BUDGETS),
@@ -87,6 +93,11 @@ class Darling(Shedder):
                          ("victim", victim, ("artifact", "random"))):
             if v not in ok:
                 raise CepsimInputError(f"darling: {k} must be one of {ok}, got {v!r}")
+        from engines.shedding.darling_model import KLEENE_RULES
+        if kleene_rule not in KLEENE_RULES:
+            raise CepsimInputError(f"darling: kleene_rule must be one of {KLEENE_RULES}, got "
+                                   f"{kleene_rule!r}")
+        self.kleene_rule = kleene_rule
         self.lmax = float(lmax)
         self.beta = float(beta)
         self.psi = int(psi)
@@ -122,7 +133,21 @@ class Darling(Shedder):
         self.Z = zt
         self.R = rt
         self.n_in = self.lmax / self.z_bar
-        self.N_T = budgets(self.budget, zt, rt, self.n_in, self.beta)
+        if self.budget == "model":
+            from engines.shedding.darling_model import selectivities, z_model
+            prog = ctx.program
+            ts = np.asarray(st.ts)
+            span = max(float(ts[nw - 1] - ts[0]), 1e-300)
+            r_stream = np.bincount(types[:nw], minlength=nt) / span
+            sel = selectivities(prog, np.asarray(st.attrs)[:nw], types[:nw])
+            u = ctx.unit
+            self.Z_model = z_model(prog, r_stream, float(prog.window), sel,
+                                   float(u[C.PRED_EVAL]), float(u[C.PM_CREATED]),
+                                   float(u[C.PM_REMOVED]), kleene=self.kleene_rule)
+            zt_budget = self.Z_model
+        else:
+            zt_budget = zt
+        self.N_T = budgets(self.budget, zt_budget, rt, self.n_in, self.beta)
         mu, sd = fit_normals(np.asarray(st.attrs)[:nw], types[:nw], nt)
         if self.use_utility:
             self.util, self.n_terms = utilities(ctx.program, np.asarray(st.attrs), types, mu, sd)

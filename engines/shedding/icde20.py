@@ -244,6 +244,13 @@ def _prefix_counts(chunks: list, prefixes: np.ndarray, n: int) -> np.ndarray:
     return np.where(uniq[pos] == pk, cnt[pos], 0).astype(np.int64)
 
 
+def _time_order(rows: np.ndarray) -> np.ndarray:
+    """Each row's bound event indices in stream order, unbound (-1) slots last."""
+    r = np.where(rows < 0, np.iinfo(np.int64).max, rows.astype(np.int64))
+    r.sort(axis=1)
+    return np.where(r == np.iinfo(np.int64).max, -1, r).astype(rows.dtype)
+
+
 def _join_and_clear(parts: list) -> np.ndarray:
     """``np.concatenate(parts)``, emptying ``parts`` (its arrays are freed as soon as joined)."""
     out = np.concatenate(parts)
@@ -373,13 +380,21 @@ class Icde20(Shedder):
         # matches on DARLING's long streams: peak memory)
         state, first, binds = (_join_and_clear(part) for part in self.samples)
         m = stp.m
+        warm = ctx.warm_matches
+        if np.any(stp.tb["el_ghi"] - stp.tb["el_glo"] > 1):
+            # an AND group binds its slots in any order: a partial match of state j holds the
+            # first j events of its matches in stream order, so both are compared in that order
+            binds = _time_order(binds)
+            warm = [_time_order(c) for c in warm]
         contrib = np.zeros(len(state))
-        # contribution: warm-up matches sharing the prefix of length j (exact counts)
+        # contribution: warm-up matches sharing the prefix of length j (exact counts; a Kleene
+        # slot is compared by its last event, the one a match row keeps)
         for j in range(1, m):
             sel = np.flatnonzero(state == j)
-            if not len(sel) or not ctx.warm_matches:
+            if not len(sel) or not warm:
                 continue
-            contrib[sel] = _prefix_counts(ctx.warm_matches, binds[sel, :j], len(self.types))
+            contrib[sel] = _prefix_counts(warm, binds[sel, :j], len(self.types))
+        del warm
         # this shedder is the warm-up matches' last reader (the queue clears them after
         # end_warmup anyway): free them before the k-means and the tree, and hand their heap
         # pages back (the many small chunks stay resident otherwise; peak memory)

@@ -29,6 +29,10 @@ drops (``S[S_NDROP]``), and ``lazy_sync`` removes the tagged entries before the 
 reuse a row.  Negated variables' events are not stored here (the artifact keeps them at the
 negation's parent node): the accounting covers the positive slots.  The window accounting
 (instances leave when their window closes) is ``peak_pm_slots_window``, the named variant.
+A Kleene slot's instances (``A_{sk+1}``, each LOOP clone one more) are stored in ``A_{sk+1}``'s
+list like any other and count ``sk + 1`` slots: a Kleene list counts as one slot, as in the
+stepper's ``LIVE_BOUND`` (the artifact's instance holds every event of its list,
+``tree_instance.py`` 73-77: the storage of a Kleene query is undercounted by the list lengths).
 """
 from __future__ import annotations
 
@@ -77,13 +81,15 @@ class LazyStore:
 @njit(cache=True)
 def lazy_room(e, types, el_type, pn, ent_n, leaf_head, leaf_tail, cap):
     """Whether every list has room for what event ``e``'s step can add (at most ``pn[j]``
-    new instances of ``A_{j+1}`` per slot ``j`` of ``e``'s type, one leaf event per slot)."""
+    new instances of ``A_{j+1}`` per slot ``j`` of ``e``'s type, plus ``pn[j + 1]`` when slot
+    ``j`` is a Kleene slot -- its LOOP clones, ``stepper_kernel``; every slot is bounded so,
+    one leaf event per slot)."""
     t = types[e]
     m = el_type.shape[0]
     for j in range(m - 1):
         if el_type[j] != t:
             continue
-        add = 1 if j == 0 else pn[j]
+        add = (1 if j == 0 else pn[j]) + pn[j + 1]
         if ent_n[j + 1] + add > cap:
             return False
     for j in range(1, m):

@@ -54,7 +54,10 @@ that hold its first event), and ``after_step`` charges the replicated work as co
   window, one INSTANCE_WORK and one PM_CREATED (the event's leaf instance in that window),
 
 priced with the cost profile like every other counter (``replicated_*`` in the results; the
-server seconds are in ``replication_s``).  The per-window join is assumed to cost the same per
+server seconds are in ``replication_s``).  ``cnt`` counts the partial matches of the pools whose
+next slot has the event's type: with a Kleene closure the LOOP pairs (an event extending a
+list) and with an AND group the pairs of its other slots are not in it, so the replicated work
+of such patterns is a lower bound.  The per-window join is assumed to cost the same per
 partial match as the shared one (the windows' contents differ only by what each window
 dropped).  ``replicate=False`` is the shared-window sensitivity.
 """
@@ -129,10 +132,12 @@ class Spice(Shedder):
         rows = np.concatenate(ctx.warm_matches) if ctx.warm_matches else np.zeros((0, stp.m),
                                                                                   np.int64)
         if len(rows):
-            e0 = rows[:, 0]
-            np.add.at(comp, (np.zeros(len(e0), np.int64), self.types[e0],
-                             np.zeros(len(e0), np.int64)), 1.0)
-            for j in range(1, stp.m):
+            # per slot j, the event the match bound there, binned by its position in the window
+            # of the match's first event (a SEQ: slot 0's, bin 0; an AND group's first event
+            # may sit at any of its slots; a Kleene slot shows its last event): the pairs the
+            # kernel looks up by the slot an event binds (``stepper_kernel``)
+            e0 = rows.min(axis=1)
+            for j in range(stp.m):
                 ej = rows[:, j]
                 np.add.at(comp, (np.full(len(ej), j), self.types[ej],
                                  self._bin(self.ts[ej] - self.ts[e0])), 1.0)
