@@ -30,6 +30,21 @@ event).  Window expiry: results whose *last* event left the window are dropped f
 the buffer at each event (binary-search free: the buffer is sorted by last); results whose
 first event left it are removed by compaction when a buffer has grown to twice its live size.
 
+The probe loop (one stored result against one new result) does the cheap checks first and
+merges nothing until they pass.  The window check is one integer comparison: the positions
+inside the window of the current event are a suffix of the stream (timestamps do not
+decrease), whose start moves forward once per event.  Order constraints and predicates read
+their events straight from the two result rows, each variable from the child that binds it, as
+resolved per node when the tables are built (``engines.evaluators.ztree_probe``); a comparison
+of two plain variables is evaluated inline, its new-side operand read once per new result and
+the stored side's operand of a node's first predicate kept per stored result beside its first
+position; other predicates call ``eval_pred`` (Kleene variables: on the merged row, every event
+pair).  The binding row is merged only for a probe that passed, to be negation-checked, stored
+or emitted.  Same visits, same order, same counters as a probe that merges the row first and
+interprets the constraint table and every predicate: ``engines.evaluators.ztree_ref`` keeps
+that reading as the reference, and ``tests/test_ztree_fast_equal.py`` compares every output of
+the two kernels exactly (``benchmarks/bench_kernel_floor.py`` times them).
+
 Negation follows docs/SEMANTICS.md: ``NOT(C c)`` between neighbours L and R is checked at the
 lowest node that binds L, R and every variable of c's predicates: a binary search in c's buffer
 (the C events that passed c's one-variable predicates, in position order) finds the candidates
@@ -66,7 +81,9 @@ plan.  With ``trigger="batch"``, ``eager_vars`` names variables whose subtrees s
 arrival (a node joins on arrival when all its variables are eager): APAM's eager group, used by
 ``engines.evaluators.hybrid`` (an eager subtree under a lazy parent hands its results to the batch replay).  Caps
 raise ``CapacityError`` naming the option.  ``EngineResult.info`` holds the plan text, the
-trigger and peak buffer sizes.
+trigger and peak buffer sizes.  ``kernel_outputs(program, stream, ..., reference=False)`` runs the
+kernel once and returns its raw outputs (tests and benchmarks compare the engine's kernel with
+the reference kernel through it).
 """
 from __future__ import annotations
 
@@ -78,13 +95,14 @@ from engines import counters as C
 from engines.compile import KIND_KLEENE, POLICY_NEXT, WIN_COUNT, Program
 from engines.errors import CapacityError, CepsimInputError
 from engines.matches import KLEENE, UNBOUND, MatchSet
-from engines.predicates import eval_pred
+from engines.predicates import compare, eval_pred
 from engines.program_memo import kept, program_memo
 from engines.registry import EngineResult
 from engines.evaluators.ztree_plan import Plan, format_plan, make_plan
+from engines.evaluators.ztree_probe import PQ_CMP, PQ_PLAIN, PV_RAW, PV_SCALED
 from engines.evaluators.ztree_tables import SPLIT_GEN, TRIGGERS, build_tables
 
-__all__ = ["run_ztree", "make_plan", "Plan", "build_tables"]
+__all__ = ["run_ztree", "make_plan", "Plan", "build_tables", "kernel_outputs"]
 
 ST_OK, ST_PM, ST_MATCH, ST_KLEENE = 0, 1, 2, 3
 # the kernel ran out of one of its preallocated arrays (result arena, Kleene chain nodes, parked
@@ -245,7 +263,7 @@ def _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind, K_first, K_e
 
 
 @leaf_njit
-def _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop, ts, T,
+def _compact(k, R_bind, R_first, R_last, R_val, noff, nhead, nsize, nmark, nprop, ts, T,
              wkind, W):
     """Drop node ``k``'s dead head and the results whose first event left the window of ``T``;
     order is kept and the new/propagated marks are remapped.  Returns results removed."""
@@ -268,6 +286,7 @@ def _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop, ts, T
                     R_bind[off + w, v] = R_bind[off + i, v]
                 R_first[off + w] = R_first[off + i]
                 R_last[off + w] = R_last[off + i]
+                R_val[off + w] = R_val[off + i]
             w += 1
         else:
             removed += 1
@@ -283,7 +302,7 @@ def _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop, ts, T
 
 
 @leaf_njit
-def _grow(k, R_bind, R_first, R_last, noff, ncap, nsize):
+def _grow(k, R_bind, R_first, R_last, R_val, noff, ncap, nsize):
     """Double node ``k``'s capacity inside the arena: the segments of the nodes after ``k`` move
     right by its old capacity (relative indices kept).  Returns False, changing nothing, when
     the arena has no room for it (the caller stops the run; ``run_ztree`` reruns it with a
@@ -305,6 +324,7 @@ def _grow(k, R_bind, R_first, R_last, noff, ncap, nsize):
                 R_bind[dst + i, v] = R_bind[src + i, v]
             R_first[dst + i] = R_first[src + i]
             R_last[dst + i] = R_last[src + i]
+            R_val[dst + i] = R_val[src + i]
         noff[j] = dst
     ncap[k] *= 2
     return True
@@ -320,7 +340,9 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                   gu_ptr, gu_ids, g_off, tl_ptr, tl_nodes, tn_ptr, tn_ids,
                   init_cap, max_pm, max_matches, max_kleene, cnt,
                   nd_lazy, nd_src1, side_skip, side_hb_ok, side_lb_ok, hb_ptr, hb_x, hb_w,
-                  lb_ptr, lb_v, nd_transient, rows_phys, k_phys, p_phys, m_phys):
+                  lb_ptr, lb_v, nd_transient, rows_phys, k_phys, p_phys, m_phys,
+                  pq_mode, pq_s1, pq_v1, pq_v2, pq_c1, pq_c2, pq_op, pq_f0, pq_f1, pq_max,
+                  nc_si, nc_sj, nd_pv, nd_pv_var, nd_pv_col, nd_pv_f0, nd_pv_f1):
     """The event loop.  Every growable array is allocated here once, at the size the caller
     passes (``*_phys``), and never reallocated: the loop rebinds no array (``docs/ENGINEERING.md``,
     "Numba hot loops").  A run that needs more stops with ``ST_SPACE_*``."""
@@ -340,6 +362,9 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
     R_bind = np.empty((rows, V), dtype=np.int64)
     R_first = np.empty(rows, dtype=np.int64)
     R_last = np.empty(rows, dtype=np.int64)
+    # per stored result, its operand of the first predicate of its parent node (``nd_pv``):
+    # read by the parent's probes beside R_first instead of through the result's binding row
+    R_val = np.zeros(rows, dtype=np.float64)
     nhead = np.zeros(n_nodes, dtype=np.int64)
     nsize = np.zeros(n_nodes, dtype=np.int64)
     nmark = np.zeros(n_nodes, dtype=np.int64)
@@ -373,6 +398,7 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
     M_det = np.empty(max(m_phys, 1), dtype=np.int64)
     mn = 0
     row = np.empty(V, dtype=np.int64)
+    hv = np.empty(max(pq_max, 1), dtype=np.float64)   # the new result's predicate operands
     live = 0
     buffered = 0
     peak_live = 0
@@ -387,8 +413,14 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
             tr_nodes[n_tr] = k
             n_tr += 1
 
+    wlo = 0     # the first position inside the window of the current event
     for e in range(n):
         te = types[e]
+        # a stored result's first position f is inside the window of e exactly when f >= wlo:
+        # ts[e] - ts[f] (rounded) does not increase with f, nor e - f, so the positions that
+        # pass ``_span_ok(ts, f, e)`` are the suffix from wlo, and wlo never moves back
+        while wlo <= e and not _span_ok(ts, wlo, e, wkind, W):
+            wlo += 1
         # ---------------------------------------------------------------- expiry (heads)
         for k in range(n_nodes):
             off = noff[k]
@@ -408,7 +440,7 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                 else:
                     buffered -= d
             if nsize[k] - nhead[k] > 2 * nlive[k] + 16:
-                r = _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop,
+                r = _compact(k, R_bind, R_first, R_last, R_val, noff, nhead, nsize, nmark, nprop,
                              ts, e, wkind, W)
                 nlive[k] = nsize[k]
                 if r > 0:
@@ -508,7 +540,7 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
             old_hi = nsize[k]
             need = 1 + (old_hi - old_lo if kl else 0)
             if nsize[k] + need > ncap[k]:
-                r = _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop,
+                r = _compact(k, R_bind, R_first, R_last, R_val, noff, nhead, nsize, nmark, nprop,
                              ts, e, wkind, W)
                 if r > 0:
                     if counted[k] == 1:
@@ -518,7 +550,7 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                         buffered -= r
                 nlive[k] = nsize[k]
                 while nsize[k] + need > ncap[k]:
-                    if not _grow(k, R_bind, R_first, R_last, noff, ncap, nsize):
+                    if not _grow(k, R_bind, R_first, R_last, R_val, noff, ncap, nsize):
                         status = ST_SPACE_R
                         break
                 if status != 0:
@@ -533,6 +565,10 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                 R_bind[off + s, v] = e
                 R_first[off + s] = e
                 R_last[off + s] = e
+                if nd_pv[k] == PV_RAW:
+                    R_val[off + s] = attrs[e, nd_pv_col[k]]
+                elif nd_pv[k] == PV_SCALED:
+                    R_val[off + s] = attrs[e, nd_pv_col[k]] * nd_pv_f0[k] + nd_pv_f1[k]
                 nsize[k] = s + 1
                 cnt[e, _BI] += 1
                 buffered += 1
@@ -755,57 +791,112 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                         lo = lw
                                 c_lo = _lower_count(R_last, oo + c_lo, oo + c_hi, lo + 1, cnt,
                                                     e) - oo
+                            # the new result's operands of the node's predicates do not change
+                            # over the scan: read once (``ztree_probe``: per predicate, the side
+                            # of each variable and, for a plain comparison, its operands)
+                            nrow = noffk + ni
+                            for q in range(np_ptr[k], np_ptr[k + 1]):
+                                pm = pq_mode[q]
+                                if pm == PQ_CMP:
+                                    if pq_s1[q] != side:      # v1 on the new side
+                                        hv[q - np_ptr[k]] = attrs[R_bind[nrow, pq_v1[q]],
+                                                                  pq_c1[q]]
+                                    else:
+                                        hv[q - np_ptr[k]] = (attrs[R_bind[nrow, pq_v2[q]],
+                                                                   pq_c2[q]]
+                                                             * pq_f0[q] + pq_f1[q])
+                            jp = 0
+                            pe = 0
+                            oo = noff[ok_]
                             for oi in range(c_lo, c_hi):
                                 if status != 0:
                                     break
-                                cnt[e, _JP] += 1
-                                oo = noff[ok_]
-                                ofirst = R_first[oo + oi]
-                                if not _span_ok(ts, ofirst, T, wkind, W):
+                                jp += 1
+                                orow = oo + oi
+                                ofirst = R_first[orow]
+                                if ofirst < wlo:       # _span_ok(ts, ofirst, T): T == e
                                     continue
-                                noffk = noff[nk]
-                                for v in range(V):
-                                    x = R_bind[noffk + ni, v]
-                                    y = R_bind[oo + oi, v]
-                                    row[v] = x if x >= 0 else y
                                 good = True
                                 if split == SPLIT_GEN:
                                     for q in range(nc_ptr[k], nc_ptr[k + 1]):
                                         vi = nc_i[q]
                                         vj = nc_j[q]
+                                        hi_ = R_bind[nrow if nc_si[q] != side else orow, vi]
+                                        hj_ = R_bind[nrow if nc_sj[q] != side else orow, vj]
                                         ki = var_kind[vi] == 1
                                         kj = var_kind[vj] == 1
-                                        li = _vlast(row[vi], ki, K_ev)
-                                        fj = _vfirst(row[vj], kj, K_first)
+                                        li = _vlast(hi_, ki, K_ev)
+                                        fj = _vfirst(hj_, kj, K_first)
                                         if nc_k[q] == 0:
                                             if not li < fj:
                                                 good = False
                                                 break
                                         else:
-                                            lj = _vlast(row[vj], kj, K_ev)
-                                            fi = _vfirst(row[vi], ki, K_first)
+                                            lj = _vlast(hj_, kj, K_ev)
+                                            fi = _vfirst(hi_, ki, K_first)
                                             if not (li < fj or lj < fi):
                                                 good = False
                                                 break
                                 if not good:
                                     continue
+                                merged = False
                                 for q in range(np_ptr[k], np_ptr[k + 1]):
-                                    pq = np_ids[q]
-                                    v1 = pred_i[pq, 2]
-                                    v2 = pred_i[pq, 4]
-                                    if var_kind[v1] != 1 and var_kind[v2] != 1:
-                                        # plain variables (cross predicates have v2 >= 0)
-                                        cnt[e, _PE] += 1
-                                        if not eval_pred(pred_i, pred_f, pq, attrs, row[v1],
-                                                         row[v2]):
+                                    pm = pq_mode[q]
+                                    if pm == PQ_CMP:
+                                        pe += 1
+                                        if pq_s1[q] != side:      # v1 new: compare to old v2
+                                            xa = hv[q - np_ptr[k]]
+                                            if q == np_ptr[k]:
+                                                ya = R_val[orow]
+                                            else:
+                                                ya = (attrs[R_bind[orow, pq_v2[q]], pq_c2[q]]
+                                                      * pq_f0[q] + pq_f1[q])
+                                        else:
+                                            if q == np_ptr[k]:
+                                                xa = R_val[orow]
+                                            else:
+                                                xa = attrs[R_bind[orow, pq_v1[q]], pq_c1[q]]
+                                            ya = hv[q - np_ptr[k]]
+                                        if not compare(pq_op[q], xa, ya):
                                             good = False
                                             break
-                                    elif not _pred_holds(pq, row, var_kind, K_ev, K_prev,
-                                                         pred_i, pred_f, attrs, -1, -1, cnt, e):
-                                        good = False
-                                        break
+                                    elif pm == PQ_PLAIN:
+                                        pe += 1
+                                        pe1 = R_bind[nrow if pq_s1[q] != side else orow,
+                                                     pq_v1[q]]
+                                        pe2 = R_bind[orow if pq_s1[q] != side else nrow,
+                                                     pq_v2[q]]
+                                        if not eval_pred(pred_i, pred_f, np_ids[q], attrs, pe1,
+                                                         pe2):
+                                            good = False
+                                            break
+                                    else:
+                                        # the reading of the general kernel: the merged row
+                                        if not merged:
+                                            for v in range(V):
+                                                xb = R_bind[nrow, v]
+                                                row[v] = xb if xb >= 0 else R_bind[orow, v]
+                                            merged = True
+                                        pq = np_ids[q]
+                                        v1 = pred_i[pq, 2]
+                                        v2 = pred_i[pq, 4]
+                                        if var_kind[v1] != 1 and var_kind[v2] != 1:
+                                            pe += 1
+                                            if not eval_pred(pred_i, pred_f, pq, attrs, row[v1],
+                                                             row[v2]):
+                                                good = False
+                                                break
+                                        elif not _pred_holds(pq, row, var_kind, K_ev, K_prev,
+                                                             pred_i, pred_f, attrs, -1, -1, cnt,
+                                                             e):
+                                            good = False
+                                            break
                                 if not good:
                                     continue
+                                if not merged:
+                                    for v in range(V):
+                                        xb = R_bind[nrow, v]
+                                        row[v] = xb if xb >= 0 else R_bind[orow, v]
                                 first = nfirst if nfirst < ofirst else ofirst
                                 last = ep
                                 for q in range(nn_ptr[k], nn_ptr[k + 1]):
@@ -822,14 +913,14 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                     continue
                                 if not root:
                                     if nsize[k] == ncap[k]:
-                                        r = _compact(k, R_bind, R_first, R_last, noff,
+                                        r = _compact(k, R_bind, R_first, R_last, R_val, noff,
                                                      nhead, nsize, nmark, nprop, ts, T, wkind, W)
                                         if r > 0:
                                             cnt[e, _PMR] += r
                                             live -= r
                                         nlive[k] = nsize[k]
                                         if 2 * nsize[k] > ncap[k]:
-                                            if not _grow(k, R_bind, R_first, R_last, noff,
+                                            if not _grow(k, R_bind, R_first, R_last, R_val, noff,
                                                          ncap, nsize):
                                                 status = ST_SPACE_R
                                                 break
@@ -838,6 +929,11 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                         R_bind[s, v] = row[v]
                                     R_first[s] = first
                                     R_last[s] = last
+                                    if nd_pv[k] == PV_RAW:
+                                        R_val[s] = attrs[row[nd_pv_var[k]], nd_pv_col[k]]
+                                    elif nd_pv[k] == PV_SCALED:
+                                        R_val[s] = (attrs[row[nd_pv_var[k]], nd_pv_col[k]]
+                                                    * nd_pv_f0[k] + nd_pv_f1[k])
                                     nsize[k] += 1
                                     cnt[e, _PMC] += 1
                                     live += 1
@@ -881,6 +977,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                     cnt[e, _ME] += 1
                                     if mn > max_matches:
                                         status = 2
+                            cnt[e, _JP] += jp
+                            cnt[e, _PE] += pe
                     if status != 0:
                         break
                 if status != 0:
@@ -1018,9 +1116,12 @@ def _resolved(program: Program, fixed: dict, plan, trigger: str, ev: frozenset):
 
 
 def _kernel_once(t, types, stream, wkind, W, trigger, g_off, init_cap,
-                 max_partial_matches, max_matches, max_kleene_nodes, phys):
-    """One kernel run with arrays of the sizes in ``phys`` (fresh counters every time)."""
-    return _ztree_kernel(
+                 max_partial_matches, max_matches, max_kleene_nodes, phys, reference=False,
+                 trace=None):
+    """One kernel run with arrays of the sizes in ``phys`` (fresh counters every time).
+    ``reference``: the interpreting kernel of ``engines.evaluators.ztree_ref`` instead (tests
+    and benchmarks; ``trace`` its probe trace, whose written length it returns last)."""
+    args = (
         types, stream.ts, stream.attrs, t["pred_i"], t["pred_f"], t["var_kind"], wkind, W,
         TRIGGERS[trigger], t["nd_left"], t["nd_right"], t["nd_var"], t["nd_split"], t["nd_trig"],
         t["nd_alt"], t["np_ptr"], t["np_ids"], t["nn_ptr"], t["nn_ids"], t["nc_ptr"], t["nc_i"],
@@ -1032,13 +1133,19 @@ def _kernel_once(t, types, stream, wkind, W, trigger, g_off, init_cap,
         t["side_skip"], t["side_hb_ok"], t["side_lb_ok"], t["hb_ptr"], t["hb_x"], t["hb_w"],
         t["lb_ptr"], t["lb_v"], t["nd_transient"], int(phys["rows"]), int(phys["kleene"]),
         int(phys["parked"]), int(phys["matches"]))
+    if reference:
+        from engines.evaluators.ztree_ref import ztree_kernel_ref
+        tr = np.zeros((0, 2), np.int64) if trace is None else trace
+        return ztree_kernel_ref(*args, tr)
+    return _ztree_kernel(*args, t["pq_mode"], t["pq_s1"], t["pq_v1"], t["pq_v2"], t["pq_c1"],
+                         t["pq_c2"], t["pq_op"], t["pq_f0"], t["pq_f1"], int(t["pq_max"]),
+                         t["nc_si"], t["nc_sj"], t["nd_pv"], t["nd_pv_var"], t["nd_pv_col"],
+                         t["nd_pv_f0"], t["nd_pv_f1"])
 
 
-def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
-              eager_vars=(), max_partial_matches: int = 20_000_000, max_matches: int = 20_000_000,
-              max_kleene_nodes: int = 50_000_000, _init_cap: int = 64,
-              _sizes: dict | None = None, **ignored) -> EngineResult:
-    """Evaluate ``program`` on ``stream`` with a tree plan (see module docstring)."""
+def _prepare(program: Program, stream, plan, trigger: str, eager_vars):
+    """Checks and kernel inputs of a run: ``(fixed, tables, plan text, types, g_off, wkind,
+    W)``."""
     fixed = _program_facts(program)
     if fixed["next_policy"]:
         raise CepsimInputError("the ztree engine evaluates skip-till-any-match only; this pattern "
@@ -1055,15 +1162,47 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
                                    "the pattern was compiled for")
         fixed["schema"] = stream.schema        # checked: later streams of this schema skip it
     ev = frozenset(eager_vars or ())
-    p, t, plan_text = _resolved(program, fixed, plan, trigger, ev)
+    _p, t, plan_text = _resolved(program, fixed, plan, trigger, ev)
     types = np.ascontiguousarray(stream.types.astype(np.int64))
     n_types = len(program.schema.type_names)
     type_count = np.bincount(types, minlength=n_types) if len(types) else np.zeros(n_types, int)
     g_off = np.zeros(len(t["ng_var"]) + 1, dtype=np.int64)
     for g, ty in enumerate(t["ng_type"]):
         g_off[g + 1] = g_off[g] + int(type_count[ty])
-    wkind = int(program.window_kind)
-    W = float(program.window)
+    return fixed, t, plan_text, types, g_off, int(program.window_kind), float(program.window)
+
+
+def kernel_outputs(program: Program, stream, plan=None, trigger: str = "push", eager_vars=(),
+                   sizes: dict | None = None, reference: bool = False,
+                   max_partial_matches: int = 20_000_000, max_matches: int = 20_000_000,
+                   max_kleene_nodes: int = 50_000_000, init_cap: int = 64,
+                   trace: np.ndarray | None = None) -> tuple:
+    """One kernel call as ``run_ztree`` makes it, its raw outputs ``(status, counters, match
+    rows, detect positions, Kleene events, Kleene links, peak live results)`` (plus the written
+    trace length with ``reference``): the compiled probe loop (default) or the interpreting
+    reference kernel (``engines.evaluators.ztree_ref``), for tests and benchmarks that compare
+    the two.  ``sizes``: the arrays' starting sizes (default: ``run_ztree``'s first run's); a
+    too small one gives an ``ST_SPACE_*`` status, not a rerun."""
+    fixed, t, _text, types, g_off, wkind, W = _prepare(program, stream, plan, trigger,
+                                                       eager_vars)
+    phys = {"rows": 4 * len(t["nd_var"]) * max(init_cap, 1), "kleene": 64, "parked": 16,
+            "matches": 256}
+    phys.update(sizes or {})
+    return _kernel_once(t, types, stream, wkind, W, trigger, g_off, max(int(init_cap), 1),
+                        max_partial_matches, max_matches, max_kleene_nodes, phys,
+                        reference=reference, trace=trace)
+
+
+def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
+              eager_vars=(), max_partial_matches: int = 20_000_000, max_matches: int = 20_000_000,
+              max_kleene_nodes: int = 50_000_000, _init_cap: int = 64,
+              _sizes: dict | None = None, _reference: bool = False,
+              **ignored) -> EngineResult:
+    """Evaluate ``program`` on ``stream`` with a tree plan (see module docstring).
+    ``_reference``: run the interpreting reference kernel (``engines.evaluators.ztree_ref``;
+    tests and benchmarks, same outputs)."""
+    fixed, t, plan_text, types, g_off, wkind, W = _prepare(program, stream, plan, trigger,
+                                                           eager_vars)
     init_cap = max(int(_init_cap), 1)
     if _sizes is None:     # the program's largest sizes so far (``_program_facts``)
         phys = dict(fixed["sizes"])
@@ -1075,7 +1214,7 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
     while True:
         status, cnt, M_bind, M_det, K_ev, K_prev, peak = _kernel_once(
             t, types, stream, wkind, W, trigger, g_off, init_cap, max_partial_matches,
-            max_matches, max_kleene_nodes, phys)
+            max_matches, max_kleene_nodes, phys, _reference)[:7]
         if status not in _SPACE:
             break
         phys[_SPACE[status]] = 4 * max(phys[_SPACE[status]], 1)
@@ -1104,3 +1243,4 @@ def run_ztree(program: Program, stream, plan=None, trigger: str = "push",
 
 
 _ = (UNBOUND, KLEENE)
+

@@ -20,6 +20,7 @@ from engines.compile import KIND_KLEENE, KIND_NEG, OP_EQ, PI_V1, PI_V2, PK_CMP, 
 from engines.errors import CepsimInputError
 from engines.pattern.ast import Same
 from engines.evaluators.ztree_plan import Plan, alternatives, restrict
+from engines.evaluators.ztree_probe import probe_tables
 from engines.program_memo import kept, program_memo
 
 TRIGGERS = {"push": 0, "batch": 1}
@@ -329,4 +330,5 @@ def build_tables(program: Program, plan: Plan, trigger: str = "push",
     t["gu_ptr"], t["gu_ids"] = _csr(ng_upreds)
     t["tl_ptr"], t["tl_nodes"] = _csr(tl)
     t["tn_ptr"], t["tn_ids"] = _csr(tn)
+    t.update(probe_tables(t))
     return t
