@@ -202,7 +202,7 @@ def test_cli_bad_inputs_exit_2(tmp_path):
     assert r.exit_code == 2 and "Traceback" not in r.output
     # no selected strategy supports the pattern
     r = cli("PATTERN SEQ(A a, B+ b) WITHIN 5 events", data, "--format", "csv", "--schema",
-            schema, "--engines", "sase,chain")
+            schema, "--engines", "sase,apam")
     assert r.exit_code == 2 and "no selected strategy can evaluate" in r.stderr \
         and "Kleene" in r.stderr
     # REMOTE with Kleene: the EIRES strategies refuse Kleene, the others REMOTE

@@ -133,7 +133,7 @@ def _save_event(sv, k_edge, k_pred, k_emit, k_created, k_removed, nc):
 @njit(cache=True)
 def _collect_nodes(pidx, poff, pn, n_pools, nev, npar, nn, a_bind, kleene_cols):
     """Node collection between events (``nodes_compact`` over every pooled instance)."""
-    tot = 0
+    tot = np.int64(0)
     for j in range(1, n_pools):
         tot += pn[j]
     rows = np.empty(tot, dtype=np.int64)
@@ -193,9 +193,9 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     nextp = policy == POLICY_NEXT
     pend_pool = S
     n_pools = S + 1
-    has_trailing = False
-    has_buffered_neg = False
-    has_emit_neg = False
+    has_trailing = np.bool_(False)      # np scalars, not literals: one compile of the callees
+    has_buffered_neg = np.bool_(False)  # (docs/ENGINEERING.md, "Numba hot loops")
+    has_emit_neg = np.bool_(False)
     for q in range(n_neg):
         if ng_trailing[q]:
             has_trailing = True
@@ -203,7 +203,7 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
             has_buffered_neg = True
         if ng_emit[q]:
             has_emit_neg = True
-    n_kl = 0
+    n_kl = np.int64(0)
     for s in range(m):
         if el_kleene[s]:
             n_kl += 1
@@ -263,8 +263,8 @@ def eager_kernel(types, ts, attrs, pred_i, pred_f,
     sv[SV_NGC] = tune[2]
     need = np.zeros(NEED_SIZE, dtype=np.int64)
 
-    e0 = 0
-    at = AT_START
+    e0 = np.int64(0)
+    at = np.int64(AT_START)
     while True:
         st, e0, at = _eager_events(
             e0, at, sv, need, types, ts, attrs, pred_i, pred_f,
@@ -547,7 +547,7 @@ def _eager_events(e0, at, sv, need, types, ts, attrs, pred_i, pred_f,
                 need[NEED_ARENA] = a_top + n_rows - nfree
                 need[NEED_OROWS] = n_direct
                 _save(sv, nfree, a_top, ndl, nn, ngc_at, nhead, ntail, nkl, nm, nk, live, lo)
-                _save_event(sv, k_edge, k_pred, k_emit, k_created, k_removed, 0)
+                _save_event(sv, k_edge, k_pred, k_emit, k_created, k_removed, np.int64(0))
                 return ST_GROW, e, AT_PHASE1
             for z in range(ntouch):
                 pneed[touched[z]] = 0
@@ -1057,7 +1057,7 @@ def _window_starts(ts: np.ndarray, kind: int, w: float) -> np.ndarray:
     """``lo`` of every event (``window_lo``, the kernel's window start)."""
     n = ts.shape[0]
     out = np.empty(n, dtype=np.int64)
-    lo = 0
+    lo = np.int64(0)
     for e in range(n):
         lo = window_lo(ts, e, lo, kind, w)
         out[e] = lo

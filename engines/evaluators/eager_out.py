@@ -7,6 +7,7 @@ fill them.
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from engines.leaf_jit import leaf_njit
@@ -92,9 +93,9 @@ def out_reserve(o_pos, o_det, o_kl, o_kle, rows, kl_rows, kl_events, limit):
         o_pos = grow_rows(o_pos, cap)
         o_det = grow_1d(o_det, cap)
     if kl_rows > o_kl.shape[0]:
-        o_kl = grow_rows(o_kl, out_cap(o_kl.shape[0], kl_rows, 0))
+        o_kl = grow_rows(o_kl, out_cap(o_kl.shape[0], kl_rows, np.int64(0)))
     if kl_events > o_kle.shape[0]:
-        o_kle = grow_1d(o_kle, out_cap(o_kle.shape[0], kl_events, 0))
+        o_kle = grow_1d(o_kle, out_cap(o_kle.shape[0], kl_events, np.int64(0)))
     return o_pos, o_det, o_kl, o_kle
 
 

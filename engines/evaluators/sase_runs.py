@@ -173,8 +173,9 @@ def _sase_runs_kernel(types, ts, attrs, pred_i, pred_f, slot_type, st_ptr, st_id
         if not ok:
             continue
         # a new run of the first state (or, for one variable, a match)
-        top = 0
-        out, det, mn, sj, sc, sb, top = _extend(b, 0, L, e0, cnt, out, det, mn, sj, sc, sb, top)
+        top = np.int64(0)       # np scalars, not literals: one compile of _extend
+        out, det, mn, sj, sc, sb, top = _extend(b, np.int64(0), L, e0, cnt, out, det, mn, sj,
+                                                sc, sb, top)
         while top > 0:
             top -= 1
             j = sj[top]

@@ -346,6 +346,11 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
     """The event loop.  Every growable array is allocated here once, at the size the caller
     passes (``*_phys``), and never reallocated: the loop rebinds no array (``docs/ENGINEERING.md``,
     "Numba hot loops").  A run that needs more stops with ``ST_SPACE_*``."""
+    # np scalars, not literals: one compile of _killed for every call site (a literal argument
+    # makes Numba compile a specialised copy; docs/ENGINEERING.md, "Numba hot loops")
+    _I0 = np.int64(0)
+    _I1 = np.int64(1)
+    _I2 = np.int64(2)
     n = types.shape[0]
     V = var_kind.shape[0]
     n_nodes = nd_left.shape[0]
@@ -482,8 +487,8 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                     dead = False
                     for q in range(ae_ptr[a], ae_ptr[a + 1]):
                         g = ae_ids[q]
-                        if _killed(g, row, 0, 0, P_first[i], P_last[i], e, 2, G_pos, g_off,
-                                   g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev,
+                        if _killed(g, row, _I0, _I0, P_first[i], P_last[i], e, _I2, G_pos,
+                                   g_off, g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev,
                                    pred_i, pred_f, attrs, ts, ng_var, wkind, W, cnt, e):
                             dead = True
                             break
@@ -903,7 +908,7 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
                                     g = nn_ids[q]
                                     lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
                                                              gr_vars, var_kind, K_first, K_ev)
-                                    if _killed(g, row, lo_p, hi_p, first, last, T, 1, G_pos,
+                                    if _killed(g, row, lo_p, hi_p, first, last, T, _I1, G_pos,
                                                g_off, g_head, g_size, gp_ptr, gp_ids, var_kind,
                                                K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
                                                wkind, W, cnt, e):
@@ -1006,7 +1011,7 @@ def _ztree_kernel(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigger,
             dead = False
             for q in range(ae_ptr[a], ae_ptr[a + 1]):
                 g = ae_ids[q]
-                if _killed(g, row, 0, 0, P_first[i], P_last[i], n, 2, G_pos, g_off, g_head,
+                if _killed(g, row, _I0, _I0, P_first[i], P_last[i], n, _I2, G_pos, g_off, g_head,
                            g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
                            ts, ng_var, wkind, W, cnt, crow):
                     dead = True

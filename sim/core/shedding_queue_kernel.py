@@ -179,7 +179,7 @@ def _latency_sum(t_det, arr, o_last, n):
     of them; the halving runs on an explicit stack (Numba does not cache a recursive function
     reliably)."""
     if n <= 128:
-        return _latency_block(t_det, arr, o_last, 0, n)
+        return _latency_block(t_det, arr, o_last, np.int64(0), n)
     s_lo = np.empty(64, np.int64)
     s_n = np.empty(64, np.int64)
     s_stage = np.empty(64, np.int64)
