@@ -136,6 +136,34 @@ CASES = [
      _overall().assign(lat_p50=lambda d: d.lat_p50.where(~d.strategy.str.startswith("BL"))),
      False, [r"PFetch 9\.5 >= nan"]),
 
+    # a panel without any match (every latency NaN) is not judged; nothing else judged: FAIL
+    ("pf-lz-pass-matchless-panel-skipped", lambda df: CL.claim_pf_lz_below_baselines(df),
+     _cat(_overall(), _rows({s: (np.nan, np.nan) for s in ("BL1", "BL2", "BL3", "PFetch",
+                                                             "LzEval")}, dataset="DS2")),
+     True, [r"^4/4 pass$"]),
+    ("pf-lz-fail-only-matchless-panels", lambda df: CL.claim_pf_lz_below_baselines(df),
+     _rows({s: (np.nan, np.nan) for s in ("BL1", "BL2", "BL3", "PFetch", "LzEval")}), False,
+     [r"^0/0 pass$"]),
+
+    # --- claim_bl3_below (section 7.2: BL3 below BL1 and BL2 for Q1; a panel per bl3_fetch)
+    ("bl3-below-pass", lambda df: CL.claim_bl3_below(df, policies=["nongreedy"]),
+     _cat(_rows({"BL1": 50.0, "BL2": 40.0, "BL3": 30.0}, policy="nongreedy",
+                bl3_fetch="parallel"),
+          # greedy: outside ``policies``, reversed on purpose
+          _rows({"BL1": 5.0, "BL2": 4.0, "BL3": 300.0}, bl3_fetch="parallel")), True,
+     [r"^1/1 panels hold \(lat_p50\); holds: DS1/Q1/nongreedy/cost/parallel BL3 30\.0 vs "
+      r"BL1 50\.0, BL2 40\.0$"]),
+    ("bl3-below-fail-one-reading", lambda df: CL.claim_bl3_below(df, policies=["nongreedy"]),
+     _cat(_rows({"BL1": 50.0, "BL2": 40.0, "BL3": 30.0}, policy="nongreedy",
+                bl3_fetch="parallel"),
+          _rows({"BL1": 50.0, "BL2": 40.0, "BL3": 45.0}, policy="nongreedy",
+                bl3_fetch="serial")), False,
+     [r"^1/2 panels hold \(lat_p50\); fails: DS1/Q1/nongreedy/cost/serial BL3 45\.0 vs "
+      r"BL1 50\.0, BL2 40\.0; holds: "]),
+    ("bl3-below-fail-no-match", lambda df: CL.claim_bl3_below(df),
+     _rows({"BL1": (np.nan, np.nan), "BL2": (np.nan, np.nan), "BL3": (np.nan, np.nan)}),
+     False, [r"^0/0 panels hold \(lat_p50\); no match \(not judged\): DS1/Q1/greedy/cost$"]),
+
     # --- claim_ratios
     ("ratios-pass", lambda df: CL.claim_ratios(df, panel=P_Q1, paper=PAPER_Q1,
                                               order=["BL3", "BL1", "BL2"]), _ratios(), True,

@@ -8,8 +8,9 @@ POINT = Declaration("eires:point", params=(
     Param("dataset", "string", "DS1", "the generated data set of section 5.1 (a label only "
           "when stream_csv is given; DS1a = DS1 by the authors' Uniform_generator.cpp, "
           "workloads.eires)", choices=("DS1", "DS1a", "DS2")),
-    Param("query", "string", "Q1", "the query of section 5.1 (workloads.eires.queries; Q2 = two "
-          "patterns, latencies pooled)", choices=("Q1", "Q1begin", "Q1end", "Q2")),
+    Param("query", "string", "Q1", "the query (workloads.eires.queries): the artifact's Q1 / Q2 (Q2 = "
+          "two patterns, latencies pooled), Listing 2's Q1 (Q1L2; Q1L2t = its threshold form), "
+          "the Fig 12 variants Q1begin / Q1end", choices=("Q1", "Q1begin", "Q1end", "Q1L2", "Q1L2t", "Q2")),
     Param("policy", "string", "greedy", "event selection policy of the query",
           choices=("greedy", "nongreedy")),
     Param("strategy", "string", "Hybrid", "remote-data strategy (engines.remote: BL1-BL3 "
