@@ -259,7 +259,7 @@ def _issue_fetch(kk, tr, seed, nfetch, lat_sum, lunit, over, wfree, inflight, ar
     lat = fetch_latency(seed, nfetch, lunit) + over
     done = assign_worker(wfree, clk[0], lat)
     if tracing:
-        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_ISSUE, kk, nfetch, lat, clk)
+        _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_ISSUE), kk, nfetch, lat, clk)
     inflight[kk] = done
     arr_tier[kk] = tr
     hn = heap_push(ht, hk, hn, done, kk)
@@ -281,7 +281,8 @@ def _try_prefetch(key, fopt, seed, ndecide, K, incache, inflight, csize, cap, la
     if not _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M, r_kslot,
                           r_chk, ttot, tcnt, avgP, min_util, cnt, i, unit, clk):
         return False, ndecide, nfetch, lat_sum, hn
-    nfetch, lat_sum, hn = _issue_fetch(kk, 2, seed, nfetch, lat_sum, lunit, fopt[F_OVER], wfree, inflight,
+    nfetch, lat_sum, hn = _issue_fetch(kk, np.int64(2), seed, nfetch, lat_sum, lunit,
+                                       fopt[F_OVER], wfree, inflight,
                                        arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k,
                                        tr_a, tr_b, tr_x, tst)
     return True, ndecide, nfetch, lat_sum, hn
@@ -406,7 +407,7 @@ def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltai
         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
         if not float(autil[k2]) > cu[0]:
             if tracing:
-                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EVICT, k2, 0, 0.0, clk)
+                _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_EVICT), k2, np.int64(0), 0.0, clk)
             return lhead, ltail, csize, rank_ptr        # not admitted
     while csize >= cap:
         if cache_kind == C_LRU:
@@ -445,7 +446,7 @@ def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltai
         csize -= 1
         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
         if tracing:
-            _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EVICT, v, 0, 0.0, clk)
+            _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_EVICT), v, np.int64(0), 0.0, clk)
     incache[k2] = 1
     tier[k2] = tr
     lprev[k2] = -1
@@ -609,7 +610,8 @@ def _period_prefetch(key, pf_cnt, pf_per, noise_key, fopt, seed, ndecide, nfetch
             ndecide += 1
             if uniform01(seed ^ 0x5EED, ndecide) < fopt[F_NOISE]:
                 kk = noise_key
-        nfetch, lat_sum, hn = _issue_fetch(kk, 2, seed, nfetch, lat_sum, lunit, fopt[F_OVER], wfree,
+        nfetch, lat_sum, hn = _issue_fetch(kk, np.int64(2), seed, nfetch, lat_sum, lunit,
+                                           fopt[F_OVER], wfree,
                                            inflight, arr_tier, ht, hk, hn, cnt, i, unit, clk,
                                            tracing, tr_k, tr_a, tr_b, tr_x, tst)
     return pf_cnt, ndecide, nfetch, lat_sum, hn
@@ -715,7 +717,9 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     pf_art = use_pf and iopt[I_PFART] == 1      # one prefetch per pf_per transitions
     pf_util = use_pf and not pf_art             # Algs. 1-3
     pf_per = iopt[I_PFPER]
-    pf_cnt = 0
+    # scalar state as np.int64, not literals: one compile of each callee (docs/ENGINEERING.md,
+    # "Numba hot loops", no literal arguments)
+    pf_cnt = np.int64(0)
     noise_key = iopt[I_NOISEKEY]
     lz_acc = iopt[I_LZACC] == 1                 # postpone to the accept state
     lz_block = fopt[F_LZBLOCK]
@@ -740,7 +744,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     mcap = 4
     m_id = np.zeros((mcap, 1 + (M if record else 0)), dtype=np.int64)
     m_t = np.zeros(mcap)
-    nm = 0
+    nm = np.int64(0)
     # partial-match pool
     pcap = iopt[I_PCAP]
     pm = np.zeros((pcap, PM_EV + M), dtype=np.int64)
@@ -757,10 +761,10 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     wfree = np.zeros(iopt[I_W])
     ht = np.zeros(K + 1)
     hk = np.zeros(K + 1, dtype=np.int64)
-    hn = 0
+    hn = np.int64(0)
     inflight = np.full(K, -1.0)
     arr_tier = np.zeros(K, dtype=np.int8)
-    nfetch = 0
+    nfetch = np.int64(0)
     lat_sum = 0.0
     blocked = 0.0
     # cache
@@ -768,9 +772,9 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     tier = np.zeros(K, dtype=np.int8)
     lprev = np.full(K, -1, dtype=np.int64)
     lnext = np.full(K, -1, dtype=np.int64)
-    lhead = -1
-    ltail = -1
-    csize = 0
+    lhead = np.int64(-1)
+    ltail = np.int64(-1)
+    csize = np.int64(0)
     members = np.zeros(max(cap, 1), dtype=np.int64)
     # the artifact's utility (utility="artifact"): a count per key, one per transition into a
     # state that references the key (PatternMatcher.cpp line 1127), never re-ranked; the cost
@@ -789,14 +793,14 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     lastfirst = np.full(max(M, 1), -1, dtype=np.int64)
     xht = np.zeros(16)
     xhk = np.zeros(16, dtype=np.int64)
-    xhn = 0
+    xhn = np.int64(0)
     cu = np.zeros(max(cap, 1))
     ck = np.zeros(max(cap, 1), dtype=np.int64)
     cpos = np.full(K if art else 1, -1, dtype=np.int64)
     mpos = np.full(K, -1, dtype=np.int64)
     rank = np.zeros(max(cap, 1), dtype=np.int64)
     rank_n = 0
-    rank_ptr = 0
+    rank_ptr = np.int64(0)
     min_util = 0.0
     hits = 0
     misses = 0
@@ -829,7 +833,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     # estimated-arrival timers: heap of (due time, timer id), records (pm, generation, predicate)
     tht = np.zeros(TIMER_CAP0)
     tmr = np.zeros((TM_ROWS, TIMER_CAP0), dtype=np.int64)
-    thn = 0
+    thn = np.int64(0)
     for j in range(TIMER_CAP0):
         tmr[TM_FREE, j] = TIMER_CAP0 - 1 - j
     te_nfree = TIMER_CAP0
@@ -853,7 +857,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
         else:
             span[r] = M                         # to the accept state (lz_postpone="accept"),
             #                                     else until the first Eq. (8) refresh
-    ndecide = 0
+    ndecide = np.int64(0)
     n_thread = 0
     merge = iopt[I_MERGE] == 1
     # the walks of an event per type (see "Order of work inside the event" below): -2 = the
@@ -892,7 +896,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
         clk[0] = now + base
         clk[1] = 0.0
         if tracing:
-            _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_START, i, 0, 0.0, clk)
+            _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_START), i, np.int64(0), 0.0, clk)
         clk[1] = base
         ti = types[i]
         if ti < type_seen.shape[0]:
@@ -922,7 +926,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                     for q in range(csize):
                         rank[q] = members[order[q]]
                     rank_n = csize
-                    rank_ptr = 0
+                    rank_ptr = np.int64(0)
                     _tick(cnt, i, C.SEARCH_CMP, csize * int(math.ceil(math.log2(csize + 1))),
                           unit, clk)
             if adaptive:
@@ -1061,7 +1065,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         if M == 1:
                             _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
                             if tracing:
-                                _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EMIT, nm, 0, 0.0, clk)
+                                _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_EMIT), nm,
+                                       np.int64(0), 0.0, clk)
                             if hist:
                                 _hist_add(hst, clk[0] - now, clk[0] - arr[i])
                             else:
@@ -1190,7 +1195,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                                 have = incache[key] == 1
                                 if tracing:
-                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_OBSERVE, key,
+                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_OBSERVE), key,
                                            1 if have else 0, 0.0, clk)
                                 if have:
                                     hits += 1
@@ -1228,7 +1233,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     # merging sends one per miss, PatternMatcher.cpp line 1122)
                                     if inflight[key] < 0.0 or (may_wait and not merge):
                                         nfetch, lat_sum, hn = _issue_fetch(
-                                            key, 1, seed, nfetch, lat_sum, lunit, fopt[F_OVER], wfree,
+                                            key, np.int64(1), seed, nfetch, lat_sum, lunit,
+                                                          fopt[F_OVER], wfree,
                                             inflight, arr_tier, ht, hk, hn, cnt, i, unit, clk,
                                             tracing, tr_k, tr_a, tr_b, tr_x, tst)
                                     if bl3_all or may_wait:
@@ -1236,7 +1242,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                         continue     # BL3: waited for below, all at once
                                     done = inflight[key]
                                     if tracing:
-                                        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_WAIT, key, 0, 0.0,
+                                        _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_WAIT),
+                                               key, 0, 0.0,
                                                clk)
                                     if done > clk[0]:
                                         n_thread += 1
@@ -1250,7 +1257,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
                                     lat = fetch_latency(seed, nfetch, lunit) + fopt[F_OVER]
                                     if tracing:
-                                        _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_BLOCK, key, nfetch,
+                                        _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_BLOCK),
+                                               key, nfetch,
                                                lat, clk)
                                     nfetch += 1
                                     lat_sum += lat
@@ -1273,7 +1281,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                                 cu, ck, cpos)
                                     if cap > 0:
                                         lhead, ltail, csize, rank_ptr = _cache_put(
-                                            key, 2, cap, cache_kind, incache, tier, lprev, lnext,
+                                            key, np.int64(2), cap, cache_kind, incache, tier,
+                                                          lprev, lnext,
                                             lhead, ltail, members, mpos, csize, rank, rank_n,
                                             rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a,
                                             tr_b, tr_x, tst, art, autil, cu, ck, cpos)
@@ -1304,7 +1313,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 if done < 0.0:
                                     continue
                                 if tracing:
-                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_WAIT, key, 0, 0.0, clk)
+                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_WAIT), key,
+                                           np.int64(0), 0.0, clk)
                                 if done > clk[0]:
                                     blocked += done - clk[0]
                                     clk[0] = done
@@ -1339,7 +1349,8 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             if complete:
                                 _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
                                 if tracing:
-                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_EMIT, nm, 0, 0.0, clk)
+                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_EMIT), nm,
+                                           np.int64(0), 0.0, clk)
                                 if hist:
                                     _hist_add(hst, clk[0] - now, clk[0] - arr[i])
                                 else:
@@ -1456,7 +1467,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
             first_walk = False
         cnt[i, C.LIVE_PM] = live
         if tracing:
-            _trace(tr_k, tr_a, tr_b, tr_x, tst, TR_END, i, 0, 0.0, clk)
+            _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_END), i, np.int64(0), 0.0, clk)
         depart[i] = clk[0]
         busy += clk[0] - now
         server = clk[0]
