@@ -112,6 +112,16 @@ def _vs_ri(darling=(50.0, 40.0), ri=(50.0, 41.0)):
                                          "random_input": {"kept_pct": list(ri)}})
 
 
+def _mem(darling=(900, 5000)):
+    return _dar("window_ms", (10, 100), {
+        "darling": {"peak_memory_bytes": list(darling)},
+        "random_input": {"peak_memory_bytes": [10_000, 10_000]},   # not a baseline: ignored
+        "random_pm": {"peak_memory_bytes": [500, 4000]},
+        "espice": {"peak_memory_bytes": [800, 1000]},
+        "hspice": {"peak_memory_bytes": [100, 200]},
+        "icde20": {"peak_memory_bytes": [600, 4500]}})
+
+
 # ----------------------------------------------------------------------------- cases
 # (id, call, table, expected verdict, regexes that must occur in `measured`)
 CASES = [
@@ -182,6 +192,18 @@ CASES = [
      _with_error_row(_aux(), aux_memory_bytes=10_000), True, [r"max 0\.050 %"]),
     ("aux-fail", lambda df: S.claim_aux_memory(df, limit_pct=0.1), _aux(aux=20), False,
      [r"mean 0\.200 % over 2 settings, max 0\.200 %"]),
+
+    # --- claim_memory_higher (hand ratios: 900 / 800 = 1.125 (eSPICE), 5000 / 4500 = 1.11)
+    ("mem-pass", lambda df: S.claim_memory_higher(df, x="window_ms"), _mem(), True,
+     [r"^peak_memory_bytes DARLING / highest baseline per window_ms: 10: 1\.12x \(espice\), "
+      r"100: 1\.11x \(icde20\); DARLING above 8 of 8 "]),
+    ("mem-pass-error-row-ignored", lambda df: S.claim_memory_higher(df),
+     _with_error_row(_mem(), method="espice", peak_memory_bytes=10**9), True,
+     [r"10: 1\.12x \(espice\)"]),
+    ("mem-fail-equal-is-not-higher", lambda df: S.claim_memory_higher(df), _mem(darling=(800, 5000)),
+     False, [r"10: 1\.00x \(espice\)", r"above 7 of 8"]),
+    ("mem-fail-one-point", lambda df: S.claim_memory_higher(df), _mem(darling=(900, 4400)),
+     False, [r"100: 0\.98x \(icde20\)", r"above 7 of 8"]),
 
     # --- claim_overload_flat
     ("flat-pass", lambda df: S.claim_overload_flat(df, x="overload"), _overload(), True,

@@ -1,9 +1,15 @@
 """DARLING (PVLDB'22) figures from results only.
 
 ``fig678``: one row of three panels per experiment -- % of matches found (Fig. 6), mean
-detection latency (Fig. 7, log scale) and peak memory (Fig. 8) against the experiment's axis
-(window size, pattern length, partial matches per window); ``fig9``: % matches and latency vs
-overload rate; ``fig10``: latency with no dropping.  Lines: one per method; DARLING bold.
+detection latency (Fig. 7, log scale) and peak memory (Fig. 8) against the experiment's axis;
+``fig9``: % matches and latency vs overload rate; ``fig10``: latency with no dropping.  Lines:
+one per method; DARLING bold.
+
+The axes are the paper's (Section 5.1, Figs. 6-10): a window-size panel is drawn against the
+average number of pattern events per window (row column ``avg_pattern_events_per_window``), a
+partial-matches panel against the average number of partial matches per window
+(``avg_pms_per_window``; both defined in ``sim.studies.darling.axes``), each point labelled
+with its knob (W in ms, the threshold X); rows without those columns fall back to the knob.
 """
 from __future__ import annotations
 
@@ -22,6 +28,44 @@ AXIS = {"window_ms": "window size W (ms)", "length": "pattern length",
         "b_keep": "fraction of ball events kept by b.v > X (partial matches per window)",
         "b_threshold": "ball speed threshold X in b.v > X (fewer partial matches as X rises)",
         "overload": "overload rate (fraction of the stream at peak rate)"}
+
+
+#: knob column -> the paper's axis column (sim.studies.darling.axes)
+PAPER_AXIS = {"window_ms": "avg_pattern_events_per_window",
+              "b_threshold": "avg_pms_per_window", "b_keep": "avg_pms_per_window"}
+AXIS.update({"avg_pattern_events_per_window": "average number of pattern events per window",
+             "avg_pms_per_window": "average number of partial matches per window"})
+KNOB_UNIT = {"window_ms": "W = {:g} ms", "b_threshold": "X = {:g}", "b_keep": "keep {:g}"}
+
+
+def _paper_axis(d, knob: str) -> str:
+    """The column to draw on the x-axis: the paper's average for ``knob`` when every row has
+    it, else the knob itself."""
+    col = PAPER_AXIS.get(knob)
+    if col is not None and col in d.columns and d[col].notna().all():
+        return col
+    return knob
+
+
+def _knob_labels(ax, d, knob: str, xcol: str) -> None:
+    """Mark each x position with its knob value on a secondary axis at the top (one tick per
+    distinct knob value)."""
+    if xcol == knob:
+        return
+    fmt = KNOB_UNIT.get(knob, knob + " = {:g}")
+    pos = d.groupby(knob)[xcol].mean().sort_values()
+    top = ax.secondary_xaxis("top")
+    top.set_xticks(pos.to_numpy(), [fmt.format(k) for k in pos.index], fontsize=6, rotation=30)
+    top.minorticks_off()
+
+
+def _xscale(ax, d, x: str) -> None:
+    """Log x when the axis spans a factor of 10 or more (the paper's window and partial-match
+    panels), else linear."""
+    v = d[x].to_numpy(dtype=float)
+    v = v[v > 0]
+    if x != "length" and v.size and v.max() >= 10 * v.min():
+        ax.set_xscale("log")
 
 
 def _axis(df) -> str:
@@ -73,7 +117,8 @@ def _label(pf) -> str:
 
 def fig678(df, out_base: Path) -> list[Path]:
     d = ok_rows(df)
-    x = _axis(d)
+    knob = _axis(d)
+    x = _paper_axis(d, knob)
     d = d.copy()
     d["peak_memory_kb"] = d["peak_memory_bytes"] / 1024.0
     facs = _factors(d)
@@ -91,8 +136,8 @@ def fig678(df, out_base: Path) -> list[Path]:
         for ax, t in zip(row, ("Fig. 6", "Fig. 7", "Fig. 8")):
             ax.set_xlabel(AXIS.get(x, x))
             ax.set_title(t if pf is None else f"{t}, {_label(pf)}")
-            if x == "window_ms":
-                ax.set_xscale("log")
+            _xscale(ax, g, x)
+            _knob_labels(ax, g, knob, x)
     axs[0][1].legend(fontsize=7)
     fig.tight_layout()
     return save(fig, out_base)
@@ -120,12 +165,13 @@ def fig9(df, out_base: Path) -> list[Path]:
 
 def fig10(df, out_base: Path) -> list[Path]:
     d = ok_rows(df)
-    x = _axis(d)
+    knob = _axis(d)
+    x = _paper_axis(d, knob)
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     _lines(ax, d, x, "latency_mean", logy=True)
     ax.set_xlabel(AXIS.get(x, x))
-    if x == "window_ms":
-        ax.set_xscale("log")
+    _xscale(ax, d, x)
+    _knob_labels(ax, d, knob, x)
     ax.set_ylabel("mean detection latency (s, log)")
     ax.set_title("Fig. 10: latency overhead, no dropping")
     ax.legend(fontsize=7)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from sim.experiments.params import Declaration, Param
 
 METHODS = ("none", "darling", "random_input", "random_pm", "espice", "hspice", "icde20")
-QUERIES = ("q1", "q1_readme", "q1pm", "q4", "q2len")
+QUERIES = ("q1", "q1_readme", "q1pm", "q4", "q2len", "q3", "q3len")
 
 _PARAMS = (
     Param("method", "string", None, "required: the load shedder (engines.shedding)",
@@ -16,7 +16,7 @@ _PARAMS = (
           "patterns_examples.txt lines)", choices=QUERIES),
     Param("window_ms", "float", None, "required: the query window W in ms", low=0,
           low_open=True),
-    Param("length", "int", 3, "pattern length of the q2len panel (Fig. 7)", low=2, high=8),
+    Param("length", "int", 3, "pattern length of the q2len / q3len panels (Fig. 7)", low=2, high=8),
     Param("n_events", "int", 50000, "stream length (events; the soccer sample is cut to it)",
           low=1),
     Param("stream", "string", "sample", "the soccer sample, or the sample followed by its "
@@ -41,8 +41,12 @@ _PARAMS = (
           low=0, high=1, low_open=True),
     Param("psi", "int", 100, "DARLING's psi (events between utility updates)", low=1),
     Param("budget", "string", "rate", "DARLING's per-type budgets N_T: by arrival rate (the "
-          "authors' code), by cost x rate (the paper's text, section 4.2.2) or equal",
-          choices=("rate", "cost", "equal")),
+          "authors' code), by cost x rate (the paper's text, section 4.2.2; measured Z(T)), "
+          "equal, or by cost x rate with Z(T) from Eqs. 5-10 (model)",
+          choices=("rate", "cost", "equal", "model")),
+    Param("kleene_rule", "string", "paper", "budget = model: a Kleene type's rate as "
+          "2^R(T) in Eqs. 8 and 10 (paper, section 4.2.3) or 2^(R(T) w) (subsets)",
+          choices=("paper", "subsets")),
     Param("check", "string", "local", "DARLING's overload check: the per-type budget only (the "
           "authors' code) or also the queue >= beta N_in (the paper's text)",
           choices=("global", "local")),

@@ -35,7 +35,9 @@ partial-match event slots of the tree after the warm-up x ``slot_bytes``, defaul
 artifact: ``engines.shedding.memory``; the queue separately, ``peak_queue_bytes``; queue +
 partial matches + auxiliary structures in event bytes, ``peak_memory_queue_pm_bytes``),
 DARLING's auxiliary memory by Section 4.4's formula (``aux_memory_bytes``), events / partial
-matches dropped, shedding work.
+matches dropped, shedding work; the x-axes of Figs. 6-10 (Section 5.1), from the no-shedding
+reference run: ``avg_pattern_events_per_window`` and ``avg_pms_per_window``
+(``sim.studies.darling.axes``).
 """
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ from engines.evaluators.stepper import S_NM, Stepper
 from sim.core.arrivals import piecewise_poisson_arrivals
 from sim.core.costmodel import load_profile
 from engines.shedding.memory import SLOT_BYTES_ARTIFACT, leaf_bits, peak_memory_bytes
+from sim.studies.darling import axes
 
 SOCCER = "workloads/data/darling_soccer/mini_soccer.txt.gz"
 METHODS = ("none", "darling", "random_input", "random_pm", "espice", "hspice", "icde20")
@@ -65,13 +68,20 @@ PEAKS = ((0.03, 0.30), (0.40, 0.10), (0.60, 0.20), (0.90, 0.10))
 # (the ball has no speed condition there, so Eq. 11 cannot rank it);
 # ``q1pm``: lines 240-244, the partial-matches panel at W = 50 ms with b.v > X,
 # X = 0/53705/71560/86259/100000; ``q4``: lines 234-239 (``13! b`` = NOT(13 b));
-# ``q2len``: the length panel of lines 168-197 rebuilt on the synthetic players (see below).
+# ``q2len``: the length panel of lines 168-197 rebuilt on the synthetic players (see below);
+# ``q3``: Q3^B (Table 1, a Kleene closure), lines 198-227 at length 3
+# (``SEQ(61 a, 53+ b, 23 c) WHERE b.v < c.v``) with the sample's sensors: the sample holds only
+# 61, 13 and 8, so ``SEQ(61 a, 13+ b, 8 c) WHERE b.v < c.v``; ``q3len``: lines 198-227 at
+# lengths 3.. on the synthetic players (sensor ids substituted as for ``q2len``; length 2,
+# ``SEQ(61 a, 53+ b)``, ends in the Kleene closure, which the steppable engine refuses).
 QUERY_SOURCES = {
     "q1": "darling/patterns_examples.txt:228-233",
     "q1_readme": "darling/env:12 (README form)",
     "q1pm": "darling/patterns_examples.txt:240-244",
     "q4": "darling/patterns_examples.txt:234-239",
     "q2len": "darling/patterns_examples.txt:168-197 (conditions changed: see query_text)",
+    "q3": "darling/patterns_examples.txt:199 (sensors 53, 23 -> 13, 8: see query_text)",
+    "q3len": "darling/patterns_examples.txt:198-227 (sensor ids: see query_text)",
 }
 
 
@@ -103,6 +113,18 @@ def query_text(query: str, window_ms: float, threshold: float | None = None,
         ids = ["g"] + [f"d{k}" for k in range(1, length)]
         parts = ["61 g"] + [f"{PLAYER_IDS[k - 1]} d{k}" for k in range(1, length)]
         conds = " AND ".join(f"{v}.v > g.v * 0.8" for v in ids[1:])
+        return f"PATTERN SEQ({', '.join(parts)}) WHERE {conds} {w}"
+    if query == "q3":
+        return f"PATTERN SEQ(61 a, 13+ b, 8 c) WHERE b.v < c.v {w}"
+    if query == "q3len":
+        # Q3^B: SEQ(Goal, D1+, D2, ..., Dn) WHERE D1.v < D2.v AND ... (velocity increasing)
+        from workloads.soccer_synth import PLAYER_IDS
+        if not 3 <= length <= len(PLAYER_IDS) + 1:
+            raise CepsimInputError(f"darling: q3len pattern length {length} outside "
+                                   f"3..{len(PLAYER_IDS) + 1}")
+        parts = ["61 g", f"{PLAYER_IDS[0]}+ d1"] + [f"{PLAYER_IDS[k - 1]} d{k}"
+                                                   for k in range(2, length)]
+        conds = " AND ".join(f"d{k}.v < d{k + 1}.v" for k in range(1, length - 1))
         return f"PATTERN SEQ({', '.join(parts)}) WHERE {conds} {w}"
     raise CepsimInputError(f"darling: unknown query {query!r}; use one of "
                            f"{', '.join(QUERY_SOURCES)}")
@@ -150,7 +172,7 @@ def _stream_for(params: dict):
     (``workloads.soccer_synth.continue_sample``, seed ``synth_seed``: the latency-cap
     experiment, ``sim.studies.darling.cap``)."""
     n = int(params.get("n_events", 50000))
-    if params.get("query", "q1") == "q2len":
+    if params.get("query", "q1") in ("q2len", "q3len"):
         return _synth(n, int(params.get("synth_seed", 1)))
     kind = params.get("stream", "sample")
     if kind == "continued":
@@ -233,9 +255,11 @@ def _run_reference(params: dict, n_warm: int, profile, window_ms, threshold, len
     row_f = stp.row_f      # the step's row as float64: row_f.dot(unit) == np.dot(row, unit)
     S = memoryview(stp.S)
     base = profile.base_cost
+    live = np.empty(n, dtype=np.int64)     # live partial matches after each event (axes.py)
     for e in range(n):
         stp.step(e)
         svc[e] = float(row_f.dot(unit)) + base
+        live[e] = stp.live
         k = S[S_NM]
         if k:
             det[e] = k
@@ -247,9 +271,14 @@ def _run_reference(params: dict, n_warm: int, profile, window_ms, threshold, len
     det[n] = k
     if has_neg and k:
         keys.append(stp.o_pos[:k][:, cols].copy())
+    codes = axes.pattern_type_codes(prog)
     return {"z_pre": float(svc[:n_warm].mean()), "z_all": float(svc.mean()),
             "m0": int(det[n_warm:].sum()), "keys": np.concatenate(keys) if keys else None,
-            "m": int(stp.m)}
+            "m": int(stp.m),
+            "pattern_events_per_window": axes.pattern_events_per_window(
+                stream.ts, stream.types, codes, prog.window),
+            "pms_per_window": axes.pms_per_window(live, axes.pattern_event_mask(stream.types,
+                                                                                codes))}
 
 
 def _reference_key(key: tuple, profile) -> str:
@@ -267,17 +296,22 @@ def _save_reference(disk_key: str, out: dict) -> None:
     from sim.experiments.cache import store_arrays
     keys = out["keys"]
     store_arrays("darling_ref", disk_key, z_pre=out["z_pre"], z_all=out["z_all"], m0=out["m0"],
-                 m=out["m"], has_keys=keys is not None,
+                 m=out["m"], pattern_events_per_window=out["pattern_events_per_window"],
+                 pms_per_window=out["pms_per_window"], has_keys=keys is not None,
                  keys=keys if keys is not None else np.zeros((0, 0), np.int64))
 
 
 def _load_reference(disk_key: str) -> dict | None:
     from sim.experiments.cache import load_arrays
     z = load_arrays("darling_ref", disk_key)
-    if z is None or not {"z_pre", "z_all", "m0", "m", "has_keys", "keys"} <= z.keys():
+    need = {"z_pre", "z_all", "m0", "m", "has_keys", "keys", "pattern_events_per_window",
+            "pms_per_window"}
+    if z is None or not need <= z.keys():
         return None
     return {"z_pre": float(z["z_pre"]), "z_all": float(z["z_all"]), "m0": int(z["m0"]),
-            "m": int(z["m"]), "keys": z["keys"] if bool(z["has_keys"]) else None}
+            "m": int(z["m"]), "keys": z["keys"] if bool(z["has_keys"]) else None,
+            "pattern_events_per_window": float(z["pattern_events_per_window"]),
+            "pms_per_window": float(z["pms_per_window"])}
 
 
 # ----------------------------------------------------------------------------- arrivals
@@ -369,7 +403,8 @@ def make_shedder(method: str, params: dict, lmax: float, seed: int):
         return D.Darling(lmax, beta=beta, psi=int(params.get("psi", 100)),
                          budget=params.get("budget", "rate"), check=check,
                          victim=params.get("victim", "artifact"),
-                         utility=method == "darling", seed=seed)
+                         utility=method == "darling", seed=seed,
+                         kleene_rule=params.get("kleene_rule", "paper"))
     if method == "random_pm":
         from engines.shedding.random_pm import RandomPM
         return RandomPM(lmax, beta=beta, stop=stop, seed=seed)
@@ -500,6 +535,9 @@ def run_point(params: dict, seed: int):
     out = {
         "kept_pct": 100.0 * kept / m0 if m0 else float("nan"), "m0": m0, "kept": int(kept),
         "kept_within_lmax_pct": 100.0 * kept_l / m0 if m0 else float("nan"),
+        # Figs. 6-10's x-axes (paper §5.1), of the stream and query with no shedding (axes.py)
+        "avg_pattern_events_per_window": ref["pattern_events_per_window"],
+        "avg_pms_per_window": ref["pms_per_window"],
         "false_positives": int(met["matches_measured"] - kept),
         "ingest": "server" if ingest_on_server(params) else "free",
         "lmax_s": lmax, "latency_cap_s": cap, "latency_cap_lmax": cap_lmax, "z_ref": z_ref,
