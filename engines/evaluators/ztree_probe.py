@@ -13,7 +13,7 @@ predicates, kept in its order so that ``PRED_EVAL`` counts the same evaluations)
   * f0 + f1`` (``engines.predicates.eval_pred``'s ``PK_CMP``), evaluated inline with the new
   result's operand read once per new result; ``PQ_PLAIN`` another kind over two plain variables
   (``eval_pred`` on the two events); ``PQ_GENERAL`` anything else (a Kleene variable: every
-  event pair, ``_pred_holds`` on the merged row), and every predicate at a leaf;
+  event pair, ``pred_holds`` on the merged row), and every predicate at a leaf;
 * ``pq_s1``: 0 when the predicate's first variable is bound by the left child, 1 by the right
   (its second variable by the other child); ``pq_v1``, ``pq_v2``, ``pq_c1``, ``pq_c2``,
   ``pq_op``, ``pq_f0``, ``pq_f1``: the predicate's variables, columns, operator and constants.

@@ -22,162 +22,16 @@ from numba import njit
 
 from engines.leaf_jit import leaf_njit
 from engines import counters as C
-from engines.compile import WIN_COUNT
 from engines.predicates import eval_pred
 from engines.evaluators.ztree_tables import SPLIT_GEN
+from engines.evaluators.ztree_helpers import (lower_count, neg_bounds, node_killed,  # noqa: F401
+                                              pred_holds, span_ok, v_first, v_last)
 
 __all__ = ["ztree_kernel_ref"]
 
 ST_SPACE_R, ST_SPACE_K, ST_SPACE_P, ST_SPACE_M = 4, 5, 6, 7
 _PE, _PMC, _PMR, _BI, _ME = C.PRED_EVAL, C.PM_CREATED, C.PM_REMOVED, C.BUF_INSERT, C.MATCH_EMIT
 _JP, _LIVE, _BUF, _SC = C.JOIN_PROBE, C.LIVE_PM, C.BUFFERED, C.SEARCH_CMP
-
-
-@njit(cache=True, inline="always")
-def _span_ok(ts, first, last, wkind, W):
-    if wkind == WIN_COUNT:
-        return last - first < W
-    return ts[last] - ts[first] <= W
-
-
-@njit(cache=True, inline="always")
-def _vfirst(h, kleene, K_first):
-    return K_first[h] if kleene else h
-
-
-@njit(cache=True, inline="always")
-def _vlast(h, kleene, K_ev):
-    return K_ev[h] if kleene else h
-
-
-@leaf_njit
-def _pred_holds(p, row, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, nvar, c, cnt, crow):
-    """Predicate ``p`` over the bindings ``row`` (negated variable ``nvar`` bound to event ``c``);
-    every event pair for Kleene variables.  Counts evaluations in ``cnt[crow, PRED_EVAL]``."""
-    v1 = pred_i[p, 2]
-    v2 = pred_i[p, 4]
-    if v2 < 0:
-        v2 = v1
-    k1 = v1 != nvar and var_kind[v1] == 1
-    k2 = v2 != nvar and var_kind[v2] == 1
-    h1 = c if v1 == nvar else row[v1]
-    while True:
-        e1 = K_ev[h1] if k1 else h1
-        if v2 == v1:
-            cnt[crow, _PE] += 1
-            if not eval_pred(pred_i, pred_f, p, attrs, e1, e1):
-                return False
-        else:
-            h2 = c if v2 == nvar else row[v2]
-            while True:
-                e2 = K_ev[h2] if k2 else h2
-                cnt[crow, _PE] += 1
-                if not eval_pred(pred_i, pred_f, p, attrs, e1, e2):
-                    return False
-                if not k2:
-                    break
-                h2 = K_prev[h2]
-                if h2 < 0:
-                    break
-        if not k1:
-            break
-        h1 = K_prev[h1]
-        if h1 < 0:
-            break
-    return True
-
-
-@leaf_njit
-def _lower_count(arr, lo, hi, x, cnt, crow):
-    """Index of the first element in ``arr[lo:hi]`` (non-decreasing) that is >= x."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        cnt[crow, _SC] += 1
-        if arr[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@leaf_njit
-def _killed(g, row, lo_pos, hi_pos, first, last, T, kind, G_pos, g_off, g_head, g_size,
-            gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
-            wkind, W, cnt, crow):
-    """True when a buffered event of negation ``g`` kills the bindings ``row``.
-    Middle: candidates strictly between lo_pos and hi_pos.  Start: before ``first`` and inside
-    the window of ``last``.  End: after ``last`` and inside the window of ``first``."""
-    off = g_off[g]
-    lo = off + g_head[g]
-    hi = off + g_size[g]
-    nvar = ng_var[g]
-    if kind == 0:        # start: scan down from the last candidate before first
-        k = _lower_count(G_pos, lo, hi, first, cnt, crow) - 1
-        while k >= lo:
-            c = G_pos[k]
-            if not _span_ok(ts, c, last, wkind, W):
-                break
-            cnt[crow, _JP] += 1
-            ok = True
-            for q in range(gp_ptr[g], gp_ptr[g + 1]):
-                if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
-                                   attrs, nvar, c, cnt, crow):
-                    ok = False
-                    break
-            if ok:
-                return True
-            k -= 1
-        return False
-    if kind == 1:
-        k = _lower_count(G_pos, lo, hi, lo_pos + 1, cnt, crow)
-        while k < hi:
-            c = G_pos[k]
-            if c >= hi_pos:
-                break
-            cnt[crow, _JP] += 1
-            ok = True
-            for q in range(gp_ptr[g], gp_ptr[g + 1]):
-                if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
-                                   attrs, nvar, c, cnt, crow):
-                    ok = False
-                    break
-            if ok:
-                return True
-            k += 1
-        return False
-    k = _lower_count(G_pos, lo, hi, last + 1, cnt, crow)
-    while k < hi:
-        c = G_pos[k]
-        if not _span_ok(ts, first, c, wkind, W):
-            break
-        cnt[crow, _JP] += 1
-        ok = True
-        for q in range(gp_ptr[g], gp_ptr[g + 1]):
-            if not _pred_holds(gp_ids[q], row, var_kind, K_ev, K_prev, pred_i, pred_f,
-                               attrs, nvar, c, cnt, crow):
-                ok = False
-                break
-        if ok:
-            return True
-        k += 1
-    return False
-
-
-@leaf_njit
-def _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars, var_kind, K_first, K_ev):
-    lo = -1
-    for q in range(gl_ptr[g], gl_ptr[g + 1]):
-        v = gl_vars[q]
-        x = _vlast(row[v], var_kind[v] == 1, K_ev)
-        if x > lo:
-            lo = x
-    hi = 1 << 62
-    for q in range(gr_ptr[g], gr_ptr[g + 1]):
-        v = gr_vars[q]
-        x = _vfirst(row[v], var_kind[v] == 1, K_first)
-        if x < hi:
-            hi = x
-    return lo, hi
 
 
 @leaf_njit
@@ -198,7 +52,7 @@ def _compact(k, R_bind, R_first, R_last, noff, nhead, nsize, nmark, nprop, ts, T
             new_mark = w
         if i == prop and new_prop < 0:
             new_prop = w
-        if _span_ok(ts, R_first[off + i], T, wkind, W):
+        if span_ok(ts, R_first[off + i], T, wkind, W):
             if w != i:
                 for v in range(V):
                     R_bind[off + w, v] = R_bind[off + i, v]
@@ -331,7 +185,7 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
         for k in range(n_nodes):
             off = noff[k]
             h = nhead[k]
-            while h < nsize[k] and not _span_ok(ts, R_last[off + h], e, wkind, W):
+            while h < nsize[k] and not span_ok(ts, R_last[off + h], e, wkind, W):
                 h += 1
             d = h - nhead[k]
             if d > 0:
@@ -359,7 +213,7 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
             if ng_kind[g] != 2:
                 off = g_off[g]
                 h = g_head[g]
-                while h < g_size[g] and not _span_ok(ts, G_pos[off + h], e, wkind, W):
+                while h < g_size[g] and not span_ok(ts, G_pos[off + h], e, wkind, W):
                     h += 1
                 buffered -= h - g_head[g]
                 g_head[g] = h
@@ -381,16 +235,16 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
         if pn > 0:
             w = 0
             for i in range(pn):
-                if not _span_ok(ts, P_first[i], e, wkind, W):
+                if not span_ok(ts, P_first[i], e, wkind, W):
                     a = P_alt[i]
                     for v in range(V):
                         row[v] = P_bind[i, v]
                     dead = False
                     for q in range(ae_ptr[a], ae_ptr[a + 1]):
                         g = ae_ids[q]
-                        if _killed(g, row, 0, 0, P_first[i], P_last[i], e, 2, G_pos, g_off,
-                                   g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev,
-                                   pred_i, pred_f, attrs, ts, ng_var, wkind, W, cnt, e):
+                        if node_killed(g, row, 0, 0, P_first[i], P_last[i], e, 2, G_pos, g_off,
+                                       g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev,
+                                       pred_i, pred_f, attrs, ts, ng_var, wkind, W, cnt, e):
                             dead = True
                             break
                     cnt[e, _PMR] += 1
@@ -489,7 +343,7 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
             for i in range(old_lo, old_hi):
                 cnt[e, _JP] += 1
                 f = R_first[off + i]
-                if not _span_ok(ts, f, e, wkind, W):
+                if not span_ok(ts, f, e, wkind, W):
                     continue
                 hprev = R_bind[off + i, v]
                 K_ev[kn] = e
@@ -585,7 +439,7 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
                         # emit leaf results of a single-variable alternative
                         for i in range(pairs_lo, pairs_hi):
                             off = noff[k]
-                            if not _span_ok(ts, R_first[off + i], T, wkind, W):
+                            if not span_ok(ts, R_first[off + i], T, wkind, W):
                                 continue
                             for v in range(V):
                                 row[v] = R_bind[off + i, v]
@@ -594,12 +448,12 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
                             dead = False
                             for q in range(ar_ptr[a], ar_ptr[a + 1]):
                                 g = ar_ids[q]
-                                lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars,
+                                lo_p, hi_p = neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr, gr_vars,
                                                          var_kind, K_first, K_ev)
-                                if _killed(g, row, lo_p, hi_p, first, last, T, ng_kind[g], G_pos,
-                                           g_off, g_head, g_size, gp_ptr, gp_ids, var_kind, K_ev,
-                                           K_prev, pred_i, pred_f, attrs, ts, ng_var, wkind, W,
-                                           cnt, e):
+                                if node_killed(g, row, lo_p, hi_p, first, last, T, ng_kind[g],
+                                               G_pos, g_off, g_head, g_size, gp_ptr, gp_ids,
+                                               var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts,
+                                               ng_var, wkind, W, cnt, e):
                                     dead = True
                                     break
                             if dead:
@@ -657,7 +511,7 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
                         for ni in range(n_lo, n_hi):
                             noffk = noff[nk]
                             nfirst = R_first[noffk + ni]
-                            if not _span_ok(ts, nfirst, T, wkind, W):
+                            if not span_ok(ts, nfirst, T, wkind, W):
                                 continue
                             c_lo = o_lo
                             c_hi = o_hi
@@ -676,22 +530,22 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
                                         curx = xv
                                         curmin = 1 << 62
                                     wv = hb_w[q]
-                                    fw = _vfirst(R_bind[noffk + ni, wv], var_kind[wv] == 1,
+                                    fw = v_first(R_bind[noffk + ni, wv], var_kind[wv] == 1,
                                                  K_first)
                                     if fw < curmin:
                                         curmin = fw
                                 if curx >= 0 and curmin > hi:
                                     hi = curmin
-                                c_hi = _lower_count(R_last, oo + o_lo, oo + o_hi, hi, cnt, e) - oo
+                                c_hi = lower_count(R_last, oo + o_lo, oo + o_hi, hi, cnt, e) - oo
                             if side_lb_ok[ks] == 1 and c_hi > c_lo:
                                 # a stored plain leaf after every new v before it
                                 lo = -1
                                 for q in range(lb_ptr[ks], lb_ptr[ks + 1]):
                                     wv = lb_v[q]
-                                    lw = _vlast(R_bind[noffk + ni, wv], var_kind[wv] == 1, K_ev)
+                                    lw = v_last(R_bind[noffk + ni, wv], var_kind[wv] == 1, K_ev)
                                     if lw > lo:
                                         lo = lw
-                                c_lo = _lower_count(R_last, oo + c_lo, oo + c_hi, lo + 1, cnt,
+                                c_lo = lower_count(R_last, oo + c_lo, oo + c_hi, lo + 1, cnt,
                                                     e) - oo
                             tracing = c_hi > c_lo and n_trace + 2 + c_hi - c_lo <= trace_cap
                             tvar = 0
@@ -730,7 +584,7 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
                                     trace[n_trace, 0] = ofirst
                                     trace[n_trace, 1] = R_bind[oo + oi, tvar]
                                     n_trace += 1
-                                if not _span_ok(ts, ofirst, T, wkind, W):
+                                if not span_ok(ts, ofirst, T, wkind, W):
                                     continue
                                 noffk = noff[nk]
                                 for v in range(V):
@@ -744,15 +598,15 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
                                         vj = nc_j[q]
                                         ki = var_kind[vi] == 1
                                         kj = var_kind[vj] == 1
-                                        li = _vlast(row[vi], ki, K_ev)
-                                        fj = _vfirst(row[vj], kj, K_first)
+                                        li = v_last(row[vi], ki, K_ev)
+                                        fj = v_first(row[vj], kj, K_first)
                                         if nc_k[q] == 0:
                                             if not li < fj:
                                                 good = False
                                                 break
                                         else:
-                                            lj = _vlast(row[vj], kj, K_ev)
-                                            fi = _vfirst(row[vi], ki, K_first)
+                                            lj = v_last(row[vj], kj, K_ev)
+                                            fi = v_first(row[vi], ki, K_first)
                                             if not (li < fj or lj < fi):
                                                 good = False
                                                 break
@@ -769,7 +623,7 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
                                                          row[v2]):
                                             good = False
                                             break
-                                    elif not _pred_holds(pq, row, var_kind, K_ev, K_prev,
+                                    elif not pred_holds(pq, row, var_kind, K_ev, K_prev,
                                                          pred_i, pred_f, attrs, -1, -1, cnt, e):
                                         good = False
                                         break
@@ -779,12 +633,12 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
                                 last = ep
                                 for q in range(nn_ptr[k], nn_ptr[k + 1]):
                                     g = nn_ids[q]
-                                    lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
+                                    lo_p, hi_p = neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
                                                              gr_vars, var_kind, K_first, K_ev)
-                                    if _killed(g, row, lo_p, hi_p, first, last, T, 1, G_pos,
-                                               g_off, g_head, g_size, gp_ptr, gp_ids, var_kind,
-                                               K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
-                                               wkind, W, cnt, e):
+                                    if node_killed(g, row, lo_p, hi_p, first, last, T, 1, G_pos,
+                                                   g_off, g_head, g_size, gp_ptr, gp_ids, var_kind,
+                                                   K_ev, K_prev, pred_i, pred_f, attrs, ts, ng_var,
+                                                   wkind, W, cnt, e):
                                         good = False
                                         break
                                 if not good:
@@ -817,12 +671,12 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
                                 dead = False
                                 for q in range(ar_ptr[a], ar_ptr[a + 1]):
                                     g = ar_ids[q]
-                                    lo_p, hi_p = _neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
+                                    lo_p, hi_p = neg_bounds(g, row, gl_ptr, gl_vars, gr_ptr,
                                                              gr_vars, var_kind, K_first, K_ev)
-                                    if _killed(g, row, lo_p, hi_p, first, last, T, ng_kind[g],
-                                               G_pos, g_off, g_head, g_size, gp_ptr, gp_ids,
-                                               var_kind, K_ev, K_prev, pred_i, pred_f, attrs, ts,
-                                               ng_var, wkind, W, cnt, e):
+                                    if node_killed(g, row, lo_p, hi_p, first, last, T, ng_kind[g],
+                                                   G_pos, g_off, g_head, g_size, gp_ptr, gp_ids,
+                                                   var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
+                                                   ts, ng_var, wkind, W, cnt, e):
                                         dead = True
                                         break
                                 if dead:
@@ -877,9 +731,9 @@ def ztree_kernel_ref(types, ts, attrs, pred_i, pred_f, var_kind, wkind, W, trigg
             dead = False
             for q in range(ae_ptr[a], ae_ptr[a + 1]):
                 g = ae_ids[q]
-                if _killed(g, row, 0, 0, P_first[i], P_last[i], n, 2, G_pos, g_off, g_head,
-                           g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f, attrs,
-                           ts, ng_var, wkind, W, cnt, crow):
+                if node_killed(g, row, 0, 0, P_first[i], P_last[i], n, 2, G_pos, g_off, g_head,
+                               g_size, gp_ptr, gp_ids, var_kind, K_ev, K_prev, pred_i, pred_f,
+                               attrs, ts, ng_var, wkind, W, cnt, crow):
                     dead = True
                     break
             cnt[crow, _PMR] += 1
