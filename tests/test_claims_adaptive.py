@@ -414,6 +414,17 @@ CASES = {
         (lambda d: S.claim_headroom_report(d), _with_headroom(_df(*_junk())), False,
          [r"^no rows with a headroom$"]),
     ],
+    "claim_per_set_report": [
+        (lambda d: S.claim_per_set_report(d),
+         pd.concat([_inv_best(), _df(_row(n=3, pset="and", static_thr=50.0, inv0_1_thr=75.0),
+                                     {**_row(n=5, pset="and", supported=0), "why": "capacity"})],
+                   ignore_index=True).assign(static_matches=7), True,
+         [r"^traffic/zstream/and \(inv0\.1\): n=3: matches>=7, static 50/s, inv/static 1\.50 \| "
+          r"traffic/zstream/seq \(inv0\.1\): n=3: matches>=7, static 100/s, inv/static 1\.21; "
+          r"n=5: matches>=7, static 100/s, inv/static 1\.20 \| not run: traffic/zstream/and n=5: "
+          r"capacity$"]),
+        (lambda d: S.claim_per_set_report(d), _df(*_junk()), False, [r"^no supported rows$"]),
+    ],
     "claim_rank_report": [
         (lambda d: S.claim_rank_report(d), _with_rank(_inv_best()), True,
          [r"^traffic/zstream n=3: tau 0\.50 \(exact 0\.60\), regret 1\.50 \(exact 1\.25\), gap "

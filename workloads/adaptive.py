@@ -19,7 +19,10 @@ small case studies):
     factor in ``shift_range`` (default [2, 5]) and moves their speed the other way by its square
     root (a jam forming or clearing: "changes ... mostly very extreme").  Model ``"uniform"``
     (a variant with little skew): means uniform in 20..30 and 50..70, shifts
-    x0.5..2 and x0.6..1.4 (most selectivities near the middle).  Drift size = ``factor_range`` /
+    x0.5..2 and x0.6..1.4 (most selectivities near the middle).  Model ``"road"`` (a variant):
+    the skewed spans with one road class per point setting both means, so that points visited in
+    class order (``pattern_text(..., corridor=True)``) can rise in both attributes
+    (docs/reproduction/adaptive.md, "Matches per point").  Drift size = ``factor_range`` /
     ``shift_range``, drift frequency = ``n_changes`` (swept by experiments/adaptive/drift.toml).
 ``stock_stream``  types = tickers ``S0..``; log rates follow a mean-reverting (Ornstein-Uhlenbeck)
     process around a common mean with small spread (low skew, frequent minor changes), updated
@@ -67,7 +70,7 @@ def _merged_stream(rates: np.ndarray, seg_len: int, n_events: int, total_rate: f
     return types, ts
 
 
-TRAFFIC_MODELS = ("skewed", "uniform")
+TRAFFIC_MODELS = ("skewed", "uniform", "road")
 
 
 def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: float = 100.0,
@@ -76,7 +79,7 @@ def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: f
                    factor_range: tuple[float, float] = (10.0, 50.0), model: str = "skewed",
                    count_span: float = 30.0, speed_span: float = 4.0,
                    shift_range: tuple[float, float] = (2.0, 5.0),
-                   count_base: float = 5.0) -> EventStream:
+                   count_base: float = 5.0, class_jitter: float = 0.0) -> EventStream:
     """Traffic-like stream (module docstring).  ``model = "skewed"`` (default): per-point
     attribute means log-uniform over ``count_span`` (vehicles: 5 .. 5 * count_span) and
     ``speed_span`` (km/h: 110 / speed_span .. 110), so that the pairwise selectivities of
@@ -85,7 +88,13 @@ def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: f
     changing points' count by a factor in ``shift_range`` (up or down) and their speed the other
     way by the square root of it (a jam or its clearing: "changes ... mostly very extreme").
     ``model = "uniform"``: a variant with little skew (means uniform in 20..30 and 50..70,
-    shifts x0.5..2 and x0.6..1.4, so most selectivities are near 0.5)."""
+    shifts x0.5..2 and x0.6..1.4, so most selectivities are near 0.5).  ``model = "road"``: the
+    skewed spans, but one road class ``z`` per point (sorted uniform draws: ``P0`` the smallest
+    road) sets both means, ``count_base * count_span ** z`` and ``110 / speed_span *
+    speed_span ** z``, each times ``exp(N(0, class_jitter))`` (bigger roads carry more vehicles
+    at higher speeds; invented, section 5.1 states no such relation), so that points visited in
+    class order (``pattern_text(..., corridor=True)``) can rise in both attributes; regime
+    changes as in ``"skewed"``."""
     _check(n_events, n_types)
     if model not in TRAFFIC_MODELS:
         raise CepsimInputError(f"adaptive workload: traffic model must be one of "
@@ -97,6 +106,11 @@ def traffic_stream(n_events: int, seed: int, *, n_types: int = 40, total_rate: f
     if model == "uniform":
         mean_c = rng.uniform(20, 30, n_types)
         mean_s = rng.uniform(50, 70, n_types)
+    elif model == "road":
+        z = np.sort(rng.uniform(0.0, 1.0, n_types))
+        jc, js = rng.normal(0.0, 1.0, (2, n_types)) * class_jitter
+        mean_c = count_base * count_span ** z * np.exp(jc)
+        mean_s = 110.0 / speed_span * speed_span ** z * np.exp(js)
     else:
         mean_c = count_base * np.exp(rng.uniform(0.0, np.log(count_span), n_types))
         mean_s = 110.0 * np.exp(-rng.uniform(0.0, np.log(speed_span), n_types))
@@ -186,7 +200,8 @@ def _preds(dataset: str, a: str, b: str, direction: str = "up") -> list[str]:
 
 
 def pattern_text(dataset: str, pset: str, n: int, type_names, window: float,
-                 type_seed: int = 0, directions: tuple = TRAFFIC_DIRECTIONS) -> str:
+                 type_seed: int = 0, directions: tuple = TRAFFIC_DIRECTIONS,
+                 corridor: bool = False) -> str:
     """The pattern of set ``pset`` and size ``n`` (module docstring) over ``type_names``.
 
     Traffic patterns detect "combinations ... of three or more observations with either an
@@ -199,7 +214,10 @@ def pattern_text(dataset: str, pset: str, n: int, type_names, window: float,
     combination that rises then falls is neither "an increase" nor "a decline".  Stock patterns
     are one direction (``A.diff < B.diff < C.diff``, section 5.1).  ``directions`` (traffic):
     the directions ORed, ``("up", "down")`` by default; ``("up",)`` is the increase-only
-    variant (one directed pattern, no OR)."""
+    variant (one directed pattern, no OR).  ``corridor = True``: each positive sequence visits
+    its drawn points in ascending type index (``_corridor``; with ``traffic_stream(...,
+    model="road")`` the road-class order, so that a chain can rise in both attributes; the
+    paper does not say how its combinations of observation points were chosen)."""
     if pset not in PATTERN_SETS:
         raise CepsimInputError(f"adaptive: unknown pattern set {pset!r}; use one of {PATTERN_SETS}")
     if not 2 <= n <= 12:
@@ -209,7 +227,10 @@ def pattern_text(dataset: str, pset: str, n: int, type_names, window: float,
         raise CepsimInputError(f"adaptive: pattern {pset} n={n} needs {need} types, the stream "
                                f"has {len(type_names)}")
     perm = np.random.default_rng([type_seed, 7]).permutation(len(type_names))
-    types = [type_names[i] for i in perm[:need]]
+    picked = [int(i) for i in perm[:need]]
+    if corridor:
+        picked = _corridor(picked, pset, n)
+    types = [type_names[i] for i in picked]
     if dataset != "traffic":
         alts, preds = _directed(dataset, pset, n, types, "up", "v")
         body = alts[0] if len(alts) == 1 else f"OR({', '.join(alts)})"
@@ -226,6 +247,15 @@ def pattern_text(dataset: str, pset: str, n: int, type_names, window: float,
             preds += pr
         body = alts[0] if len(alts) == 1 else f"OR({', '.join(alts)})"
     return f"PATTERN {body}\nWHERE {' AND '.join(preds)}\nWITHIN {window:g} seconds"
+
+
+def _corridor(picked: list[int], pset: str, n: int) -> list[int]:
+    """The drawn points of each positive sequence visited in ascending type index (the
+    ``road`` model's road class, ``traffic_stream``): a corridor from the smallest to the
+    largest road; the negated point (``neg``: the last drawn) stays where it is."""
+    if pset == "or":
+        return [i for g in range(3) for i in sorted(picked[g * n:(g + 1) * n])]
+    return sorted(picked[:n]) + picked[n:]
 
 
 def _directed(dataset: str, pset: str, n: int, types: list, direction: str,

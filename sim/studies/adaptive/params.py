@@ -48,6 +48,9 @@ POINT = Declaration("adaptive:point", params=(
     Param("total_rate", "float", 100.0, "total event rate of the stream (events/s)", low=0,
           low_open=True),
     Param("type_seed", "int", 0, "seed choosing the pattern's event types"),
+    Param("corridor", "boolean", False, "visit each sequence's drawn types in ascending type "
+          "index (workloads.adaptive.pattern_text; with gen_model = 'road' the road-class "
+          "order)"),
     Param("n_buckets", "int", 8, "histogram buckets of the selectivity statistics", low=1),
     Param("n_samples", "int", 4, "samples per selectivity estimate", low=1),
     Param("engine_cap", "int", 2_000_000, "ZStream tree evaluator: cap on partial matches, "

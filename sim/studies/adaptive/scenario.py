@@ -89,7 +89,7 @@ GEN_KEYS = {
     "traffic": {"rate_span": float, "noise": float, "noise_every": int, "n_changes": int,
                 "change_types": int, "factor_lo": float, "factor_hi": float, "model": str,
                 "count_span": float, "speed_span": float, "shift_lo": float, "shift_hi": float,
-                "count_base": float},
+                "count_base": float, "class_jitter": float},
     "stocks": {"spread": float, "theta": float, "sigma": float, "noise_every": int,
                "vol": float},
 }
@@ -482,7 +482,8 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
                    float(params.get("total_rate", 100.0)), gen_kwargs(params))
     stream = _stream(*stream_args)
     text = pattern_text(dataset, pset, n, stream.schema.type_names, window,
-                        int(params.get("type_seed", 0)))
+                        int(params.get("type_seed", 0)),
+                        corridor=bool(params.get("corridor", False)))
     prog = compile_pattern(parse_pattern(text), stream.schema)
     stats = compute_stats(prog, stream, check_positions(n_events, check_every), w_s,
                           int(params.get("n_buckets", 8)), int(params.get("n_samples", 4)))
