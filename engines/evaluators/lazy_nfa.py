@@ -70,6 +70,12 @@ a front over the stream (their earliest event leaves the window) instead of a pa
 them.  INSTANCE_WORK still charges every live instance for every event, in bulk.  The tree
 re-routes instances at every event, so it still visits each one.
 
+Two kernels run this machine: the chain (``run_chain``) runs ``engines.evaluators.lazy_chain``'s
+kernel, which resolves the predicates and the scope per (branch, depth) when its tables are
+built (same visit order and counters, bit-identical outputs: ``tests/test_lazy_chain_fast_equal``
+compares it with the frozen general kernel ``engines.evaluators.lazy_chain_ref``); the tree runs
+``_lazy_kernel`` below, which serves both routings.
+
 Speed: no array is rebound inside the visit loop.  Numba turns an array variable that a loop
 rebinds (``a = grow(a)``) into a loop-carried copy and pays an atomic reference-count increment
 and decrement for it at every iteration, even when the growth never runs; with the eleven
@@ -114,6 +120,7 @@ from engines.errors import CapacityError, CepsimInputError
 from engines.matches import KLEENE as MATCH_KLEENE, MatchSet
 from engines.evaluators.lazy_negkleene import (NEGATION_AT, has_neg_or_kleene, lazy_nk_kernel,
                                                neg_tables)
+from engines.evaluators.lazy_chain import chain_kernel, chain_tables
 from engines.evaluators.nfa_buffers import grow_1d, grow_rows
 from engines.predicates import eval_pred
 from engines.program_memo import kept
@@ -636,7 +643,9 @@ def _parse_order(program: Program, order) -> list[int]:
 def _run(program: Program, stream: EventStream, route: int, order_ids: list[int] | None,
          engine: str, max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
          max_matches: int = DEFAULT_MAX_MATCHES, negation_at: str = "bound",
-         kernel: str = "auto"):
+         kernel: str = "auto", counter_offsets=None):
+    """(matches, counters, peak transient instances, routing checks); ``counter_offsets``
+    (chain only, ``run_chain``): counters as prefix sums at those offsets."""
     _check_supported(program, engine)
     if int(max_partial_matches) < 1 or int(max_matches) < 1:
         raise CepsimInputError("max_partial_matches and max_matches must be >= 1")
@@ -644,22 +653,19 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
         raise CepsimInputError(f"negation_at must be one of {NEGATION_AT}, got {negation_at!r}")
     if kernel not in KERNELS:
         raise CepsimInputError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    offsets = None if counter_offsets is None else _offsets(counter_offsets)
     if kernel == "negkleene" or has_neg_or_kleene(program):
-        return _run_nk(program, stream, route, order_ids, engine, int(max_partial_matches),
-                       int(max_matches), negation_at)
-    t = _chain_tables(program, route, order_ids)
-    br_vars, br_len, br_slot, br_preds, br_npred, br_order, var_type, var_buf, buf_stored, \
-        n_buf, pred_i = t
-    window = float(program.window)
-    cnt, m_ev, m_det, peak_tr, n_route, status, at = _lazy_kernel(
-        np.ascontiguousarray(stream.types.astype(np.int64)), stream.ts, stream.attrs,
-        pred_i, program.pred_f, var_type, var_buf, buf_stored,
-        n_buf, br_vars, br_len, br_slot, br_preds, br_npred, br_order, route,
-        int(program.window_kind), window, int(max_partial_matches), int(max_matches))
+        ms, cnt, peak_tr, n_route = _run_nk(program, stream, route, order_ids, engine,
+                                            int(max_partial_matches), int(max_matches),
+                                            negation_at)
+        return ms, (cnt if offsets is None else prefix_sums(cnt, offsets)), peak_tr, n_route
+    cnt, m_ev, m_det, peak_tr, n_route, status, at = kernel_outputs(
+        program, stream, route, order_ids, int(max_partial_matches), int(max_matches),
+        offsets=offsets)
     if status != ST_OK:
         raise _capacity_error(engine, status, at, max_partial_matches, max_matches)
-    if len(stream) == 0:
-        cnt = cnt[:0]
+    if (len(stream) == 0 and offsets is None) or (offsets is not None and len(offsets) == 0):
+        cnt = cnt[:0]   # no events, or no offsets asked for: no rows
     pos_vars = program.positive_vars
     kle = tuple(False for _ in pos_vars)
     names = tuple(program.var_names[v] for v in pos_vars)
@@ -668,6 +674,86 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
                   np.int64), np.zeros((len(m_det), len(pos_vars)), np.int64),
                   np.zeros(0, np.int64), m_det)
     return ms, cnt, int(peak_tr), int(n_route)
+
+
+def kernel_outputs(program: Program, stream: EventStream, route: int,
+                   order_ids: list[int] | None,
+                   max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
+                   max_matches: int = DEFAULT_MAX_MATCHES, reference: bool = False,
+                   offsets: np.ndarray | None = None) -> tuple:
+    """The plain kernel's raw outputs for ``program`` (no NOT / Kleene) on ``stream``: (counter
+    matrix, match events (one column per variable), detection positions, peak transient
+    instances, routing checks, status, event at which a cap stopped the run or -1).  The chain
+    (``ROUTE_FIXED``) runs ``engines.evaluators.lazy_chain.chain_kernel`` on its per-(branch,
+    depth) tables, the tree ``_lazy_kernel``.  ``reference=True`` runs the frozen general kernel
+    ``engines.evaluators.lazy_chain_ref.lazy_kernel_ref`` instead (tests and
+    ``benchmarks/bench_kernel_floor.py`` compare the two).  ``offsets`` (chain only, int64
+    ascending): the counters as prefix sums at those offsets (``prefix_sums``) instead of the
+    per-event matrix."""
+    br_vars, br_len, br_slot, br_preds, br_npred, br_order, var_type, var_buf, buf_stored, \
+        n_buf, pred_i = _chain_tables(program, route, order_ids)
+    types = np.ascontiguousarray(stream.types.astype(np.int64))
+    window = float(program.window)
+    wkind = int(program.window_kind)
+    if offsets is not None and (reference or route != ROUTE_FIXED):
+        raise CepsimInputError("counter offsets are supported by the chain kernel only")
+    if reference:
+        from engines.evaluators.lazy_chain_ref import lazy_kernel_ref
+        return lazy_kernel_ref(types, stream.ts, stream.attrs, pred_i, program.pred_f, var_type,
+                               var_buf, buf_stored, n_buf, br_vars, br_len, br_slot, br_preds,
+                               br_npred, br_order, np.int64(route), wkind, window,
+                               int(max_partial_matches), int(max_matches))
+    if route == ROUTE_FIXED:
+        ct = _chain_fast_tables(program, order_ids)
+        return chain_kernel(types, stream.ts, stream.attrs, pred_i, program.pred_f, var_type,
+                            var_buf, buf_stored, n_buf, br_vars, br_len, br_order, *ct, wkind,
+                            window, int(max_partial_matches), int(max_matches),
+                            _NO_OFFSETS if offsets is None else offsets)
+    return _lazy_kernel(types, stream.ts, stream.attrs, pred_i, program.pred_f, var_type,
+                        var_buf, buf_stored, n_buf, br_vars, br_len, br_slot, br_preds, br_npred,
+                        br_order, route, wkind, window, int(max_partial_matches),
+                        int(max_matches))
+
+
+_NO_OFFSETS = np.zeros(0, dtype=np.int64)
+
+
+def _offsets(counter_offsets) -> np.ndarray:
+    off = np.asarray(counter_offsets)
+    if off.ndim != 1 or (off.size and off.dtype.kind not in "iu") \
+            or np.any(np.diff(off) < 0) or np.any(off < 0):
+        raise CepsimInputError(f"counter_offsets must be non-negative integers in ascending "
+                               f"order, got {counter_offsets!r}")
+    return np.ascontiguousarray(off, dtype=np.int64)
+
+
+def prefix_sums(cnt: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Row ``i``: the sum of the rows ``[0, offsets[i])`` of the per-event counter matrix
+    ``cnt`` (offsets past its end: every row), exact int64 sums."""
+    cs = np.zeros((len(cnt) + 1, cnt.shape[1]), dtype=np.int64)
+    np.cumsum(cnt, axis=0, out=cs[1:])
+    return cs[np.minimum(offsets, len(cnt))]
+
+
+def chain_general_tables(program: Program, route: int, order_ids: list[int] | None) -> tuple:
+    """The general kernel's branch tables of one (route, order) (``_lazy_kernel``'s and
+    ``engines.evaluators.lazy_chain_ref.lazy_kernel_ref``'s arguments from ``br_vars`` on, in
+    ``kernel_outputs``' order)."""
+    return _chain_tables(program, route, order_ids)
+
+
+def _chain_fast_tables(program: Program, order_ids: list[int] | None) -> tuple:
+    """``engines.evaluators.lazy_chain.chain_tables`` of one chain order, kept in the program's
+    memo beside ``_chain_tables``."""
+    key = None if order_ids is None else tuple(order_ids)
+    tables = kept(program, "chain_fast_tables", 4096)
+    hit = tables.find(key)
+    if hit is not None:
+        return hit
+    br_vars, br_len, br_slot, br_preds, br_npred, br_order, _, _, _, _, pred_i = \
+        _chain_tables(program, ROUTE_FIXED, order_ids)
+    return tables.keep(key, chain_tables(pred_i, program.pred_f, br_vars, br_len, br_slot,
+                                         br_preds, br_npred, br_order))
 
 
 def _capacity_error(engine: str, status: int, at: int, max_partial_matches: int,
@@ -790,19 +876,23 @@ def _chain_tables(program: Program, route: int, order_ids: list[int] | None) -> 
 def run_chain(program: Program, stream: EventStream, order=None,
               max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
               max_matches: int = DEFAULT_MAX_MATCHES, negation_at: str = "bound",
-              kernel: str = "auto", **opts):
+              kernel: str = "auto", counter_offsets=None, **opts):
     """Lazy chain NFA with selectivity order ``order`` (``"c,a,b"``, a list of the positive
     variables' names, or ``None`` = the query's sequence order).  More than
     ``max_partial_matches`` live instances or ``max_matches`` matches raise ``CapacityError``.
     ``negation_at``: where a middle NOT is checked, "bound" (as soon as its neighbours and
     predicate variables are bound) or "match" (when the match completes: OpenCEP's default,
     ``engines.evaluators.lazy_negkleene``).  ``kernel``: "auto" or "negkleene" (``KERNELS``:
-    the extended kernel for a pattern without NOT / Kleene too; for checks and timing).  Other
+    the extended kernel for a pattern without NOT / Kleene too; for checks and timing).
+    ``counter_offsets`` (non-negative integers, ascending): ``counters`` is then
+    ``int64[len(counter_offsets), N_COUNTERS]``, row ``i`` the sum of the per-event rows
+    ``[0, counter_offsets[i])`` (``prefix_sums``), and the kernel never allocates the per-event
+    matrix (callers that only sum counters over stream ranges: the adaptive epochs).  Other
     options are ignored."""
     from engines.registry import EngineResult
     ids = _parse_order(program, order)
     ms, cnt, peak, _ = _run(program, stream, ROUTE_FIXED, ids, "chain", max_partial_matches,
-                            max_matches, negation_at, kernel)
+                            max_matches, negation_at, kernel, counter_offsets)
     return EngineResult(ms, cnt, {"order": ",".join(program.var_names[v] for v in ids),
                                   "peak_transient_instances": peak})
 
