@@ -38,7 +38,8 @@ import numpy as np
 from engines import counters as C
 from engines.compile import KIND_KLEENE, KIND_NEG, POLICY_ANY, PK_REMOTE, Program, compile_pattern
 from engines.errors import CapacityError
-from engines.planners.adaptive.headroom import counter_epoch_sums
+from engines.planners.adaptive.headroom import (counter_epoch_sums, epoch_offsets,
+                                                epoch_sums_from_prefix)
 from engines.program_memo import program_memo
 from engines.pattern.ast import Or, Pattern
 
@@ -156,6 +157,10 @@ def epoch_sums_by_alternatives(program: Program, stream, kind: str, plans: list,
     opts = capacity_shares(kind, engine_options, len(alts))
     hi = max(h for _, h in bounds) if bounds else 0
     sub_stream = stream.slice(0, hi)
+    # chain runs return their counters as prefix sums at the epoch bounds (``counter_offsets``)
+    at = epoch_offsets(bounds) if kind == "order" and bounds else None
+    if opts is not None and at is not None:
+        opts = {**opts, "counter_offsets": at}
     memo: dict = {}
     for i, p in enumerate(plans):
         total = np.zeros((len(bounds), C.N_COUNTERS), np.int64)
@@ -168,7 +173,10 @@ def epoch_sums_by_alternatives(program: Program, stream, kind: str, plans: list,
                 else:
                     try:
                         res = _run_sub(alt, sub_stream, kind, subs[i][b], opts)
-                        memo[key] = counter_epoch_sums(np.asarray(res.counters), bounds)
+                        memo[key] = (counter_epoch_sums(np.asarray(res.counters), bounds)
+                                     if at is None else
+                                     epoch_sums_from_prefix(np.asarray(res.counters), at,
+                                                            bounds))
                         del res
                     except CapacityError:
                         memo[key] = None      # over its share of the cap: run the plan whole

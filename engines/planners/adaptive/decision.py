@@ -119,6 +119,13 @@ class InvariantDecision(Decision):
     def keep(self, margins: list) -> list[int]:
         """Indices (ascending) of a block's conditions kept as invariants: the ``K`` tightest
         (smallest plan-time margin, then first), all for ``K = None``."""
+        if self.K == 1 and len(margins):
+            # the first smallest margin, as the sort below picks it when no margin is NaN (a
+            # NaN makes the sum NaN; so can opposite infinities: the sort decides then)
+            ms = list(margins)
+            total = sum(ms)
+            if total == total:
+                return [ms.index(min(ms))]
         ordered = sorted(range(len(margins)), key=lambda i: (margins[i], i))
         return sorted(ordered if self.K is None else ordered[: self.K])
 

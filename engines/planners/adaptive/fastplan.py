@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from engines.leaf_jit import leaf_njit
+from engines.planners.adaptive.rowkeys import unique_rows
 
 
 def group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
@@ -190,7 +191,7 @@ def snapshot_plans(planner: str, groups, rate_w: np.ndarray, sel: np.ndarray, lo
         enc = _zstream_splits(gv, goff, rw, sl, int(lo), int(hi))
     if len(enc) == 0:
         return np.zeros(0, np.int64), []
-    uniq, inv = np.unique(enc, axis=0, return_inverse=True)
+    uniq, inv = unique_rows(enc)
     plans = []
     for row in uniq:
         if planner == "greedy":

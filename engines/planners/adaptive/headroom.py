@@ -49,13 +49,42 @@ def plan_epoch_sums(program: Program, stream: EventStream, kind: str, plan,
                     counters: np.ndarray | None = None) -> np.ndarray:
     """``int64[n_epochs, N_COUNTERS]``: the counters of a run of ``plan`` over ``stream`` from its
     first event, summed over the events of every epoch (gauge columns are summed too; pricing
-    gives them no cost).  ``counters`` = that run's counters when the caller already has them."""
+    gives them no cost).  ``counters`` = that run's counters when the caller already has them.
+    A chain run (``kind == "order"``) returns its counters as prefix sums at the epoch bounds
+    (``run_chain``'s ``counter_offsets``) instead of the per-event matrix: the same sums."""
     if counters is None:
         from engines.planners.adaptive.epochs import run_plan
         hi = max(h for _, h in bounds) if bounds else 0
+        if kind == "order" and bounds:
+            at = epoch_offsets(bounds)
+            res = run_plan(program, stream.slice(0, hi), kind, plan,
+                           {**(engine_options or {}), "counter_offsets": at})
+            return epoch_sums_from_prefix(np.asarray(res.counters), at, bounds)
         res = run_plan(program, stream.slice(0, hi), kind, plan, engine_options or {})
         counters = np.asarray(res.counters)
     return counter_epoch_sums(counters, bounds)
+
+
+def epoch_offsets(bounds: list[tuple[int, int]]) -> list[int]:
+    """Every epoch bound of ``bounds`` once, ascending: the offsets at which prefix sums give
+    every epoch's sum (``epoch_sums_from_prefix``)."""
+    return sorted({int(x) for lh in bounds for x in lh})
+
+
+def epoch_sums_from_prefix(cs: np.ndarray, at: list[int],
+                           bounds: list[tuple[int, int]]) -> np.ndarray:
+    """``int64[len(bounds), N_COUNTERS]``: row ``e`` = ``cs[i(hi)] - cs[i(lo)]`` for epoch
+    ``(lo, hi)``, where ``cs[i]`` is the counters' prefix sum over the events ``[0, at[i])``
+    (``at`` = ``epoch_offsets(bounds)``; ``run_chain``'s ``counter_offsets`` or
+    ``prefix_sums_at``)."""
+    if not bounds:
+        return np.zeros((0, C.N_COUNTERS), np.int64)
+    cs = np.asarray(cs, dtype=np.int64)
+    if cs.shape[0] != len(at):
+        raise ValueError(f"epoch_sums_from_prefix: {cs.shape[0]} prefix rows for "
+                         f"{len(at)} offsets")
+    idx = {x: i for i, x in enumerate(at)}
+    return np.stack([cs[idx[hi]] - cs[idx[lo]] for lo, hi in bounds])
 
 
 def counter_epoch_sums(counters: np.ndarray, bounds: list[tuple[int, int]]) -> np.ndarray:
@@ -63,10 +92,9 @@ def counter_epoch_sums(counters: np.ndarray, bounds: list[tuple[int, int]]) -> n
     (prefix sums at the epoch bounds only, not over every row: exact integer sums either way)."""
     if not bounds:
         return np.zeros((0, C.N_COUNTERS), np.int64)
-    at = sorted({x for lh in bounds for x in lh})
+    at = epoch_offsets(bounds)
     cs = prefix_sums_at(np.asarray(counters, dtype=np.int64), np.asarray(at, dtype=np.int64))
-    idx = {x: i for i, x in enumerate(at)}
-    return np.stack([cs[idx[hi]] - cs[idx[lo]] for lo, hi in bounds])
+    return epoch_sums_from_prefix(cs, at, bounds)
 
 
 @njit(cache=True)
