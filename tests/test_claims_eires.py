@@ -98,6 +98,43 @@ def _lru(ds1_lz_cost=20.0, ds2=True):
     return _cat(*parts)
 
 
+def _thr(spec, dataset="DS1", policy="nongreedy", cache="cost", query="Q1"):
+    """``spec``: strategy -> (lat_p50, throughput in events/s); one row per strategy."""
+    return pd.DataFrame([{"dataset": dataset, "query": query, "policy": policy, "cache": cache,
+                          "strategy": st, "lat_p50": p50, "throughput": thr, "error": None}
+                         for st, (p50, thr) in spec.items()])
+
+
+def _psweep(x, xs, by_strategy):
+    """``by_strategy``: strategy -> {percentile: values per ``xs``} (columns ``lat_<p>``)."""
+    rows = []
+    for st, stats in by_strategy.items():
+        for j, xv in enumerate(xs):
+            rows.append({"dataset": "DS1", "query": "Q1", "policy": "greedy", "cache": "cost",
+                         "strategy": st, x: xv, "error": None,
+                         **{f"lat_{k}": v[j] for k, v in stats.items()}})
+    return pd.DataFrame(rows)
+
+
+THR_NG = {"BL1": (300.0, 30000.0), "BL2": (250.0, 35000.0), "Hybrid": (100.0, 50000.0)}
+DATS_THR = {"DS1/nongreedy/cost": ["result_latency_cost_non_greedy.dat",
+                                   "result_throughput_cost_non_greedy.dat"]}
+DATS_THR_EQ = {"cost": ["result_latency_cost_non_greedy.dat",
+                        "result_throughput_cost_non_greedy.dat"],
+               "lru": ["result_latency_LRU_non_greedy.dat",
+                       "result_throughput_LRU_non_greedy.dat"]}
+NOISE_DATS = {s: f"result_latency_estimation_noise_{s}.dat" for s in ("PFetch", "LzEval",
+                                                                       "Hybrid")}
+NOISE_X = {"1000": 0.1, "2000": 0.3, "3000": 0.5, "4000": 0.7, "5000": 0.9}
+NOISE3 = (0.1, 0.5, 0.9)
+
+
+def _above(hyb95=80.0):
+    return _psweep("noise", NOISE3, {"PFetch": {"p50": [10.0, 50.0, 90.0]},
+                                     "LzEval": {"p75": [20.0, 40.0, 60.0]},
+                                     "Hybrid": {"p95": [30.0, 45.0, hyb95]}})
+
+
 OMEGA = (0.1, 0.3, 0.5, 0.7, 0.9)
 
 
@@ -439,6 +476,135 @@ CASES = [
         df, panel=P_Q1, dat="result_latency_cost_greedy.dat", text=PAPER_Q1),
      _rows({"BL1": 1110.0, "BL2": 60.0, "BL3": 2830.0, "Hybrid": 10.0}), False,
      [r"BL1/Hybrid 111.00x \(dat 15.45x, text 111.0x\) X"]),
+    # --- claim_throughput_in_line (Fig. 9): greedy and DS2 panels reversed on purpose, left out
+    ("thr-in-line-pass", lambda df: CL.claim_throughput_in_line(df, datasets=["DS1"]),
+     _cat(_thr(THR_NG), _thr({"BL1": (300.0, 90000.0), "Hybrid": (100.0, 1000.0)},
+                            policy="greedy"),
+          _thr({"BL1": (300.0, 90000.0), "Hybrid": (100.0, 1000.0)}, dataset="DS2")), True,
+     [r"^1 panels; DS1/Q1/nongreedy/cost: throughput \(events/s\) Hybrid 50,000, BL2 35,000, "
+      r"BL1 30,000; 100% of pairs ranked as by lat_p50 \(required >= 80% of pairs\)$"]),
+    ("thr-in-line-fail", lambda df: CL.claim_throughput_in_line(df, datasets=["DS1"]),
+     _thr({**THR_NG, "BL2": (250.0, 60000.0)}), False,
+     [r"67% of pairs ranked as by lat_p50 X \(disagree: BL2>Hybrid\)"]),
+    # a pair within 5 % in throughput counts as agreeing (refs.pair_agreement)
+    ("thr-in-line-pass-tie", lambda df: CL.claim_throughput_in_line(df),
+     _thr({**THR_NG, "BL2": (250.0, 51000.0)}), True, [r"100% of pairs"]),
+    ("thr-in-line-fail-one-strategy", lambda df: CL.claim_throughput_in_line(df),
+     _thr({"Hybrid": (100.0, 50000.0)}), False, [r"^0 panels; "]),
+    # the authors' dat beside (mean throughput of result_throughput_cost_non_greedy.dat)
+    ("thr-in-line-pass-dat", lambda df: CL.claim_throughput_in_line(df, dats=DATS_THR),
+     _thr(THR_NG), True,
+     [r"authors' dat \(not judged\): DS1/nongreedy/cost 100% of pairs \(mean throughput "
+      r"Hybrid 35,590, LzEval 33,862, PFetch 28,077, BL2 26,122, BL3 25,489, BL1 23,793\)$"]),
+
+    # --- claim_throughput_equal (Fig. 9: LzEval cost vs LRU "virtually equivalent")
+    ("thr-equal-pass", lambda df: CL.claim_throughput_equal(df, datasets=["DS1"]),
+     _cat(_thr({"LzEval": (100.0, 50000.0), "BL1": (1.0, 1.0)}),
+          _thr({"LzEval": (120.0, 51000.0), "BL1": (1.0, 99999.0)}, cache="lru"),
+          # greedy: another policy, left out
+          _thr({"LzEval": (100.0, 1000.0)}, policy="greedy")), True,
+     [r"^DS1/Q1 LzEval throughput cost 50,000 vs lru 51,000 events/s = 0\.980x "
+      r"\(lat_p50 cost 100\.0 vs lru 120\.0\) \(required within 5%\)$"]),
+    ("thr-equal-fail", lambda df: CL.claim_throughput_equal(df),
+     _cat(_thr({"LzEval": (100.0, 50000.0)}), _thr({"LzEval": (120.0, 60000.0)}, cache="lru")),
+     False, [r"= 0\.833x X"]),
+    ("thr-equal-fail-no-lru", lambda df: CL.claim_throughput_equal(df),
+     _thr({"LzEval": (100.0, 50000.0)}), False, [r"^ \(required within 5%\)$"]),
+    ("thr-equal-pass-dat", lambda df: CL.claim_throughput_equal(df, dats=DATS_THR_EQ),
+     _cat(_thr({"LzEval": (100.0, 50000.0)}), _thr({"LzEval": (120.0, 50000.0)}, cache="lru")),
+     True, [r"= 1\.000x", r"authors' dat \(not judged\): LzEval mean throughput cost 33,862 "
+            r"vs lru 33,838 = 1\.001x, p50 cost 111 vs lru 120$"]),
+
+    # --- claim_pct_above (Fig. 10a: PFetch's p50 above LzEval's p75 and Hybrid's p95)
+    ("pct-above-pass", lambda df: CL.claim_pct_above(
+        df, x="noise", at=[0.9], above=["PFetch", "p50"],
+        below=[["LzEval", "p75"], ["Hybrid", "p95"]]), _above(), True,
+     [r"^noise: at 0\.9: PFetch p50 90 vs LzEval p75 60; at 0\.9: PFetch p50 90 vs Hybrid p95 "
+      r"80$"]),
+    ("pct-above-fail", lambda df: CL.claim_pct_above(
+        df, x="noise", at=[0.5, 0.9], above=["PFetch", "p50"],
+        below=[["LzEval", "p75"], ["Hybrid", "p95"]]), _above(hyb95=95.0), False,
+     [r"at 0\.5: PFetch p50 50 vs LzEval p75 40; at 0\.5: PFetch p50 50 vs Hybrid p95 45; "
+      r"at 0\.9: PFetch p50 90 vs LzEval p75 60; at 0\.9: PFetch p50 90 vs Hybrid p95 95 X$"]),
+    ("pct-above-fail-tie", lambda df: CL.claim_pct_above(
+        df, x="noise", at=[0.9], above=["PFetch", "p50"], below=[["Hybrid", "p95"]]),
+     _above(hyb95=90.0), False, [r"Hybrid p95 90 X$"]),
+    ("pct-above-fail-x-absent", lambda df: CL.claim_pct_above(
+        df, x="noise", at=[0.7], above=["PFetch", "p50"], below=[["LzEval", "p75"]]),
+     _above(), False, [r"at 0\.7: PFetch p50 nan vs LzEval p75 nan X"]),
+    # the authors' sweep beside: labels 5000 = 90 % noise, Hybrid p75 3898.75, LzEval 823.5
+    ("pct-above-pass-dat", lambda df: CL.claim_pct_above(
+        df, x="noise", at=[0.9], above=["Hybrid", "p75"], below=[["LzEval", "p75"]],
+        dats=NOISE_DATS, dat_x=NOISE_X),
+     _psweep("noise", NOISE3, {"Hybrid": {"p75": [1.0, 1.0, 9.0]},
+                               "LzEval": {"p75": [5.0, 5.0, 5.0]}}), True,
+     [r"authors' dat \(not judged\): holds: at 0\.9: Hybrid p75 3899 vs LzEval p75 824$"]),
+
+    # --- claim_pct_stable (Fig. 10a: LzEval's p5 / p25 / p50 stable; Fig. 11a-b)
+    ("pct-stable-pass", lambda df: CL.claim_pct_stable(df, x="noise", strategy="LzEval",
+                                                      stats=["p5", "p50"]),
+     _psweep("noise", NOISE3, {"LzEval": {"p5": [10.0, 11.0, 12.0],
+                                          "p50": [100.0, 110.0, 105.0]},
+                               "PFetch": {"p5": [1.0, 50.0, 99.0], "p50": [1.0, 9.0, 99.0]}}),
+     True, [r"^LzEval by noise: p5 10, 11, 12 \(max/min 1\.20\); p50 100, 110, 105 "
+            r"\(max/min 1\.10\) \(stable: max/min <= 1\.2\)$"]),
+    ("pct-stable-fail", lambda df: CL.claim_pct_stable(df, x="noise", strategy="LzEval",
+                                                      stats=["p5", "p50"]),
+     _psweep("noise", NOISE3, {"LzEval": {"p5": [10.0, 13.0, 12.0],
+                                          "p50": [100.0, 110.0, 105.0]}}), False,
+     [r"p5 10, 13, 12 \(max/min 1\.30 X\)"]),
+    ("pct-stable-pass-within", lambda df: CL.claim_pct_stable(
+        df, x="noise", strategy="LzEval", stats=["p50"], within=[0.5, 0.9]),
+     _psweep("noise", NOISE3, {"LzEval": {"p50": [500.0, 100.0, 110.0]}}), True,
+     [r"^LzEval by noise in \[0\.5, 0\.9\]: p50 100, 110 \(max/min 1\.10\)"]),
+    ("pct-stable-fail-one-point", lambda df: CL.claim_pct_stable(
+        df, x="noise", strategy="LzEval", stats=["p50"], within=[0.5]),
+     _psweep("noise", NOISE3, {"LzEval": {"p50": [500.0, 100.0, 110.0]}}), False,
+     [r"p50: 1 points X"]),
+    # the authors' LzEval noise sweep (labels 2000-5000: p50 624, 254.5, 305, 588.5) beside
+    ("pct-stable-pass-dat", lambda df: CL.claim_pct_stable(
+        df, x="noise", strategy="LzEval", stats=["p50"], dats=NOISE_DATS, dat_x=NOISE_X),
+     _psweep("noise", NOISE3, {"LzEval": {"p50": [100.0, 100.0, 100.0]}}), True,
+     [r"authors' dat \(not judged\): fails: p50 624, 254, 305, 588 \(max/min 2\.45 X\)$"]),
+
+    # --- claim_pct_rises (Fig. 10a: LzEval's p95 grows with noise)
+    ("pct-rises-pass", lambda df: CL.claim_pct_rises(df, x="noise", strategy="LzEval",
+                                                    stat="p95"),
+     _psweep("noise", (0.1, 0.3, 0.5, 0.7), {"LzEval": {"p95": [10.0, 30.0, 20.0, 40.0]}}), True,
+     [r"^LzEval p95 by noise: 0\.1: 10, 0\.3: 30, 0\.5: 20, 0\.7: 40; last/first 4\.00x, "
+      r"Spearman \+0\.80 \(required: last > first and Spearman > 0\)$"]),
+    ("pct-rises-fail-spearman", lambda df: CL.claim_pct_rises(df, x="noise", strategy="LzEval",
+                                                             stat="p95"),
+     _psweep("noise", (0.1, 0.3, 0.5, 0.7, 0.9),
+             {"LzEval": {"p95": [30.0, 50.0, 10.0, 5.0, 31.0]}}), False,
+     [r"last/first 1\.03x, Spearman -0\.20"]),
+    ("pct-rises-fail-last", lambda df: CL.claim_pct_rises(df, x="noise", strategy="LzEval",
+                                                         stat="p95"),
+     _psweep("noise", (0.1, 0.3, 0.5, 0.7), {"LzEval": {"p95": [10.0, 20.0, 30.0, 9.0]}}),
+     False, [r"last/first 0\.90x, Spearman -0\.20"]),
+    ("pct-rises-fail-one-point", lambda df: CL.claim_pct_rises(df, x="noise", strategy="LzEval",
+                                                              stat="p95"),
+     _psweep("noise", (0.1,), {"LzEval": {"p95": [10.0]}}), False, [r"1 points"]),
+
+    # --- claim_pct_lower_at (Fig. 11a: p75 / p95 lower at the optimum than at the first run)
+    ("pct-lower-pass", lambda df: CL.claim_pct_lower_at(
+        df, x="lz_block_prob", strategy="Hybrid", stats=["p75", "p95"], at=0.45, than=0.30),
+     _psweep("lz_block_prob", (0.30, 0.35, 0.45),
+             {"Hybrid": {"p75": [100.0, 90.0, 80.0], "p95": [200.0, 190.0, 150.0]}}), True,
+     [r"^Hybrid by lz_block_prob: p75 80 at 0\.45 vs 100 at 0\.3; p95 150 at 0\.45 vs 200 at "
+      r"0\.3$"]),
+    ("pct-lower-fail-equal", lambda df: CL.claim_pct_lower_at(
+        df, x="lz_block_prob", strategy="Hybrid", stats=["p75", "p95"], at=0.45, than=0.30),
+     _psweep("lz_block_prob", (0.30, 0.35, 0.45),
+             {"Hybrid": {"p75": [100.0, 90.0, 80.0], "p95": [200.0, 190.0, 200.0]}}), False,
+     [r"p95 200 at 0\.45 vs 200 at 0\.3 X$"]),
+    # the authors' run 4 (p75 587) against run 1 (p75 642.25) beside
+    ("pct-lower-pass-dat", lambda df: CL.claim_pct_lower_at(
+        df, x="lz_block_prob", strategy="Hybrid", stats=["p75"], at=0.45, than=0.30,
+        dats={"Hybrid": "result_latency_weight_fetch.dat"},
+        dat_x={"1": 0.30, "2": 0.35, "3": 0.40, "4": 0.45, "5": 0.50}),
+     _psweep("lz_block_prob", (0.30, 0.45), {"Hybrid": {"p75": [100.0, 80.0]}}), True,
+     [r"authors' dat \(not judged\): holds: p75 587 at 0\.45 vs 642 at 0\.3$"]),
 ]
 
 

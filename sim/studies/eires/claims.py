@@ -373,3 +373,270 @@ def claim_bl3_below(df, policies: list | None = None, col: str = "lat_p50",
                        + ("; fails: " + "; ".join(bad) if bad else "")
                        + ("; holds: " + "; ".join(good) if good else "")
                        + ("; no match (not judged): " + ", ".join(empty) if empty else ""))
+
+
+# ------------------------------------------------------------- Fig 9: throughput (§7.1, §7.2)
+def _thr_groups(df, policy: str, datasets):
+    """(label, group) per (dataset, query, cache[, v1_max]) panel of ``policy`` whose dataset is
+    in ``datasets`` (rows with an ``error`` left out)."""
+    keys, groups = _panels(df)
+    out = []
+    for key, g in groups:
+        if "policy" in g.columns and g["policy"].iloc[0] != policy:
+            continue
+        if datasets and "dataset" in g.columns and g["dataset"].iloc[0] not in datasets:
+            continue
+        out.append((_fmt_panel(keys, key), g))
+    return out
+
+
+def claim_throughput_in_line(df, policy: str = "nongreedy", datasets: list | None = None,
+                             min_agree: float = 0.8, stat: str = "p50", metric: str = METRIC,
+                             dats: dict | None = None) -> ClaimResult:
+    """Fig. 9 (§7.2: "Throughput performance is largely in line with the observed latencies,
+    with a few deviations"): in every panel of ``policy`` (restricted to ``datasets``), the
+    strategies ranked by throughput (highest first) as by latency ``stat`` (lowest first) in at
+    least ``min_agree`` of the strategy pairs (a pair within 5 % in either counts as agreeing,
+    ``refs.pair_agreement``).
+
+    Throughput is §7.1's "number of events processed per second": the row's ``throughput``
+    column, events / busy virtual time of the run (events replayed flat out; Q2's two patterns
+    count each event once per pattern run, ``scenario.py``).  ``dats`` ({panel label: [latency
+    dat, throughput dat]}): the same test on the authors' measurements (``plot/dat``
+    ``result_throughput_*``: per-interval throughput samples of one run, the mean column = events
+    / run time), printed beside, not judged."""
+    from sim.studies.eires.refs import dat_by_strategy, pair_agreement
+    parts, ok, n = [], True, 0
+    for label, g in _thr_groups(df, policy, datasets):
+        lat = _by_strategy(g, f"lat_{stat}", metric).dropna()
+        thr = g.groupby("strategy")["throughput"].mean().dropna()
+        common = [s for s in lat.index if s in thr.index and thr[s] > 0]
+        if len(common) < 2:
+            continue
+        n += 1
+        share, bad = pair_agreement({s: float(lat[s]) for s in common},
+                                    {s: 1.0 / float(thr[s]) for s in common})
+        good = bool(np.isfinite(share) and share >= min_agree)
+        ok &= good
+        by_thr = sorted(common, key=lambda s: -thr[s])
+        parts.append(f"{label}: throughput (events/s) " + ", ".join(
+            f"{s} {thr[s]:,.0f}" for s in by_thr) + f"; {share:.0%} of pairs ranked as by "
+            f"{_col('lat_' + stat, metric)}{'' if good else ' X'}"
+            + (f" (disagree: {', '.join(bad[:6])})" if bad else ""))
+    dparts = []
+    for label, (ldat, tdat) in (dats or {}).items():
+        lat, thr = dat_by_strategy(ldat, stat), dat_by_strategy(tdat, "mean")
+        share, bad = pair_agreement(lat, {s: 1.0 / v for s, v in thr.items() if v > 0})
+        dparts.append(f"{label} {share:.0%} of pairs (mean throughput " + ", ".join(
+            f"{s} {v:,.0f}" for s, v in sorted(thr.items(), key=lambda kv: -kv[1])) + ")"
+            + (f", disagree: {', '.join(bad)}" if bad else ""))
+    return ClaimResult(n > 0 and ok, f"{n} panels; " + "; ".join(parts)
+                       + f" (required >= {min_agree:.0%} of pairs)"
+                       + _dat_suffix("; ".join(dparts)))
+
+
+def claim_throughput_equal(df, strategy: str = "LzEval", policy: str = "nongreedy",
+                           datasets: list | None = None, tolerance: float = 0.05,
+                           metric: str = METRIC, dats: dict | None = None) -> ClaimResult:
+    """Fig. 9 (§7.2: "while *LzEval* with a cost-based cache has a lower median latency compared
+    to *LzEval* with LRU, the observed throughput is virtually equivalent"): ``strategy``'s
+    throughput with the cost-based cache within ``tolerance`` (relative) of its throughput with
+    LRU in every (dataset, query[, v1_max]) of ``policy`` (restricted to ``datasets``).  The two
+    median latencies are printed beside (the latency half of the sentence is judged by
+    ``claim_cost_vs_lru``).  ``dats`` ({"cost": [latency dat, throughput dat], "lru": [...]}):
+    the authors' mean throughput and p50 of the same comparison, printed beside."""
+    from sim.studies.eires.refs import dat_by_strategy
+    d = _ok(df)
+    if "policy" in d.columns:
+        d = d[d["policy"] == policy]
+    if datasets:
+        d = d[d["dataset"].isin(list(datasets))]
+    d = d[d["strategy"] == strategy]
+    keys = [k for k in ("dataset", "query", "v1_max") if k in d.columns]
+    parts, ok, n = [], True, 0
+    for key, g in (d.groupby(keys, sort=True) if keys and not d.empty else []):
+        thr = g.groupby("cache")["throughput"].mean()
+        lat = g.groupby("cache")[metric + "_p50"].mean()
+        if "cost" not in thr or "lru" not in thr or not thr["lru"] > 0:
+            continue
+        n += 1
+        r = float(thr["cost"] / thr["lru"])
+        good = bool(np.isfinite(r) and abs(r - 1.0) <= tolerance)
+        ok &= good
+        parts.append(f"{_fmt_panel(keys, key)} {strategy} throughput cost {thr['cost']:,.0f} vs "
+                     f"lru {thr['lru']:,.0f} events/s = {r:.3f}x{'' if good else ' X'} "
+                     f"({metric}_p50 cost {lat.get('cost', np.nan):.1f} vs lru "
+                     f"{lat.get('lru', np.nan):.1f})")
+    dtext = ""
+    if dats:
+        tc = dat_by_strategy(dats["cost"][1], "mean")[strategy]
+        tl = dat_by_strategy(dats["lru"][1], "mean")[strategy]
+        lc = dat_by_strategy(dats["cost"][0], "p50")[strategy]
+        ll = dat_by_strategy(dats["lru"][0], "p50")[strategy]
+        dtext = (f"{strategy} mean throughput cost {tc:,.0f} vs lru {tl:,.0f} = {tc / tl:.3f}x, "
+                 f"p50 cost {lc:.0f} vs lru {ll:.0f}")
+    return ClaimResult(n > 0 and ok, "; ".join(parts) + f" (required within {tolerance:.0%})"
+                       + _dat_suffix(dtext))
+
+
+# ----------------------------------------------- Figs 10-11: the text's percentile statements
+def _pct(df, x: str, strategy: str, stat: str) -> "pd.Series":
+    """``strategy``'s latency ``stat`` (``p5`` ... ``p95``) by ``x`` (mean over rows)."""
+    d = _ok(df)
+    d = d[d["strategy"] == strategy] if "strategy" in d.columns else d.iloc[0:0]
+    col = f"lat_{stat}"
+    if d.empty or col not in d.columns:
+        import pandas as pd
+        return pd.Series(dtype=float)
+    return d.groupby(x)[col].mean().sort_index()
+
+
+def _at(s, xv: float) -> float:
+    """The value of series ``s`` at index ``xv`` (float match), NaN when absent."""
+    hit = [v for i, v in s.items() if np.isclose(float(i), float(xv))]
+    return float(hit[0]) if hit else float("nan")
+
+
+def _dat_pct(dats: dict | None, dat_x: dict | None, strategy: str, stat: str):
+    """The authors' sweep of ``strategy`` as a series over the swept value: ``dats`` maps a
+    strategy to its dat file, ``dat_x`` a dat label (as written in the file, e.g. "1000") to the
+    value of ``x`` it stands for (labels missing from ``dat_x`` are left out)."""
+    import pandas as pd
+    from sim.studies.eires.refs import read_dat
+    if not dats or strategy not in dats:
+        return pd.Series(dtype=float)
+    rows = read_dat(dats[strategy])
+    lab = {f"{float(k):g}": float(v) for k, v in (dat_x or {}).items()}
+    out = {lab[f"{k:g}"]: r[stat] for k, r in rows.items() if f"{k:g}" in lab}
+    return pd.Series(out, dtype=float).sort_index()
+
+
+def _above_text(get, at, above, below) -> tuple[bool, list[str], int]:
+    ok, parts, n = True, [], 0
+    for xv in at:
+        a = get(above[0], above[1])
+        av = _at(a, xv)
+        for st, stat in below:
+            bv = _at(get(st, stat), xv)
+            n += 1
+            good = bool(np.isfinite(av) and np.isfinite(bv) and av > bv)
+            ok &= good
+            parts.append(f"at {xv:g}: {above[0]} {above[1]} {av:.0f} vs {st} {stat} {bv:.0f}"
+                         f"{'' if good else ' X'}")
+    return ok and n > 0, parts, n
+
+
+def claim_pct_above(df, x: str, at: list, above: list, below: list, dats: dict | None = None,
+                    dat_x: dict | None = None) -> ClaimResult:
+    """At every ``x`` in ``at``, strategy ``above[0]``'s latency percentile ``above[1]`` exceeds
+    each ``[strategy, percentile]`` of ``below`` (Fig. 10a: "Above a 50% noise ratio, its
+    median latency already exceeds *LzEval*'s 75th percentile and Hybrid's 95th percentile";
+    "at the 90% noise ratio, ... Hybrid's 75th percentile latency is higher than *LzEval*'s").
+    ``dats`` / ``dat_x``: the same comparison on the authors' sweep, printed beside."""
+    ok, parts, n = _above_text(lambda s, p: _pct(df, x, s, p), at, above, below)
+    dtext = ""
+    if dats:
+        dok, dparts, dn = _above_text(lambda s, p: _dat_pct(dats, dat_x, s, p), at, above,
+                                      below)
+        dtext = f"{'holds' if dok else 'fails'}: " + "; ".join(dparts)
+    return ClaimResult(bool(ok), f"{x}: " + "; ".join(parts) + _dat_suffix(dtext))
+
+
+def _stable_text(get, stats, within, max_spread) -> tuple[bool, list[str]]:
+    ok, parts = True, []
+    for stat in stats:
+        s = get(stat)
+        if within:
+            s = s[[any(np.isclose(float(i), float(w)) for w in within) for i in s.index]]
+        s = s.dropna()
+        if len(s) < 2 or not s.min() > 0:
+            ok = False
+            parts.append(f"{stat}: {len(s)} points X")
+            continue
+        spread = float(s.max() / s.min())
+        good = spread <= max_spread
+        ok &= good
+        parts.append(f"{stat} " + ", ".join(f"{v:.0f}" for v in s) + f" (max/min {spread:.2f}"
+                     f"{'' if good else ' X'})")
+    return ok and bool(stats), parts
+
+
+def claim_pct_stable(df, x: str, strategy: str, stats: list, max_spread: float = 1.2,
+                     within: list | None = None, dats: dict | None = None,
+                     dat_x: dict | None = None) -> ClaimResult:
+    """``strategy``'s latency percentiles ``stats`` stable over ``x`` (every value of ``x``, or
+    those in ``within``): max/min <= ``max_spread`` each (Fig. 10a: "*LzEval* ... obtaining
+    stable latencies across noise levels for the 5th and 25th percentile, as well as the
+    median"; Fig. 11a: "especially stable median latencies" for omega_fetch in [0.5, 0.9]).
+    ``dats`` / ``dat_x``: the same test on the authors' sweep, printed beside."""
+    ok, parts = _stable_text(lambda p: _pct(df, x, strategy, p), stats, within, max_spread)
+    dtext = ""
+    if dats:
+        dok, dparts = _stable_text(lambda p: _dat_pct(dats, dat_x, strategy, p), stats, within,
+                                   max_spread)
+        dtext = f"{'holds' if dok else 'fails'}: " + "; ".join(dparts)
+    return ClaimResult(bool(ok), f"{strategy} by {x}" + (f" in {within}" if within else "")
+                       + ": " + "; ".join(parts) + f" (stable: max/min <= {max_spread})"
+                       + _dat_suffix(dtext))
+
+
+def _spearman(s) -> float:
+    """Spearman rank correlation of a series' values with its index (average ranks)."""
+    import pandas as pd
+    if len(s) < 2:
+        return float("nan")
+    a = pd.Series(np.asarray(s.index, dtype=float)).rank().to_numpy()
+    b = pd.Series(s.to_numpy(dtype=float)).rank().to_numpy()
+    if a.std() == 0 or b.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def _rises_text(s) -> tuple[bool, str]:
+    s = s.dropna()
+    if len(s) < 2:
+        return False, f"{len(s)} points"
+    rho = _spearman(s)
+    good = bool(s.iloc[-1] > s.iloc[0] and np.isfinite(rho) and rho > 0)
+    return good, (", ".join(f"{i:g}: {v:.0f}" for i, v in s.items())
+                  + f"; last/first {s.iloc[-1] / s.iloc[0]:.2f}x, Spearman {rho:+.2f}")
+
+
+def claim_pct_rises(df, x: str, strategy: str, stat: str, dats: dict | None = None,
+                    dat_x: dict | None = None) -> ClaimResult:
+    """``strategy``'s latency ``stat`` grows along with ``x``: higher at the largest ``x`` than at
+    the smallest, and rank-correlated with ``x`` (Spearman > 0) (Fig. 10a: "especially
+    *LzEval*'s 95th percentile latency grows along with an increasing noise ratio").
+    ``dats`` / ``dat_x``: the same test on the authors' sweep, printed beside."""
+    ok, text = _rises_text(_pct(df, x, strategy, stat))
+    dtext = ""
+    if dats:
+        dok, dt = _rises_text(_dat_pct(dats, dat_x, strategy, stat))
+        dtext = f"{'holds' if dok else 'fails'}: {dt}"
+    return ClaimResult(ok, f"{strategy} {stat} by {x}: {text} (required: last > first and "
+                       "Spearman > 0)" + _dat_suffix(dtext))
+
+
+def _lower_text(get, stats, at, than) -> tuple[bool, list[str]]:
+    ok, parts = True, []
+    for stat in stats:
+        s = get(stat)
+        va, vt = _at(s, at), _at(s, than)
+        good = bool(np.isfinite(va) and np.isfinite(vt) and va < vt)
+        ok &= good
+        parts.append(f"{stat} {va:.0f} at {at:g} vs {vt:.0f} at {than:g}{'' if good else ' X'}")
+    return ok and bool(stats), parts
+
+
+def claim_pct_lower_at(df, x: str, strategy: str, stats: list, at: float, than: float,
+                       dats: dict | None = None, dat_x: dict | None = None) -> ClaimResult:
+    """``strategy``'s latency percentiles ``stats`` lower at ``x = at`` than at ``x = than``
+    (Fig. 11a: "increasing the weight reduces the 75th and 95th percentile latencies", up to
+    the optimum omega_fetch = 0.7).  ``dats`` / ``dat_x``: the same test on the authors' sweep,
+    printed beside."""
+    ok, parts = _lower_text(lambda p: _pct(df, x, strategy, p), stats, at, than)
+    dtext = ""
+    if dats:
+        dok, dparts = _lower_text(lambda p: _dat_pct(dats, dat_x, strategy, p), stats, at, than)
+        dtext = f"{'holds' if dok else 'fails'}: " + "; ".join(dparts)
+    return ClaimResult(ok, f"{strategy} by {x}: " + "; ".join(parts) + _dat_suffix(dtext))
