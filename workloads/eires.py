@@ -169,7 +169,7 @@ def queries(query: str, greedy: bool, threshold: float = 5000.0) -> list[str]:
     Variants for the sensitivity study of Fig. 12: ``Q1end`` (the remote predicate checked at
     the last event: PFetch can look ahead up to seven classes) and ``Q1begin`` (checked at the
     second event: LzEval can postpone across up to six classes; section 7.3's seventh needs the
-    check at the first event, which the remote kernel does not take).  Both take the threshold
+    check at the first event: ``Q1first`` in ``sim/studies/eires/scenario.py``).  Both take the threshold
     form under either policy (the greedy equality moved to h finds no match on 20k events of
     DS1).  ``Q1L2``: Listing 2's Q1 as written, two remote predicates
     (non-greedy: each in the threshold form); ``Q1L2t``: the threshold form under both policies.

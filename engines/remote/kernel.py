@@ -15,7 +15,9 @@ blocking wait moves the clock to the completion.  Every match records its emissi
 clock right after its MATCH_EMIT operation).
 
 Remote predicate ``r`` reads its key from the event at slot ``kslot`` and is *checked* when slot
-``chk`` binds (``AT z``, default the latest slot it mentions).  Strategies at the check:
+``chk`` binds (``AT z``, default the latest slot it mentions; ``chk = 0``, a check at the first
+variable, is made when the event starts a run, as section 7.3's Fig. 12b query needs; a
+pattern of one variable takes no remote predicate).  Strategies at the check:
 BL1 issue a fetch and wait (no cache); BL2 / PFetch look up the cache, on a miss fetch (or join a
 fetch in flight) and wait; BL3 postpone every remote predicate to completion, then fetch the
 missing keys in parallel and wait for the slowest; LzEval / Hybrid on a miss issue the fetch and
@@ -688,6 +690,140 @@ def _compact(pm, head, tail, newcap, tmr, thn):
     return npm, k
 
 
+@leaf_njit
+def _remote_check(r, bit, postponed, ns, complete, pend, tmp, kid, r_kslot, r_kid, r_chk, strat,
+                  cap, cache_kind, bl3_ser, ref_pass, use_lz, merge, adaptive, span, lz_block,
+                  seed, lunit, fopt, iopt, hn, ht, hk, inflight, arr_tier, wfree, incache, tier,
+                  lprev, lnext, lhead, ltail, members, mpos, csize, rank, rank_n, rank_ptr, art,
+                  autil, cu, ck, cpos, hits, misses, ea, la, mc, mlast, n_lzroll, nfetch,
+                  lat_sum, n_thread, blocked, rtab, attrs, r_op, r_cslot, r_ccol, r_scale, r_off,
+                  cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst):
+    """Remote predicate ``r`` of a run taking class ``ns`` (the event in ``tmp[ns]``; ``bit`` =
+    ``1 << r``, ``postponed`` = a check LzEval deferred from an earlier class): drain completed
+    fetches, look the key up, then postpone (LzEval / Hybrid within the span; BL3 at the accept
+    state: every key fetched in parallel), block on the fetch or evaluate.  The same steps for a
+    new run (``ns = 0``, a check at the first variable) and an extension.  Returns ``(status,
+    ``pend``, the store / cache / fetch scalars)``: status 0 = the predicate holds, 1 = deferred
+    (its bit set in ``pend``), 2 = it fails."""
+    key = kid[tmp[r_kslot[r]], r_kid[r]]
+    have = False
+    # drain completed fetches, then (with a cache) look the key up
+    while hn > 0 and ht[0] <= clk[0]:
+        k2 = hk[0]
+        hn = heap_pop(ht, hk, hn)
+        inflight[k2] = -1.0
+        if cap > 0:
+            lhead, ltail, csize, rank_ptr = _cache_put(
+                k2, arr_tier[k2], cap, cache_kind, incache, tier, lprev, lnext, lhead, ltail,
+                members, mpos, csize, rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing, tr_k,
+                tr_a, tr_b, tr_x, tst, art, autil, cu, ck, cpos)
+    if strat != S_BL1 and not bl3_ser:
+        _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+        have = incache[key] == 1
+        if tracing:
+            _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_OBSERVE), key,
+                   1 if have else 0, 0.0, clk)
+        if have:
+            hits += 1
+            if not ref_pass:
+                lhead, ltail = _cache_touch(
+                    key, lprev, lnext, lhead, ltail, csize, art, autil,
+                    cu, ck, cpos, cnt, i, unit, clk)
+            if tier[key] == 1:
+                tier[key] = 2
+                _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
+        else:
+            misses += 1
+            if adaptive and not postponed and ea[r] == 0 and la[r] >= 0:
+                # H(m, la, d) := false once misses reach the threshold
+                j = la[r]
+                mc[r, j] += 1
+                mlast[r, j] = i
+                _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
+                if mc[r, j] >= iopt[I_MTHR]:
+                    _tick(cnt, i, C.DECISION_CHECK,
+                          _timing(la, ea, mc, r, r_chk[r], r_kslot[r],
+                                  iopt[I_MTHR]), unit, clk)
+    if not have:
+        may_wait = use_lz and not complete and \
+            ns <= r_chk[r] + span[r] - 1
+        if may_wait and lz_block > 0.0:
+            # -Y / -Z: block now instead of postponing (line 1106)
+            n_lzroll += 1
+            if uniform01(seed ^ 0xB10C, n_lzroll) < lz_block:
+                may_wait = False
+        bl3_all = strat == S_BL3 and complete and not bl3_ser
+        if merge or may_wait or bl3_all:
+            # a request to the fetch workers: a new one unless one for
+            # the key is in flight and requests merge (LzEval without
+            # merging sends one per miss, PatternMatcher.cpp line 1122)
+            if inflight[key] < 0.0 or (may_wait and not merge):
+                nfetch, lat_sum, hn = _issue_fetch(
+                    key, np.int64(1), seed, nfetch, lat_sum, lunit, fopt[F_OVER], wfree,
+                    inflight, arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k, tr_a,
+                    tr_b, tr_x, tst)
+            if bl3_all or may_wait:
+                pend |= bit
+                # BL3: waited for below, all at once; LzEval: re-checked at a later class
+                return (np.int64(1), pend, hn, lhead, ltail, csize, rank_ptr, hits, misses,
+                        n_lzroll, nfetch, lat_sum, n_thread, blocked)
+            done = inflight[key]
+            if tracing:
+                _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_WAIT), key, 0, 0.0, clk)
+            if done > clk[0]:
+                n_thread += 1
+                blocked += done - clk[0]
+                clk[0] = done
+        else:
+            # the artifact's blocking fetch: the matching thread sleeps
+            # for the fetch latency itself (PatternMatcher.cpp lines
+            # 1071-1072, and 1108-1109 for LzEval at the accept state),
+            # whatever is in flight, then updates the cache
+            _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
+            lat = fetch_latency(seed, nfetch, lunit) + fopt[F_OVER]
+            if tracing:
+                _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_BLOCK), key, nfetch, lat,
+                       clk)
+            nfetch += 1
+            lat_sum += lat
+            n_thread += 1
+            blocked += lat
+            clk[0] += lat
+            # worker fetches that arrived during the sleep reach the
+            # cache first (the artifact's cache thread applies them as
+            # they come)
+            while hn > 0 and ht[0] <= clk[0]:
+                k2 = hk[0]
+                hn = heap_pop(ht, hk, hn)
+                inflight[k2] = -1.0
+                if cap > 0:
+                    lhead, ltail, csize, rank_ptr = _cache_put(
+                        k2, arr_tier[k2], cap, cache_kind, incache, tier,
+                        lprev, lnext, lhead, ltail, members, mpos, csize,
+                        rank, rank_n, rank_ptr, cnt, i, unit, clk,
+                        tracing, tr_k, tr_a, tr_b, tr_x, tst, art, autil,
+                        cu, ck, cpos)
+            if cap > 0:
+                lhead, ltail, csize, rank_ptr = _cache_put(
+                    key, np.int64(2), cap, cache_kind, incache, tier, lprev, lnext, lhead,
+                    ltail, members, mpos, csize, rank, rank_n, rank_ptr, cnt, i, unit, clk,
+                    tracing, tr_k, tr_a, tr_b, tr_x, tst, art, autil, cu, ck, cpos)
+    # evaluate
+    if postponed:
+        pend &= ~bit
+    if not _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot, r_ccol,
+                         r_scale, r_off, cnt, i, unit, clk):
+        return (np.int64(2), pend, hn, lhead, ltail, csize, rank_ptr, hits, misses, n_lzroll,
+                nfetch, lat_sum, n_thread, blocked)
+    if have and ref_pass:
+        # a hit whose predicate holds refreshes the key (line 1065)
+        lhead, ltail = _cache_touch(
+            key, lprev, lnext, lhead, ltail, csize, art, autil, cu, ck,
+            cpos, cnt, i, unit, clk)
+    return (np.int64(0), pend, hn, lhead, ltail, csize, rank_ptr, hits, misses, n_lzroll,
+            nfetch, lat_sum, n_thread, blocked)
+
+
 @njit(cache=True)
 def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
          lp_pid, lp_chk, lp_s1, lp_s2,
@@ -859,6 +995,10 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
             #                                     else until the first Eq. (8) refresh
     ndecide = np.int64(0)
     n_thread = 0
+    first_remote = False                    # a remote predicate checked at class 0
+    for r in range(NR):
+        if r_chk[r] == 0:
+            first_remote = True
     merge = iopt[I_MERGE] == 1
     # the walks of an event per type (see "Order of work inside the event" below): -2 = the
     # new run, -1 = every class at once, s >= 0 = class s; the last row (types the pattern does
@@ -1060,8 +1200,34 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                         if not eval_pred(pred_i, pred_f, lp_pid[t], attrs, i, i):
                             ok = False
                             break
+                    pend0 = np.int64(0)
+                    if ok and first_remote:
+                        # remote predicates checked at the first variable (section 7.3, Fig.
+                        # 12b: the remote evaluation "to be beginning of the pattern sequence"):
+                        # the extension's check at class 0 (the wrapper refuses it when M == 1)
+                        tmp[0] = i
+                        for r in range(NR):
+                            if r_chk[r] != 0:
+                                continue
+                            bit = np.int64(1) << r
+                            if strat == S_BL3:
+                                pend0 |= bit               # BL3: everything waits for completion
+                                continue
+                            (st_r, pend0, hn, lhead, ltail, csize, rank_ptr, hits, misses,
+                             n_lzroll, nfetch, lat_sum, n_thread, blocked) = _remote_check(
+                                r, bit, False, np.int64(0), False, pend0, tmp, kid, r_kslot, r_kid,
+                                r_chk, strat, cap, cache_kind, bl3_ser, ref_pass, use_lz, merge,
+                                adaptive, span, lz_block, seed, lunit, fopt, iopt, hn, ht, hk,
+                                inflight, arr_tier, wfree, incache, tier, lprev, lnext, lhead,
+                                ltail, members, mpos, csize, rank, rank_n, rank_ptr, art, autil,
+                                cu, ck, cpos, hits, misses, ea, la, mc, mlast, n_lzroll, nfetch,
+                                lat_sum, n_thread, blocked, rtab, attrs, r_op, r_cslot, r_ccol,
+                                r_scale, r_off, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
+                                tst)
+                            if st_r == 2:
+                                ok = False
+                                break
                     if ok:
-                        # (the wrapper refuses remote predicates checked at the first slot)
                         if M == 1:
                             _tick(cnt, i, C.MATCH_EMIT, 1, unit, clk)
                             if tracing:
@@ -1080,7 +1246,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             bump += 1
                             pm[p, PM_EV] = i
                             pm[p, PM_SLOT] = 0
-                            pm[p, PM_PEND] = 0
+                            pm[p, PM_PEND] = pend0
                             pm[p, PM_ALIVE] = 1
                             pm[p, PM_GEN] += 1
                             pm[p, PM_NEXT] = -1
@@ -1093,14 +1259,16 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             live += 1
                             psize[g] += 1
                             _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
-                            if art_util and use_pf:
+                            if art_util:
+                                # +1 per key class 0 references (PatternMatcher.cpp line 1127):
+                                # a check at the first variable, or PFetch's lookahead from it
                                 for r in range(NR):
-                                    if r_kslot[r] == 0 and r_chk[r] > 0:
+                                    if _key_refs(np.int64(0), r, r_kslot, r_chk, use_pf, use_lz):
                                         _kc_add(kid[i, r_kid[r]], 1, kcount, autil, fsnap, aw)
                                         _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
                             if use_util:
                                 ring_pos, ring_fill = _enter_class(
-                                    pm, p, 0, 0, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt,
+                                    pm, p, 0, pend0, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt,
                                     ttot, ring_j, ring_k, ring_pos, ring_fill, swin, cnt, i, unit,
                                     clk)
                             if pf_util and _wants_prefetch(0, NR, la, ea, r_chk):
@@ -1176,130 +1344,22 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             if strat == S_BL3 and not complete:
                                 pend |= bit                # BL3: everything waits for completion
                                 continue
-                            key = kid[tmp[r_kslot[r]], r_kid[r]]
-                            have = False
-                            if True:
-                                # drain completed fetches, then (with a cache) look the key up
-                                while hn > 0 and ht[0] <= clk[0]:
-                                    k2 = hk[0]
-                                    hn = heap_pop(ht, hk, hn)
-                                    inflight[k2] = -1.0
-                                    if cap > 0:
-                                        lhead, ltail, csize, rank_ptr = _cache_put(
-                                            k2, arr_tier[k2], cap, cache_kind, incache, tier,
-                                            lprev, lnext, lhead, ltail, members, mpos, csize,
-                                            rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing,
-                                            tr_k, tr_a, tr_b, tr_x, tst, art, autil, cu, ck,
-                                            cpos)
-                            if strat != S_BL1 and not bl3_ser:
-                                _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-                                have = incache[key] == 1
-                                if tracing:
-                                    _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_OBSERVE), key,
-                                           1 if have else 0, 0.0, clk)
-                                if have:
-                                    hits += 1
-                                    if not ref_pass:
-                                        lhead, ltail = _cache_touch(
-                                            key, lprev, lnext, lhead, ltail, csize, art, autil,
-                                            cu, ck, cpos, cnt, i, unit, clk)
-                                    if tier[key] == 1:
-                                        tier[key] = 2
-                                        _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-                                else:
-                                    misses += 1
-                                    if adaptive and not postponed and ea[r] == 0 and la[r] >= 0:
-                                        # H(m, la, d) := false once misses reach the threshold
-                                        j = la[r]
-                                        mc[r, j] += 1
-                                        mlast[r, j] = i
-                                        _tick(cnt, i, C.DECISION_CHECK, 1, unit, clk)
-                                        if mc[r, j] >= iopt[I_MTHR]:
-                                            _tick(cnt, i, C.DECISION_CHECK,
-                                                  _timing(la, ea, mc, r, r_chk[r], r_kslot[r],
-                                                          iopt[I_MTHR]), unit, clk)
-                            if not have:
-                                may_wait = use_lz and not complete and \
-                                    ns <= r_chk[r] + span[r] - 1
-                                if may_wait and lz_block > 0.0:
-                                    # -Y / -Z: block now instead of postponing (line 1106)
-                                    n_lzroll += 1
-                                    if uniform01(seed ^ 0xB10C, n_lzroll) < lz_block:
-                                        may_wait = False
-                                bl3_all = strat == S_BL3 and complete and not bl3_ser
-                                if merge or may_wait or bl3_all:
-                                    # a request to the fetch workers: a new one unless one for
-                                    # the key is in flight and requests merge (LzEval without
-                                    # merging sends one per miss, PatternMatcher.cpp line 1122)
-                                    if inflight[key] < 0.0 or (may_wait and not merge):
-                                        nfetch, lat_sum, hn = _issue_fetch(
-                                            key, np.int64(1), seed, nfetch, lat_sum, lunit,
-                                                          fopt[F_OVER], wfree,
-                                            inflight, arr_tier, ht, hk, hn, cnt, i, unit, clk,
-                                            tracing, tr_k, tr_a, tr_b, tr_x, tst)
-                                    if bl3_all or may_wait:
-                                        pend |= bit
-                                        continue     # BL3: waited for below, all at once
-                                    done = inflight[key]
-                                    if tracing:
-                                        _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_WAIT),
-                                               key, 0, 0.0,
-                                               clk)
-                                    if done > clk[0]:
-                                        n_thread += 1
-                                        blocked += done - clk[0]
-                                        clk[0] = done
-                                else:
-                                    # the artifact's blocking fetch: the matching thread sleeps
-                                    # for the fetch latency itself (PatternMatcher.cpp lines
-                                    # 1071-1072, and 1108-1109 for LzEval at the accept state),
-                                    # whatever is in flight, then updates the cache
-                                    _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
-                                    lat = fetch_latency(seed, nfetch, lunit) + fopt[F_OVER]
-                                    if tracing:
-                                        _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_BLOCK),
-                                               key, nfetch,
-                                               lat, clk)
-                                    nfetch += 1
-                                    lat_sum += lat
-                                    n_thread += 1
-                                    blocked += lat
-                                    clk[0] += lat
-                                    # worker fetches that arrived during the sleep reach the
-                                    # cache first (the artifact's cache thread applies them as
-                                    # they come)
-                                    while hn > 0 and ht[0] <= clk[0]:
-                                        k2 = hk[0]
-                                        hn = heap_pop(ht, hk, hn)
-                                        inflight[k2] = -1.0
-                                        if cap > 0:
-                                            lhead, ltail, csize, rank_ptr = _cache_put(
-                                                k2, arr_tier[k2], cap, cache_kind, incache, tier,
-                                                lprev, lnext, lhead, ltail, members, mpos, csize,
-                                                rank, rank_n, rank_ptr, cnt, i, unit, clk,
-                                                tracing, tr_k, tr_a, tr_b, tr_x, tst, art, autil,
-                                                cu, ck, cpos)
-                                    if cap > 0:
-                                        lhead, ltail, csize, rank_ptr = _cache_put(
-                                            key, np.int64(2), cap, cache_kind, incache, tier,
-                                                          lprev, lnext,
-                                            lhead, ltail, members, mpos, csize, rank, rank_n,
-                                            rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a,
-                                            tr_b, tr_x, tst, art, autil, cu, ck, cpos)
-                            # evaluate
-                            if postponed:
-                                pend &= ~bit
-                            if not _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot, r_ccol,
-                                                 r_scale, r_off, cnt, i, unit, clk):
+                            (st_r, pend, hn, lhead, ltail, csize, rank_ptr, hits, misses,
+                             n_lzroll, nfetch, lat_sum, n_thread, blocked) = _remote_check(
+                                r, bit, postponed, ns, complete, pend, tmp, kid, r_kslot, r_kid,
+                                r_chk, strat, cap, cache_kind, bl3_ser, ref_pass, use_lz, merge,
+                                adaptive, span, lz_block, seed, lunit, fopt, iopt, hn, ht, hk,
+                                inflight, arr_tier, wfree, incache, tier, lprev, lnext, lhead,
+                                ltail, members, mpos, csize, rank, rank_n, rank_ptr, art, autil, cu,
+                                ck, cpos, hits, misses, ea, la, mc, mlast, n_lzroll, nfetch,
+                                lat_sum, n_thread, blocked, rtab, attrs, r_op, r_cslot, r_ccol,
+                                r_scale, r_off, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
+                                tst)
+                            if st_r == 2:
                                 alive = False
                                 if postponed:
                                     remove = True          # the partial match itself is dead
                                 break
-                            if have and ref_pass:
-                                # a hit whose predicate holds refreshes the key (line 1065)
-                                lhead, ltail = _cache_touch(
-                                    key, lprev, lnext, lhead, ltail, csize, art, autil, cu, ck,
-                                    cpos, cnt, i, unit, clk)
                         if alive and strat == S_BL3 and complete and pend != 0:
                             # BL3: wait for the slowest of the keys fetched in parallel
                             for r in range(NR):
@@ -1506,10 +1566,10 @@ def _prepare(program, stream, opts: RemoteOptions):
             kslot = slot[v2]
             cslot = slot[v1] if c1 >= 0 else -1
             chk = int(slot[int(at[pid])]) if at[pid] >= 0 else max(kslot, cslot)
-            if chk == 0:
-                raise CepsimInputError(f"remote engine: '{program.pred_text[pid]}' would be checked "
-                                       "at the first event of the pattern, which the kernel does "
-                                       "not support; add 'AT <a later variable>'")
+            if chk == 0 and len(pos) == 1:
+                raise CepsimInputError(f"remote engine: '{program.pred_text[pid]}' in a pattern of "
+                                       "one event is not supported; use a SEQ of two or more "
+                                       "events")
             rp.append((op, cslot, max(c1, 0), kslot, c2, chk, float(program.pred_f[pid, 0]),
                        float(program.pred_f[pid, 1])))
             continue

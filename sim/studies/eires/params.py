@@ -10,7 +10,9 @@ POINT = Declaration("eires:point", params=(
           "workloads.eires)", choices=("DS1", "DS1a", "DS2")),
     Param("query", "string", "Q1", "the query (workloads.eires.queries): the artifact's Q1 / Q2 (Q2 = "
           "two patterns, latencies pooled), Listing 2's Q1 (Q1L2; Q1L2t = its threshold form), "
-          "the Fig 12 variants Q1begin / Q1end", choices=("Q1", "Q1begin", "Q1end", "Q1L2", "Q1L2t", "Q2")),
+          "the Fig 12 variants Q1end / Q1first (the remote check at h / at a; "
+          "sim/studies/eires/scenario.py) and Q1begin (at b)",
+          choices=("Q1", "Q1begin", "Q1end", "Q1first", "Q1L2", "Q1L2t", "Q2")),
     Param("policy", "string", "greedy", "event selection policy of the query",
           choices=("greedy", "nongreedy")),
     Param("strategy", "string", "Hybrid", "remote-data strategy (engines.remote: BL1-BL3 "
