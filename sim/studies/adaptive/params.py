@@ -68,7 +68,7 @@ POINT = Declaration("adaptive:point", params=(
     Param("adapt_units", "string", "ops", "adaptation prices (prices.ADAPT_UNITS): \"ops\" (one "
           "unit per decision comparison and planner step) or \"per_call\" (plus 5 us per call "
           "of A)", choices=("ops", "per_call")),
-    Param("adapt_log2", "float", -3.5, "log2 of the adaptation cost ratio (prices.ADAPT_LOG2: the "
+    Param("adapt_log2", "float", -4.0, "log2 of the adaptation cost ratio (prices.ADAPT_LOG2: the "
           "calibrate_cost search's choice)"),
     Param("adapt_rel", "float", 1.0, "extra factor on the adaptation unit costs (cost-ratio "
           "sensitivity)", low=0, low_open=True),

@@ -43,4 +43,4 @@ ADAPT_UNITS = {
     "per_call": {"plan_gen": 5.0e-6, "planner_step": ADAPT_OP, "decision_check": ADAPT_OP},
 }
 #: log2 of the adaptation / engine cost ratio: the calibrate_cost search's choice
-ADAPT_LOG2 = -3.5
+ADAPT_LOG2 = -4.0
