@@ -25,7 +25,7 @@ kernels on them and returns its table.  Sections so far:
     planner = greedy, pset = or, n = 7 (``--chain-select`` picks another): the point runs once
     with the work cache off and every ``run_chain`` call over the whole stream is recorded
     (program, order, caps).  Each recorded run then runs under
-    ``engines.evaluators.lazy_chain_ref.lazy_kernel_ref`` (the general kernel: the predicate
+    ``engines.evaluators.lazy_nfa.general_kernel`` (the general kernel: the predicate
     table interpreted per candidate through ``eval_pred``, the scope recomputed per visit) and
     under the engine's ``engines.evaluators.lazy_chain.chain_kernel`` (tables resolved per
     (branch, depth)), in alternating order, and every output is compared exactly (counter
@@ -248,17 +248,17 @@ def _replay_chain(trace, m, ts, attrs, pred_i, pred_f, wkind, W):
 
 @functools.lru_cache(maxsize=1)
 def _traced_chain_ref():
-    """``engines.evaluators.lazy_chain_ref.lazy_kernel_ref`` with a trace: its source with one
+    """``engines.evaluators.lazy_nfa.general_kernel`` with a trace: its source with one
     more argument ``trace`` (rows of 3 int64) and, per condition evaluation, the row (candidate,
     instance's first event, its last event; -1, -1 for a root) and per predicate check the row
     (-1 - predicate, e1, e2), up to ``trace``'s length; returns the rows written as an eighth
-    output.  Compiled here, uncached (the reference module stays as it is)."""
+    output.  Compiled here, uncached (the engine module stays as it is)."""
     import inspect
     import textwrap
-    import engines.evaluators.lazy_chain_ref as R
-    src = textwrap.dedent(inspect.getsource(R.lazy_kernel_ref))
+    import engines.evaluators.lazy_nfa as R
+    src = textwrap.dedent(inspect.getsource(R.general_kernel))
     src = src.replace("@njit(cache=True)\n", "", 1)
-    src = src.replace("def lazy_kernel_ref(", "def lazy_kernel_traced(", 1)
+    src = src.replace("def _lazy_kernel(", "def lazy_kernel_traced(", 1)
     src = src.replace("max_pm, max_matches):", "max_pm, max_matches, trace):", 1)
     src = src.replace("    n_m = 0\n", "    n_m = 0\n    nt = 0\n", 1)
     for a, b in (("ST_OK, -1", "ST_OK, -1, nt"), ("ST_MAX_PM, p", "ST_MAX_PM, p, nt"),

@@ -1,5 +1,5 @@
 """The lazy chain kernel (engines/evaluators/lazy_chain.py) against the frozen general kernel it
-replaces for the chain (engines/evaluators/lazy_chain_ref.py): every output compared exactly --
+replaces for the chain (engines.evaluators.lazy_nfa.general_kernel): every output compared exactly --
 counter matrix, match rows, detection positions, peak transient instances, routing checks,
 status and the event at which a cap stopped the run -- on seeded streams for the chain shapes
 the configs run (the adaptive SEQ / AND / OR patterns of the stocks and traffic workloads, n = 3

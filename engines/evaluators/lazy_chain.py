@@ -6,7 +6,7 @@ Same algorithm, visit order and counters as the general lazy kernel of
 coverage frontiers, take edges over a scope of the input buffer, one condition evaluation per
 candidate, caught-up instances listed per input buffer); every output is bit-identical
 (``tests/test_lazy_chain_fast_equal.py`` holds it to the frozen copy
-``engines.evaluators.lazy_chain_ref``).  Only the chain routing (``ROUTE_FIXED``) runs here; the
+``engines.evaluators.lazy_nfa.general_kernel``).  Only the chain routing (``ROUTE_FIXED``) runs here; the
 tree keeps the general kernel.  What a chain fixes, and this kernel uses:
 
 * **Static tables per (branch, depth).**  A chain instance at depth ``d`` of branch ``b`` has

@@ -73,8 +73,8 @@ re-routes instances at every event, so it still visits each one.
 Two kernels run this machine: the chain (``run_chain``) runs ``engines.evaluators.lazy_chain``'s
 kernel, which resolves the predicates and the scope per (branch, depth) when its tables are
 built (same visit order and counters, bit-identical outputs: ``tests/test_lazy_chain_fast_equal``
-compares it with the frozen general kernel ``engines.evaluators.lazy_chain_ref``); the tree runs
-``_lazy_kernel`` below, which serves both routings.
+compares it with the general kernel ``_lazy_kernel`` below, run on the chain's routing); the tree
+runs ``_lazy_kernel``, which serves both routings.
 
 Speed: no array is rebound inside the visit loop.  Numba turns an array variable that a loop
 rebinds (``a = grow(a)``) into a loop-carried copy and pays an atomic reference-count increment
@@ -686,7 +686,7 @@ def kernel_outputs(program: Program, stream: EventStream, route: int,
     instances, routing checks, status, event at which a cap stopped the run or -1).  The chain
     (``ROUTE_FIXED``) runs ``engines.evaluators.lazy_chain.chain_kernel`` on its per-(branch,
     depth) tables, the tree ``_lazy_kernel``.  ``reference=True`` runs the frozen general kernel
-    ``engines.evaluators.lazy_chain_ref.lazy_kernel_ref`` instead (tests and
+    ``general_kernel`` (the general kernel the tree runs) instead (tests and
     ``benchmarks/bench_kernel_floor.py`` compare the two).  ``offsets`` (chain only, int64
     ascending): the counters as prefix sums at those offsets (``prefix_sums``) instead of the
     per-event matrix."""
@@ -698,8 +698,7 @@ def kernel_outputs(program: Program, stream: EventStream, route: int,
     if offsets is not None and (reference or route != ROUTE_FIXED):
         raise CepsimInputError("counter offsets are supported by the chain kernel only")
     if reference:
-        from engines.evaluators.lazy_chain_ref import lazy_kernel_ref
-        return lazy_kernel_ref(types, stream.ts, stream.attrs, pred_i, program.pred_f, var_type,
+        return _lazy_kernel(types, stream.ts, stream.attrs, pred_i, program.pred_f, var_type,
                                var_buf, buf_stored, n_buf, br_vars, br_len, br_slot, br_preds,
                                br_npred, br_order, np.int64(route), wkind, window,
                                int(max_partial_matches), int(max_matches))
@@ -716,6 +715,8 @@ def kernel_outputs(program: Program, stream: EventStream, route: int,
 
 
 _NO_OFFSETS = np.zeros(0, dtype=np.int64)
+#: the general kernel (both routings), public for the equality tests and the kernel bench
+general_kernel = _lazy_kernel
 
 
 def _offsets(counter_offsets) -> np.ndarray:
@@ -737,7 +738,7 @@ def prefix_sums(cnt: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 def chain_general_tables(program: Program, route: int, order_ids: list[int] | None) -> tuple:
     """The general kernel's branch tables of one (route, order) (``_lazy_kernel``'s and
-    ``engines.evaluators.lazy_chain_ref.lazy_kernel_ref``'s arguments from ``br_vars`` on, in
+    ``general_kernel``'s arguments from ``br_vars`` on, in
     ``kernel_outputs``' order)."""
     return _chain_tables(program, route, order_ids)
 
