@@ -339,6 +339,59 @@ CASES = [
          "method == 'darling'"), False, [r"latency: max 12\.5 % \(limit 12\.0\); 3 seeds"]),
     ("vs-ri-pass-exact-tolerance", lambda df: S.claim_darling_vs_random_input(df, tol=0.5),
      _vs_ri(darling=(20.0, 40.0), ri=(40.0, 40.0)), True, [r"10: 0\.50, 100: 1\.00"]),
+
+    # --- the stock panels: "by up to a factor of" (at="max"), "for patterns of length 7"
+    # (at_value); hand ratios over x = 10 / 50 / 100: DARLING (50, 45, 30) vs best baseline
+    # (48, 20, 25) -> 1.04, 2.25, 1.20
+    ("kept-pass-at-max", lambda df: S.claim_kept_ge_baselines(df, at="max"),
+     _kept(darling=(50.0, 45.0, 30.0), ri=None, xs=(10, 50, 100),
+           base={"random_pm": (48.0, 20.0, 25.0), "espice": (1.0, 1.0, 1.0)}), True,
+     [r"ratio at the largest ratio \(window_ms = 50\) 2\.25 \(need >= 2\.0"]),
+    ("kept-fail-at-max", lambda df: S.claim_kept_ge_baselines(df, at="max", factor_at_max=2.5),
+     _kept(darling=(50.0, 45.0, 30.0), ri=None, xs=(10, 50, 100),
+           base={"random_pm": (48.0, 20.0, 25.0), "espice": (1.0, 1.0, 1.0)}), False,
+     [r"ratio at the largest ratio \(window_ms = 50\) 2\.25 \(need >= 2\.5"]),
+    ("kept-pass-at-value", lambda df: S.claim_kept_ge_baselines(df, at_value=50),
+     _kept(darling=(50.0, 45.0, 30.0), ri=None, xs=(10, 50, 100),
+           base={"random_pm": (48.0, 20.0, 25.0), "espice": (1.0, 1.0, 1.0)}), True,
+     [r"ratio at window_ms = 50 2\.25"]),
+    ("kept-fail-at-value", lambda df: S.claim_kept_ge_baselines(df, at_value=100),
+     _kept(darling=(50.0, 45.0, 30.0), ri=None, xs=(10, 50, 100),
+           base={"random_pm": (48.0, 20.0, 25.0), "espice": (1.0, 1.0, 1.0)}), False,
+     [r"ratio at window_ms = 100 1\.20"]),
+    # latency ratios (lowest baseline / DARLING): 3 / 1, 6 / 1, 4 / 2 -> 3, 6, 2
+    ("lowest-pass-at-max", lambda df: S.claim_latency_lowest(df, at="max", factor_at_max=5.0),
+     _dar("window_ms", (10, 50, 100), {
+         "darling": {"latency_mean": [1.0, 1.0, 2.0], "matches_measured": 5},
+         "random_pm": {"latency_mean": [3.0, 6.0, 4.0], "matches_measured": 5}}), True,
+     [r"50: 6\.00x \(random_pm\)", r"at the largest ratio \(window_ms = 50\); paper \)$"]),
+    ("lowest-fail-at-max", lambda df: S.claim_latency_lowest(df, at="max", factor_at_max=7.0),
+     _dar("window_ms", (10, 50, 100), {
+         "darling": {"latency_mean": [1.0, 1.0, 2.0], "matches_measured": 5},
+         "random_pm": {"latency_mean": [3.0, 6.0, 4.0], "matches_measured": 5}}), False,
+     [r"need all >= 1 and >= 7\.0 at the largest ratio \(window_ms = 50\)"]),
+    ("lowest-pass-at-value", lambda df: S.claim_latency_lowest(df, at_value=10, factor_at_max=3.0),
+     _dar("window_ms", (10, 50, 100), {
+         "darling": {"latency_mean": [1.0, 1.0, 2.0], "matches_measured": 5},
+         "random_pm": {"latency_mean": [3.0, 6.0, 4.0], "matches_measured": 5}}), True,
+     [r"at the window_ms = 10;"]),
+    ("lowest-fail-at-value", lambda df: S.claim_latency_lowest(df, at_value=100, factor_at_max=3.0),
+     _dar("window_ms", (10, 50, 100), {
+         "darling": {"latency_mean": [1.0, 1.0, 2.0], "matches_measured": 5},
+         "random_pm": {"latency_mean": [3.0, 6.0, 4.0], "matches_measured": 5}}), False,
+     [r"100: 2\.00x", r"at the window_ms = 100;"]),
+
+    # --- claim_memory_lower_most (lowest baseline: hSPICE, 100 at x = 10 and 200 at x = 100)
+    ("mem-lower-pass", lambda df: S.claim_memory_lower_most(df, x="window_ms"),
+     _mem(darling=(50, 150)), True,
+     [r"^peak_memory_bytes DARLING / lowest baseline per window_ms: 10: 0\.50x \(hspice\), "
+      r"100: 0\.75x \(hspice\); DARLING below every baseline at 2 of 2 points \(100 %, need "
+      r"> 50 %\), below 8 of 8 \(point, baseline\) pairs$"]),
+    ("mem-lower-fail-half-is-not-most", lambda df: S.claim_memory_lower_most(df),
+     _mem(darling=(50, 300)), False,
+     [r"100: 1\.50x \(hspice\)", r"at 1 of 2 points \(50 %", r"below 7 of 8"]),
+    ("mem-lower-fail-equal-is-not-lower", lambda df: S.claim_memory_lower_most(df),
+     _mem(darling=(100, 200)), False, [r"at 0 of 2 points", r"below 6 of 8"]),
 ]
 
 

@@ -47,15 +47,23 @@ def _paper_axis(d, knob: str) -> str:
     return knob
 
 
+def knob_label(knob: str, value: float) -> str:
+    """A knob value as drawn at the top of a panel (``KNOB_UNIT``); a window of whole minutes
+    (the stock panels: Table 1's windows are minutes) as minutes."""
+    if knob == "window_ms" and value >= 60000 and float(value) % 60000 == 0:
+        return f"W = {value / 60000:g} min"
+    return KNOB_UNIT.get(knob, knob + " = {:g}").format(value)
+
+
 def _knob_labels(ax, d, knob: str, xcol: str) -> None:
     """Mark each x position with its knob value on a secondary axis at the top (one tick per
     distinct knob value)."""
     if xcol == knob:
         return
-    fmt = KNOB_UNIT.get(knob, knob + " = {:g}")
     pos = d.groupby(knob)[xcol].mean().sort_values()
     top = ax.secondary_xaxis("top")
-    top.set_xticks(pos.to_numpy(), [fmt.format(k) for k in pos.index], fontsize=6, rotation=30)
+    top.set_xticks(pos.to_numpy(), [knob_label(knob, k) for k in pos.index], fontsize=6,
+                   rotation=30)
     top.minorticks_off()
 
 

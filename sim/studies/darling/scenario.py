@@ -5,7 +5,8 @@ One point = (query, grid value, method, overload shape, seed).  The scenario
 1. loads the bundled DEBS'13 soccer sample (``workloads/data/darling_soccer``; sensors 61, 13
    and 8 are ``GoalB``, ``GoalA`` and ``Ball`` of Table 1) or, for the pattern-length panel, the
    seeded synthetic soccer stream (``workloads.soccer_synth``: the sample has three sensors,
-   lengths 2-8 need 7-8 player sensors);
+   lengths 2-8 need 7-8 player sensors), or, for Table 1's stock queries (``STOCK_QUERIES``),
+   the seeded stock stand-in (``workloads.darling_stock``; ``stock_query_text``);
 2. runs the engine over the warm-up prefix once (no queue) to get the mean virtual service
    time ``z_pre``; the base arrival rate is ``lambda0 = rho0 / z_pre`` (``rho0 = 0.5``);
 3. draws Poisson arrivals: the warm-up prefix (``warm_frac`` of the events) at ``lambda0``, then
@@ -82,13 +83,94 @@ QUERY_SOURCES = {
     "q2len": "darling/patterns_examples.txt:168-197 (conditions changed: see query_text)",
     "q3": "darling/patterns_examples.txt:199 (sensors 53, 23 -> 13, 8: see query_text)",
     "q3len": "darling/patterns_examples.txt:198-227 (sensor ids: see query_text)",
+    "sq1": "darling/patterns_examples.txt:282-321 (tickers, C; Table 1 Q1^A's direction: see "
+           "stock_query_text)",
+    "sq1pm": "darling/patterns_examples.txt:426-430",
+    "sq2": "darling/patterns_examples.txt:322-361 (Kleene at j = 2, C; Table 1 Q2^A, tickers in "
+           "ascending open: see stock_query_text)",
+    "sq3": "darling/patterns_examples.txt:362-409 (NEG at j = 2; Table 1 Q3^A, tickers in "
+           "ascending open, X: see stock_query_text)",
 }
+
+#: the stock queries (PVLDB'22 Table 1, queries A): they run on the seeded stock stand-in
+#: (``workloads.darling_stock``), the other queries on soccer
+STOCK_QUERIES = ("sq1", "sq1pm", "sq2", "sq3")
+#: Table 1's factor C of the stock queries: the authors' 1.05 (darling/patterns_examples.txt
+#: lines 283-321, ``c.volume < b.volume * 1.05``, and 323-361, ``c.open < b.open * 1.05``)
+STOCK_C = 1.05
+
+
+def stock_tickers(query: str) -> tuple[str, ...]:
+    """The ticker order of a stock query.  ``sq1`` (volume): the authors' order, GOOG, AAPL,
+    MSFT, NFLX, INTC, YHOO, EBAY (darling/patterns_examples.txt:282-321 and 402-425) and SIRI
+    (the eighth ticker of their length-8 data file, ``workloads.darling_stock.TICKERS``).
+    ``sq2`` / ``sq3`` (open): Table 1 asks for the open increasing by C along the sequence; the
+    tickers' open levels barely move (relative sd 1.6-3 %, ``ARTIFACT_STATS``) and the authors'
+    order falls from GOOG (506) to AAPL (131), where "S_2.open > S_1.open x C" never holds, so
+    these take the eight tickers in ascending mean open (SIRI, INTC, NFLX, EBAY, YHOO, MSFT,
+    AAPL, GOOG) -- a reading: the paper names no tickers."""
+    from workloads.darling_stock import ARTIFACT_STATS, TICKERS
+    if query in ("sq2", "sq3"):
+        return tuple(sorted(TICKERS, key=lambda t: ARTIFACT_STATS[t][0]))
+    return TICKERS
+
+
+def stock_query_text(query: str, window_ms: float, length: int = 3, c: float = STOCK_C,
+                     x: float | None = None, threshold: float | None = None) -> str:
+    """Pattern text of Table 1's stock queries (PVLDB'22 §5.1), window ``window_ms`` ms.
+
+    * ``sq1`` = Q1^A: ``SEQ(S_1, ..., S_n) WHERE S_i.volume > S_{i-1}.volume x C`` (i = 2..n),
+      tickers ``stock_tickers("sq1")[:n]``;
+    * ``sq2`` = Q2^A: ``SEQ(S_1, KLEENE(S_2), S_3, ..., S_n) WHERE S_i.open > S_{i-1}.open x C``
+      (the Kleene closure at j = 2, the authors' ``AAPL+ b``, lines 322-361; a Kleene variable in
+      a condition holds for each of its events, docs/SEMANTICS.md), n >= 3;
+    * ``sq3`` = Q3^A: ``SEQ(S_1, NEG(S_2), S_3, ..., S_n) WHERE S_2.open < X AND S_i.open >
+      S_{i-1}.open x C`` over the consecutive positive stocks (S_3 follows S_1; the authors'
+      ``AAPL! b``, lines 362-409), n >= 3 (n - 1 positive stocks); ``x`` default: the negated
+      ticker's mean open (``ARTIFACT_STATS``): the authors' ``b.open < 15`` on AAPL (open ~131)
+      never holds, so their negation never vetoes; at the mean, half of S_2's events can;
+    * ``sq1pm``: the authors' partial-matches panel, lines 426-430: ``SEQ(AAPL a, MSFT b, INTC c)
+      WHERE a.volume > c.volume * 1.03 AND b.volume > c.volume AND c.volume > 100000 AND
+      b.volume > X`` (X = ``threshold``, the authors' 0 / 25000 / 50000 / 75000 / 100000)."""
+    from workloads.darling_stock import ARTIFACT_STATS
+    w = f"WITHIN {window_ms:g} ms"
+    if query == "sq1pm":
+        xv = 0.0 if threshold is None else float(threshold)
+        return ("PATTERN SEQ(AAPL a, MSFT b, INTC c) WHERE a.volume > c.volume * 1.03 AND "
+                f"b.volume > c.volume AND c.volume > 100000 AND b.volume > {xv!r} {w}")
+    tick = stock_tickers(query)
+    lo = 3 if query in ("sq2", "sq3") else 2
+    if not lo <= length <= len(tick):
+        raise CepsimInputError(f"darling: {query} pattern length {length} outside "
+                               f"{lo}..{len(tick)}")
+    v = [f"s{i + 1}" for i in range(length)]
+    if query == "sq1":
+        parts = [f"{tick[i]} {v[i]}" for i in range(length)]
+        conds = [f"{v[i]}.volume > {v[i - 1]}.volume * {c!r}" for i in range(1, length)]
+    elif query == "sq2":
+        parts = [f"{tick[0]} s1", f"{tick[1]}+ s2"] + [f"{tick[i]} {v[i]}"
+                                                       for i in range(2, length)]
+        conds = [f"{v[i]}.open > {v[i - 1]}.open * {c!r}" for i in range(1, length)]
+    elif query == "sq3":
+        xv = ARTIFACT_STATS[tick[1]][0] if x is None else float(x)
+        parts = [f"{tick[0]} s1", f"NOT({tick[1]} s2)"] + [f"{tick[i]} {v[i]}"
+                                                           for i in range(2, length)]
+        pos = [v[0]] + v[2:]
+        conds = [f"s2.open < {xv!r}"] + [f"{pos[i]}.open > {pos[i - 1]}.open * {c!r}"
+                                         for i in range(1, len(pos))]
+    else:
+        raise CepsimInputError(f"darling: unknown stock query {query!r}; use one of "
+                               f"{', '.join(STOCK_QUERIES)}")
+    return f"PATTERN SEQ({', '.join(parts)}) WHERE {' AND '.join(conds)} {w}"
 
 
 def query_text(query: str, window_ms: float, threshold: float | None = None,
                length: int = 3) -> str:
-    """Pattern text of the DARLING soccer queries (sources in ``QUERY_SOURCES``)."""
+    """Pattern text of the DARLING queries (sources in ``QUERY_SOURCES``; the stock queries
+    with Table 1's default C and X: ``stock_query_text``)."""
     w = f"WITHIN {window_ms:g} ms"
+    if query in STOCK_QUERIES:
+        return stock_query_text(query, window_ms, length, threshold=threshold)
     extra = f" AND b.v > {threshold!r}" if threshold is not None else ""
     if query == "q1":
         return ("PATTERN SEQ(61 a, 8 b, 13 c) WHERE |a.x - b.x| <= 50000 AND a.v > b.v * 1.5"
@@ -165,13 +247,23 @@ def _continued(n_events: int, seed: int):
 STREAMS = ("sample", "continued")
 
 
+@lru_cache(maxsize=4)
+def _stock(n_events: int, seed: int):
+    from workloads.darling_stock import stock_stream
+    return stock_stream(n_events, seed=seed)
+
+
 def _stream_for(params: dict):
-    """The point's stream: the synthetic players for ``q2len``; else the soccer sample's first
+    """The point's stream: the seeded stock stand-in for the stock queries (``STOCK_QUERIES``:
+    ``workloads.darling_stock.stock_stream(n_events, seed=synth_seed)``); the synthetic players
+    for ``q2len`` / ``q3len``; else the soccer sample's first
     ``n_events`` (``stream = "sample"``, the default) or, with ``stream = "continued"``, the
     sample followed by the synthetic continuation fitted to it up to ``n_events``
     (``workloads.soccer_synth.continue_sample``, seed ``synth_seed``: the latency-cap
     experiment, ``sim.studies.darling.cap``)."""
     n = int(params.get("n_events", 50000))
+    if params.get("query", "q1") in STOCK_QUERIES:
+        return _stock(n, int(params.get("synth_seed", 1)))
     if params.get("query", "q1") in ("q2len", "q3len"):
         return _synth(n, int(params.get("synth_seed", 1)))
     kind = params.get("stream", "sample")
@@ -198,7 +290,12 @@ def _program(params: dict, stream, window_ms=None, threshold="param", length=Non
     w = float(params["window_ms"] if window_ms is None else window_ms)
     thr = b_threshold(params, stream) if threshold == "param" else threshold
     ln = int(params.get("length", 3) if length is None else length)
-    text = query_text(q, w, None if thr is None else float(thr), ln)
+    if q in STOCK_QUERIES:
+        text = stock_query_text(q, w, ln, c=float(params.get("stock_c", STOCK_C)),
+                                x=params.get("stock_x"),
+                                threshold=None if thr is None else float(thr))
+    else:
+        text = query_text(q, w, None if thr is None else float(thr), ln)
     return compile_pattern(parse_pattern(text, source=f"darling:{q}"), stream.schema)
 
 
@@ -209,7 +306,8 @@ def _ref_key(params: dict, window_ms=None, threshold="param", length=None) -> tu
             float(params["window_ms"] if window_ms is None else window_ms),
             (params.get("b_keep"), params.get("b_threshold")) if threshold == "param"
             else threshold,
-            int(params.get("length", 3) if length is None else length))
+            int(params.get("length", 3) if length is None else length),
+            float(params.get("stock_c", STOCK_C)), params.get("stock_x"))
 
 
 _REF: dict = {}
