@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from engines.planners.adaptive.controller import run_controller
+from engines.planners.adaptive.controller import run_controllers
 from engines.planners.adaptive.decision import InvariantDecision
 from engines.planners.adaptive.stats import check_positions, compute_stats
 from engines.compile import compile_pattern
@@ -50,6 +50,15 @@ def main() -> None:
     print(f"{'n':>3} {'stats ev/s':>12} {'greedy pass':>12} {'zstream pass':>13} "
           f"{'static engine':>14} {'t_pass/t_eng':>12} {'stats ms':>9} {'greedy ms':>10} "
           f"{'zstream ms':>11} {'greedy ms best of 3':>20}")
+    def run_controller(prog, stats, planner, D, n_events, n_warm):
+        return run_controllers(prog, stats, planner, [D], n_events, n_warm)[0]
+
+    warm = compile_pattern(parse_pattern(pattern_text(a.dataset, "seq", 3, st.schema.type_names,
+                                                      window)), st.schema)
+    warm_stats = compute_stats(warm, st, check_positions(a.events, 10), 3 * window, n_samples=2)
+    for planner in ("greedy", "zstream"):
+        run_controller(warm, warm_stats, planner, InvariantDecision(0.1, 1), a.events,
+                       a.events // 10)
     for n in (3, 8):
         prog = compile_pattern(parse_pattern(pattern_text(a.dataset, "seq", n,
                                                           st.schema.type_names, window)),

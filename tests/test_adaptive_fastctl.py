@@ -230,3 +230,62 @@ def test_invariants_at_equal_reset_on_the_reference(planner, groups):
                     for exact in (True, False):
                         assert tree_tables(inv, exact)[-1].tolist() == \
                             _tree_cum_work(inv, exact)
+
+
+@pytest.mark.parametrize("groups", [((0, 1, 2, 3, 4, 5),), ((0,), (1, 2, 3)), ((0, 1), (2, 3)),
+                                    ((0, 1, 2), (3, 4, 5, 6)), ((4, 1, 6, 0, 2, 5, 3, 7),)])
+def test_compiled_greedy_tables_equal_the_conditions_tables(groups):
+    """``fastplan.greedy_invariant_tables`` (what the greedy invariant pass reads at a replan) =
+    ``invariants_at`` + ``greedy_tables`` element by element, for K = 0, 1, 2, all, on tied,
+    zero, infinite and NaN statistics (NaN margins: the function declines, ``ok`` False)."""
+    from engines.planners.adaptive.fastctl import greedy_tables
+    from engines.planners.adaptive.fastplan import (greedy_invariant_tables, group_arrays,
+                                                    invariants_at)
+    rng = np.random.default_rng(len(groups) * 31 + len(groups[0]))
+    V = 1 + max(max(g) for g in groups)
+    gv, goff = group_arrays(groups)
+    declined = compared = 0
+    for kind in ("quantised", "smooth", "inf", "nan"):
+        rw, sel = _walk(rng, 25, V, kind == "quantised")
+        if kind in ("inf", "nan"):
+            rw[rng.random(rw.shape) < 0.2] = np.inf if kind == "inf" else np.nan
+        for s in range(25):
+            for K in (0, 1, 2, None):
+                D = InvariantDecision(0.1, K)
+                plan, inv = invariants_at("greedy", groups, rw, sel, s, D.keep)
+                order, *tab, ok = greedy_invariant_tables(gv, goff, rw, sel, s,
+                                                          -1 if K is None else K)
+                assert tuple(order.tolist()) == plan
+                if not ok:
+                    declined += 1
+                    continue
+                compared += 1
+                for got, want in zip(tab, greedy_tables(inv)):
+                    assert got.dtype == want.dtype and got.shape == want.shape
+                    assert np.array_equal(got, want)
+    assert compared > 100
+    if V > 2:
+        assert declined > 0          # the NaN statistics reached the fallback
+
+
+@pytest.mark.parametrize("K", [1, 2, None])
+def test_greedy_invariant_method_with_nan_margins_equals_reference(K):
+    """Snapshots whose greedy margins sum to NaN (every rate infinite: inf - inf) send the
+    compiled greedy method to the Python conditions at that replan; schedules and the state
+    each decision function is left in equal the reference's."""
+    prog, stream = _program("traffic", "seq", 5)
+    real = compute_stats(prog, stream, check_positions(len(stream), 5), 3.0, 8, 2)
+    rng = np.random.default_rng(5 + (K or 0))
+    rw, sel = _walk(rng, len(real), prog.n_vars, False)
+    rw[rng.random(len(rw)) < 0.05] = np.inf
+    stats = dataclasses.replace(real, rate_w=rw, sel=sel)
+    n_events, warm = len(stream) - 37, 150
+    fast_d, ref_d = _decisions(stats.monitored, K), _decisions(stats.monitored, K)
+    fast = run_controllers(prog, stats, "greedy", fast_d, n_events, warm, False, {})
+    ref = run_controllers_python(prog, stats, "greedy", ref_d, n_events, warm, False, {})
+    for a, b in zip(fast, ref):
+        _same(a, b)
+    assert sum(s.n_replacements for s in ref) > 0
+    for a, b in zip(fast_d, ref_d):
+        if isinstance(a, InvariantDecision):
+            assert a.invariants == b.invariants

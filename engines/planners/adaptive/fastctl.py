@@ -11,7 +11,9 @@ snapshot, ``fastplan``), so here each one runs on its own over all checks:
 * ``InvariantDecision``: a compiled pass that checks the current invariants until the first
   violated one, returns there, the invariants of A's plan at that snapshot are built
   (``fastplan.invariants_at``: what ``reset`` keeps of the reference planner's ``PlanResult``,
-  only the kept conditions; the plan must be the batch planner's), and the pass resumes.
+  only the kept conditions; the plan must be the batch planner's), and the pass resumes.  For
+  greedy orders the tables are built compiled too (``fastplan.greedy_invariant_tables``), so the
+  whole method is one compiled call (``_greedy_inv_run``).
   Greedy sides = the running products of ``greedy_score``; ZStream sides = ``shape_card_cost``
   over the stored shapes (a node table, children first) or, for ``K = all``, the split cost of
   the group's interval DP (``fastplan.zstream_dp``, ``IntervalDP.best``'s arithmetic).
@@ -32,7 +34,8 @@ from engines.planners.adaptive.decision import (InvariantDecision, StaticDecisio
                                                 ThresholdDecision, UnconditionalDecision,
                                                 dp_split_work)
 from engines.planners.adaptive.schedule import Schedule
-from engines.planners.adaptive.fastplan import (group_arrays, invariants_at, split_card_cost,
+from engines.planners.adaptive.fastplan import (greedy_invariant_tables, group_arrays,
+                                                invariants_at, split_card_cost,
                                                 zstream_dp)
 
 
@@ -368,6 +371,65 @@ def const_tables(invariants, consts) -> tuple:
             i([c.k_win for c in invariants]), i([c.k_lose for c in invariants]))
 
 
+@njit(cache=True)
+def _greedy_inv_run(rate_w, sel, snaps, c, win, lose, pref, plen, d, gv, goff, K, work, replan,
+                    orders):
+    """Checks ``c..`` of a greedy invariant method in one compiled call: ``_greedy_inv_pass``
+    to the first violated invariant, then the invariants of A's plan there
+    (``greedy_invariant_tables``), and on.  ``orders[j]`` = A's order at the ``j``-th replan
+    made here.  Returns ``(c_end, replans)``: ``c_end < len(snaps)`` when the tables at check
+    ``c_end`` (already marked in ``replan``) need the Python path (``ok`` False)."""
+    n = snaps.shape[0]
+    j = 0
+    while c < n:
+        stop = _greedy_inv_pass(rate_w, sel, snaps, c, win, lose, pref, plen, d, work)
+        if stop >= n:
+            break
+        replan[stop] = True
+        order, win, lose, pref, plen, ok = greedy_invariant_tables(gv, goff, rate_w, sel,
+                                                                   snaps[stop], K)
+        if not ok:
+            return stop, j
+        orders[j, :] = order
+        j += 1
+        c = stop + 1
+    return n, j
+
+
+def _greedy_invariant(D: InvariantDecision, run: ControlRun, work, replan):
+    """The greedy invariant method's checks: compiled runs (``_greedy_inv_run``); a replan whose
+    margins sum to NaN takes the Python conditions (``ControlRun.invariants``).  A's order at
+    every replan is checked against the batch planner's; D is left as the reference leaves it
+    (the last replan's conditions installed)."""
+    n = len(run.snaps)
+    gv, goff = group_arrays(run.groups)
+    K = -1 if D.K is None else int(D.K)
+    tab = greedy_tables(D.invariants)
+    orders = np.empty((n, len(gv)), np.int64)
+    c = 0
+    while c < n:
+        j0 = int(np.count_nonzero(replan[:c]))
+        c_end, j = _greedy_inv_run(run.rate_w, run.sel, run.snaps, c, *tab, D.d, gv, goff, K,
+                                   work, replan, orders[j0:])
+        if c_end >= n:
+            break
+        s = int(run.snaps[c_end])        # NaN margins: the Python conditions decide
+        plan, _, tab = run.invariants(s, D)
+        orders[j0 + j] = plan
+        c = c_end + 1
+    stops = np.flatnonzero(replan)
+    for j, stop in enumerate(stops.tolist()):
+        plan = tuple(orders[j].tolist())
+        if plan != run.plans[run.ids[stop]]:
+            raise RuntimeError(f"adaptive: the two compiled planners disagree at snapshot "
+                               f"{int(run.snaps[stop])}: {run.plans[run.ids[stop]]} vs {plan}")
+    if len(stops):
+        last = int(run.snaps[stops[-1]])
+        _, inv, _ = run.invariants(last, D)
+        D.install(D.kind, inv, run.groups, run.stats.rate_w[last], run.stats.sel[last])
+    return work, replan
+
+
 def _invariant(D: InvariantDecision, run: ControlRun):
     n = len(run.snaps)
     work = np.zeros(n, np.int64)
@@ -376,6 +438,8 @@ def _invariant(D: InvariantDecision, run: ControlRun):
     exact = D.K is None
     gv, goff = group_arrays(run.groups)
     constant = D.kind == "tree" and D.subtree == "constant"
+    if D.kind == "order":
+        return _greedy_invariant(D, run, work, replan)
 
     def tables(tab=None):
         """The pass's tables for D's installed invariants (``tab``: the memoised ones)."""
@@ -383,16 +447,13 @@ def _invariant(D: InvariantDecision, run: ControlRun):
             return const_tables(D.invariants, D.consts)
         if tab is not None:
             return tab
-        return greedy_tables(D.invariants) if D.kind == "order" else \
-            tree_tables(D.invariants, exact)
+        return tree_tables(D.invariants, exact)
 
     tab = tables()
     c = 0
     while c < n:
         if constant:
             stop = _tree_const_pass(run.sel, run.snaps, c, *tab, D.d, work)
-        elif D.kind == "order":
-            stop = _greedy_inv_pass(run.rate_w, run.sel, run.snaps, c, *tab, D.d, work)
         else:
             stop = _tree_inv_pass(run.rate_w, run.sel, run.snaps, c, *tab, exact, gv, goff, D.d,
                                   work)

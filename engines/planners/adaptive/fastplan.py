@@ -229,6 +229,82 @@ def _zstream_tables_at(gv, goff, rate_w, sel, s):
     return bestk, cost, split
 
 
+@njit(cache=True)
+def greedy_invariant_tables(gv, goff, rate_w, sel, s, K):
+    """The greedy plan at snapshot ``s`` and the tables of its kept invariants, compiled:
+    ``(order, win, lose, pref, plen, ok)`` equal to ``invariants_at("greedy", ...)`` followed
+    by ``fastctl.greedy_tables`` for ``InvariantDecision.keep`` with ``K`` (``K < 0``: all).
+    Per step of each group the conditions compare the chosen variable with every other remaining
+    one (ascending index into ``gv``); the ``K`` with the smallest plan-time margin
+    ``score[loser] - score[winner]`` are kept (ties: the first), in ascending index order.
+    ``ok`` is False when a step's margins sum to NaN: ``keep`` then orders NaNs as Python's sort
+    does, which the caller reproduces by falling back to ``invariants_at``."""
+    nv = gv.shape[0]
+    chosen = np.empty(nv, np.int64)
+    score = np.zeros((nv, nv), np.float64)
+    greedy_at(gv, goff, rate_w, sel, s, chosen, score, np.empty(nv, np.float64),
+              np.zeros(nv, np.bool_))
+    order = np.empty(nv, np.int64)
+    for i in range(nv):
+        order[i] = gv[chosen[i]]
+    m = 0
+    maxp = 1
+    for g in range(goff.shape[0] - 1):
+        size = goff[g + 1] - goff[g]
+        for i in range(size - 1):
+            m += (size - 1 - i) if K < 0 else min(K, size - 1 - i)
+        if K != 0:                   # the widest kept prefix (greedy_tables' width)
+            maxp = max(maxp, size - 2)
+    win = np.empty(m, np.int64)
+    lose = np.empty(m, np.int64)
+    plen = np.empty(m, np.int64)
+    pref = np.zeros((m, maxp), np.int64)
+    others = np.empty(nv, np.int64)
+    margins = np.empty(nv, np.float64)
+    taken = np.zeros(nv, np.bool_)
+    kept = np.zeros(nv, np.bool_)
+    r = 0
+    for g in range(goff.shape[0] - 1):
+        a = goff[g]
+        b = goff[g + 1]
+        for q in range(a, b):
+            taken[q] = False
+        for i in range(b - a):
+            pq = chosen[a + i]
+            fp = score[a + i, pq]
+            n_o = 0
+            total = 0.0
+            for q in range(a, b):
+                if not taken[q] and q != pq:
+                    others[n_o] = q
+                    margins[n_o] = score[a + i, q] - fp
+                    total += margins[n_o]
+                    n_o += 1
+            if n_o > 0:
+                if total != total:
+                    return order, win, lose, pref, plen, False
+                k = n_o if K < 0 else min(K, n_o)
+                for j in range(n_o):
+                    kept[j] = K < 0
+                if K >= 0:
+                    for _ in range(k):       # the k smallest (margin, index), one at a time
+                        best = -1
+                        for j in range(n_o):
+                            if not kept[j] and (best < 0 or margins[j] < margins[best]):
+                                best = j
+                        kept[best] = True
+                for j in range(n_o):
+                    if kept[j]:
+                        win[r] = gv[pq]
+                        lose[r] = gv[others[j]]
+                        plen[r] = i
+                        for t in range(i):
+                            pref[r, t] = gv[chosen[a + t]]
+                        r += 1
+            taken[pq] = True
+    return order, win, lose, pref, plen, True
+
+
 def invariants_at(planner: str, groups, rate_w: np.ndarray, sel: np.ndarray, s: int, keep
                   ) -> tuple[tuple, list]:
     """``(plan, invariants)`` of A at snapshot ``s``: the plan of ``greedy_plan`` /
