@@ -75,7 +75,7 @@ def test_eager_equals_oracle_next_match_long(match_rate):
                     policies=("skip-till-next-match",)), 200)
 
 
-@pytest.mark.parametrize("seed", [101, 202])
+@pytest.mark.parametrize("seed", [101, pytest.param(202, marks=pytest.mark.slow)])
 def test_eager_equals_oracle_seeded_loop(seed, match_rate):
     """Deterministic numpy-drawn cases (a fixed regression set independent of hypothesis)."""
     rate = match_rate(f"eager, seeded loop {seed}")

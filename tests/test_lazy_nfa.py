@@ -71,6 +71,7 @@ def test_chain_and_tree_equal_oracle_dense_three_variable_sequences(case, data):
                         labels=("oracle", "tree"), check_detect=True)
 
 
+@pytest.mark.slow      # 16 s warm; the property tests above draw one order per example by default
 def test_every_order_and_branches_equal_oracle(match_rate):
     """All n! orders on simple sequences (incl. no window), and OR/AND/nested-SEQ branches."""
     rate = match_rate("lazy chain, every order")
