@@ -228,6 +228,19 @@ def claim_aux_memory(df, x: str = "window_ms", limit_pct: float = 0.1,
                        f"data sets){win}; per setting: {names or 'one setting'}")
 
 
+def _darling_and_baselines(df, x: str, metric: str):
+    """``(table, baselines, None)``: ``metric`` per ``x`` and method (``method_table``) and the
+    ``BASELINES`` it holds; or ``(None, None, ClaimResult)`` when DARLING or every baseline is
+    missing."""
+    t = method_table(df, x, metric)
+    if (bad := _no_darling(t)) is not None:
+        return None, None, bad
+    base = [b for b in BASELINES if b in t.columns]
+    if not base:
+        return None, None, ClaimResult(False, "no baseline rows")
+    return t, base, None
+
+
 @per_peak_factor
 def claim_memory_higher(df, x: str = "window_ms", metric: str = "peak_memory_bytes",
                         paper: str = "") -> ClaimResult:
@@ -235,12 +248,9 @@ def claim_memory_higher(df, x: str = "window_ms", metric: str = "peak_memory_byt
     DARLING was higher"): DARLING's peak memory (``metric``, mean over seeds) is strictly above
     every baseline's (``BASELINES``) at every point; per point the highest baseline and the ratio
     DARLING / it are printed, and how many (point, baseline) pairs DARLING is above."""
-    t = method_table(df, x, metric)
-    if (bad := _no_darling(t)) is not None:
+    t, base, bad = _darling_and_baselines(df, x, metric)
+    if bad is not None:
         return bad
-    base = [b for b in BASELINES if b in t.columns]
-    if not base:
-        return ClaimResult(False, "no baseline rows")
     top = t[base].max(axis=1)
     ok = bool((t["darling"] > top).all())
     above = int((t[base].lt(t["darling"], axis=0)).to_numpy().sum())
@@ -261,12 +271,9 @@ def claim_memory_lower_most(df, x: str = "window_ms", metric: str = "peak_memory
     (``metric``, mean over seeds) is below every baseline's (``BASELINES``) at more than
     ``share`` of the points; per point the lowest baseline and the ratio DARLING / it are
     printed, and how many (point, baseline) pairs DARLING is below."""
-    t = method_table(df, x, metric)
-    if (bad := _no_darling(t)) is not None:
+    t, base, bad = _darling_and_baselines(df, x, metric)
+    if bad is not None:
         return bad
-    base = [b for b in BASELINES if b in t.columns]
-    if not base:
-        return ClaimResult(False, "no baseline rows")
     low = t[base].min(axis=1)
     below = t["darling"] < low
     frac = float(below.mean())
