@@ -75,6 +75,9 @@ def same_rows(a_path: Path, b_path: Path) -> str:
     from pandas.testing import assert_frame_equal
 
     a, b = pd.read_parquet(a_path), pd.read_parquet(b_path)
+    if a.empty:
+        return ("no point ran: no stored point is in the config at this --scale (the stored "
+                "rows' scale, e.g. --scale full for results/full?)")
     a = a.drop(columns=[c for c in ("wall_s",) if c in a.columns])
     b = b.drop(columns=[c for c in ("wall_s",) if c in b.columns])
     key = ["point_id", "rep"]
