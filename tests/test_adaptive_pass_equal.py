@@ -50,6 +50,7 @@ def _stats_both(monkeypatch, prog, st, pos, w_s, n_buckets, n_samples):
     return len(calls)
 
 
+@pytest.mark.slow      # a 100k-event run per case against the reference kernel
 @pytest.mark.parametrize("dataset,pset,n", [("traffic", "seq", 8), ("stocks", "seq", 5),
                                              ("stocks", "and", 4), ("traffic", "or", 3),
                                              ("stocks", "neg", 4), ("stocks", "kleene", 4)])
@@ -99,6 +100,7 @@ def test_keep_shortcut_equals_the_sort():
         assert DK.keep(m) == sorted(sorted(range(len(m)), key=lambda i: (m[i], i))[:2])
 
 
+@pytest.mark.slow      # a 100k-event run per case against the reference kernel
 @pytest.mark.parametrize("dataset,pset,n", [("stocks", "seq", 4), ("traffic", "or", 3),
                                              ("stocks", "kleene", 3), ("stocks", "neg", 3)])
 def test_epoch_sums_from_counter_offsets_equal_the_matrix(dataset, pset, n):

@@ -89,6 +89,7 @@ def _adaptive_runs(dataset: str, pset: str, n: int, n_events: int, n_orders: int
     return {"runs": len(parts) * (i + 1), "counters": tot}
 
 
+@pytest.mark.slow      # whole 100k-event streams against the general kernel
 @pytest.mark.parametrize("dataset", ["stocks", "traffic"])
 @pytest.mark.parametrize("pset", ["seq", "and", "or"])
 @pytest.mark.parametrize("n", [3, 4])
