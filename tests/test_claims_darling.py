@@ -392,6 +392,21 @@ CASES = [
      [r"100: 1\.50x \(hspice\)", r"at 1 of 2 points \(50 %", r"below 7 of 8"]),
     ("mem-lower-fail-equal-is-not-lower", lambda df: S.claim_memory_lower_most(df),
      _mem(darling=(100, 200)), False, [r"at 0 of 2 points", r"below 6 of 8"]),
+
+    # --- claim_kept_rises_after (the bus length panel): DARLING at lengths 6, 7 vs length 5
+    ("rises-pass", lambda df: S.claim_kept_rises_after(df),
+     _dar("length", (4, 5, 6, 7), {"darling": {"kept_pct": [30.0, 10.0, 12.0, 40.0]},
+                                   "random_pm": {"kept_pct": 1.0}}), True,
+     [r"^DARLING kept_pct per length: 4: 30\.0, 5: 10\.0, 6: 12\.0, 7: 40\.0; need every "
+      r"length > 5 above 10\.0 \(at length = 5\)$"]),
+    ("rises-fail-one-later-length-equal", lambda df: S.claim_kept_rises_after(df),
+     _dar("length", (4, 5, 6, 7), {"darling": {"kept_pct": [30.0, 10.0, 10.0, 40.0]},
+                                   "random_pm": {"kept_pct": 1.0}}), False,
+     [r"6: 10\.0, 7: 40\.0; need every length > 5 above 10\.0"]),
+    ("rises-fail-no-length-after", lambda df: S.claim_kept_rises_after(df),
+     _dar("length", (4, 5), {"darling": {"kept_pct": [30.0, 10.0]},
+                             "random_pm": {"kept_pct": 1.0}}), False,
+     [r"needs length = 5 and a larger length$"]),
 ]
 
 

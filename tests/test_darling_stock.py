@@ -17,12 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engines.compile import compile_pattern
 from engines.errors import CepsimInputError
-from engines.evaluators.eager import run_eager
-from engines.evaluators.stepper import run_stepped
-from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
+from darling_query_checks import assert_negation_vetoes, assert_stepper_equals_eager_and_oracle
 from sim.studies.darling.scenario import (STOCK_C, _program, query_text, stock_query_text,
                                           stock_tickers)
 from workloads.darling_stock import (ARTIFACT_STATS, SAMPLE_CALIBRATION, TICKERS,
@@ -182,13 +179,7 @@ def test_bad_stock_queries(query, length):
 ])
 def test_stepper_equals_eager_and_oracle(params):
     st = stock_stream(700, seed=5)
-    prog = _program(params, st)
-    ms, _ = run_stepped(prog, st)
-    eg = run_eager(prog, st).matches
-    assert ms.key_set() == eg.key_set()
-    assert len(ms) > 0                              # the comparison is not over empty sets
-    orc = run_oracle(prog, st, max_matches=2_000_000).matches
-    assert ms.key_set() == orc.key_set()
+    assert_stepper_equals_eager_and_oracle(_program(params, st), st)
 
 
 def test_negation_vetoes():
@@ -197,16 +188,10 @@ def test_negation_vetoes():
     SEQ(SIRI, NFLX) pairs with the open condition."""
     st = stock_stream(700, seed=5)
     base = dict(query="sq3", length=3, window_ms=6e5)
-    none = run_stepped(_program(dict(base, stock_x=0.0), st), st)[0]
-    every = run_stepped(_program(dict(base, stock_x=1e9), st), st)[0]
-    pairs = compile_pattern(parse_pattern(
-        "PATTERN SEQ(SIRI s1, NFLX s3) WHERE s3.open > s1.open * 1.05 WITHIN 600000 ms"),
-        st.schema)
-    assert none.key_set() == run_eager(pairs, st).matches.key_set()
-    intc = st.schema.type_code("INTC")
-    for rec in every.records():
-        assert not np.any(st.types[rec["s1"] + 1:rec["s3"]] == intc)
-    assert 0 < len(every) < len(none)
+    assert_negation_vetoes(
+        _program(dict(base, stock_x=0.0), st), _program(dict(base, stock_x=1e9), st),
+        "PATTERN SEQ(SIRI s1, NFLX s3) WHERE s3.open > s1.open * 1.05 WITHIN 600000 ms", st,
+        "INTC", "s1", "s3")
 
 
 def test_stock_windows_are_labelled_in_minutes():

@@ -290,6 +290,29 @@ def claim_memory_lower_most(df, x: str = "window_ms", metric: str = "peak_memory
 
 
 @per_peak_factor
+def claim_kept_rises_after(df, x: str = "length", after: float = 5.0,
+                           metric: str = "kept_pct", paper: str = "") -> ClaimResult:
+    """Fig. 6(b) on the bus data (Section 5.2: "we noticed a rise in the rate of detected matches
+    for pattern lengths greater than 5"): DARLING's ``metric`` (mean over seeds) at every x >
+    ``after`` exceeds its value at x = ``after``."""
+    t = method_table(df, x, metric)
+    if (bad := _no_darling(t)) is not None:
+        return bad
+    d = t["darling"]
+    at = [k for k in d.index if np.isclose(float(k), float(after))]
+    later = d[[float(k) > float(after) for k in d.index]]
+    listing = ", ".join(f"{k:g}: {v:.1f}" for k, v in d.items())
+    if not at or later.empty:
+        return ClaimResult(False, f"DARLING {metric} per {x}: {listing}; needs {x} = "
+                                  f"{after:g} and a larger {x}")
+    ref = float(d.loc[at[0]])
+    ok = bool(np.isfinite(ref) and later.notna().all() and (later > ref).all())
+    return ClaimResult(ok, f"DARLING {metric} per {x}: {listing}; need every {x} > {after:g} "
+                           f"above {ref:.1f} (at {x} = {after:g})"
+                           + (f"; paper: {paper}" if paper else ""))
+
+
+@per_peak_factor
 def claim_overload_flat(df, x: str = "overload") -> ClaimResult:
     """Fig. 9's "close-to-zero slope in matches found by DARLING": the least-squares slope of
     DARLING's % kept over the overload rate is the closest to zero of all methods (the paper

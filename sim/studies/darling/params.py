@@ -7,29 +7,39 @@ from __future__ import annotations
 from sim.experiments.params import Declaration, Param
 
 METHODS = ("none", "darling", "random_input", "random_pm", "espice", "hspice", "icde20")
-QUERIES = ("q1", "q1_readme", "q1pm", "q4", "q2len", "q3", "q3len", "sq1", "sq1pm", "sq2", "sq3")
+QUERIES = ("q1", "q1_readme", "q1pm", "q4", "q2len", "q3", "q3len", "sq1", "sq1pm", "sq2", "sq3",
+           "bq1", "bq1pm", "bq2", "bq3")
 
 _PARAMS = (
     Param("method", "string", None, "required: the load shedder (engines.shedding)",
           choices=METHODS),
     Param("query", "string", "q1", "soccer query (QUERY_SOURCES: the artifact's "
           "patterns_examples.txt lines) or stock query (sq*: Table 1's Q1^A-Q3^A and the "
-          "artifact's stock partial-matches panel, on workloads.darling_stock)", choices=QUERIES),
+          "artifact's stock partial-matches panel, on workloads.darling_stock) or bus query (bq*: "
+          "Table 1's Q1^C-Q3^C and the artifact's bus partial-matches panel, on "
+          "workloads.darling_bus)", choices=QUERIES),
     Param("window_ms", "float", None, "required: the query window W in ms", low=0,
           low_open=True),
-    Param("length", "int", 3, "pattern length of the q2len / q3len / sq1 / sq2 / sq3 panels "
+    Param("length", "int", 3, "pattern length of the q2len / q3len / sq* / bq* panels "
           "(Fig. 7)", low=2, high=8),
     Param("stock_c", "float", 1.05, "Table 1's factor C of the stock queries (the authors' "
           "1.05: darling/patterns_examples.txt lines 283-361)", low=0, low_open=True),
     Param("stock_x", "float", None, "optional: Q3^A's X in S_j.open < X (default computed: "
           "the negated ticker's mean open, workloads.darling_stock.ARTIFACT_STATS)"),
+    Param("bus_c", "float", 0.5, "Table 1's factor C of the bus queries (the authors' 0.5: "
+          "darling/patterns_examples.txt lines 4-164)", low=0, low_open=True),
+    Param("bus_x", "float", 200.0, "Table 1's X of Q3^C in L_j.delay > X (the authors' 200 s: "
+          "darling/patterns_examples.txt lines 39-74)"),
+    Param("bus_low_rate", "float", 0.5, "the bus stand-in's rate of lines 46, 40, 27 as a "
+          "share of the others' (workloads.darling_bus: invented; section 5.2 says only "
+          "'lower')", low=0, high=1, low_open=True),
     Param("n_events", "int", 50000, "stream length (events; the soccer sample is cut to it)",
           low=1),
     Param("stream", "string", "sample", "the soccer sample, or the sample followed by its "
           "synthetic continuation (workloads.soccer_synth.continue_sample)",
           choices=("sample", "continued")),
     Param("synth_seed", "int", 1, "seed of the synthetic players (q2len) / the continuation "
-          "/ the stock stand-in (sq*)"),
+          "/ the stock stand-in (sq*) / the bus stand-in (bq*)"),
     Param("b_keep", "float", None, "optional: b.v threshold keeping this fraction of the ball "
           "events (partial-matches panel); 1 = no threshold", low=0, high=1),
     Param("b_threshold", "float", None, "optional: the b.v threshold of q1pm (Fig. 8 panel: "

@@ -6,7 +6,9 @@ One point = (query, grid value, method, overload shape, seed).  The scenario
    and 8 are ``GoalB``, ``GoalA`` and ``Ball`` of Table 1) or, for the pattern-length panel, the
    seeded synthetic soccer stream (``workloads.soccer_synth``: the sample has three sensors,
    lengths 2-8 need 7-8 player sensors), or, for Table 1's stock queries (``STOCK_QUERIES``),
-   the seeded stock stand-in (``workloads.darling_stock``; ``stock_query_text``);
+   the seeded stock stand-in (``workloads.darling_stock``; ``stock_query_text``), or, for Table
+   1's bus queries (``BUS_QUERIES``), the seeded Dublin-bus stand-in (``workloads.darling_bus``;
+   ``bus_query_text``);
 2. runs the engine over the warm-up prefix once (no queue) to get the mean virtual service
    time ``z_pre``; the base arrival rate is ``lambda0 = rho0 / z_pre`` (``rho0 = 0.5``);
 3. draws Poisson arrivals: the warm-up prefix (``warm_frac`` of the events) at ``lambda0``, then
@@ -90,6 +92,11 @@ QUERY_SOURCES = {
            "ascending open: see stock_query_text)",
     "sq3": "darling/patterns_examples.txt:362-409 (NEG at j = 2; Table 1 Q3^A, tickers in "
            "ascending open, X: see stock_query_text)",
+    "bq1": "darling/patterns_examples.txt:3-38 (lines, C = 0.5; Table 1 Q1^C's chain from L_1: "
+           "see bus_query_text)",
+    "bq1pm": "darling/patterns_examples.txt:116-120",
+    "bq2": "darling/patterns_examples.txt:75-110 (Kleene at j = 2, C; Table 1 Q2^C)",
+    "bq3": "darling/patterns_examples.txt:39-74 (NEG at j = 2, delay > 200, C; Table 1 Q3^C)",
 }
 
 #: the stock queries (PVLDB'22 Table 1, queries A): they run on the seeded stock stand-in
@@ -113,6 +120,37 @@ def stock_tickers(query: str) -> tuple[str, ...]:
     if query in ("sq2", "sq3"):
         return tuple(sorted(TICKERS, key=lambda t: ARTIFACT_STATS[t][0]))
     return TICKERS
+
+
+def table1_chain(query: str, shapes: dict, family: str, known: tuple, types, prefix: str,
+                 length: int, attr: str, c: float, neg_cond: str, within: str) -> str:
+    """Table 1's three sequence shapes (PVLDB'22 §5.1) over ``types[:length]``, variables
+    ``prefix1..prefixN``, for ``query`` of a data set's queries (``shapes``: query -> shape):
+    ``plain`` = ``SEQ(T_1 v1, ..., T_n vn)``, ``kleene`` = the second variable under Kleene
+    closure (``T_2+``), ``neg`` = the second variable negated with ``neg_cond`` on it; each with
+    ``v_i.attr > v_{i-1}.attr x c`` over consecutive positive variables (a Kleene variable's
+    condition holds for each of its events, docs/SEMANTICS.md).  A length outside the shape's
+    range or a query of ``known`` without a shape is a ``CepsimInputError``."""
+    kind = shapes.get(query)
+    lo = 3 if kind in ("kleene", "neg") else 2
+    if not lo <= length <= len(types):
+        raise CepsimInputError(f"darling: {query} pattern length {length} outside "
+                               f"{lo}..{len(types)}")
+    if kind is None:
+        raise CepsimInputError(f"darling: unknown {family} query {query!r}; use one of "
+                               f"{', '.join(known)}")
+    v = [f"{prefix}{i + 1}" for i in range(length)]
+    parts = [f"{types[i]} {v[i]}" for i in range(length)]
+    chain = v
+    conds: list[str] = []
+    if kind == "kleene":
+        parts[1] = f"{types[1]}+ {v[1]}"
+    elif kind == "neg":
+        parts[1] = f"NOT({types[1]} {v[1]})"
+        chain = [v[0]] + v[2:]
+        conds.append(neg_cond)
+    conds += [f"{chain[i]}.{attr} > {chain[i - 1]}.{attr} * {c!r}" for i in range(1, len(chain))]
+    return f"PATTERN SEQ({', '.join(parts)}) WHERE {' AND '.join(conds)} {within}"
 
 
 def stock_query_text(query: str, window_ms: float, length: int = 3, c: float = STOCK_C,
@@ -139,29 +177,51 @@ def stock_query_text(query: str, window_ms: float, length: int = 3, c: float = S
         return ("PATTERN SEQ(AAPL a, MSFT b, INTC c) WHERE a.volume > c.volume * 1.03 AND "
                 f"b.volume > c.volume AND c.volume > 100000 AND b.volume > {xv!r} {w}")
     tick = stock_tickers(query)
-    lo = 3 if query in ("sq2", "sq3") else 2
-    if not lo <= length <= len(tick):
-        raise CepsimInputError(f"darling: {query} pattern length {length} outside "
-                               f"{lo}..{len(tick)}")
-    v = [f"s{i + 1}" for i in range(length)]
-    if query == "sq1":
-        parts = [f"{tick[i]} {v[i]}" for i in range(length)]
-        conds = [f"{v[i]}.volume > {v[i - 1]}.volume * {c!r}" for i in range(1, length)]
-    elif query == "sq2":
-        parts = [f"{tick[0]} s1", f"{tick[1]}+ s2"] + [f"{tick[i]} {v[i]}"
-                                                       for i in range(2, length)]
-        conds = [f"{v[i]}.open > {v[i - 1]}.open * {c!r}" for i in range(1, length)]
-    elif query == "sq3":
-        xv = ARTIFACT_STATS[tick[1]][0] if x is None else float(x)
-        parts = [f"{tick[0]} s1", f"NOT({tick[1]} s2)"] + [f"{tick[i]} {v[i]}"
-                                                           for i in range(2, length)]
-        pos = [v[0]] + v[2:]
-        conds = [f"s2.open < {xv!r}"] + [f"{pos[i]}.open > {pos[i - 1]}.open * {c!r}"
-                                         for i in range(1, len(pos))]
-    else:
-        raise CepsimInputError(f"darling: unknown stock query {query!r}; use one of "
-                               f"{', '.join(STOCK_QUERIES)}")
-    return f"PATTERN SEQ({', '.join(parts)}) WHERE {' AND '.join(conds)} {w}"
+    neg = f"s2.open < {ARTIFACT_STATS[tick[1]][0] if x is None else float(x)!r}"
+    return table1_chain(query, {"sq1": "plain", "sq2": "kleene", "sq3": "neg"}, "stock",
+                        STOCK_QUERIES, tick, "s", length, "volume" if query == "sq1" else "open",
+                        c, neg, w)
+
+
+#: the bus queries (PVLDB'22 Table 1, queries C): they run on the seeded Dublin-bus stand-in
+#: (``workloads.darling_bus``)
+BUS_QUERIES = ("bq1", "bq1pm", "bq2", "bq3")
+#: Table 1's factor C of the bus queries: the authors' 0.5 (darling/patterns_examples.txt lines
+#: 4-164, ``c.dist > b.dist * 0.5``)
+BUS_C = 0.5
+#: Table 1's X of Q3^C (``L_j.delay > X``): the authors' 200 s (darling/patterns_examples.txt
+#: lines 39-74, ``39! b ... b.delay > 200``)
+BUS_X = 200.0
+
+
+def bus_query_text(query: str, window_ms: float, length: int = 3, c: float = BUS_C,
+                   x: float = BUS_X, threshold: float | None = None) -> str:
+    """Pattern text of Table 1's bus queries (PVLDB'22 §5.1), window ``window_ms`` ms, over the
+    authors' lines ``workloads.darling_bus.LINES`` = 15, 39, 145, 38, 25, 46, 40, 27 in their
+    order (darling/patterns_examples.txt lines 3-8, 141-164).
+
+    * ``bq1`` = Q1^C: ``SEQ(L_1, ..., L_n) WHERE L_i.dist > L_{i-1}.dist x C`` (i = 2..n; Table
+      1 chains every consecutive pair, the authors' lines 4-38 start the chain at ``c > b``:
+      the table is followed);
+    * ``bq2`` = Q2^C: ``SEQ(L_1, KLEENE(L_2), L_3, ..., L_n)``, the same chain (the authors'
+      ``39+ b``, lines 75-110; a Kleene variable in a condition holds for each of its events,
+      docs/SEMANTICS.md), n >= 3;
+    * ``bq3`` = Q3^C: ``SEQ(L_1, NEG(L_2), L_3, ..., L_n) WHERE L_2.delay > X AND`` the chain over
+      the consecutive positive lines (L_3 follows L_1), n >= 3 (the authors' ``39! b ...
+      b.delay > 200``, lines 39-74: the negated line vetoes a match when one of its records with
+      delay > X falls between L_1 and L_3, the engine's NOT-with-condition, docs/SEMANTICS.md);
+    * ``bq1pm``: the authors' partial-matches panel, lines 116-120: ``SEQ(15 a, 145 b, 39 c)
+      WHERE a.dist > 0 AND b.dist > c.dist AND c.dist > 5000 AND b.dist > X`` (X =
+      ``threshold``, the authors' 0 / 1000 / 2000 / 3000 / 5000)."""
+    from workloads.darling_bus import LINES
+    w = f"WITHIN {window_ms:g} ms"
+    if query == "bq1pm":
+        xv = 0.0 if threshold is None else float(threshold)
+        return ("PATTERN SEQ(15 a, 145 b, 39 c) WHERE a.dist > 0.0 AND b.dist > c.dist AND "
+                f"c.dist > 5000.0 AND b.dist > {xv!r} {w}")
+    return table1_chain(query, {"bq1": "plain", "bq2": "kleene", "bq3": "neg"}, "bus",
+                        BUS_QUERIES, LINES, "l", length, "dist", c, f"l2.delay > {float(x)!r}",
+                        w)
 
 
 def query_text(query: str, window_ms: float, threshold: float | None = None,
@@ -171,6 +231,8 @@ def query_text(query: str, window_ms: float, threshold: float | None = None,
     w = f"WITHIN {window_ms:g} ms"
     if query in STOCK_QUERIES:
         return stock_query_text(query, window_ms, length, threshold=threshold)
+    if query in BUS_QUERIES:
+        return bus_query_text(query, window_ms, length, threshold=threshold)
     extra = f" AND b.v > {threshold!r}" if threshold is not None else ""
     if query == "q1":
         return ("PATTERN SEQ(61 a, 8 b, 13 c) WHERE |a.x - b.x| <= 50000 AND a.v > b.v * 1.5"
@@ -253,8 +315,16 @@ def _stock(n_events: int, seed: int):
     return stock_stream(n_events, seed=seed)
 
 
+@lru_cache(maxsize=4)
+def _bus(n_events: int, seed: int, low_rate: float):
+    from workloads.darling_bus import bus_stream
+    return bus_stream(n_events, seed=seed, low_rate=low_rate)
+
+
 def _stream_for(params: dict):
-    """The point's stream: the seeded stock stand-in for the stock queries (``STOCK_QUERIES``:
+    """The point's stream: the seeded Dublin-bus stand-in for the bus queries (``BUS_QUERIES``:
+    ``workloads.darling_bus.bus_stream(n_events, seed=synth_seed, low_rate=bus_low_rate)``); the
+    seeded stock stand-in for the stock queries (``STOCK_QUERIES``:
     ``workloads.darling_stock.stock_stream(n_events, seed=synth_seed)``); the synthetic players
     for ``q2len`` / ``q3len``; else the soccer sample's first
     ``n_events`` (``stream = "sample"``, the default) or, with ``stream = "continued"``, the
@@ -262,6 +332,8 @@ def _stream_for(params: dict):
     (``workloads.soccer_synth.continue_sample``, seed ``synth_seed``: the latency-cap
     experiment, ``sim.studies.darling.cap``)."""
     n = int(params.get("n_events", 50000))
+    if params.get("query", "q1") in BUS_QUERIES:
+        return _bus(n, int(params.get("synth_seed", 1)), float(params.get("bus_low_rate", 0.5)))
     if params.get("query", "q1") in STOCK_QUERIES:
         return _stock(n, int(params.get("synth_seed", 1)))
     if params.get("query", "q1") in ("q2len", "q3len"):
@@ -290,7 +362,11 @@ def _program(params: dict, stream, window_ms=None, threshold="param", length=Non
     w = float(params["window_ms"] if window_ms is None else window_ms)
     thr = b_threshold(params, stream) if threshold == "param" else threshold
     ln = int(params.get("length", 3) if length is None else length)
-    if q in STOCK_QUERIES:
+    if q in BUS_QUERIES:
+        text = bus_query_text(q, w, ln, c=float(params.get("bus_c", BUS_C)),
+                              x=float(params.get("bus_x", BUS_X)),
+                              threshold=None if thr is None else float(thr))
+    elif q in STOCK_QUERIES:
         text = stock_query_text(q, w, ln, c=float(params.get("stock_c", STOCK_C)),
                                 x=params.get("stock_x"),
                                 threshold=None if thr is None else float(thr))
@@ -307,7 +383,9 @@ def _ref_key(params: dict, window_ms=None, threshold="param", length=None) -> tu
             (params.get("b_keep"), params.get("b_threshold")) if threshold == "param"
             else threshold,
             int(params.get("length", 3) if length is None else length),
-            float(params.get("stock_c", STOCK_C)), params.get("stock_x"))
+            float(params.get("stock_c", STOCK_C)), params.get("stock_x"),
+            float(params.get("bus_c", BUS_C)), float(params.get("bus_x", BUS_X)),
+            float(params.get("bus_low_rate", 0.5)))
 
 
 _REF: dict = {}
