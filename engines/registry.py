@@ -86,10 +86,17 @@ def run_engine(name: str, program, stream, **options) -> EngineResult:
                                f"{name!r} engine cannot evaluate; use engine 'remote' (EIRES "
                                "strategies, option strategy=BL1|BL2|BL3|PFetch|LzEval|Hybrid) or "
                                "'oracle'")
+    if name in _CORR_PREPARED:   # correlations read operands centred once per event
+        from engines.corr_prep import prepare_corr
+        program, stream = prepare_corr(program, stream)
     res = get_engine(name)(program, stream, **options)
     check_caps(name, res, options.get("max_partial_matches"), options.get("max_matches"))
     return res
 
+
+# engines whose kernels read correlation predicates only through ``eval_pred``, which reads
+# operands centred once per event when ``engines.corr_prep`` prepared them (bit-identical)
+_CORR_PREPARED = frozenset({"eager", "chain", "tree", "hybrid", "ztree", "sase"})
 
 # engines whose kernel enforces (max_partial_matches, max_matches) itself, in bounded memory
 _CAPS_INSIDE: dict[str, tuple[bool, bool]] = {
