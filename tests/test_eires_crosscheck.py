@@ -142,3 +142,13 @@ def test_rankings_leave_out_runs_without_a_result():
     from sim.studies.eires.refs import order
     d = {"BL1": 12178.5, "BL3": float("nan"), "Hybrid": 120.0, "LzEval": 93.0}
     assert order(cc.finite(d)) == "LzEval < Hybrid < BL1"
+
+
+def test_median_run_picks_the_middle_blocking_count():
+    """Four runs with 5, 1, 3, 9 blocking fetches and a timed-out one (-1): the median run is the
+    lower middle of the four finished ones (3); every run is kept under ``runs``."""
+    runs = [{"p50": float(b), "p95": 0.0, "p99": 0.0, "blocking": b, "matches": 7}
+            for b in (5, 1, -1, 3, 9)]
+    m = _crosscheck().median_run(runs)
+    assert m["blocking"] == 3 and m["p50"] == 3.0
+    assert [r["blocking"] for r in m["runs"]] == [5, 1, -1, 3, 9]

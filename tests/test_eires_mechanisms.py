@@ -8,7 +8,8 @@ against a count made by hand (zbjob/EIRES 4dc0a6b; engines/remote/config.py name
   (``bl3_fetch="serial"``, EIRES_BL3_*/PatternMatcher.cpp lines 1609-1640).
 * A cache hit refreshes the key only when the predicate holds (``cache_refresh="pass"``,
   PatternMatcher.cpp lines 1056-1065); a key's count drops when a partial match leaves a state
-  referencing it (``key_count="live"``, lines 879-880).
+  referencing it (``key_count="live"``, lines 879-880; ``"fifo"``, as the artifact's buffers
+  remove entries, is tests/test_eires_fifo_counts.py).
 * PFetch sends one prefetch per ``prefetch_period`` transitions into the classes before the
   check that hold the key, with no cache / in-flight / utility test (lines 1035-1046).
 """
@@ -166,7 +167,8 @@ def test_key_count_drops_when_a_partial_match_leaves():
     rows += [("X", 0, 2)] * 5
     rows += [("A", 300, 3), ("B", 0, 3)]
     s = _stream(rows)
-    r = _run(q, s, strategy="BL2", cache="cost", cache_size=4, utility="artifact")
+    r = _run(q, s, strategy="BL2", cache="cost", cache_size=4, utility="artifact",
+             key_count="live")
     assert [_count(r, k) for k in (100, 200, 300)] == [0, 0, 1]
     r2 = _run(q, s, strategy="BL2", cache="cost", cache_size=4, utility="artifact",
               key_count="cumulative")
@@ -180,10 +182,12 @@ def test_accepted_match_counts_until_its_window_expires():
     q = ("PATTERN SEQ(A a, B b, C c, D d) WHERE SAME[id] AND REMOTE[a.v1] <= 5000 AT b "
          f"WITHIN 5 events {NEXT}")
     s1 = _stream(ONE_RUN)
-    r = _run(q, s1, strategy="LzEval", cache="cost", cache_size=4, utility="artifact")
+    r = _run(q, s1, strategy="LzEval", cache="cost", cache_size=4, utility="artifact",
+             key_count="live")
     assert _count(r, 7) == 1
     s2 = _stream(ONE_RUN + [("X", 0, 1)] * 2)
-    r2 = _run(q, s2, strategy="LzEval", cache="cost", cache_size=4, utility="artifact")
+    r2 = _run(q, s2, strategy="LzEval", cache="cost", cache_size=4, utility="artifact",
+              key_count="live")
     assert _count(r2, 7) == 0
 
 

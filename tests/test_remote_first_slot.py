@@ -67,7 +67,7 @@ def first_slot_cases(draw):
                  in_event_order=draw(st.sampled_from(["class", "arrival"])),
                  fetch_overhead_us=draw(st.sampled_from([0.0, 66.0])),
                  utility=draw(st.sampled_from(["paper", "artifact"])),
-                 key_count=draw(st.sampled_from(["live", "cumulative"])),
+                 key_count=draw(st.sampled_from(["fifo", "live", "cumulative"])),
                  lz_block_prob=draw(st.sampled_from([0.0, 0.5])),
                  bl3_fetch=draw(st.sampled_from(["serial", "parallel"])))
     unit = np.full(C.N_COUNTERS, draw(st.sampled_from([1e-8, 1e-6, 2e-5])))

@@ -21,7 +21,7 @@ UTILITIES = ("paper", "artifact")
 LZ_POSTPONES = ("accept", "eq8")
 BL3_FETCHES = ("serial", "parallel")
 CACHE_REFRESHES = ("pass", "hit")
-KEY_COUNTS = ("live", "cumulative")
+KEY_COUNTS = ("live", "cumulative", "fifo")
 PREFETCHES = ("artifact", "utility")
 
 
@@ -47,6 +47,10 @@ class RemoteOptions:
     alternative reading).  ``merge_requests``: False (the artifact) - a blocking fetch sleeps on the
     matching thread's own clock and every LzEval miss sends a new request; True - a request for
     a key already in flight joins it and blocking fetches queue on the W workers.
+    ``request_cost_us``: time the matching thread spends handing one request to a fetch worker
+    (a prefetch or an LzEval request; the artifact's ``FetchWorker::fetch`` takes a mutex and
+    wakes the worker through a condition variable, FetchWorker.cpp 35-40), on top of the
+    ``remote_fetch`` unit cost every fetch pays; 0 = none (blocking sleeps never pay it).
     """
 
     strategy: str = "Hybrid"
@@ -76,6 +80,7 @@ class RemoteOptions:
     prefetch: str = "artifact"
     prefetch_period: int = 2000
     artifact_weight: float = 1.0
+    request_cost_us: float = 0.0
     remote_table: object = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -112,6 +117,11 @@ class RemoteOptions:
             if not isinstance(v, (int, float)) or not 0.0 <= float(v) <= 1.0:
                 raise CepsimInputError(f"remote engine: {name} must be a number in [0, 1], got "
                                        f"{v!r}")
+        if isinstance(self.request_cost_us, bool) or \
+                not isinstance(self.request_cost_us, (int, float)) or \
+                not 0.0 <= float(self.request_cost_us) < float("inf"):
+            raise CepsimInputError("remote engine: request_cost_us must be a finite number of "
+                                   f"microseconds >= 0, got {self.request_cost_us!r}")
         if isinstance(self.fetch_overhead_us, bool) or \
                 not isinstance(self.fetch_overhead_us, (int, float)) or \
                 not 0.0 <= float(self.fetch_overhead_us) < float("inf"):

@@ -43,7 +43,9 @@ predicate to the accept state, one new worker request per miss on the way (``lz_
 probability ``lz_block_prob`` a miss before the accept state blocks at once.  BL3 sleeps once
 per completed candidate's remote predicate, serially, without a cache read (``bl3_fetch``).  A
 hit refreshes the key only when the predicate holds (``cache_refresh``); a key's count is
-decremented when a partial match leaves a state referencing it (``key_count``).  PFetch sends
+decremented when a partial match leaves a state referencing it (``key_count``; ``fifo`` = as
+the artifact's state buffers remove the entry - from the front of the buffer only, once
+consumed or expired, none in the stream's first window).  PFetch sends
 one prefetch per ``prefetch_period`` transitions into the states holding the key before its
 check (``prefetch``; ``utility`` = Algs. 1-3 as above).
 
@@ -91,7 +93,7 @@ I_STRAT, I_CACHE, I_CAP, I_W, I_SEED, I_LOOK, I_SPAN, I_UPER, I_SWIN, I_MTHR, I_
     I_LZACC, I_BL3SER, I_REFPASS, I_KLIVE, I_PFART, I_PFPER, I_NOISEKEY = range(29)
 N_IOPT = 29
 # fopt indices
-F_LUNIT, F_WF, F_WC, F_NOISE, F_WIN, F_BASE, F_OVER, F_LZBLOCK, F_AW = range(9)
+F_LUNIT, F_WF, F_WC, F_NOISE, F_WIN, F_BASE, F_OVER, F_LZBLOCK, F_AW, F_REQ = range(10)
 # trace kinds
 TR_START, TR_COMPUTE, TR_ISSUE, TR_WAIT, TR_OBSERVE, TR_EMIT, TR_END, TR_EVICT, TR_BLOCK = \
     range(9)
@@ -109,14 +111,21 @@ C_LRU, C_COST = range(2)
 # Partial-match pool ``pm``: int64[cap, PM_EV + M], one row per partial match (bump allocated,
 # compacted by ``_compact``): kernel slot reached, bitmask of postponed remote predicates, next
 # row of its partition's list (-1 = last), alive flag, generation (bumped when the row is reused;
-# timers check it), then the event index bound at each slot.
-PM_SLOT, PM_PEND, PM_NEXT, PM_ALIVE, PM_GEN, PM_EV = range(6)
+# timers check it), its entry in its class's FIFO (``key_count="fifo"``, -1 = none), then the
+# event index bound at each slot.
+PM_SLOT, PM_PEND, PM_NEXT, PM_ALIVE, PM_GEN, PM_FQ, PM_EV = range(7)
 # Estimated-arrival timer store ``tmr``: int64[TM_ROWS, cap] (rows, so ``tmr[TM_HEAP]`` is a
 # contiguous heap key array beside the heap's float times ``tht``): heap keys (timer ids),
 # partial-match row, its generation, remote predicate, and the stack of free ids.
 TM_HEAP, TM_PM, TM_GEN, TM_PRED, TM_FREE = range(5)
 TM_ROWS = 5
 TIMER_CAP0 = 64
+# The artifact's state buffers for ``key_count="fifo"``: ``fq`` int64[FQ_KEY + NR, cap], one
+# column per entry of a class that references a key: the next entry of its class's FIFO (-1 =
+# last), the run's first event, a consumed flag, a slot of the free-id stack, the key per remote
+# predicate (-1 = not referenced there); grown by ``_grow_timers`` (``fq_t`` its unused times).
+FQ_NEXT, FQ_FIRST, FQ_DEAD, FQ_FREE, FQ_KEY = range(5)
+FQ_CAP0 = 64
 # Matches ``m_id``: int64[cap, 1 (+ M when recorded)]: detecting event, then the event per slot;
 # their emission times in ``m_t``.
 
@@ -180,21 +189,23 @@ def _timing(la, ea, mc, r, chk, kslot, thr):
 
 
 @njit(cache=True)
-def _grow_timers(tht, tmr, te_nfree, need):
-    """Double the estimated-arrival timer store until ``need`` ids are free; returns
+def _grow_timers(tht, tmr, te_nfree, need, free_row):
+    """Double a store of records with a free-id stack (the estimated-arrival timers: ``tht``
+    their due times, ``tmr`` int64[rows, cap] with the stack in row ``free_row``; the FIFO
+    entries of ``key_count="fifo"`` the same way) until ``need`` ids are free; returns
     ``(tht, tmr, te_nfree)``.  The new ids go to the BOTTOM of the free stack, in the order a
     store that only grew once empty would hand them out (lowest new id first), so the ids
     taken, and with them the heap's tie-breaks, are the same whenever the growth happens."""
     while te_nfree < need:
         old = tht.shape[0]
         n_tht = np.zeros(2 * old)
-        n_tmr = np.zeros((TM_ROWS, 2 * old), dtype=np.int64)
+        n_tmr = np.zeros((tmr.shape[0], 2 * old), dtype=np.int64)
         n_tht[:old] = tht
         n_tmr[:, :old] = tmr
         for j in range(old):                    # ids old..2*old-1, the lowest one on top
-            n_tmr[TM_FREE, j] = 2 * old - 1 - j
+            n_tmr[free_row, j] = 2 * old - 1 - j
         for j in range(te_nfree):
-            n_tmr[TM_FREE, old + j] = tmr[TM_FREE, j]
+            n_tmr[free_row, old + j] = tmr[free_row, j]
         te_nfree += old
         tht = n_tht
         tmr = n_tmr
@@ -221,6 +232,52 @@ def _future_use(k, NR, M, r_kslot, r_chk, ttot, tcnt, avgP):
             if ttot[row] > 0:
                 fu += avgP[s] * tcnt[row, k] / ttot[row]
     return fu
+
+
+@leaf_njit
+def _member_utils(members, csize, cap, rank, rkey, tier, need, tcnt, ttot, avgP, NR, M, r_kslot,
+                  r_chk, lbar, wc, wf, compute, pf_util, du, clk):
+    """The utility refresh over the cache's members (Eqs. 3-6): ``compute`` (a ranked cost cache
+    or utility prefetching) writes each member's cache utility (T1 above every T2) to ``rkey``
+    and its key to ``rank[cap + q]``, and returns the lowest prefetch utility (the minimum a
+    prefetch must beat); either way one UTILITY_UPDATE per member is added to both clocks, in
+    order, as ``_tick`` adds them (the caller counts them).  Without utility prefetching no
+    minimum is read, so a T1 member whose utility bound keeps ``uc + 1e300`` at exactly 1e300
+    (|uc| < 7e283; each class's share of the future use is at most 1, per predicate) is not
+    computed, nor the future use of a key with no recorded transition (every term 0.0)."""
+    c0 = clk[0]
+    c1 = clk[1]
+    mu = np.inf
+    if not compute:
+        for q in range(csize):
+            c0 += du
+            c1 += du
+        clk[0] = c0
+        clk[1] = c1
+        return mu
+    fu_max = 0.0
+    for s in range(M):
+        fu_max += avgP[s]
+    fu_max *= max(NR, 1)
+    tall = tcnt.shape[0] - 1
+    for q in range(csize):
+        k = members[q]
+        rank[cap + q] = k
+        c0 += du
+        c1 += du
+        if not pf_util and tier[k] == 1 and lbar * (abs(need[k]) + fu_max) < 1e283:
+            rkey[q] = 1e300
+            continue
+        fu = _future_use(k, NR, M, r_kslot, r_chk, ttot, tcnt, avgP) \
+            if tcnt[tall, k] != 0 else 0.0
+        uc = lbar * (wc * need[k] + (1.0 - wc) * fu)
+        uf = lbar * (wf * need[k] + (1.0 - wf) * fu)
+        if uf < mu:
+            mu = uf
+        rkey[q] = uc + (1e300 if tier[k] == 1 else 0.0)
+    clk[0] = c0
+    clk[1] = c1
+    return mu
 
 
 @njit(cache=True, inline="always")
@@ -252,12 +309,16 @@ def _prefetch_pays(kk, csize, cap, lat_sum, nfetch, lunit, fopt, need, NR, M, r_
 
 @leaf_njit
 def _issue_fetch(kk, tr, seed, nfetch, lat_sum, lunit, over, wfree, inflight, arr_tier, ht, hk, hn,
-                 cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst):
+                 cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst, req):
     """Send a fetch of key ``kk`` to the fetch workers (``engines.remote.store``): charge it
-    (REMOTE_FETCH), draw its latency, give it to the first free worker, mark it in flight with
-    the cache tier it will enter (1 on demand / LzEval, 2 prefetched) and queue its completion.
-    Returns ``(nfetch, lat_sum, hn)``.  The one place a worker fetch is issued."""
+    (REMOTE_FETCH, plus ``req`` seconds of handing it over, ``request_cost_us``), draw its
+    latency, give it to the first free worker, mark it in flight with the cache tier it will
+    enter (1 on demand / LzEval, 2 prefetched) and queue its completion.  Returns ``(nfetch,
+    lat_sum, hn)``.  The one place a worker fetch is issued."""
     _tick(cnt, i, C.REMOTE_FETCH, 1, unit, clk)
+    if req > 0.0:
+        clk[0] += req
+        clk[1] += req
     lat = fetch_latency(seed, nfetch, lunit) + over
     done = assign_worker(wfree, clk[0], lat)
     if tracing:
@@ -286,8 +347,53 @@ def _try_prefetch(key, fopt, seed, ndecide, K, incache, inflight, csize, cap, la
     nfetch, lat_sum, hn = _issue_fetch(kk, np.int64(2), seed, nfetch, lat_sum, lunit,
                                        fopt[F_OVER], wfree, inflight,
                                        arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k,
-                                       tr_a, tr_b, tr_x, tst)
+                                       tr_a, tr_b, tr_x, tst, fopt[F_REQ])
     return True, ndecide, nfetch, lat_sum, hn
+
+
+# The cost cache's eviction ranking (``utility="paper"``): the members at the last utility
+# refresh in ascending order of their cache utility, ties by position (numpy's stable sort;
+# NaN last).  Victims are taken from its front until the next refresh, and a refresh ranks up
+# to ``cap`` keys while few of them are taken, so the ranking is a binary min-heap over the
+# positions (built in O(n), one O(log n) pop per victim) rather than a sort: the same order,
+# popped lazily.  ``rank`` is int64[2 * cap]: the heap of positions in ``rank[:cap]``, the
+# member keys at the refresh in ``rank[cap:]``; ``rkey`` their utilities.
+@njit(cache=True, inline="always")
+def _rk_less(rkey, a, b):
+    ka = rkey[a]
+    kb = rkey[b]
+    if ka < kb:
+        return True
+    if ka == kb:
+        return a < b
+    if ka != ka:                                # NaN: after every number, stable among NaNs
+        return kb != kb and a < b
+    return kb != kb
+
+
+@leaf_njit
+def _rk_sift(rank, rkey, n, j):
+    """Sift position ``j`` of the ranking heap ``rank[:n]`` down."""
+    while True:
+        l = 2 * j + 1
+        if l >= n:
+            break
+        c = l
+        if l + 1 < n and _rk_less(rkey, rank[l + 1], rank[l]):
+            c = l + 1
+        if not _rk_less(rkey, rank[c], rank[j]):
+            break
+        rank[c], rank[j] = rank[j], rank[c]
+        j = c
+
+
+@leaf_njit
+def _rk_build(rank, rkey, n):
+    """The ranking heap over positions ``0..n-1`` of ``rkey``."""
+    for j in range(n):
+        rank[j] = j
+    for j in range(n // 2 - 1, -1, -1):
+        _rk_sift(rank, rkey, n, j)
 
 
 # The artifact's cost cache (zbjob/EIRES src/EIRES_cost_cache/Cache_ordered.cpp): an ordered set
@@ -390,7 +496,7 @@ def _cache_touch(k, lprev, lnext, lhead, ltail, csize, art, autil, cu, ck, cpos,
 
 @leaf_njit
 def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltail, members, mpos,
-               csize, rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
+               csize, rank, rkey, rank_h, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
                tst, art, autil, cu, ck, cpos):
     """A fetched element arrives at the cache (``tr``: the tier it enters).  Already cached (a
     duplicate request: the artifact does not merge them): refreshed as most recent.  Else, when
@@ -399,18 +505,18 @@ def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltai
     Every step is a CACHE_OP.  ``art`` (the artifact's cost cache, see ``_cu_less``): the
     victim is the lowest (count at last update, key), and a full cache drops a key whose count
     is not above it (a TR_EVICT of the key itself in the trace).  Returns ``(lhead, ltail,
-    csize, rank_ptr)``."""
+    csize, rank_h)``."""
     if incache[k2] == 1:
         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
         lhead, ltail = _cache_touch(k2, lprev, lnext, lhead, ltail, csize, art, autil, cu, ck,
                                     cpos, cnt, i, unit, clk)
-        return lhead, ltail, csize, rank_ptr
+        return lhead, ltail, csize, rank_h
     if art and csize >= cap:
         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
         if not float(autil[k2]) > cu[0]:
             if tracing:
                 _trace(tr_k, tr_a, tr_b, tr_x, tst, np.int64(TR_EVICT), k2, np.int64(0), 0.0, clk)
-            return lhead, ltail, csize, rank_ptr        # not admitted
+            return lhead, ltail, csize, rank_h        # not admitted
     while csize >= cap:
         if cache_kind == C_LRU:
             v = ltail
@@ -420,9 +526,11 @@ def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltai
             _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
         else:
             v = -1
-            while rank_ptr < rank_n:
-                v = rank[rank_ptr]
-                rank_ptr += 1
+            while rank_h > 0:                   # the next of the ranking (see _rk_less)
+                v = rank[cap + rank[0]]
+                rank_h -= 1
+                rank[0] = rank[rank_h]
+                _rk_sift(rank, rkey, rank_h, np.int64(0))
                 _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
                 if incache[v] == 1:
                     break
@@ -465,7 +573,7 @@ def _cache_put(k2, tr, cap, cache_kind, incache, tier, lprev, lnext, lhead, ltai
         _tick(cnt, i, C.SEARCH_CMP, st, unit, clk)
     csize += 1
     _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
-    return lhead, ltail, csize, rank_ptr
+    return lhead, ltail, csize, rank_h
 
 
 @njit(cache=True)
@@ -496,8 +604,10 @@ def _enter_class(pm, p, ns, pend, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt,
         if r_kslot[r] <= ns < r_chk[r]:
             kk = kid[pm[p, PM_EV + r_kslot[r]], r_kid[r]]
             row = r * M + ns
+            tall = tcnt.shape[0] - 1             # the last row: each key's total over rows
             if ring_fill == swin:
                 tcnt[ring_j[ring_pos], ring_k[ring_pos]] -= 1
+                tcnt[tall, ring_k[ring_pos]] -= 1
                 ttot[ring_j[ring_pos]] -= 1
             else:
                 ring_fill += 1
@@ -505,6 +615,7 @@ def _enter_class(pm, p, ns, pend, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt,
             ring_k[ring_pos] = kk
             ring_pos = (ring_pos + 1) % swin
             tcnt[row, kk] += 1
+            tcnt[tall, kk] += 1
             ttot[row] += 1
             _tick(cnt, i, C.STAT_UPDATE, 1, unit, clk)
     return ring_pos, ring_fill
@@ -615,7 +726,7 @@ def _period_prefetch(key, pf_cnt, pf_per, noise_key, fopt, seed, ndecide, nfetch
         nfetch, lat_sum, hn = _issue_fetch(kk, np.int64(2), seed, nfetch, lat_sum, lunit,
                                            fopt[F_OVER], wfree,
                                            inflight, arr_tier, ht, hk, hn, cnt, i, unit, clk,
-                                           tracing, tr_k, tr_a, tr_b, tr_x, tst)
+                                           tracing, tr_k, tr_a, tr_b, tr_x, tst, fopt[F_REQ])
     return pf_cnt, ndecide, nfetch, lat_sum, hn
 
 
@@ -648,6 +759,54 @@ def hist_percentiles(h: np.ndarray, pcts) -> np.ndarray:
         b = int(np.searchsorted(cum, rank + 1))
         out[j] = 0.0 if b == 0 else 10.0 ** (HIST_LO_DECADE + (b - 0.5) / HIST_PER_DECADE)
     return out
+
+
+@leaf_njit
+def _fq_pop(fq, nfree, fq_head, fq_tail, s, i, ts, win, count_win, K, NR, lastfirst, kcount,
+            autil, fsnap, aw):
+    """The artifact's ``State::removeTimeouts`` on class ``s`` (PatternMatcher.cpp 806-889): pop
+    entries from the FRONT of the class's buffer while the front one is consumed or expired,
+    each popped entry's keys losing one count (lines 879-880); an entry behind a live front
+    waits.  Returns ``nfree``."""
+    e = fq_head[s]
+    while e != -1:
+        first = fq[FQ_FIRST, e]
+        if fq[FQ_DEAD, e] == 0:
+            expired = (i - first >= win) if count_win else (ts[i] - ts[first] > win)
+            if not expired:
+                break
+        for r in range(NR):
+            k = fq[FQ_KEY + r, e]
+            if k >= 0:
+                _kc_leave(k, first, s, lastfirst, kcount, autil, fsnap, aw)
+        nx = fq[FQ_NEXT, e]
+        fq[FQ_FREE, nfree] = e
+        nfree += 1
+        e = nx
+    fq_head[s] = e
+    if e == -1:
+        fq_tail[s] = -1
+    return nfree
+
+
+@leaf_njit
+def _fq_new(fq, nfree, fq_head, fq_tail, s, first, NR):
+    """A new entry at the back of class ``s``'s FIFO (the artifact's ``State::insert``,
+    push_back, PatternMatcher.cpp 768-770) for a run whose first event is ``first``, no key
+    yet; returns ``(entry, nfree)``."""
+    nfree -= 1
+    e = fq[FQ_FREE, nfree]
+    fq[FQ_NEXT, e] = -1
+    fq[FQ_FIRST, e] = first
+    fq[FQ_DEAD, e] = 0
+    for r in range(NR):
+        fq[FQ_KEY + r, e] = -1
+    if fq_tail[s] >= 0:
+        fq[FQ_NEXT, fq_tail[s]] = e
+    else:
+        fq_head[s] = e
+    fq_tail[s] = e
+    return e, nfree
 
 
 @njit(cache=True)
@@ -694,7 +853,7 @@ def _compact(pm, head, tail, newcap, tmr, thn):
 def _remote_check(r, bit, postponed, ns, complete, pend, tmp, kid, r_kslot, r_kid, r_chk, strat,
                   cap, cache_kind, bl3_ser, ref_pass, use_lz, merge, adaptive, span, lz_block,
                   seed, lunit, fopt, iopt, hn, ht, hk, inflight, arr_tier, wfree, incache, tier,
-                  lprev, lnext, lhead, ltail, members, mpos, csize, rank, rank_n, rank_ptr, art,
+                  lprev, lnext, lhead, ltail, members, mpos, csize, rank, rkey, rank_h, art,
                   autil, cu, ck, cpos, hits, misses, ea, la, mc, mlast, n_lzroll, nfetch,
                   lat_sum, n_thread, blocked, rtab, attrs, r_op, r_cslot, r_ccol, r_scale, r_off,
                   cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x, tst):
@@ -713,9 +872,9 @@ def _remote_check(r, bit, postponed, ns, complete, pend, tmp, kid, r_kslot, r_ki
         hn = heap_pop(ht, hk, hn)
         inflight[k2] = -1.0
         if cap > 0:
-            lhead, ltail, csize, rank_ptr = _cache_put(
+            lhead, ltail, csize, rank_h = _cache_put(
                 k2, arr_tier[k2], cap, cache_kind, incache, tier, lprev, lnext, lhead, ltail,
-                members, mpos, csize, rank, rank_n, rank_ptr, cnt, i, unit, clk, tracing, tr_k,
+                members, mpos, csize, rank, rkey, rank_h, cnt, i, unit, clk, tracing, tr_k,
                 tr_a, tr_b, tr_x, tst, art, autil, cu, ck, cpos)
     if strat != S_BL1 and not bl3_ser:
         _tick(cnt, i, C.CACHE_OP, 1, unit, clk)
@@ -761,11 +920,11 @@ def _remote_check(r, bit, postponed, ns, complete, pend, tmp, kid, r_kslot, r_ki
                 nfetch, lat_sum, hn = _issue_fetch(
                     key, np.int64(1), seed, nfetch, lat_sum, lunit, fopt[F_OVER], wfree,
                     inflight, arr_tier, ht, hk, hn, cnt, i, unit, clk, tracing, tr_k, tr_a,
-                    tr_b, tr_x, tst)
+                    tr_b, tr_x, tst, fopt[F_REQ])
             if bl3_all or may_wait:
                 pend |= bit
                 # BL3: waited for below, all at once; LzEval: re-checked at a later class
-                return (np.int64(1), pend, hn, lhead, ltail, csize, rank_ptr, hits, misses,
+                return (np.int64(1), pend, hn, lhead, ltail, csize, rank_h, hits, misses,
                         n_lzroll, nfetch, lat_sum, n_thread, blocked)
             done = inflight[key]
             if tracing:
@@ -797,30 +956,30 @@ def _remote_check(r, bit, postponed, ns, complete, pend, tmp, kid, r_kslot, r_ki
                 hn = heap_pop(ht, hk, hn)
                 inflight[k2] = -1.0
                 if cap > 0:
-                    lhead, ltail, csize, rank_ptr = _cache_put(
+                    lhead, ltail, csize, rank_h = _cache_put(
                         k2, arr_tier[k2], cap, cache_kind, incache, tier,
                         lprev, lnext, lhead, ltail, members, mpos, csize,
-                        rank, rank_n, rank_ptr, cnt, i, unit, clk,
+                        rank, rkey, rank_h, cnt, i, unit, clk,
                         tracing, tr_k, tr_a, tr_b, tr_x, tst, art, autil,
                         cu, ck, cpos)
             if cap > 0:
-                lhead, ltail, csize, rank_ptr = _cache_put(
+                lhead, ltail, csize, rank_h = _cache_put(
                     key, np.int64(2), cap, cache_kind, incache, tier, lprev, lnext, lhead,
-                    ltail, members, mpos, csize, rank, rank_n, rank_ptr, cnt, i, unit, clk,
+                    ltail, members, mpos, csize, rank, rkey, rank_h, cnt, i, unit, clk,
                     tracing, tr_k, tr_a, tr_b, tr_x, tst, art, autil, cu, ck, cpos)
     # evaluate
     if postponed:
         pend &= ~bit
     if not _remote_holds(r, key, tmp, rtab, attrs, r_op, r_cslot, r_ccol,
                          r_scale, r_off, cnt, i, unit, clk):
-        return (np.int64(2), pend, hn, lhead, ltail, csize, rank_ptr, hits, misses, n_lzroll,
+        return (np.int64(2), pend, hn, lhead, ltail, csize, rank_h, hits, misses, n_lzroll,
                 nfetch, lat_sum, n_thread, blocked)
     if have and ref_pass:
         # a hit whose predicate holds refreshes the key (line 1065)
         lhead, ltail = _cache_touch(
             key, lprev, lnext, lhead, ltail, csize, art, autil, cu, ck,
             cpos, cnt, i, unit, clk)
-    return (np.int64(0), pend, hn, lhead, ltail, csize, rank_ptr, hits, misses, n_lzroll,
+    return (np.int64(0), pend, hn, lhead, ltail, csize, rank_h, hits, misses, n_lzroll,
             nfetch, lat_sum, n_thread, blocked)
 
 
@@ -923,6 +1082,18 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     # the accept state's buffer is swept by removeTimeouts like the others, line 544): a heap of
     # (expiry, key) for them
     klive = art_util and iopt[I_KLIVE] == 1
+    # key_count="fifo": the decrement as the artifact's removeTimeouts makes it - entries leave a
+    # state's buffer from its front only, and none before the stream's first window has passed
+    # (PatternMatcher.cpp 539-545, 806-889)
+    kfifo = art_util and iopt[I_KLIVE] == 2
+    fq = np.zeros((FQ_KEY + max(NR, 1), FQ_CAP0 if kfifo else 1), dtype=np.int64)
+    fq_t = np.zeros(fq.shape[1])
+    for j in range(fq.shape[1]):
+        fq[FQ_FREE, j] = fq.shape[1] - 1 - j
+    fq_nfree = np.int64(fq.shape[1])
+    fq_head = np.full(max(M, 1), -1, dtype=np.int64)
+    fq_tail = np.full(max(M, 1), -1, dtype=np.int64)
+    fq_new = np.int64(-1)
     aw = fopt[F_AW]
     autil = np.zeros(K if art_util else 1)
     fsnap = np.zeros(K if art_util else 1)
@@ -934,16 +1105,18 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
     ck = np.zeros(max(cap, 1), dtype=np.int64)
     cpos = np.full(K if art else 1, -1, dtype=np.int64)
     mpos = np.full(K, -1, dtype=np.int64)
-    rank = np.zeros(max(cap, 1), dtype=np.int64)
-    rank_n = 0
-    rank_ptr = np.int64(0)
+    rank = np.zeros(2 * max(cap, 1), dtype=np.int64)    # the eviction ranking (_rk_less)
+    rkey = np.zeros(max(cap, 1))
+    rank_h = np.int64(0)
     min_util = 0.0
     hits = 0
     misses = 0
     # utility statistics
     need = np.zeros(K)
     nrm = max(NR, 1) * M
-    tcnt = np.zeros((nrm, K), dtype=np.int32)
+    # transitions per (predicate x class, key) in the statistics window; the last row holds
+    # each key's total, so a key that none of them recorded is known to have no future use
+    tcnt = np.zeros((nrm + 1, K), dtype=np.int32)
     ttot = np.zeros(nrm, dtype=np.int64)
     swin = iopt[I_SWIN]
     ring_j = np.zeros(swin, dtype=np.int64)
@@ -1049,24 +1222,16 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
             lbar = lat_sum / nfetch if nfetch > 0 else lunit * 5.5 + fopt[F_OVER]
             # cache utilities: ranking (cost cache) and the minimum (prefetch selection)
             if csize > 0 and (cache_kind == C_COST or pf_util):
-                keyv = np.empty(csize)
-                mu = np.inf
-                for q in range(csize):
-                    k = members[q]
-                    fu = _future_use(k, NR, M, r_kslot, r_chk, ttot, tcnt, avgP)
-                    uc = lbar * (fopt[F_WC] * need[k] + (1.0 - fopt[F_WC]) * fu)
-                    uf = lbar * (fopt[F_WF] * need[k] + (1.0 - fopt[F_WF]) * fu)
-                    _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
-                    if uf < mu:
-                        mu = uf
-                    keyv[q] = uc + (1e300 if tier[k] == 1 else 0.0)
-                min_util = mu
-                if cache_kind == C_COST and not art:
-                    order = np.argsort(keyv, kind="mergesort")
-                    for q in range(csize):
-                        rank[q] = members[order[q]]
-                    rank_n = csize
-                    rank_ptr = np.int64(0)
+                ranked = cache_kind == C_COST and not art
+                mu = _member_utils(members, csize, cap, rank, rkey, tier, need, tcnt, ttot, avgP,
+                                   NR, M, r_kslot, r_chk, lbar, fopt[F_WC], fopt[F_WF],
+                                   ranked or pf_util, pf_util, unit[C.UTILITY_UPDATE], clk)
+                cnt[i, C.UTILITY_UPDATE] += csize
+                if ranked or pf_util:
+                    min_util = mu
+                if ranked:
+                    _rk_build(rank, rkey, csize)
+                    rank_h = csize
                     _tick(cnt, i, C.SEARCH_CMP, csize * int(math.ceil(math.log2(csize + 1))),
                           unit, clk)
             if adaptive:
@@ -1174,8 +1339,17 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                 xhn = heap_pop(xht, xhk, xhn)
             if xht.shape[0] < xhn + (psize[g] + 1) * NR:
                 xht, xhk = _grow_heap(xht, xhk, xhn, xhn + (psize[g] + 1) * NR)
+        if kfifo:
+            if fq_nfree < psize[g] + 2:
+                fq_t, fq, fq_nfree = _grow_timers(fq_t, fq, fq_nfree, psize[g] + 2,
+                                                  np.int64(FQ_FREE))
+            if (count_win and i >= win) or (not count_win and ts[i] - ts[0] > win):
+                for s in range(M):
+                    fq_nfree = _fq_pop(fq, fq_nfree, fq_head, fq_tail, np.int64(s), i, ts, win,
+                                       count_win, K, NR, lastfirst, kcount, autil, fsnap, aw)
         if pf_util and te_nfree < (psize[g] + 1) * n_ea_pred:
-            tht, tmr, te_nfree = _grow_timers(tht, tmr, te_nfree, (psize[g] + 1) * n_ea_pred)
+            tht, tmr, te_nfree = _grow_timers(tht, tmr, te_nfree, (psize[g] + 1) * n_ea_pred,
+                                              np.int64(TM_FREE))
         # Order of work inside the event (``in_event_order``): "class" = the authors' artifact,
         # which runs the event's transitions in query order, each over the partial matches of
         # its source state (PatternMatcher::event, src/EIRES_cost_cache/PatternMatcher.cpp
@@ -1213,13 +1387,13 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             if strat == S_BL3:
                                 pend0 |= bit               # BL3: everything waits for completion
                                 continue
-                            (st_r, pend0, hn, lhead, ltail, csize, rank_ptr, hits, misses,
+                            (st_r, pend0, hn, lhead, ltail, csize, rank_h, hits, misses,
                              n_lzroll, nfetch, lat_sum, n_thread, blocked) = _remote_check(
                                 r, bit, False, np.int64(0), False, pend0, tmp, kid, r_kslot, r_kid,
                                 r_chk, strat, cap, cache_kind, bl3_ser, ref_pass, use_lz, merge,
                                 adaptive, span, lz_block, seed, lunit, fopt, iopt, hn, ht, hk,
                                 inflight, arr_tier, wfree, incache, tier, lprev, lnext, lhead,
-                                ltail, members, mpos, csize, rank, rank_n, rank_ptr, art, autil,
+                                ltail, members, mpos, csize, rank, rkey, rank_h, art, autil,
                                 cu, ck, cpos, hits, misses, ea, la, mc, mlast, n_lzroll, nfetch,
                                 lat_sum, n_thread, blocked, rtab, attrs, r_op, r_cslot, r_ccol,
                                 r_scale, r_off, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
@@ -1250,6 +1424,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             pm[p, PM_ALIVE] = 1
                             pm[p, PM_GEN] += 1
                             pm[p, PM_NEXT] = -1
+                            pm[p, PM_FQ] = -1
                             if tail[g] >= 0:
                                 pm[tail[g], PM_NEXT] = p
                             else:
@@ -1266,6 +1441,13 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     if _key_refs(np.int64(0), r, r_kslot, r_chk, use_pf, use_lz):
                                         _kc_add(kid[i, r_kid[r]], 1, kcount, autil, fsnap, aw)
                                         _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
+                                        if kfifo:
+                                            if pm[p, PM_FQ] < 0:
+                                                e0, fq_nfree = _fq_new(
+                                                    fq, fq_nfree, fq_head, fq_tail, np.int64(0),
+                                                    np.int64(i), NR)
+                                                pm[p, PM_FQ] = e0
+                                            fq[FQ_KEY + r, pm[p, PM_FQ]] = kid[i, r_kid[r]]
                             if use_util:
                                 ring_pos, ring_fill = _enter_class(
                                     pm, p, 0, pend0, NR, M, r_chk, r_kslot, kid, r_kid, need, tcnt,
@@ -1324,6 +1506,10 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             ok = False
                             break
                     if ok:
+                        if kfifo and policy_next and pm[q, PM_FQ] >= 0:
+                            # the run moves on: its entry in class s is consumed
+                            # (PatternMatcher.cpp 1027-1028), left to the FIFO
+                            fq[FQ_DEAD, pm[q, PM_FQ]] = 1
                         if adaptive:
                             for r in range(NR):
                                 if r_chk[r] == ns:
@@ -1344,13 +1530,13 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             if strat == S_BL3 and not complete:
                                 pend |= bit                # BL3: everything waits for completion
                                 continue
-                            (st_r, pend, hn, lhead, ltail, csize, rank_ptr, hits, misses,
+                            (st_r, pend, hn, lhead, ltail, csize, rank_h, hits, misses,
                              n_lzroll, nfetch, lat_sum, n_thread, blocked) = _remote_check(
                                 r, bit, postponed, ns, complete, pend, tmp, kid, r_kslot, r_kid,
                                 r_chk, strat, cap, cache_kind, bl3_ser, ref_pass, use_lz, merge,
                                 adaptive, span, lz_block, seed, lunit, fopt, iopt, hn, ht, hk,
                                 inflight, arr_tier, wfree, incache, tier, lprev, lnext, lhead,
-                                ltail, members, mpos, csize, rank, rank_n, rank_ptr, art, autil, cu,
+                                ltail, members, mpos, csize, rank, rkey, rank_h, art, autil, cu,
                                 ck, cpos, hits, misses, ea, la, mc, mlast, n_lzroll, nfetch,
                                 lat_sum, n_thread, blocked, rtab, attrs, r_op, r_cslot, r_ccol,
                                 r_scale, r_off, cnt, i, unit, clk, tracing, tr_k, tr_a, tr_b, tr_x,
@@ -1390,6 +1576,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                             pend = 0
                         if policy_next:
                             remove = True                  # the run moves on (or dies)
+                        fq_new = np.int64(-1)
                         if alive and art_util:
                             # the artifact's per-key counts: +1 per transition into a state that
                             # references the key (PatternMatcher.cpp line 1127): the checking
@@ -1400,6 +1587,11 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     kk = kid[tmp[r_kslot[r]], r_kid[r]]
                                     _kc_add(kk, 1, kcount, autil, fsnap, aw)
                                     _tick(cnt, i, C.UTILITY_UPDATE, 1, unit, clk)
+                                    if kfifo:
+                                        if fq_new < 0:
+                                            fq_new, fq_nfree = _fq_new(fq, fq_nfree, fq_head,
+                                                                       fq_tail, ns, tmp[0], NR)
+                                        fq[FQ_KEY + r, fq_new] = kk
                                     if klive and complete:
                                         # it leaves the accept state when its window expires
                                         xe = float(tmp[0] + win) if count_win else \
@@ -1438,6 +1630,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                 pm[q, PM_EV + ns] = i
                                 pm[q, PM_SLOT] = ns
                                 pm[q, PM_PEND] = pend
+                                pm[q, PM_FQ] = fq_new
                                 remove = False
                                 _tick(cnt, i, C.PM_CREATED, 1, unit, clk)
                                 _tick(cnt, i, C.PM_REMOVED, 1, unit, clk)
@@ -1455,6 +1648,7 @@ def _run(types, ts, attrs, arr, part, rtab, vtype, pred_i, pred_f,
                                     pm[p, PM_EV + s2] = tmp[s2]
                                 pm[p, PM_SLOT] = ns
                                 pm[p, PM_PEND] = pend
+                                pm[p, PM_FQ] = fq_new
                                 pm[p, PM_ALIVE] = 1
                                 pm[p, PM_GEN] += 1
                                 pm[p, PM_NEXT] = -1
@@ -1667,7 +1861,7 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
     iopt[I_LZACC] = 1 if opts.lz_postpone == "accept" else 0
     iopt[I_BL3SER] = 1 if opts.bl3_fetch == "serial" else 0
     iopt[I_REFPASS] = 1 if opts.cache_refresh == "pass" else 0
-    iopt[I_KLIVE] = 1 if opts.key_count == "live" else 0
+    iopt[I_KLIVE] = {"live": 1, "fifo": 2}.get(opts.key_count, 0)
     iopt[I_PFART] = 1 if opts.prefetch == "artifact" else 0
     iopt[I_PFPER] = opts.prefetch_period
     # the artifact's noise key is key 1 (line 1038); its dense id, or the smallest key's
@@ -1675,7 +1869,8 @@ def run_remote(program, stream, arrivals=None, unit_cost=None, base_cost: float 
         np.any(uniq == 1.0) else 0
     fopt = np.array([opts.latency_unit_us * 1e-6, opts.omega_fetch, opts.omega_cache, opts.noise,
                      program.window, float(base_cost), opts.fetch_overhead_us * 1e-6,
-                     float(opts.lz_block_prob), float(opts.artifact_weight)],
+                     float(opts.lz_block_prob), float(opts.artifact_weight),
+                     float(opts.request_cost_us) * 1e-6],
                     dtype=np.float64)
     res = _run(stream.types.astype(np.int32), np.ascontiguousarray(stream.ts, np.float64),
                np.ascontiguousarray(stream.attrs, np.float64), a, part, rtab, t["vtype"],

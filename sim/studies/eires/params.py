@@ -66,9 +66,12 @@ POINT = Declaration("eires:point", params=(
     Param("cache_refresh", "string", "pass", "a cache hit refreshes the key only when the "
           "remote predicate holds (the artifact, PatternMatcher.cpp 1056-1065) or on every hit",
           choices=("pass", "hit")),
-    Param("key_count", "string", "live", "the artifact utility's per-key count: decremented "
-          "when a partial match leaves a referencing state (PatternMatcher.cpp 879-880) or "
-          "increments only", choices=("live", "cumulative")),
+    Param("key_count", "string", "live", "the artifact utility's per-key count, decremented "
+          "(PatternMatcher.cpp 879-880) when the partial match leaves a referencing state; "
+          "'fifo' = as the artifact's removeTimeouts removes the entry: from the front of its "
+          "state's buffer only, consumed or expired, none in the stream's first window "
+          "(806-889, 539-545); 'cumulative' = increments only",
+          choices=("live", "fifo", "cumulative")),
     Param("prefetch", "string", "artifact", "PFetch: one prefetch per prefetch_period "
           "transitions, as the artifact (PatternMatcher.cpp 1035-1046), or Algs. 1-3 with the "
           "utility test", choices=("artifact", "utility")),
@@ -77,6 +80,11 @@ POINT = Declaration("eires:point", params=(
     Param("artifact_weight", "float", 1.0, "the artifact's -w (its tune_weight build, Fig 11b): "
           "the cost cache ranks a key by w * count + (1 - w) * its count when a partial match "
           "last left a referencing state; 1 = the cost-cache build", low=0, high=1),
+    Param("request_cost_us", "float", 0.0, "microseconds the matching thread spends handing "
+          "one request (prefetch or LzEval) to a fetch worker, on top of the profile's "
+          "remote_fetch (the artifact's FetchWorker::fetch: a mutex and a condition-variable "
+          "wake-up, FetchWorker.cpp 35-40; measured 10-18 us on one pinned CPU, "
+          "sim/core/profiles/eires_artifact_measured.toml); 0 = not charged", low=0),
     Param("rate", "float", 0.0, "Poisson arrival rate (events/s) of the arr_lat_* extension; "
           "0 = only the saturated run", low=0),
 ))

@@ -24,6 +24,9 @@ The artifact's mechanisms are the defaults (``lz_postpone``, ``lz_block_prob``, 
 ``cache_refresh``, ``key_count``, ``prefetch``, ``prefetch_period``, ``artifact_weight``;
 engines/remote/config.py
 names the artifact line each follows); the paper's readings are their named variants.
+``request_cost_us`` (default 0) charges the matching thread per request handed to a fetch
+worker, the artifact's cost of one on a single pinned CPU being 10-18 us
+(sim/core/profiles/eires_artifact_measured.toml): the setting for comparisons with such runs.
 
 Every point names its cost profile (``profile``: ``default`` = cepsim's round numbers,
 ``eires_artifact`` = the authors' system, sim/core/profiles/eires_artifact.toml) and its reading of
@@ -173,7 +176,8 @@ def point(params: dict, seed: int) -> dict:
               key_count=str(p.get("key_count", "live")),
               prefetch=str(p.get("prefetch", "artifact")),
               prefetch_period=int(p.get("prefetch_period", 2000)),
-              artifact_weight=float(p.get("artifact_weight", 1.0)))
+              artifact_weight=float(p.get("artifact_weight", 1.0)),
+              request_cost_us=float(p.get("request_cost_us", 0.0)))
     unit, base = prof.unit_vector(), float(prof.base_cost)
     lat, _, busy, tot, info, nmatch = _run(stream, texts, np.zeros(n), kw, unit, base)
     row: dict = {"n_used": n, "n_matches": int(nmatch), "cache_size_used": kw["cache_size"],
