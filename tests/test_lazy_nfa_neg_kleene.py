@@ -86,7 +86,7 @@ def test_chain_and_tree_equal_oracle_with_negations(match_rate):
     rate = match_rate("lazy chain + tree, NOT start/middle/end (+ Kleene, AND/OR)")
     seen: Counter = Counter()
 
-    @settings(max_examples=70, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=90, deadline=None, suppress_health_check=list(HealthCheck))
     @given(case=_with_negations(), data=st.data())
     def prop(case, data):
         pattern, stream = case
