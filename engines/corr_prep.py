@@ -18,7 +18,6 @@ time per evaluation changes.
 from __future__ import annotations
 
 import dataclasses
-import weakref
 
 import numpy as np
 from numba import njit
@@ -88,18 +87,17 @@ def _centre_into(attrs: np.ndarray, c: int, n: int, out: np.ndarray, o: int) -> 
         out[e, o + n] = ss
 
 
-_last_stream: list = [None, None, None]    # [weakref to the stream, operands, prepared stream]
-
-
 def prepared_stream(program: Program, stream: EventStream) -> EventStream:
     """``stream`` with the centred blocks of ``corr_operands(program)`` appended to its
-    attribute matrix (the stream itself when there is none); the last one is kept, so engines
-    run one after another on one stream centre it once."""
+    attribute matrix (the stream itself when there is none); kept in the stream's memo, so
+    engines run one after another on one stream centre it once, and freed with the stream."""
     ops = corr_operands(program)
     if not ops:
         return stream
-    ref, key, hit = _last_stream
-    if ref is not None and ref() is stream and key == ops:
+    memo = program_memo(stream)
+    key = ("corr_prepared", tuple(ops))
+    hit = memo.get(key)
+    if hit is not None:
         return hit
     n_ev, n_attr = stream.attrs.shape
     width = sum(n + 1 for _, n in ops)
@@ -109,8 +107,7 @@ def prepared_stream(program: Program, stream: EventStream) -> EventStream:
     for c, n in ops:
         _centre_into(stream.attrs, np.int64(c), np.int64(n), attrs, np.int64(o))
         o += n + 1
-    out = dataclasses.replace(stream, attrs=attrs)
-    _last_stream[:] = [weakref.ref(stream), ops, out]
+    memo[key] = out = dataclasses.replace(stream, attrs=attrs)
     return out
 
 

@@ -1,5 +1,6 @@
 """``program_memo(program)``: a dict of derived data that lives exactly as long as one compiled
-``Program``; ``kept(program, name, maxsize)``: a bounded map inside it.
+``Program`` (or any other object that takes weak references, e.g. an ``EventStream``);
+``kept(program, name, maxsize)``: a bounded map inside it.
 
 Engines derive tables from a program again and again (the tree evaluator's OR alternatives and
 plan tables, the chain's per-order tables, once per run; the adaptive scenario runs thousands of
@@ -7,6 +8,7 @@ plans of one program).  A ``Program`` holds numpy arrays, so it cannot be a dict
 is keyed by ``id(program)`` and holds a weak reference to it: the entry is dropped when the
 program is collected, and a new program that reuses a dead one's ``id`` never sees the dead
 one's memo.  Values must be derived from the program alone (plus the key they are stored under).
+A stream's memo holds data derived from that stream (``engines.corr_prep``), freed with it.
 """
 from __future__ import annotations
 
@@ -18,8 +20,8 @@ from engines.compile import Program
 _memos: dict[int, tuple[weakref.ref, dict]] = {}
 
 
-def program_memo(program: Program) -> dict:
-    """The memo dict of ``program`` (empty at first)."""
+def program_memo(program: Program | object) -> dict:
+    """The memo dict of ``program`` (empty at first); any weakly referenceable object works."""
     key = id(program)
     hit = _memos.get(key)
     if hit is not None and hit[0]() is program:

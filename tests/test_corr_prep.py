@@ -75,6 +75,19 @@ def test_operands_shared_and_plain_programs_unchanged():
     assert prepare_corr(plain, st) == (plain, st)
 
 
+def test_prepared_stream_kept_while_the_stream_lives_and_freed_with_it():
+    import gc
+    import weakref
+    st = _vector_stream([[1.0, 2.0], [3.0, 1.0], [0.0, 5.0]])
+    prog = _program("PATTERN SEQ(A a, B b) WHERE corr(a.h, b.h) > 0", st)
+    first = prepare_corr(prog, st)[1]
+    assert prepare_corr(prog, st)[1] is first        # centred once per stream
+    gone = weakref.ref(first)
+    del first, st
+    gc.collect()
+    assert gone() is None
+
+
 def _same_result(name: str, prog, stream) -> int:
     """``run_engine`` (centred operands) against the engine on the plain program: every output."""
     try:
