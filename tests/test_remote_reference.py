@@ -27,7 +27,7 @@ for _q, _greedy in (("Q1", False), ("Q1", True), ("Q2", False), ("Q1end", False)
             _CASES.append((_q, _greedy, _st, _cache, {}))
 for _kw in ({"bl3_fetch": "parallel"}, {"lz_postpone": "eq8"}, {"prefetch": "utility"},
             {"utility": "paper"}, {"merge_requests": True}, {"in_event_order": "arrival"},
-            {"lz_span": 3}, {"lz_block_prob": 0.3}):
+            {"lz_span": 3}, {"lz_block_prob": 0.3}, {"key_count": "live"}):
     for _st in ("BL3", "PFetch", "Hybrid"):
         _CASES.append(("Q1", False, _st, "cost", _kw))
 

@@ -76,7 +76,7 @@ class RemoteOptions:
     lz_block_prob: float = 0.0
     bl3_fetch: str = "serial"
     cache_refresh: str = "pass"
-    key_count: str = "live"
+    key_count: str = "fifo"
     prefetch: str = "artifact"
     prefetch_period: int = 2000
     artifact_weight: float = 1.0

@@ -43,9 +43,9 @@ predicate to the accept state, one new worker request per miss on the way (``lz_
 probability ``lz_block_prob`` a miss before the accept state blocks at once.  BL3 sleeps once
 per completed candidate's remote predicate, serially, without a cache read (``bl3_fetch``).  A
 hit refreshes the key only when the predicate holds (``cache_refresh``); a key's count is
-decremented when a partial match leaves a state referencing it (``key_count``; ``fifo`` = as
-the artifact's state buffers remove the entry - from the front of the buffer only, once
-consumed or expired, none in the stream's first window).  PFetch sends
+decremented as the artifact's state buffers remove the entry - from the front of the buffer
+only, once consumed or expired, none in the stream's first window (``key_count = "fifo"``;
+``live`` = when a partial match leaves a state referencing it).  PFetch sends
 one prefetch per ``prefetch_period`` transitions into the states holding the key before its
 check (``prefetch``; ``utility`` = Algs. 1-3 as above).
 

@@ -66,12 +66,12 @@ POINT = Declaration("eires:point", params=(
     Param("cache_refresh", "string", "pass", "a cache hit refreshes the key only when the "
           "remote predicate holds (the artifact, PatternMatcher.cpp 1056-1065) or on every hit",
           choices=("pass", "hit")),
-    Param("key_count", "string", "live", "the artifact utility's per-key count, decremented "
-          "(PatternMatcher.cpp 879-880) when the partial match leaves a referencing state; "
-          "'fifo' = as the artifact's removeTimeouts removes the entry: from the front of its "
-          "state's buffer only, consumed or expired, none in the stream's first window "
-          "(806-889, 539-545); 'cumulative' = increments only",
-          choices=("live", "fifo", "cumulative")),
+    Param("key_count", "string", "fifo", "the artifact utility's per-key count, decremented "
+          "(PatternMatcher.cpp 879-880) as the artifact's removeTimeouts removes the entry: "
+          "from the front of its state's buffer only, consumed or expired, none in the "
+          "stream's first window (806-889, 539-545); 'live' = when the partial match leaves "
+          "a referencing state; 'cumulative' = increments only",
+          choices=("fifo", "live", "cumulative")),
     Param("prefetch", "string", "artifact", "PFetch: one prefetch per prefetch_period "
           "transitions, as the artifact (PatternMatcher.cpp 1035-1046), or Algs. 1-3 with the "
           "utility test", choices=("artifact", "utility")),

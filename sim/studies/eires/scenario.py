@@ -173,7 +173,7 @@ def point(params: dict, seed: int) -> dict:
               lz_block_prob=float(p.get("lz_block_prob", 0.0)),
               bl3_fetch=str(p.get("bl3_fetch", "serial")),
               cache_refresh=str(p.get("cache_refresh", "pass")),
-              key_count=str(p.get("key_count", "live")),
+              key_count=str(p.get("key_count", "fifo")),
               prefetch=str(p.get("prefetch", "artifact")),
               prefetch_period=int(p.get("prefetch_period", 2000)),
               artifact_weight=float(p.get("artifact_weight", 1.0)),
