@@ -425,6 +425,17 @@ CASES = {
           r"capacity$"]),
         (lambda d: S.claim_per_set_report(d), _df(*_junk()), False, [r"^no supported rows$"]),
     ],
+    "claim_protocol_report": [
+        # every row is a scan row (seed 1): d_opt of the scan is inv0.2 (best mean over n of the
+        # SEQ rows), the tuning rows pick inv0.1
+        (lambda d: S.claim_protocol_report(d), _inv_best().assign(stream_seed=1), True,
+         [r"^traffic/zstream: d from the Fig\. 5 scan inv0\.2: inv / best other n=3: 2\.73, "
+          r"n=5: 2\.73, inv / static n=3: 3\.00, n=5: 3\.00 \| d from the tuning seeds inv0\.1: "
+          r"inv / best other n=3: 1\.10, n=5: 1\.09"]),
+        (lambda d: S.claim_protocol_report(d), _inv_best().assign(stream_seed=4), False,
+         [r"no Fig\. 5 scan rows"]),
+        (lambda d: S.claim_protocol_report(d), _df(*_junk()), False, [r"^no supported rows$"]),
+    ],
     "claim_rank_report": [
         (lambda d: S.claim_rank_report(d), _with_rank(_inv_best()), True,
          [r"^traffic/zstream n=3: tau 0\.50 \(exact 0\.60\), regret 1\.50 \(exact 1\.25\), gap "

@@ -4,8 +4,10 @@
 ``thr{t}`` / ``inv{d}`` labels present), ``coverage`` (which pattern sets an average covers),
 ``zero_match_points`` (points whose pattern found no match: an average over them measures a
 pattern that cannot match, so ``tuned`` refuses them with ``ZeroMatchError``),
-``tuned`` (best d and t on the tuning seeds, per-n means on the evaluation seeds; section 5.2:
-d_opt and t_opt are found by parameter scanning), ``headroom_table`` (the headroom oracle's
+``tuned`` (the d and t of a Fig. 6-7 comparison and the per-n means on the evaluation seeds;
+section 5.2: "For the invariant-based method, the d_opt values obtained during the first
+experiment were used", t_opt "empirically found ... using a similar series of runs"),
+``fig5_d_opt`` (the best d of a Fig. 5 scan), ``headroom_table`` (the headroom oracle's
 ratios), ``drift_axes`` / ``drift_table`` (the drift studies' settings) and ``COST_AXES`` (the
 cost-sensitivity study's axes).  Rows come from ``sim.studies.adaptive.scenario.point``.
 """
@@ -72,11 +74,39 @@ def coverage(df) -> str:
     return "; ".join(parts)
 
 
-def tuned(df, dataset: str, planner: str, allow_zero: bool = False) -> dict | None:
-    """Best d and t on the tuning seeds (mean throughput over n and pattern sets), and the
-    evaluation rows' per-n means of static / uncond / thr(t_best) / inv(d_best).  A point whose
-    pattern found no match raises ``ZeroMatchError`` unless ``allow_zero`` (the figures draw
-    such averages with a warning instead); ``zero`` lists those points."""
+#: Fig. 5's scan inside a Fig. 6 / Fig. 7 run: experiments/adaptive/fig5.toml runs the SEQ set
+#: for n = 3-8 on stream seeds 1-3 with the stream, window, statistics and prices of fig6.toml
+#: (traffic) and fig7.toml (stocks), so the SEQ rows of those seeds in a Fig. 6-7 run are Fig. 5's
+#: points, bit for bit (tests/test_adaptive_protocol.py holds the three configs to it).
+FIG5_SCAN_PSET = "seq"
+FIG5_SCAN_SEEDS = (1, 2, 3)
+#: where a Fig. 6-7 comparison takes its invariant distance: ``"fig5"`` (section 5.2's protocol:
+#: d_opt of the Fig. 5 scan) or ``"tune"`` (a variant: the best d on the tuning seeds, mean over
+#: every pattern set, as t is chosen)
+D_FROM = ("fig5", "tune")
+
+
+def fig5_d_opt(rows, labels: list[str]) -> str | None:
+    """The best invariant label of a Fig. 5 scan: the largest mean over n of the per-n mean
+    throughput (``claims.claim_dopt_vs_d0`` reads d_opt the same way); None without a measured
+    throughput."""
+    m = rows.groupby("n")[[c + "_thr" for c in labels]].mean().dropna(how="all")
+    if m.empty or not labels:
+        return None
+    return str(m.mean().idxmax())[:-4]
+
+
+def tuned(df, dataset: str, planner: str, allow_zero: bool = False,
+          d_from: str = "tune") -> dict | None:
+    """The d and t of a Fig. 6-7 comparison, and the evaluation rows' per-n means of static /
+    uncond / thr(t_best) / inv(d_best).  t: the best on the tuning seeds (mean throughput over n
+    and pattern sets).  d: ``d_from = "fig5"`` takes d_opt of the Fig. 5 scan (the SEQ rows of
+    ``FIG5_SCAN_SEEDS``, ``fig5_d_opt``), as section 5.2 did; ``"tune"`` chooses it as t is
+    chosen.  ``d_source`` says which was used.  A point whose pattern found no match raises
+    ``ZeroMatchError`` unless ``allow_zero`` (the figures draw such averages with a warning
+    instead); ``zero`` lists those points."""
+    if d_from not in D_FROM:
+        raise ValueError(f"adaptive: d_from must be one of {D_FROM}, got {d_from!r}")
     d = supported_rows(df)
     d = d[(d["dataset"] == dataset) & (d["planner"] == planner)]
     if d.empty:
@@ -91,6 +121,16 @@ def tuned(df, dataset: str, planner: str, allow_zero: bool = False) -> dict | No
     inv = method_labels(d, "inv")
     thr = method_labels(d, "thr")
     best_inv = max(inv, key=lambda c: tune[c + "_thr"].mean()) if inv else None
+    d_source = "tuning seeds"
+    if d_from == "fig5" and inv:
+        scan = (d[(d["pset"] == FIG5_SCAN_PSET) & d["stream_seed"].isin(FIG5_SCAN_SEEDS)]
+                if "stream_seed" in d.columns else d.iloc[0:0])
+        if scan.empty:
+            raise ValueError(f"adaptive: {dataset}/{planner} has no Fig. 5 scan rows (pattern "
+                             f"set {FIG5_SCAN_PSET!r}, stream seeds {FIG5_SCAN_SEEDS}) to take "
+                             f"d_opt from; use d_from = 'tune'")
+        best_inv = fig5_d_opt(scan, inv) or best_inv
+        d_source = "Fig. 5 scan"
     best_thr = max(thr, key=lambda c: tune[c + "_thr"].mean()) if thr else None
     # a tuned value at the grid's largest entry means the grid did not bracket the optimum
     edges = [lab for lab, labs in ((best_inv, inv), (best_thr, thr))
@@ -105,12 +145,14 @@ def tuned(df, dataset: str, planner: str, allow_zero: bool = False) -> dict | No
                 if "oracle_thr" in ev.columns else {})
     return {"best_inv": best_inv, "best_thr": best_thr, "per_n": per_n, "inv_labels": inv,
             "thr_labels": thr, "eval": ev, "tune": tune, "edges": edges,
-            "oracle_n": oracle_n, "zero": zero}
+            "oracle_n": oracle_n, "zero": zero, "d_source": d_source}
 
 
 def tuning_text(t: dict) -> str:
-    """``inv0.5, thr3`` plus a warning when a tuned value is the grid's largest."""
-    s = f"{t['best_inv']}, {t['best_thr']}"
+    """``inv0.5, thr3`` (``inv0.5 (d_opt of the Fig. 5 scan), thr3`` when d comes from the
+    scan) plus a warning when a chosen value is the grid's largest."""
+    note = " (d_opt of the Fig. 5 scan)" if t.get("d_source") == "Fig. 5 scan" else ""
+    s = f"{t['best_inv']}{note}, {t['best_thr']}"
     return s + (f"; AT GRID EDGE: {', '.join(t['edges'])}" if t.get("edges") else "")
 
 
