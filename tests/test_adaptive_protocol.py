@@ -106,3 +106,22 @@ def test_fig5_reading_needs_scan_rows():
         tuned(df[df["pset"] == "and"], "stocks", "greedy", d_from="fig5")
     with pytest.raises(ValueError, match="d_from"):
         tuned(df, "stocks", "greedy", d_from="best")
+
+
+def test_k_of_per_planner():
+    """K_zstream applies to ZStream points only; "calibrated" reads the per-data-set choice."""
+    from sim.studies.adaptive.invariant_k import ZSTREAM_K, k_of
+    base = {"K": 1, "dataset": "stocks"}
+    assert k_of({**base, "planner": "greedy", "K_zstream": "calibrated"}) == 1
+    assert k_of({**base, "planner": "zstream"}) == 1
+    assert k_of({**base, "planner": "zstream", "K_zstream": 3}) == 3
+    assert k_of({**base, "planner": "zstream", "K_zstream": "calibrated"}) == ZSTREAM_K["stocks"]
+
+
+@pytest.mark.parametrize("bad", ["two", 0, "calibrated-ish"])
+def test_bad_k_zstream_is_refused(bad):
+    from engines.errors import CepsimInputError
+    from sim.studies.adaptive.scenario import _check_point
+    with pytest.raises(CepsimInputError, match="K_zstream"):
+        _check_point({"dataset": "stocks", "planner": "zstream", "pset": "seq", "n": 3,
+                      "K_zstream": bad})

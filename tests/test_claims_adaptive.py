@@ -425,6 +425,23 @@ CASES = {
           r"capacity$"]),
         (lambda d: S.claim_per_set_report(d), _df(*_junk()), False, [r"^no supported rows$"]),
     ],
+    "claim_k_choice": [
+        # traffic's configured K is "all" (invariant_k.ZSTREAM_K): only K = all is under 5 %
+        (lambda d: S.claim_k_choice(d), _df(*[_row(K=k, ce=10, inv0_fn=f) for k, f in
+                                              (("1", 0.5), ("2", 0.3), ("3", 0.2),
+                                               ("all", 0.0))], *_junk()), True,
+         [r"^traffic: false negatives at d=0 K=1 0\.500 .*K=all 0\.000 .*search picks K=all, "
+          r"configured K=all"]),
+        # K = 2 already under 5 %: the search picks 2, not the configured all
+        (lambda d: S.claim_k_choice(d), _df(*[_row(K=k, ce=10, inv0_fn=f) for k, f in
+                                              (("1", 0.5), ("2", 0.01), ("3", 0.0),
+                                               ("all", 0.0))]), False,
+         [r"search picks K=2, configured K=all"]),
+        # other check periods and the greedy planner do not count
+        (lambda d: S.claim_k_choice(d), _df(_row(K="all", ce=100, inv0_fn=0.0),
+                                            _row(pl="greedy", K="all", ce=10, inv0_fn=0.0)),
+         False, [r"^no ZStream rows at check_every = 10$"]),
+    ],
     "claim_protocol_report": [
         # every row is a scan row (seed 1): d_opt of the scan is inv0.2 (best mean over n of the
         # SEQ rows), the tuning rows pick inv0.1

@@ -107,6 +107,13 @@ def _seeds(kept=(50.0, 54.0, 50.0, 54.0), lat=(1.0, 1.1, 1.0, 1.1), seeds=(1, 2)
         seeds=seeds)
 
 
+def _peaks(kept=(50.0, 54.0), lat=(1.0, 1.1)):
+    return _dar("n_peaks", (1, 4), {
+        "darling": {"kept_pct": list(kept), "latency_mean": list(lat)},
+        "random_pm": {"kept_pct": [0.0, 100.0], "latency_mean": [1.0, 9.0]}}).assign(
+            window_ms=50)
+
+
 def _vs_ri(darling=(50.0, 40.0), ri=(50.0, 41.0)):
     return _dar("window_ms", (10, 100), {"darling": {"kept_pct": list(darling)},
                                          "random_input": {"kept_pct": list(ri)}})
@@ -246,6 +253,19 @@ CASES = [
      _seeds(lat=(1.0, 1.1, 1.0, 1.5)), False, [r"latency: max 28\.3 %"]),
     ("seeds-fail-one-seed", lambda df: S.claim_seed_spread(df),
      _seeds(kept=(50, 50), lat=(1, 1), seeds=(1,)), False, [r"^needs >= 2 seeds per point$"]),
+
+    # --- claim_peaks_effect: across n_peaks 1 and 4 at W = 50, DARLING kept 50 / 54 (std 2.83),
+    # latency 1.0 / 1.1 (rel. std 6.7 %); random PM's spread is printed, never judged
+    ("peaks-pass", lambda df: S.claim_peaks_effect(df), _peaks(), True,
+     [r"^DARLING across n_peaks: window_ms=50: kept std 2\.83 points, latency rel\. std 6\.7 % "
+      r"\(kept 1: 50\.0, 4: 54\.0\) \(limits: 6 points, 12 %\); others: random_pm window_ms=50: "
+      r"kept std 70\.71 points"]),
+    ("peaks-fail-kept", lambda df: S.claim_peaks_effect(df), _peaks(kept=(50.0, 60.0)), False,
+     [r"kept std 7\.07 points"]),
+    ("peaks-fail-latency", lambda df: S.claim_peaks_effect(df), _peaks(lat=(1.0, 1.5)), False,
+     [r"latency rel\. std 28\.3 %"]),
+    ("peaks-fail-one-count", lambda df: S.claim_peaks_effect(df),
+     _peaks().query("n_peaks == 4"), False, [r"^needs rows at >= 2 values of n_peaks$"]),
 
     # --- claim_darling_vs_random_input
     ("vs-ri-pass", lambda df: S.claim_darling_vs_random_input(df, x="window_ms", tol=0.05),

@@ -107,3 +107,27 @@ def test_unbounded_target_drops_nothing_where_a_bounded_one_sheds(data):
     lat = rows.set_index("method")["latency_mean"]
     # eSPICE / hSPICE pay the replicated windows on top of the same matching work
     assert lat["espice"] >= lat["none"] and lat["hspice"] >= lat["none"]
+
+
+def test_peak_layouts_share_section_5_1s_load():
+    """Section 5.1: 70 % of the post-warm-up data in peaks, 30 % between them.  Four peaks are
+    the paper's 30/10/20/10 % at the authors' starts; other counts split the same shares
+    evenly, each peak after its gap; a count below 1 or on the testbed shape is refused."""
+    from engines.errors import CepsimInputError
+    from sim.studies.darling.scenario import PEAKS, overload_segments, peak_layout
+    assert peak_layout(4) == PEAKS
+    for k in (1, 2, 3, 8):
+        lay = peak_layout(k)
+        assert len(lay) == k
+        assert sum(ln for _, ln in lay) == pytest.approx(0.7)
+        ends = [0.0] + [s + ln for s, ln in lay]
+        gaps = [s - e for (s, _), e in zip(lay, ends)]
+        assert gaps == pytest.approx([0.3 / k] * k) and ends[-1] == pytest.approx(1.0)
+    # two peaks, 10 % warm-up: 0.9 x (0.15 lull, 0.35 peak, 0.15 lull, 0.35 peak)
+    segs = overload_segments(100, 10, 1.0, "peaks", 1000.0, 0.7, n_peaks=2)
+    assert [f for f, _ in segs] == pytest.approx([0.1, 0.135, 0.315, 0.135, 0.315])
+    assert [r for _, r in segs] == [1.0, 1.0, 1000.0, 1.0, 1000.0]
+    with pytest.raises(CepsimInputError, match="n_peaks"):
+        peak_layout(0)
+    with pytest.raises(CepsimInputError, match="n_peaks"):
+        overload_segments(100, 10, 1.0, "testbed", 3.0, 0.7, n_peaks=2)

@@ -29,6 +29,7 @@ from sim.experiments.claims import ClaimResult
 from sim.studies.adaptive.analysis import (COST_AXES, coverage, drift_table, fig5_d_opt,
                                            headroom_table, method_labels, require_matches,
                                            supported_rows, tuned, tuning_text, zero_match_points)
+from sim.studies.adaptive.invariant_k import K_CANDIDATES, K_FN_MAX, ZSTREAM_K
 from sim.studies.adaptive.scenario import ADAPT_LOG2
 
 #: the largest invariant distance of the paper's scan (section 5.2, Fig. 5: d from 0 to 0.5);
@@ -491,6 +492,34 @@ def claim_davg_precision(df) -> ClaimResult:
 
 
 # ----------------------------------------------------------------------------- sensitivity (report)
+def claim_k_choice(df, check_every: int = 10, fn_max: float = K_FN_MAX) -> ClaimResult:
+    """Calibration: the K of the ZStream planner's K-invariant method (section 4.2), per data
+    set, is the smallest of ``K_CANDIDATES`` whose mean false-negative rate at d = 0
+    (``inv0_fn``) at ``check_every`` is at most ``fn_max``; passes when that is the configured
+    ``invariant_k.ZSTREAM_K``.  The false-negative rates and throughput per K are printed."""
+    d = supported_rows(df)
+    if d.empty or "inv0_fn" not in d.columns:
+        return ClaimResult(False, "no rows with inv0_fn")
+    d = d[(d["planner"] == "zstream") & (d["check_every"] == check_every)]
+    if d.empty:
+        return ClaimResult(False, f"no ZStream rows at check_every = {check_every}")
+    ok, parts = True, []
+    for ds, g in d.groupby("dataset"):
+        fn = {k: float(g[g["K_used"] == k]["inv0_fn"].mean()) for k in K_CANDIDATES
+              if (g["K_used"] == k).any()}
+        thr = {k: float(g[g["K_used"] == k]["inv0_thr"].mean()) for k in fn}
+        pick = next((k for k in K_CANDIDATES if k in fn and fn[k] <= fn_max), None)
+        want = str(ZSTREAM_K.get(ds))
+        ok &= pick is not None and pick == want
+        parts.append(f"{ds}: false negatives at d=0 " + ", ".join(
+            f"K={k} {fn[k]:.3f} ({thr[k]:.3g}/s)" for k in fn)
+                     + f"; search picks K={pick}, configured K={want}")
+    return ClaimResult(ok and bool(parts), "; ".join(parts) + f" (target: the smallest K with "
+                                                              f"false negatives <= {fn_max:g}, "
+                                                              f"ZStream, check every "
+                                                              f"{check_every} events)")
+
+
 def claim_sensitivity_report(df) -> ClaimResult:
     """Sensitivity over K and check_every (not a paper claim): always passes if rows exist;
     the measured string is the table."""

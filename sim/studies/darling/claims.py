@@ -402,6 +402,37 @@ def claim_seed_spread(df, x: str = "window_ms", kept_pct: float = 6.0,
                        f"{int(g.size().min())} seeds")
 
 
+def claim_peaks_effect(df, axis: str = "n_peaks", x: str = "window_ms", kept_pct: float = 6.0,
+                       lat_pct: float = 12.0) -> ClaimResult:
+    """Section 5.1: the number of load peaks has "a limited effect on the performance".  The
+    yardstick for "limited" is the paper's own run-to-run spread of DARLING (section 5.1: at most
+    6 % std in detected matches, 12 % in latency): at every ``x``, the std of DARLING's kept
+    share (points) across the values of ``axis`` is <= ``kept_pct`` and the relative std of its
+    mean latency <= ``lat_pct`` %, each value the mean over the arrival seeds.  The other
+    methods' spreads are printed."""
+    d = valid_rows(df)
+    if d.empty or not (d["method"] == "darling").any():
+        return ClaimResult(False, "no valid DARLING rows")
+    if axis not in d.columns or d[axis].nunique() < 2:
+        return ClaimResult(False, f"needs rows at >= 2 values of {axis}")
+    m = d.groupby(["method", x, axis])[["kept_pct", "latency_mean"]].mean().reset_index()
+    ok, parts, others = True, [], []
+    for meth, g in m.groupby("method"):
+        for xv, h in g.groupby(x):
+            sk = float(h["kept_pct"].std())
+            sl = float(100.0 * h["latency_mean"].std() / h["latency_mean"].mean())
+            cell = f"{x}={xv:g}: kept std {sk:.2f} points, latency rel. std {sl:.1f} %"
+            if meth == "darling":
+                ok &= sk <= kept_pct and sl <= lat_pct
+                parts.append(cell + " (kept " + ", ".join(
+                    f"{int(a)}: {v:.1f}" for a, v in zip(h[axis], h["kept_pct"])) + ")")
+            else:
+                others.append(f"{meth} {cell}")
+    return ClaimResult(ok, f"DARLING across {axis}: " + "; ".join(parts)
+                       + f" (limits: {kept_pct:g} points, {lat_pct:g} %); others: "
+                       + "; ".join(others))
+
+
 @per_peak_factor
 def claim_darling_vs_random_input(df, x: str = "window_ms", tol: float = 0.05) -> ClaimResult:
     """The utility pays: DARLING keeps >= (1 - tol) x random input dropping's matches (the same

@@ -151,6 +151,32 @@ def fig678(df, out_base: Path) -> list[Path]:
     return save(fig, out_base)
 
 
+def fig_peaks(df, out_base: Path) -> list[Path]:
+    """Section 5.1's number-of-peaks measurement (peaks_count.toml): % of matches found and mean
+    latency against the number of load peaks, one row per window."""
+    d = ok_rows(df)
+    ws = sorted(d["window_ms"].unique()) if "window_ms" in d.columns else [None]
+    fig, axs = plt.subplots(len(ws), 2, figsize=(9, 3.4 * len(ws)), squeeze=False)
+    for row, w in zip(axs, ws):
+        g = d if w is None else d[d["window_ms"] == w]
+        _lines(row[0], g, "n_peaks", "kept_pct")
+        row[0].set_ylabel("% of matches found (Eq. 4)")
+        _lines(row[1], g, "n_peaks", "latency_mean", logy=True)
+        lm = g.groupby("n_peaks")["lmax_s"].mean()
+        row[1].plot(lm.index, lm.values, "k--", lw=0.8, label="Lmax")
+        row[1].set_ylabel("mean detection latency (s, log)")
+        for ax in row:
+            ax.set_xlabel("number of load peaks (70 % of the data)")
+            ax.set_xscale("log", base=2)
+            ks = sorted(int(k) for k in g["n_peaks"].unique())
+            ax.set_xticks(ks, [str(k) for k in ks])
+            ax.minorticks_off()
+            ax.set_title(f"soccer Q1, W = {w:g} ms" if w is not None else "soccer Q1")
+    axs[0][1].legend(fontsize=7)
+    fig.tight_layout()
+    return save(fig, out_base)
+
+
 def fig9(df, out_base: Path) -> list[Path]:
     d = ok_rows(df)
     facs = _factors(d)

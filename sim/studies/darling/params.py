@@ -91,6 +91,9 @@ _PARAMS = (
     Param("shape", "string", "peaks", "overload shape: the paper text's four peaks between "
           "lulls at lambda0, the authors' testbed load (testbed_segments), one continuous "
           "peak (Fig. 9) or none (Fig. 10)", choices=("peaks", "testbed", "continuous", "none")),
+    Param("n_peaks", "int", 4, "peaks shape: the number of load peaks sharing 70 % of the "
+          "post-warm-up data (4 = section 5.1's 30/10/20/10 %; others: equal peaks, "
+          "scenario.peak_layout)", low=1),
     Param("regular_ratio", "float", 1.7, "testbed shape: peak rate / regular rate (measured on "
           "the authors' testbed)", low=1),
     Param("peak_factor", "float", 500.0, "peak load lambda_peak / mu (peak_ref = mu) or / "
