@@ -28,9 +28,11 @@ _ENGINES: dict[str, str] = {
     "sase": "engines.evaluators.sase:run_sase",
     "adaptive": "engines.planners.adaptive.engine:run_adaptive",
 }
-# Engines that need every order of an AND (``program.branches``: chain, tree, hybrid, remote,
-# stepper) raise compile.TooManyBranches (a PatternError) naming the capacity option when that
-# expansion exceeds ``max_branches``; eager, ztree and the oracle evaluate AND groups natively.
+# Engines that need every order of an AND (``program.branches``: tree, hybrid, remote, stepper,
+# and the chain for a pattern with NOT / Kleene or with ``and_groups="expanded"``) raise
+# compile.TooManyBranches (a PatternError) naming the capacity option when that expansion
+# exceeds ``max_branches``; eager, ztree and the oracle evaluate AND groups natively, the chain
+# runs an AND of plain events as one order-free chain (``engines.evaluators.lazy_chain``).
 
 
 @dataclass

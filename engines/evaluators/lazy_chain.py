@@ -47,6 +47,40 @@ tree keeps the general kernel.  What a chain fixes, and this kernel uses:
   same comparisons and charges EDGE_EVAL for the whole scope.
 * **Counters in locals**, added to the per-event matrix once per event (and before a cap's
   early return, so a stopped run's partial outputs are the general kernel's too).
+
+AND groups: a conjunction is one order-free chain
+-------------------------------------------------
+A branch of ``Program.grouped`` may hold an unordered group: an AND of plain events, whose
+members may occur in any order (``engines.compile``).  ``Program.branches`` expands such a
+group into its n! orders, each a chain of its own (n! roots, n! tables, and every combination
+built once per order its events fit); the chain runs the group instead as **one chain** in the
+plan's order (``run_chain``'s default ``and_groups="grouped"``; ``"expanded"`` runs the n!
+orders, the general kernel's form).  DEBS'15 section 5 builds a chain's take edge from the
+sequence constraints and the predicates: its scope (``Latest_sel`` / ``Earliest_sel``) is the
+timing predicate of the sequence, and the rest of the edge condition (the window and the
+predicates that mention ``u``, short-circuited, section 7's condition evaluation) does not
+depend on the order at all.  A conjunction drops exactly the timing predicate among its
+members (PVLDB'18 section 4.1 runs AND as a pattern type of the lazy NFA of [35], DEBS'15), so
+in the group chain (``chain_tables``' ``br_group``):
+
+* the scope of ``u`` is bounded only by the taken variables of strictly earlier groups (its
+  start) and strictly later groups (its end, and then the instance is bounded): a group-mate,
+  taken or not, bounds nothing.  A pure AND has no bound at all: every instance waits for its
+  next variable over the window, like the last variable of a sequence;
+* the chain assigns each variable one event, in the plan's order, so every combination of the
+  group's events (one event per member, distinct events) is built by exactly one path: the
+  one that takes the events at the plan's depths.  Two members of one type must not take the
+  same event: a taken event of a group-mate of ``u``'s type is skipped in ``u``'s scope
+  (``sc_ex``) and is not a candidate (no condition is evaluated on it, nothing is charged: in
+  a sequence the strict scope bounds exclude it the same way);
+* the counters are the ones a sequence's chain charges per executed step (docs/COST_MODEL.md:
+  counters count executed work): one EDGE_EVAL per candidate in scope, PRED_EVAL per atomic
+  predicate checked, PM_CREATED per instance or match, INSTANCE_WORK per live instance offered
+  each event.  An instance of the group chain stands for the instances of the expansion that
+  took the same events (at least one: the order that lists its taken variables by position,
+  then its next variable, which also lives as long), and each candidate in its scope is in the
+  scope of one of them with the same predicates to check, so the group chain never does more
+  of any of them (``tests/test_lazy_chain_and_groups.py`` counts both).
 """
 from __future__ import annotations
 
@@ -92,7 +126,8 @@ _I_MIN, _I_MAX, _I_COV, _I_BR, _I_DEPTH, _I_NEXT, _I_ALIVE, _I_EV = 0, 1, 2, 3, 
 
 def chain_tables(pred_i: np.ndarray, pred_f: np.ndarray, br_vars: np.ndarray,
                  br_len: np.ndarray, br_slot: np.ndarray, br_preds: np.ndarray,
-                 br_npred: np.ndarray, br_order: np.ndarray) -> tuple:
+                 br_npred: np.ndarray, br_order: np.ndarray, br_group: np.ndarray | None = None,
+                 var_type: np.ndarray | None = None) -> tuple:
     """Per (branch, depth) tables of ``chain_kernel`` from the general kernel's branch tables
     (``engines.evaluators.lazy_nfa.chain_general_tables``): the scope (``sc_lo``/``sc_nlo``: the
     depths of the taken variables before ``u`` in sequence order; ``sc_hi``/``sc_nhi``: those
@@ -101,8 +136,21 @@ def chain_tables(pred_i: np.ndarray, pred_f: np.ndarray, br_vars: np.ndarray,
     candidate's column, ``pe_ce`` the taken event's column, ``pe_v`` the taken variable's depth
     (-1: none), ``pe_s1``/``pe_s2`` for ``E_GENERAL`` (1: that side is the candidate),
     ``pe_f0``/``pe_f1`` scale and offset, ``pe_n`` entries per (branch, depth), ``pe_fast``: at
-    most two entries, all ``E_XH``)."""
+    most two entries, all ``E_XH``).
+
+    ``br_group`` (int ``[B, M]``, the group of each slot, non-decreasing; None: every slot its
+    own group) makes a branch's unordered groups order-free chains (module docstring, "AND
+    groups"): the scope of ``u`` is bounded only by the taken variables of strictly earlier
+    (``sc_lo``) and strictly later (``sc_hi``) groups, and ``sc_ex``/``sc_nex`` list the depths
+    of the taken variables of ``u``'s own group that have ``u``'s type (``var_type``, int
+    ``[V]``, required with ``br_group``): their events are not candidates of ``u``.  Without
+    groups ``sc_nex`` is 0 everywhere and every other table is unchanged.  The two are the
+    last entries of the returned tuple."""
     B, M = br_order.shape
+    if br_group is not None and var_type is None:
+        raise ValueError("chain_tables: br_group needs var_type")
+    sc_ex = np.full((B, M, M), -1, np.int64)
+    sc_nex = np.zeros((B, M), np.int64)
     P = max(1, int(br_preds.shape[1]))
     sc_lo = np.full((B, M, M), -1, np.int64)
     sc_nlo = np.zeros((B, M), np.int64)
@@ -129,15 +177,21 @@ def chain_tables(pred_i: np.ndarray, pred_f: np.ndarray, br_vars: np.ndarray,
             taken = {int(v) for v in br_order[b, :d]}
             depth_of = {int(v): j for j, v in enumerate(br_order[b, :d])}
             su = int(br_slot[b, u])
+            gu = su if br_group is None else int(br_group[b, su])
             for j in range(m):
                 v = int(br_vars[b, j])
                 if v in taken:
-                    if j < su:
+                    gj = j if br_group is None else int(br_group[b, j])
+                    if gj < gu:
                         sc_lo[b, d, sc_nlo[b, d]] = depth_of[v]
                         sc_nlo[b, d] += 1
-                    elif j > su:
+                    elif gj > gu:
                         sc_hi[b, d, sc_nhi[b, d]] = depth_of[v]
                         sc_nhi[b, d] += 1
+                    elif int(var_type[v]) == int(var_type[u]):
+                        # a group-mate of u's type: its event is taken, not a candidate of u
+                        sc_ex[b, d, sc_nex[b, d]] = depth_of[v]
+                        sc_nex[b, d] += 1
             k = 0
             for jp in range(int(br_npred[b])):
                 pr = int(br_preds[b, jp])
@@ -190,7 +244,7 @@ def chain_tables(pred_i: np.ndarray, pred_f: np.ndarray, br_vars: np.ndarray,
             pe_n[b, d] = k
             pe_fast[b, d] = k <= 2 and all(pe_code[b, d, j] == E_XH for j in range(k))
     return (sc_lo, sc_nlo, sc_hi, sc_nhi, pe_code, pe_hk, pe_op, pe_pr, pe_cx, pe_ce, pe_v,
-            pe_s1, pe_s2, pe_f0, pe_f1, pe_n, pe_fast)
+            pe_s1, pe_s2, pe_f0, pe_f1, pe_n, pe_fast, sc_ex, sc_nex)
 
 
 @leaf_njit
@@ -209,10 +263,11 @@ def _lower_bound_row(arr, row, lo, hi, x):
 @njit(cache=True)
 def chain_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored, n_buf,
                  br_vars, br_len, br_order, sc_lo, sc_nlo, sc_hi, sc_nhi, pe_code, pe_hk, pe_op,
-                 pe_pr, pe_cx, pe_ce, pe_v, pe_s1, pe_s2, pe_f0, pe_f1, pe_n, pe_fast, win_kind,
-                 window, max_pm, max_matches, offsets):
+                 pe_pr, pe_cx, pe_ce, pe_v, pe_s1, pe_s2, pe_f0, pe_f1, pe_n, pe_fast, sc_ex,
+                 sc_nex, win_kind, window, max_pm, max_matches, offsets):
     """The chain routing of the general lazy kernel (``engines.evaluators.lazy_nfa``) on the
-    per-(branch, depth) tables of ``chain_tables``.  Returns (counters, match events, detection
+    per-(branch, depth) tables of ``chain_tables`` (with ``br_group``: unordered groups as
+    order-free chains, module docstring).  Returns (counters, match events, detection
     positions, peak transient instances, routing checks (0), status, event), as the general
     kernel: status ST_MAX_PM / ST_MAX_MATCHES when a cap stopped the run at ``event``.
 
@@ -476,8 +531,19 @@ def chain_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                                 cx1 = pe_cx[b, d, 1]
                                 h1 = hv[1]
                     last = d + 1 == br_len[b]
+                    n_ex = sc_nex[b, d]
+                    c_ex = 0   # taken events of u's group in the scope: not candidates
                     for bi in range(wa, wz):
                         x = p if from_list else buf[qu, bi]
+                        if n_ex > 0:
+                            taken = False
+                            for j in range(n_ex):
+                                if ins[k, _I_EV + sc_ex[b, d, j]] == x:
+                                    taken = True
+                                    break
+                            if taken:
+                                c_ex += 1
+                                continue
                         if fast:  # at most two entries, each attrs[x, cx] OP hoisted
                             if n_e > 0:
                                 c_pred += 1
@@ -524,7 +590,7 @@ def chain_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         mx = x if (root or x > imax) else imax
                         if last:
                             if n_m >= max_matches:
-                                c_edge += bi - a + 1
+                                c_edge += bi - a + 1 - c_ex
                                 _flush(cnt, pr, c_pred, c_edge, c_created, c_removed, c_emit)
                                 return cnt, m_ev[:0].copy(), m_det[:0].copy(), \
                                     peak_transient, 0, ST_MAX_MATCHES, p
@@ -539,7 +605,7 @@ def chain_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                             c_removed += 1
                             continue
                         if live >= max_pm:
-                            c_edge += bi - a + 1
+                            c_edge += bi - a + 1 - c_ex
                             _flush(cnt, pr, c_pred, c_edge, c_created, c_removed, c_emit)
                             return cnt, m_ev[:0].copy(), m_det[:0].copy(), peak_transient, \
                                 0, ST_MAX_PM, p
@@ -560,7 +626,7 @@ def chain_kernel(types, ts, attrs, pred_i, pred_f, var_type, var_buf, buf_stored
                         live += 1
                         if live > peak_transient:
                             peak_transient = live
-                    c_edge += z - a
+                    c_edge += z - a - c_ex
                 if ins[k, _I_COV] < p + 1:
                     ins[k, _I_COV] = p + 1
                 if bounded and not root:

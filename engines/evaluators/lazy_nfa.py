@@ -7,7 +7,11 @@ Flat sequences of plain variables (``SEQ(A a, B b, C c)``) with any predicates o
 no window, under **skip-till-any-match** with the reuse consumption policy (the paper's setting).
 Patterns with several flat branches (OR alternatives, AND interleavings, nested SEQ) are
 supported too: every branch is its own chain / tree over shared input buffers, and matches of all
-branches are reported.  Kleene closure of a variable (``B+ b``) and negation (``NOT(C c)`` at
+branches are reported.  An AND of plain events is one branch of the chain: one order-free chain
+in the given order (``engines.evaluators.lazy_chain``, "AND groups": the scope of a member is
+bounded by the neighbouring elements only, every combination is built once), not its n! orders
+(``run_chain(and_groups="expanded")`` runs those; the tree and the NOT / Kleene kernel always
+do).  Kleene closure of a variable (``B+ b``) and negation (``NOT(C c)`` at
 the start, in the middle, at the end, several) run in ``engines.evaluators.lazy_negkleene``'s
 kernel, which extends the one here (its docstring says where each NOT is checked and what
 it charges); a pattern without either runs here (the extended kernel gives the same counters
@@ -131,6 +135,9 @@ ROUTE_ADAPTIVE = 1
 # "auto": the plain kernel here for patterns without NOT / Kleene; "negkleene": the extended
 # kernel (engines.evaluators.lazy_negkleene) for every pattern (same counters, slower)
 KERNELS = ("auto", "negkleene")
+# how the chain runs an AND of plain events (``run_chain``): "grouped" one order-free chain,
+# "expanded" one chain per order (``Program.branches``)
+AND_GROUPS = ("grouped", "expanded")
 MAX_VARS = 62
 # capacity caps (the eager engine's defaults): live partial matches and matches found
 DEFAULT_MAX_PARTIAL_MATCHES = 5_000_000
@@ -624,6 +631,12 @@ def _check_supported(program: Program, engine: str) -> None:
             f"pattern uses {why}: run it with the 'eager' engine instead")
 
 
+def _has_groups(program: Program) -> bool:
+    """Whether a branch of ``program.grouped`` holds an unordered group (an AND of plain
+    events kept whole)."""
+    return not all(br.is_ordered for br in program.grouped)
+
+
 def _parse_order(program: Program, order) -> list[int]:
     pos = program.positive_vars
     if order is None:
@@ -643,9 +656,10 @@ def _parse_order(program: Program, order) -> list[int]:
 def _run(program: Program, stream: EventStream, route: int, order_ids: list[int] | None,
          engine: str, max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
          max_matches: int = DEFAULT_MAX_MATCHES, negation_at: str = "bound",
-         kernel: str = "auto", counter_offsets=None):
+         kernel: str = "auto", counter_offsets=None, grouped: bool = False):
     """(matches, counters, peak transient instances, routing checks); ``counter_offsets``
-    (chain only, ``run_chain``): counters as prefix sums at those offsets."""
+    (chain only, ``run_chain``): counters as prefix sums at those offsets; ``grouped`` (chain
+    only): AND groups as one chain (``kernel_outputs``)."""
     _check_supported(program, engine)
     if int(max_partial_matches) < 1 or int(max_matches) < 1:
         raise CepsimInputError("max_partial_matches and max_matches must be >= 1")
@@ -661,7 +675,7 @@ def _run(program: Program, stream: EventStream, route: int, order_ids: list[int]
         return ms, (cnt if offsets is None else prefix_sums(cnt, offsets)), peak_tr, n_route
     cnt, m_ev, m_det, peak_tr, n_route, status, at = kernel_outputs(
         program, stream, route, order_ids, int(max_partial_matches), int(max_matches),
-        offsets=offsets)
+        offsets=offsets, grouped=grouped and _has_groups(program))
     if status != ST_OK:
         raise _capacity_error(engine, status, at, max_partial_matches, max_matches)
     if (len(stream) == 0 and offsets is None) or (offsets is not None and len(offsets) == 0):
@@ -680,7 +694,7 @@ def kernel_outputs(program: Program, stream: EventStream, route: int,
                    order_ids: list[int] | None,
                    max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
                    max_matches: int = DEFAULT_MAX_MATCHES, reference: bool = False,
-                   offsets: np.ndarray | None = None) -> tuple:
+                   offsets: np.ndarray | None = None, grouped: bool = False) -> tuple:
     """The plain kernel's raw outputs for ``program`` (no NOT / Kleene) on ``stream``: (counter
     matrix, match events (one column per variable), detection positions, peak transient
     instances, routing checks, status, event at which a cap stopped the run or -1).  The chain
@@ -689,9 +703,15 @@ def kernel_outputs(program: Program, stream: EventStream, route: int,
     ``general_kernel`` (the general kernel the tree runs) instead (tests and
     ``benchmarks/bench_kernel_floor.py`` compare the two).  ``offsets`` (chain only, int64
     ascending): the counters as prefix sums at those offsets (``prefix_sums``) instead of the
-    per-event matrix."""
+    per-event matrix.  ``grouped`` (chain only, not with ``reference``): the branches of
+    ``program.grouped``, each unordered AND group one order-free chain
+    (``engines.evaluators.lazy_chain``, "AND groups"; ``run_chain``'s ``and_groups="grouped"``)
+    instead of every order of it (``program.branches``); the same without groups."""
+    if grouped and (reference or route != ROUTE_FIXED):
+        raise CepsimInputError("AND groups as one chain (grouped=True) run in the chain kernel "
+                               "only")
     br_vars, br_len, br_slot, br_preds, br_npred, br_order, var_type, var_buf, buf_stored, \
-        n_buf, pred_i = _chain_tables(program, route, order_ids)
+        n_buf, pred_i = _chain_tables(program, route, order_ids, grouped)
     types = np.ascontiguousarray(stream.types.astype(np.int64))
     window = float(program.window)
     wkind = int(program.window_kind)
@@ -703,7 +723,7 @@ def kernel_outputs(program: Program, stream: EventStream, route: int,
                                br_npred, br_order, np.int64(route), wkind, window,
                                int(max_partial_matches), int(max_matches))
     if route == ROUTE_FIXED:
-        ct = _chain_fast_tables(program, order_ids)
+        ct = _chain_fast_tables(program, order_ids, grouped)
         return chain_kernel(types, stream.ts, stream.attrs, pred_i, program.pred_f, var_type,
                             var_buf, buf_stored, n_buf, br_vars, br_len, br_order, *ct, wkind,
                             window, int(max_partial_matches), int(max_matches),
@@ -743,18 +763,26 @@ def chain_general_tables(program: Program, route: int, order_ids: list[int] | No
     return _chain_tables(program, route, order_ids)
 
 
-def _chain_fast_tables(program: Program, order_ids: list[int] | None) -> tuple:
+def _chain_fast_tables(program: Program, order_ids: list[int] | None,
+                       grouped: bool = False) -> tuple:
     """``engines.evaluators.lazy_chain.chain_tables`` of one chain order, kept in the program's
-    memo beside ``_chain_tables``."""
+    memo beside ``_chain_tables``; ``grouped``: of ``program.grouped``'s branches, with their
+    AND groups (``br_group``)."""
     key = None if order_ids is None else tuple(order_ids)
-    tables = kept(program, "chain_fast_tables", 4096)
+    tables = kept(program, "chain_group_tables" if grouped else "chain_fast_tables", 4096)
     hit = tables.find(key)
     if hit is not None:
         return hit
-    br_vars, br_len, br_slot, br_preds, br_npred, br_order, _, _, _, _, pred_i = \
-        _chain_tables(program, ROUTE_FIXED, order_ids)
+    br_vars, br_len, br_slot, br_preds, br_npred, br_order, var_type, _, _, _, pred_i = \
+        _chain_tables(program, ROUTE_FIXED, order_ids, grouped)
+    if not grouped:
+        return tables.keep(key, chain_tables(pred_i, program.pred_f, br_vars, br_len, br_slot,
+                                             br_preds, br_npred, br_order))
+    br_group = np.zeros(br_vars.shape, dtype=np.int64)
+    for b, br in enumerate(program.grouped):
+        br_group[b, :len(br.pos_vars)] = br.groups
     return tables.keep(key, chain_tables(pred_i, program.pred_f, br_vars, br_len, br_slot,
-                                         br_preds, br_npred, br_order))
+                                         br_preds, br_npred, br_order, br_group, var_type))
 
 
 def _capacity_error(engine: str, status: int, at: int, max_partial_matches: int,
@@ -825,17 +853,20 @@ def _nk_tables(program: Program, route: int, order_ids: list[int] | None,
                              var_buf, stored, n_buf2, pred_i, var_kle, ng))
 
 
-def _chain_tables(program: Program, route: int, order_ids: list[int] | None) -> tuple:
+def _chain_tables(program: Program, route: int, order_ids: list[int] | None,
+                  grouped: bool = False) -> tuple:
     """The kernel's per-branch tables for one (route, order) of ``program``, kept in the
     program's memo (the adaptive scenario runs thousands of epochs of one order; these tables
-    were 150 us of Python per run)."""
-    key = (route, None if order_ids is None else tuple(order_ids))
+    were 150 us of Python per run).  The branches are ``program.branches`` (every order of an
+    AND group), or ``program.grouped`` when ``grouped`` (the groups kept whole: their slots in
+    text order, ``_chain_fast_tables`` adds the groups)."""
+    key = (route, None if order_ids is None else tuple(order_ids), bool(grouped))
     tables = kept(program, "chain_tables", 4096)
     hit = tables.find(key)
     if hit is not None:
         return hit
     V = program.n_vars
-    branches = program.branches
+    branches = program.grouped if grouped else program.branches
     B = len(branches)
     mlen = max(len(br.pos_vars) for br in branches)
     plen = max(1, max(len(br.pred_ids) for br in branches))
@@ -877,9 +908,14 @@ def _chain_tables(program: Program, route: int, order_ids: list[int] | None) -> 
 def run_chain(program: Program, stream: EventStream, order=None,
               max_partial_matches: int = DEFAULT_MAX_PARTIAL_MATCHES,
               max_matches: int = DEFAULT_MAX_MATCHES, negation_at: str = "bound",
-              kernel: str = "auto", counter_offsets=None, **opts):
+              kernel: str = "auto", counter_offsets=None, and_groups: str = "grouped", **opts):
     """Lazy chain NFA with selectivity order ``order`` (``"c,a,b"``, a list of the positive
-    variables' names, or ``None`` = the query's sequence order).  More than
+    variables' names, or ``None`` = the query's sequence order).  ``and_groups``
+    (``AND_GROUPS``): "grouped" runs each AND of plain events (an unordered group of
+    ``program.grouped``) as one order-free chain in the order
+    (``engines.evaluators.lazy_chain``, "AND groups": no n! expansion, never more work);
+    "expanded" runs every order of it as a chain of its own (``program.branches``).  A pattern
+    with NOT or Kleene runs the expansion either way (``lazy_negkleene``).  More than
     ``max_partial_matches`` live instances or ``max_matches`` matches raise ``CapacityError``.
     ``negation_at``: where a middle NOT is checked, "bound" (as soon as its neighbours and
     predicate variables are bound) or "match" (when the match completes: OpenCEP's default,
@@ -891,9 +927,12 @@ def run_chain(program: Program, stream: EventStream, order=None,
     matrix (callers that only sum counters over stream ranges: the adaptive epochs).  Other
     options are ignored."""
     from engines.registry import EngineResult
+    if and_groups not in AND_GROUPS:
+        raise CepsimInputError(f"and_groups must be one of {AND_GROUPS}, got {and_groups!r}")
     ids = _parse_order(program, order)
     ms, cnt, peak, _ = _run(program, stream, ROUTE_FIXED, ids, "chain", max_partial_matches,
-                            max_matches, negation_at, kernel, counter_offsets)
+                            max_matches, negation_at, kernel, counter_offsets,
+                            grouped=and_groups == "grouped")
     return EngineResult(ms, cnt, {"order": ",".join(program.var_names[v] for v in ids),
                                   "peak_transient_instances": peak})
 

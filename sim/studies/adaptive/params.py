@@ -26,6 +26,10 @@ POINT = Declaration("adaptive:point", params=(
     Param("w_s", "float", None, "statistics window (s); default computed: 10 x window", low=0,
           low_open=True),
     Param("K", "any", 1, "invariants checked per decision (an integer >= 1, or \"all\")"),
+    Param("K_zstream", "any", None, "K of the ZStream planner's points (section 4.2 recommends "
+          "the K-invariant method for ZStream): an integer >= 1, \"all\", or \"calibrated\" = "
+          "the K chosen per data set by sensitivity.toml's search "
+          "(sim/studies/adaptive/invariant_k.py); unset: K"),
     Param("zs_subtree", "string", "recompute", "how a ZStream invariant's sides are evaluated: "
           "\"recompute\" (every subtree under current statistics, OpenCEP "
           "plan/invariant/Invariants.py 82-88) or \"constant\" (section 4.2: subtree costs and "
@@ -42,8 +46,6 @@ POINT = Declaration("adaptive:point", params=(
     Param("d_values", "array",
           [0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0],
           "distances d of the invariant method (D_VALUES; the paper scans 0..0.5, section 5.2)"),
-    Param("and_max_n", "int", 5, "largest AND size the lazy chain NFA runs (n! branches)",
-          low=1),
     Param("n_types", "int", 40, "event types of the stream", low=1),
     Param("total_rate", "float", 100.0, "total event rate of the stream (events/s)", low=0,
           low_open=True),

@@ -24,9 +24,11 @@ service time).  Per point: the headroom oracle (``_headroom_row``), the planners
 (``_rank_row``) and the statistics upkeep next to the static plan's engine work
 (``_upkeep_row``).  ``supported`` = 0
 when the planner's evaluator cannot run the pattern set (then the metrics are NaN and ``why``
-says why): greedy orders run on the lazy chain NFA, which expands AND into n! branches (we run
-AND up to ``and_max_n`` = 5); ZStream trees need ``engines/evaluators/ztree.py`` (it runs every
-set natively, AND of 8 included).  A greedy order lists the positive variables, a Kleene
+says why): greedy orders run on the lazy chain NFA, every set at every n (an AND of plain
+events is one order-free chain in the greedy order, not its n! orders:
+``engines.evaluators.lazy_chain``, "AND groups", charged per executed step as a sequence's
+chain); ZStream trees need ``engines/evaluators/ztree.py`` (it runs every set natively, AND of
+8 included).  A greedy order lists the positive variables, a Kleene
 variable as a leaf where the greedy scores put it (OpenCEP plan/TreePlanBuilder.py lines 144-167:
 a Kleene closure is a unary node over its leaf), and the negation is checked when the positive
 order is complete (``negation_at="match"``: OpenCEP's default negation algorithm adds it above
@@ -56,6 +58,7 @@ D_VALUES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 
 # Unit prices: ``prices.py`` (the one place they are set; kept out of this file, whose source is
 # part of every point's work key).
 from sim.studies.adaptive.prices import ADAPT_LOG2, ADAPT_UNITS, ENGINE_BASE_COST  # noqa: E402
+from sim.studies.adaptive.invariant_k import ZSTREAM_K, k_of  # noqa: E402
 
 
 def cost_profile(params: dict):
@@ -146,11 +149,10 @@ def _ztree_available() -> bool:
         return False
 
 
-def support(planner: str, pset: str, n: int, and_max_n: int = 5) -> str:
-    """'' if the pair can run, else the reason."""
+def support(planner: str, pset: str, n: int) -> str:
+    """'' if the pair can run, else the reason.  Greedy runs every set at every n (the lazy
+    chain runs an AND as one order-free chain, ``engines.evaluators.lazy_chain``)."""
     if planner == "greedy":
-        if pset == "and" and n > and_max_n:
-            return f"lazy chain NFA expands AND into n! branches (run up to n={and_max_n})"
         return ""
     if planner == "zstream":
         return "" if _ztree_available() else "engines/evaluators/ztree.py (tree-plan evaluator) not merged yet"
@@ -239,7 +241,7 @@ def point(params: dict, seed: int) -> dict:
     window = float(params.get("window", 3.0))
     pset = str(params["pset"])
     window *= float(params.get(f"{pset}_window", 1.0)) if pset in ("and", "kleene") else 1.0
-    K = params.get("K", 1)
+    K = k_of(params)
     stream_seed = int(params.get("stream_seed", seed))
     tune = [int(x) for x in params.get("tune_seeds", [])]
     row: dict = {"window_s": window, "stats_window_s": float(params.get("w_s", 10.0 * window)),
@@ -366,8 +368,17 @@ def _check_point(params: dict) -> None:
             str(params["overlap_base"]) not in OVERLAP_BASE:
         raise CepsimInputError(f"scenario adaptive: overlap_base = {params['overlap_base']!r}; "
                                f"use one of {OVERLAP_BASE}")
+    kz = params.get("K_zstream")
+    if kz is not None and kz != "calibrated" and kz != "all" and \
+            not (isinstance(kz, (int, str)) and str(kz).isdigit() and int(kz) >= 1):
+        raise CepsimInputError(f"scenario adaptive: K_zstream = {kz!r}; use an integer >= 1, "
+                               f"\"all\" or \"calibrated\" (sim/studies/adaptive/invariant_k.py)")
+    if kz == "calibrated" and str(params.get("dataset")) not in ZSTREAM_K:
+        raise CepsimInputError(f"scenario adaptive: K_zstream = \"calibrated\" has no K for "
+                               f"dataset {params.get('dataset')!r}; calibrated: "
+                               f"{sorted(ZSTREAM_K)}")
     if str(params.get("zs_subtree", "recompute")) == "constant" and \
-            params.get("K", 1) in ("all", None):
+            k_of(params) in ("all", None):
         raise CepsimInputError("scenario adaptive: zs_subtree = \"constant\" needs a finite K "
                                "(with K = \"all\" the losing sides are re-optimised at every "
                                "check); set K = 1 or another integer")
@@ -472,9 +483,9 @@ def _compute_work(params: dict, stream_seed: int) -> dict:
     # window): their windows are scaled by and_window / kleene_window (documented in the TOMLs)
     window *= float(params.get(f"{pset}_window", 1.0)) if pset in ("and", "kleene") else 1.0
     w_s = float(params.get("w_s", 10.0 * window))
-    K = params.get("K", 1)
+    K = k_of(params)
     K = None if K in ("all", None) else int(K)
-    why = support(planner, pset, n, int(params.get("and_max_n", 5)))
+    why = support(planner, pset, n)
     if why:
         return {"status": "unsupported", "why": why}
     labels = methods(params)
