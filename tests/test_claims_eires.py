@@ -608,6 +608,12 @@ CASES = [
 ]
 
 
+# the Fig 13 case studies' claims, built in their own file (same tuple layout)
+from test_eires_case_claims import CASES as FIG13_CASES  # noqa: E402
+
+CASES = CASES + FIG13_CASES
+
+
 @pytest.mark.parametrize("call, df, want, patterns",
                          [pytest.param(c, d, w, p, id=i) for i, c, d, w, p in CASES])
 def test_eires_claim_case(call, df, want, patterns):

@@ -640,3 +640,114 @@ def claim_pct_lower_at(df, x: str, strategy: str, stats: list, at: float, than: 
         dok, dparts = _lower_text(lambda p: _dat_pct(dats, dat_x, strategy, p), stats, at, than)
         dtext = f"{'holds' if dok else 'fails'}: " + "; ".join(dparts)
     return ClaimResult(ok, f"{strategy} by {x}: " + "; ".join(parts) + _dat_suffix(dtext))
+
+
+# ------------------------------------------------------- Fig 13: the section 7.4 case studies
+def _case_rows(df, panel: dict):
+    d = _ok(df)
+    for k, v in panel.items():
+        d = d[d[k] == v] if k in d.columns else d.iloc[0:0]
+    return d
+
+
+def _case_p(df, panel: dict, stat: str) -> dict[str, float]:
+    d = _case_rows(df, panel)
+    return {k: float(v) for k, v in d.groupby("strategy")[f"lat_{stat}"].mean().items()}
+
+
+def _label(panel: dict) -> str:
+    return "/".join(str(v) for v in panel.values())
+
+
+def claim_case_ratios(df, panels: list, paper: dict, stat: str = "p50",
+                      tolerance_decades: float = 0.5, dat: str | None = None) -> ClaimResult:
+    """Fig. 13: baseline / Hybrid ratios of latency percentile ``stat`` within
+    ``tolerance_decades`` of the paper's factors (``paper`` = {baseline: factor}) in every panel
+    of ``panels`` (each a {column: value} selection); ``dat``: the authors' ratios printed
+    beside (not judged)."""
+    ok, parts, n = True, [], 0
+    for panel in panels:
+        s = _case_p(df, panel, stat)
+        for b, pv in paper.items():
+            r = s.get(b, np.nan) / s.get("Hybrid", np.nan)
+            good = bool(np.isfinite(r) and r > 0 and abs(np.log10(r / pv)) <= tolerance_decades)
+            ok &= good
+            n += 1
+            parts.append(f"{_label(panel)} {b}/Hybrid {r:.2f}x (paper {pv}x)"
+                         f"{'' if good else ' X'}")
+    dtext = ""
+    if dat:
+        ref = _dat_p(dat, stat)
+        dtext = ", ".join(f"{b}/Hybrid {ref[b] / ref['Hybrid']:.2f}x" for b in paper
+                          if b in ref and "Hybrid" in ref) or "no Hybrid row"
+    return ClaimResult(bool(ok and n), f"lat_{stat}: " + "; ".join(parts) + _dat_suffix(dtext))
+
+
+def claim_case_best(df, panels: list, strategy: str = "Hybrid", stats: list | None = None,
+                    factor: float = 1.1) -> ClaimResult:
+    """Fig. 13: ``strategy`` best, or within ``factor`` of the best, at every percentile of
+    ``stats`` (default p50, p95) in every panel."""
+    stats = stats or ["p50", "p95"]
+    bad, n = [], 0
+    for panel in panels:
+        for stat in stats:
+            s = {k: v for k, v in _case_p(df, panel, stat).items() if np.isfinite(v)}
+            if strategy not in s:
+                continue
+            n += 1
+            best = min(s, key=s.get)
+            if s[strategy] > factor * s[best]:
+                bad.append(f"{_label(panel)} {stat}: {strategy} {s[strategy]:.0f} vs {best} "
+                           f"{s[best]:.0f}")
+    return ClaimResult(n > 0 and not bad, f"{n - len(bad)}/{n} panel-percentiles with "
+                       f"{strategy} within {factor}x of the best" +
+                       ("; fails: " + "; ".join(bad) if bad else ""))
+
+
+def claim_case_below(df, panels: list, ours: list | None = None,
+                     stat: str = "p50") -> ClaimResult:
+    """Fig. 13a: each of ``ours`` (default PFetch, LzEval, Hybrid) below every baseline at
+    ``stat`` in every panel ("all our approaches outperforming the baselines")."""
+    ours = ours or ["PFetch", "LzEval", "Hybrid"]
+    bad, n = [], 0
+    for panel in panels:
+        s = _case_p(df, panel, stat)
+        base = {b: s[b] for b in BASELINES if b in s and np.isfinite(s[b])}
+        for st in ours:
+            if st not in s or not base:
+                continue
+            n += 1
+            lo = min(base, key=base.get)
+            if not s[st] < base[lo]:
+                bad.append(f"{_label(panel)} {st} {s[st]:.0f} >= {lo} {base[lo]:.0f}")
+    return ClaimResult(n > 0 and not bad, f"{n - len(bad)}/{n} below every baseline at {stat}"
+                       + ("; fails: " + "; ".join(bad) if bad else ""))
+
+
+def claim_case_close_except(df, panels: list, a: str = "PFetch", b: str = "Hybrid",
+                            close: list | None = None, apart: str = "p95",
+                            within: float = 1.5) -> ClaimResult:
+    """Fig. 13a: ``a`` within ``within``x of ``b`` at each percentile of ``close`` (default
+    p5-p75: "similar performance") and more than ``within``x above it at ``apart`` ("except for
+    the long tail, 95th percentile latency"), in every panel."""
+    close = close or ["p5", "p25", "p50", "p75"]
+    ok, parts = True, []
+    for panel in panels:
+        for stat in close + [apart]:
+            s = _case_p(df, panel, stat)
+            r = s.get(a, np.nan) / s.get(b, np.nan)
+            good = bool(np.isfinite(r) and (1 / within <= r <= within if stat != apart
+                                            else r > within))
+            ok &= good
+            parts.append(f"{_label(panel)} {stat} {a}/{b} {r:.2f}x{'' if good else ' X'}")
+    return ClaimResult(bool(ok and parts), "; ".join(parts) + f" (required: within {within}x "
+                       f"at {', '.join(close)}; above {within}x at {apart})")
+
+
+def claim_case_below_and_best(df, panels: list, factor: float = 1.1) -> ClaimResult:
+    """Fig. 13a, one sentence: "all our approaches outperforming the baselines and Hybrid
+    performing best" - ``claim_case_below`` (p50) and ``claim_case_best`` (p50, p95) both."""
+    a = claim_case_below(df, panels)
+    b = claim_case_best(df, panels, factor=factor)
+    return ClaimResult(bool(a.passed and b.passed), f"below baselines: {a.measured}; best: "
+                       f"{b.measured}")

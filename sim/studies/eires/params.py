@@ -7,12 +7,17 @@ from sim.experiments.params import Declaration, Param
 POINT = Declaration("eires:point", params=(
     Param("dataset", "string", "DS1", "the generated data set of section 5.1 (a label only "
           "when stream_csv is given; DS1a = DS1 by the authors' Uniform_generator.cpp, "
-          "workloads.eires)", choices=("DS1", "DS1a", "DS2")),
+          "workloads.eires); cluster / bushfire = the section 7.4 case studies' stand-in "
+          "streams (workloads.eires_cluster, workloads.eires_bushfire)",
+          choices=("DS1", "DS1a", "DS2", "cluster", "bushfire")),
     Param("query", "string", "Q1", "the query (workloads.eires.queries): the artifact's Q1 / Q2 (Q2 = "
           "two patterns, latencies pooled), Listing 2's Q1 (Q1L2; Q1L2t = its threshold form), "
           "the Fig 12 variants Q1end / Q1first (the remote check at h / at a; "
-          "sim/studies/eires/scenario.py) and Q1begin (at b)",
-          choices=("Q1", "Q1begin", "Q1end", "Q1first", "Q1L2", "Q1L2t", "Q2")),
+          "sim/studies/eires/scenario.py) and Q1begin (at b); Fig 13: cluster (the artifact's "
+          "P7 with its hard-coded remote check) / cluster_l4 (Listing 4), bushfire (the "
+          "artifact's bushfireDay) / bushfire_l3 (Listing 3's conditions, flat)",
+          choices=("Q1", "Q1begin", "Q1end", "Q1first", "Q1L2", "Q1L2t", "Q2", "cluster",
+                   "cluster_l4", "bushfire", "bushfire_l3")),
     Param("policy", "string", "greedy", "event selection policy of the query",
           choices=("greedy", "nongreedy")),
     Param("strategy", "string", "Hybrid", "remote-data strategy (engines.remote: BL1-BL3 "
@@ -32,7 +37,8 @@ POINT = Declaration("eires:point", params=(
           "authors' system (sim/core/profiles/eires_artifact.toml)",
           choices=("default", "eires_artifact")),
     Param("cache_share", "float", None, "optional: cache size as a share of the key domain "
-          "(overrides cache_size; the artifact: 2,000 of 10^4 keys = 0.2)", low=0, high=1),
+          "(overrides cache_size; the artifact: 2,000 of 10^4 keys = 0.2; Fig 13: of the "
+          "case's machines / scans)", low=0, high=1),
     Param("cache_size", "int", 2000, "cache entries (when cache_share is absent)", low=0),
     Param("fetch_overhead_us", "float", None, "per-fetch overhead in microseconds; default: the "
           "profile's fetch_overhead_us (0 when it has none)", low=0),
@@ -85,6 +91,16 @@ POINT = Declaration("eires:point", params=(
           "remote_fetch (the artifact's FetchWorker::fetch: a mutex and a condition-variable "
           "wake-up, FetchWorker.cpp 35-40; measured 10-18 us on one pinned CPU, "
           "sim/core/profiles/eires_artifact_measured.toml); 0 = not charged", low=0),
+    Param("n_machines", "int", 1000, "Fig 13b: machines of the cluster stand-in (the remote "
+          "key domain; workloads.eires_cluster)", low=1),
+    Param("n_regions", "int", 10, "Fig 13b: regions the machines are spread over (the remote "
+          "table machine -> region)", low=1),
+    Param("n_areas", "int", 300, "Fig 13a: boundaries (areas) of the satellite stand-in "
+          "(workloads.eires_bushfire)", low=1),
+    Param("strategy_flags", "string", "paper", "Fig 13: 'paper' = each strategy as the paper "
+          "defines it; 'artifact' = each plot label run with the mechanisms, cache size and "
+          "latency unit of the artifact's run script (sim/studies/eires/scenario.py "
+          "ARTIFACT_FLAGS; cluster only)", choices=("paper", "artifact")),
     Param("rate", "float", 0.0, "Poisson arrival rate (events/s) of the arr_lat_* extension; "
           "0 = only the saturated run", low=0),
 ))

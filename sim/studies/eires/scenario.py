@@ -1,4 +1,4 @@
-"""EIRES (SIGMOD'21) Figures 5-12: latency of remote-data strategies in virtual time, per point.
+"""EIRES (SIGMOD'21) Figures 5-13: latency of remote-data strategies in virtual time, per point.
 
 One point = (dataset, query, policy, strategy, cache, parameters).  The scenario generates DS1 /
 DS2 (``workloads.eires``), compiles the query (Q2 = two runs, latencies pooled) and runs the
@@ -31,6 +31,12 @@ worker, the artifact's cost of one on a single pinned CPU being 10-18 us
 Every point names its cost profile (``profile``: ``default`` = cepsim's round numbers,
 ``eires_artifact`` = the authors' system, sim/core/profiles/eires_artifact.toml) and its reading of
 the artifact (``in_event_order``, ``merge_requests``; see engines/remote/config.py).
+
+Fig 13 (section 7.4, the case studies): ``dataset = "cluster"`` / ``"bushfire"`` run the
+seeded stand-in streams of ``workloads.eires_cluster`` / ``workloads.eires_bushfire`` with their
+remote tables (machine -> region; the hourly sensor weather), the artifact's queries
+(``cluster``, ``bushfire``) or the paper's listings (``cluster_l4``, ``bushfire_l3``): see
+``_case_point``.
 
 BL3 under greedy selection explodes (no remote filter until completion); as the artifact did, it
 runs on the first ``bl3_greedy_events`` events only (row column ``n_used``); ``greedy_events``
@@ -127,10 +133,111 @@ def _hist_stats(h) -> tuple[np.ndarray, float]:
     return hist_percentiles(h, PCTS) * 1e6, float((h * centres).sum() / n * 1e6)
 
 
+CASE_DATASETS = ("cluster", "bushfire")
+
+#: section 7.4's runs as the artifact's scripts launched them (``strategy_flags="artifact"``):
+#: the plot label -> (cepsim strategy with the same mechanisms, cache entries, latency unit us).
+#: run/run_google_cluster.sh: BL1 ``-B -b -C 250``, BL2 ``-A -B -C 100``, BL3 ``-B -C 1 -L
+#: 2000``, PFetch ``-A -B -C 2000``, LzEval ``-A -B -C 3000``, Hybrid ``-A -C 50000`` (every run
+#: ``-L 1000 -u 20``).  ``-B`` postpones a miss to the accept state (LzEval's path; ``-b`` is not
+#: read on it, src/EIRES_google_cluster_monitoring/PatternMatcher.cpp 591-628), ``-A`` adds one
+#: prefetch per ``-u`` transitions (547-555), neither = block at the check (557-589).
+ARTIFACT_FLAGS = {
+    "cluster": {"BL1": ("LzEval", 250, 1000.0), "BL2": ("Hybrid", 100, 1000.0),
+                "BL3": ("LzEval", 1, 2000.0), "PFetch": ("Hybrid", 2000, 1000.0),
+                "LzEval": ("Hybrid", 3000, 1000.0), "Hybrid": ("PFetch", 50000, 1000.0)},
+}
+
+
+@lru_cache(maxsize=4)
+def _case_stream(dataset: str, n: int, seed: int, n_machines: int, n_regions: int,
+                 n_areas: int):
+    """The stand-in stream and remote table(s) of a section 7.4 case study."""
+    if dataset == "cluster":
+        from workloads.eires_cluster import generate, region_table
+        s = generate(n, seed, n_machines=n_machines, n_regions=n_regions, region_seed=seed)
+        return s, {"cluster": None,
+                   "cluster_l4": region_table(n_machines, n_regions, seed)}, n_machines
+    from workloads.eires_bushfire import generate, n_scans, sensor_table
+    s = generate(n, seed, n_areas=n_areas)
+    ns = n_scans(s)
+    return s, {"bushfire": sensor_table(ns, seed, form="margin"),
+               "bushfire_l3": sensor_table(ns, seed, form="two")}, ns
+
+
+def case_query_texts(dataset: str, query: str, greedy: bool) -> list[str]:
+    """Pattern texts of a section 7.4 case study (``workloads.eires_cluster`` /
+    ``workloads.eires_bushfire``)."""
+    if dataset == "cluster":
+        from workloads.eires_cluster import queries
+    else:
+        from workloads.eires_bushfire import queries
+    return queries(query, greedy)
+
+
+def _case_point(p: dict, seed: int) -> dict:
+    """One point of Fig 13 (section 7.4): a stand-in stream and its remote table, greedy and
+    the cost-based cache by the configs (section 7.4: "using a cost-based cache under greedy
+    selection").  ``cache_share`` is a share of the case's key domain (machines / scans);
+    ``strategy_flags="artifact"`` runs each label with the mechanisms, cache and latency of
+    the artifact's run script (``ARTIFACT_FLAGS``; row columns ``run_as``,
+    ``cache_size_used``, ``latency_unit_used``)."""
+    dataset = str(p["dataset"])
+    query = str(p.get("query", "Q1"))
+    want = ("cluster", "cluster_l4") if dataset == "cluster" else ("bushfire", "bushfire_l3")
+    if query not in want:
+        raise CepsimInputError(f"scenario eires: dataset {dataset!r} runs query "
+                               f"{' or '.join(want)}, got {query!r}")
+    greedy = str(p.get("policy", "greedy")) == "greedy"
+    label = str(p.get("strategy", "Hybrid"))
+    n = int(p.get("n_events", 100_000))
+    stream, tables, domain = _case_stream(dataset, n, int(p.get("stream_seed", 1)),
+                                          int(p.get("n_machines", 1000)),
+                                          int(p.get("n_regions", 10)),
+                                          int(p.get("n_areas", 300)))
+    texts = case_query_texts(dataset, query, greedy)
+    prof = _profile(str(p.get("profile", "default")))
+    cache_size = int(round(float(p["cache_share"]) * domain)) if "cache_share" in p else \
+        int(p.get("cache_size", 2000))
+    lat_unit = float(p.get("latency_unit_us", 10.0))
+    strategy = label
+    flags = str(p.get("strategy_flags", "paper"))
+    if flags == "artifact":
+        if dataset not in ARTIFACT_FLAGS:
+            raise CepsimInputError(f"scenario eires: strategy_flags='artifact' is defined for "
+                                   f"{sorted(ARTIFACT_FLAGS)}, not {dataset!r}")
+        strategy, cache_size, lat_unit = ARTIFACT_FLAGS[dataset][label]
+    over = float(p.get("fetch_overhead_us", prof.meta.get("fetch_overhead_us", 0.0)))
+    kw = dict(strategy=strategy, cache=str(p.get("cache", "cost")),
+              cache_size=max(cache_size, 1), fetch_overhead_us=over,
+              utility=str(p.get("utility", "artifact")), latency_unit_us=lat_unit,
+              workers=int(p.get("workers", 5)), seed=int(seed) % (2**62),
+              bl3_fetch=str(p.get("bl3_fetch", "serial")),
+              key_count=str(p.get("key_count", "fifo")),
+              prefetch=str(p.get("prefetch", "artifact")),
+              prefetch_period=int(p.get("prefetch_period", 2000)),
+              remote_table=tables[query])
+    unit, base = prof.unit_vector(), float(prof.base_cost)
+    lat, _, busy, tot, info, nmatch = _run(stream, texts, np.zeros(n), kw, unit, base)
+    row: dict = {"n_used": n, "n_matches": int(nmatch), "cache_size_used": kw["cache_size"],
+                 "latency_unit_used": lat_unit, "run_as": strategy, "key_domain": int(domain),
+                 "throughput": n * len(texts) / busy if busy > 0 else float("nan")}
+    pv, mean = _hist_stats(lat)
+    for q, v in zip(PCTS, pv):
+        row[f"lat_p{q}"] = float(v)
+    row["lat_mean"] = mean
+    row.update({k: (float(v) if isinstance(v, float) else int(v)) for k, v in info.items()})
+    for name in ("remote_fetch", "cache_op", "pred_eval", "pm_created"):
+        row[name] = int(tot[C.COUNTER_NAMES.index(name)])
+    return row
+
+
 def point(params: dict, seed: int) -> dict:
     """One grid point (see module docstring)."""
     p = dict(params)
     dataset = str(p.get("dataset", "DS1"))
+    if dataset in CASE_DATASETS:
+        return _case_point(p, seed)
     query = str(p.get("query", "Q1"))
     policy = str(p.get("policy", "greedy"))
     if policy not in ("greedy", "nongreedy"):
