@@ -609,7 +609,7 @@ CASES = [
 
 
 # the Fig 13 case studies' claims, built in their own file (same tuple layout)
-from test_eires_case_claims import CASES as FIG13_CASES  # noqa: E402
+from eires_case_claim_cases import CASES as FIG13_CASES  # noqa: E402
 
 CASES = CASES + FIG13_CASES
 

@@ -9,13 +9,12 @@ import pytest
 
 from engines.compile import compile_pattern
 from engines.errors import CepsimInputError
-from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
-from engines.remote.config import CACHES, STRATEGIES
+from engines.remote.config import STRATEGIES
 from engines.remote.kernel import run_remote
 from engines.remote.table import RemoteTable
 from engines.stream import EventStream
-from strategies import assert_same_matches
+from remote_oracle import assert_every_strategy_equals_oracle
 from workloads import eires_bushfire as W
 
 COL = {a: i for i, a in enumerate(W.ATTRS)}
@@ -101,12 +100,4 @@ def test_kernel_equals_oracle(query):
     tab = W.sensor_table(ns, 6, form="margin" if query == "bushfire" else "two",
                          start_hour=13.0)
     prog = compile_pattern(parse_pattern(W.queries(query)[0]), s.schema)
-    expected = run_oracle(prog, s, remote=tab)
-    assert len(expected.matches) > 0
-    for strategy in STRATEGIES:
-        for cache in CACHES:
-            got = run_remote(prog, s, strategy=strategy, cache=cache, remote=tab, cache_size=2,
-                             latency_unit_us=10000.0, utility="artifact", prefetch_period=3,
-                             base_cost=1e-6)
-            assert_same_matches(expected, got, (prog, s, f"{strategy}/{cache}"),
-                                labels=("oracle", strategy))
+    assert_every_strategy_equals_oracle(prog, s, tab, latency_unit_us=10000.0)

@@ -11,12 +11,11 @@ import pytest
 
 from engines.compile import compile_pattern
 from engines.errors import CepsimInputError
-from engines.oracle import run_oracle
 from engines.pattern import parse_pattern
-from engines.remote.config import CACHES, STRATEGIES
+from engines.remote.config import STRATEGIES
 from engines.remote.kernel import run_remote
 from engines.stream import EventStream
-from strategies import assert_same_matches
+from remote_oracle import assert_every_strategy_equals_oracle
 from workloads import eires_cluster as W
 
 # a prefix of a lifecycle S C (E C)* (F|N), as a word over S(ubmit) C(schedule) E(vict)
@@ -131,12 +130,4 @@ def test_kernel_equals_oracle(query):
                    region_seed=2)
     tab = None if query == "cluster" else W.region_table(4, 2, 2)
     prog = compile_pattern(parse_pattern(W.queries(query)[0]), s.schema)
-    expected = run_oracle(prog, s, remote=tab)
-    assert len(expected.matches) > 0
-    for strategy in STRATEGIES:
-        for cache in CACHES:
-            got = run_remote(prog, s, strategy=strategy, cache=cache, remote=tab, cache_size=2,
-                             latency_unit_us=1000.0, utility="artifact", prefetch_period=3,
-                             base_cost=1e-6)
-            assert_same_matches(expected, got, (prog, s, f"{strategy}/{cache}"),
-                                labels=("oracle", strategy))
+    assert_every_strategy_equals_oracle(prog, s, tab, latency_unit_us=1000.0)

@@ -1,17 +1,13 @@
-"""EIRES Fig 13 claim functions (``sim/studies/eires/claims.py``, the ``claim_case_*`` group) on
-small synthetic result tables built to PASS and built to FAIL, both directions asserted, the
-numbers the verdict rests on checked in the ``measured`` text (the pattern of
-``tests/test_claims_eires.py``; ``CASES`` has its tuple layout).  Every PASS table, emptied or
-with every row an error, FAILs without raising."""
+"""Cases for the EIRES Fig 13 claim functions (``sim/studies/eires/claims.py``, the
+``claim_case_*`` group): small synthetic result tables built to PASS and built to FAIL, with the
+numbers the verdict rests on as patterns of the ``measured`` text.  ``CASES`` has the tuple
+layout of ``tests/test_claims_eires.py``, which runs them with its own cases (both directions,
+and every PASS table emptied or all errors FAILs without raising)."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
-import pytest
 
 import sim.studies.eires.claims as CL
-from claim_cases import check_claim_case, verdicts_by_claim
-from sim.experiments.claims import ClaimResult
 
 
 def _rows(spec, query="cluster", flags="paper"):
@@ -71,35 +67,3 @@ CASES = [
      [r"p50 PFetch/Hybrid 4\.00x X", r"p95 PFetch/Hybrid 1\.05x X"]),
 ]
 
-
-@pytest.mark.parametrize("call, df, want, patterns",
-                         [pytest.param(c, d, w, p, id=i) for i, c, d, w, p in CASES])
-def test_case_claim(call, df, want, patterns):
-    check_claim_case(call, df, want, patterns)
-
-
-def test_every_case_claim_has_both_directions():
-    verdicts = verdicts_by_claim(CASES)
-    names = {n for n in dir(CL) if n.startswith("claim_case_")}
-    assert set(verdicts) == names
-    assert all(v == {True, False} for v in verdicts.values()), verdicts
-
-
-@pytest.mark.parametrize("call, df", [pytest.param(c, d, id=i) for i, c, d, w, _ in CASES if w])
-def test_case_claim_fails_on_empty_and_all_error_tables(call, df):
-    res = call(df.iloc[0:0].copy())
-    assert isinstance(res, ClaimResult) and not res.passed, res.measured
-    errs = df.copy()
-    errs["error"] = "boom"
-    res = call(errs)
-    assert isinstance(res, ClaimResult) and not res.passed, res.measured
-
-
-def test_ratios_read_the_mean_over_rows_of_a_strategy():
-    """Two rows of one strategy (e.g. two stream seeds) count by their mean: BL1 (60 + 86) / 2
-    = 73 over Hybrid 1."""
-    df = pd.concat([_rows({"BL1": _p(60, 1), "Hybrid": _p(1, 1)}),
-                    _rows({"BL1": _p(86, 1)})], ignore_index=True)
-    res = CL.claim_case_ratios(df, P, {"BL1": 73.0})
-    assert res.passed and "BL1/Hybrid 73.00x" in res.measured
-    assert np.isfinite(float(res.measured.split("BL1/Hybrid ")[1].split("x")[0]))
