@@ -422,10 +422,12 @@ def test_compile_errors(text, fragment):
         assert str(info.value).startswith("q.cep: ")
 
 
-def test_too_many_branches_compiles_for_ztree_only():
+def test_too_many_branches_compiles_for_grouped_engines_only():
     """AND of 8 (8! flat branches) compiles with ``branch_error`` set; engines that need the
-    flat branches refuse it with that message, ``ztree`` and ``eager`` (native AND) run it."""
+    flat branches (the tree NFA, the chain's ``and_groups="expanded"`` variant) refuse it with
+    that message; ``ztree``, ``eager`` and the chain (one order-free chain) run it."""
     from engines.errors import CepsimInputError
+    from engines.evaluators.lazy_nfa import run_chain
     from engines.registry import run_engine
 
     s = EventStream.from_arrays(["A", "B"], [0.0, 1.0], np.zeros((2, len(ATTR_NAMES))),
@@ -434,7 +436,10 @@ def test_too_many_branches_compiles_for_ztree_only():
                                          "A a8)"), s.schema, source="q.cep")
     assert "more than" in prog.branch_error
     with pytest.raises(CepsimInputError, match="more than"):
-        run_engine("chain", prog, s)          # the chain NFA needs every order of the AND
+        run_engine("tree", prog, s)           # the tree NFA needs every order of the AND
+    with pytest.raises(CepsimInputError, match="more than"):
+        run_chain(prog, s, and_groups="expanded")
+    assert len(run_engine("chain", prog, s).matches) == 0   # one order-free chain
     assert len(run_engine("ztree", prog, s).matches) == 0   # native AND
     assert len(run_engine("eager", prog, s).matches) == 0   # native AND
 
