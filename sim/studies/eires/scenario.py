@@ -133,6 +133,54 @@ def _hist_stats(h) -> tuple[np.ndarray, float]:
     return hist_percentiles(h, PCTS) * 1e6, float((h * centres).sum() / n * 1e6)
 
 
+def _remote_options(p: dict, prof, strategy: str, cache_size: int, latency_unit_us: float,
+                    seed: int, remote_table=None) -> dict:
+    """The remote kernel's options of a point (``engines.remote.config.RemoteOptions``): every
+    reading the point's parameters name, the artifact's by default."""
+    return dict(strategy=strategy, cache=str(p.get("cache", "cost")),
+                cache_size=max(int(cache_size), 1),
+                fetch_overhead_us=float(p.get("fetch_overhead_us",
+                                              prof.meta.get("fetch_overhead_us", 0.0))),
+                in_event_order=str(p.get("in_event_order", "class")),
+                merge_requests=bool(p.get("merge_requests", False)),
+                utility=str(p.get("utility", "artifact")),
+                latency_unit_us=float(latency_unit_us),
+                workers=int(p.get("workers", 5)), seed=int(seed) % (2**62),
+                omega_fetch=float(p.get("omega_fetch", 0.7)),
+                omega_cache=float(p.get("omega_cache", 0.5)),
+                lookahead=int(p.get("lookahead", 0)), lz_span=int(p.get("lz_span", 0)),
+                noise=float(p.get("noise", 0.0)),
+                utility_period=int(p.get("utility_period", 64)),
+                lz_postpone=str(p.get("lz_postpone", "accept")),
+                lz_block_prob=float(p.get("lz_block_prob", 0.0)),
+                bl3_fetch=str(p.get("bl3_fetch", "serial")),
+                cache_refresh=str(p.get("cache_refresh", "pass")),
+                key_count=str(p.get("key_count", "fifo")),
+                prefetch=str(p.get("prefetch", "artifact")),
+                prefetch_period=int(p.get("prefetch_period", 2000)),
+                artifact_weight=float(p.get("artifact_weight", 1.0)),
+                request_cost_us=float(p.get("request_cost_us", 0.0)),
+                remote_table=remote_table)
+
+
+#: the executed-work counters every row reports
+ROW_COUNTERS = ("remote_fetch", "cache_op", "utility_update", "pred_eval", "pm_created",
+                "instance_work", "stat_update", "decision_check")
+
+
+def _latency_columns(row: dict, lat, info: dict, tot) -> dict:
+    """``row`` with the latency percentiles and mean (us), the kernel's info figures and
+    ``ROW_COUNTERS``."""
+    pv, mean = _hist_stats(lat)
+    for q, v in zip(PCTS, pv):
+        row[f"lat_p{q}"] = float(v)
+    row["lat_mean"] = mean
+    row.update({k: (float(v) if isinstance(v, float) else int(v)) for k, v in info.items()})
+    for name in ROW_COUNTERS:
+        row[name] = int(tot[C.COUNTER_NAMES.index(name)])
+    return row
+
+
 CASE_DATASETS = ("cluster", "bushfire")
 
 #: section 7.4's runs as the artifact's scripts launched them (``strategy_flags="artifact"``):
@@ -207,29 +255,13 @@ def _case_point(p: dict, seed: int) -> dict:
             raise CepsimInputError(f"scenario eires: strategy_flags='artifact' is defined for "
                                    f"{sorted(ARTIFACT_FLAGS)}, not {dataset!r}")
         strategy, cache_size, lat_unit = ARTIFACT_FLAGS[dataset][label]
-    over = float(p.get("fetch_overhead_us", prof.meta.get("fetch_overhead_us", 0.0)))
-    kw = dict(strategy=strategy, cache=str(p.get("cache", "cost")),
-              cache_size=max(cache_size, 1), fetch_overhead_us=over,
-              utility=str(p.get("utility", "artifact")), latency_unit_us=lat_unit,
-              workers=int(p.get("workers", 5)), seed=int(seed) % (2**62),
-              bl3_fetch=str(p.get("bl3_fetch", "serial")),
-              key_count=str(p.get("key_count", "fifo")),
-              prefetch=str(p.get("prefetch", "artifact")),
-              prefetch_period=int(p.get("prefetch_period", 2000)),
-              remote_table=tables[query])
+    kw = _remote_options(p, prof, strategy, cache_size, lat_unit, seed, tables[query])
     unit, base = prof.unit_vector(), float(prof.base_cost)
     lat, _, busy, tot, info, nmatch = _run(stream, texts, np.zeros(n), kw, unit, base)
     row: dict = {"n_used": n, "n_matches": int(nmatch), "cache_size_used": kw["cache_size"],
                  "latency_unit_used": lat_unit, "run_as": strategy, "key_domain": int(domain),
                  "throughput": n * len(texts) / busy if busy > 0 else float("nan")}
-    pv, mean = _hist_stats(lat)
-    for q, v in zip(PCTS, pv):
-        row[f"lat_p{q}"] = float(v)
-    row["lat_mean"] = mean
-    row.update({k: (float(v) if isinstance(v, float) else int(v)) for k, v in info.items()})
-    for name in ("remote_fetch", "cache_op", "pred_eval", "pm_created"):
-        row[name] = int(tot[C.COUNTER_NAMES.index(name)])
-    return row
+    return _latency_columns(row, lat, info, tot)
 
 
 def point(params: dict, seed: int) -> dict:
@@ -264,35 +296,12 @@ def point(params: dict, seed: int) -> dict:
     # the cache as a share of the key domain (the artifact: 2,000 of DS1's 10^4 keys = 0.2)
     cache_size = int(round(float(p["cache_share"]) * v1_max)) if "cache_share" in p else \
         int(p.get("cache_size", 2000))
-    over = float(p.get("fetch_overhead_us", prof.meta.get("fetch_overhead_us", 0.0)))
-    kw = dict(strategy=strategy, cache=str(p.get("cache", "cost")),
-              cache_size=max(cache_size, 1), fetch_overhead_us=over,
-              in_event_order=str(p.get("in_event_order", "class")),
-              merge_requests=bool(p.get("merge_requests", False)),
-              utility=str(p.get("utility", "artifact")),
-              latency_unit_us=float(p.get("latency_unit_us", 10.0)),
-              workers=int(p.get("workers", 5)), seed=int(seed) % (2**62),
-              omega_fetch=float(p.get("omega_fetch", 0.7)),
-              omega_cache=float(p.get("omega_cache", 0.5)),
-              lookahead=int(p.get("lookahead", 0)), lz_span=int(p.get("lz_span", 0)),
-              noise=float(p.get("noise", 0.0)), utility_period=int(p.get("utility_period", 64)),
-              lz_postpone=str(p.get("lz_postpone", "accept")),
-              lz_block_prob=float(p.get("lz_block_prob", 0.0)),
-              bl3_fetch=str(p.get("bl3_fetch", "serial")),
-              cache_refresh=str(p.get("cache_refresh", "pass")),
-              key_count=str(p.get("key_count", "fifo")),
-              prefetch=str(p.get("prefetch", "artifact")),
-              prefetch_period=int(p.get("prefetch_period", 2000)),
-              artifact_weight=float(p.get("artifact_weight", 1.0)),
-              request_cost_us=float(p.get("request_cost_us", 0.0)))
+    kw = _remote_options(p, prof, strategy, cache_size,
+                         float(p.get("latency_unit_us", 10.0)), seed)
     unit, base = prof.unit_vector(), float(prof.base_cost)
     lat, _, busy, tot, info, nmatch = _run(stream, texts, np.zeros(n), kw, unit, base)
     row: dict = {"n_used": n, "n_matches": int(nmatch), "cache_size_used": kw["cache_size"],
                  "throughput": n * len(texts) / busy if busy > 0 else float("nan")}
-    pv, mean = _hist_stats(lat)
-    for q, v in zip(PCTS, pv):
-        row[f"lat_p{q}"] = float(v)
-    row["lat_mean"] = mean
     rate = float(p.get("rate", 0.0))
     if rate > 0:
         rng = np.random.default_rng([int(seed) % (2**62), 7])
@@ -300,8 +309,4 @@ def point(params: dict, seed: int) -> dict:
         _, alat, _, _, _, _ = _run(stream, texts, arr, kw, unit, base)
         for q, v in zip(PCTS, _hist_stats(alat)[0]):
             row[f"arr_lat_p{q}"] = float(v)
-    row.update({k: (float(v) if isinstance(v, float) else int(v)) for k, v in info.items()})
-    for name in ("remote_fetch", "cache_op", "utility_update", "pred_eval", "pm_created",
-                 "instance_work", "stat_update", "decision_check"):
-        row[name] = int(tot[C.COUNTER_NAMES.index(name)])
-    return row
+    return _latency_columns(row, lat, info, tot)
