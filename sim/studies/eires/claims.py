@@ -306,10 +306,12 @@ def _dat_best(dat: str, xs: list, col: str) -> str:
 
 
 # ------------------------------------------------------------- claims with two references
-def _panel_p(df, panel: dict, stat: str, metric: str) -> dict[str, float]:
+def _panel_p(df, panel: dict, stat: str, metric: str = METRIC) -> dict[str, float]:
+    """Mean ``stat`` per strategy over the rows of ``panel`` ({column: value}; a column the
+    table lacks selects nothing)."""
     d = _ok(df)
     for k, v in panel.items():
-        d = d[d[k] == v]
+        d = d[d[k] == v] if k in d.columns else d.iloc[0:0]
     s = _by_strategy(d, f"lat_{stat}", metric)
     return {k: float(v) for k, v in s.items()}
 
@@ -643,18 +645,6 @@ def claim_pct_lower_at(df, x: str, strategy: str, stats: list, at: float, than: 
 
 
 # ------------------------------------------------------- Fig 13: the section 7.4 case studies
-def _case_rows(df, panel: dict):
-    d = _ok(df)
-    for k, v in panel.items():
-        d = d[d[k] == v] if k in d.columns else d.iloc[0:0]
-    return d
-
-
-def _case_p(df, panel: dict, stat: str) -> dict[str, float]:
-    d = _case_rows(df, panel)
-    return {k: float(v) for k, v in d.groupby("strategy")[f"lat_{stat}"].mean().items()}
-
-
 def _label(panel: dict) -> str:
     return "/".join(str(v) for v in panel.values())
 
@@ -667,7 +657,7 @@ def claim_case_ratios(df, panels: list, paper: dict, stat: str = "p50",
     beside (not judged)."""
     ok, parts, n = True, [], 0
     for panel in panels:
-        s = _case_p(df, panel, stat)
+        s = _panel_p(df, panel, stat)
         for b, pv in paper.items():
             r = s.get(b, np.nan) / s.get("Hybrid", np.nan)
             good = bool(np.isfinite(r) and r > 0 and abs(np.log10(r / pv)) <= tolerance_decades)
@@ -691,7 +681,7 @@ def claim_case_best(df, panels: list, strategy: str = "Hybrid", stats: list | No
     bad, n = [], 0
     for panel in panels:
         for stat in stats:
-            s = {k: v for k, v in _case_p(df, panel, stat).items() if np.isfinite(v)}
+            s = {k: v for k, v in _panel_p(df, panel, stat).items() if np.isfinite(v)}
             if strategy not in s:
                 continue
             n += 1
@@ -711,7 +701,7 @@ def claim_case_below(df, panels: list, ours: list | None = None,
     ours = ours or ["PFetch", "LzEval", "Hybrid"]
     bad, n = [], 0
     for panel in panels:
-        s = _case_p(df, panel, stat)
+        s = _panel_p(df, panel, stat)
         base = {b: s[b] for b in BASELINES if b in s and np.isfinite(s[b])}
         for st in ours:
             if st not in s or not base:
@@ -734,7 +724,7 @@ def claim_case_close_except(df, panels: list, a: str = "PFetch", b: str = "Hybri
     ok, parts = True, []
     for panel in panels:
         for stat in close + [apart]:
-            s = _case_p(df, panel, stat)
+            s = _panel_p(df, panel, stat)
             r = s.get(a, np.nan) / s.get(b, np.nan)
             good = bool(np.isfinite(r) and (1 / within <= r <= within if stat != apart
                                             else r > within))
