@@ -131,3 +131,15 @@ def test_kernel_equals_oracle(query):
     tab = None if query == "cluster" else W.region_table(4, 2, 2)
     prog = compile_pattern(parse_pattern(W.queries(query)[0]), s.schema)
     assert_every_strategy_equals_oracle(prog, s, tab, latency_unit_us=1000.0)
+
+
+@pytest.mark.parametrize("bad, match", [({"query": "Q1"}, "runs query cluster or cluster_l4"),
+                                        ({"dataset": "bushfire", "query": "bushfire",
+                                          "strategy_flags": "artifact"}, "use 'paper'")])
+def test_case_points_are_checked_before_any_run(bad, match):
+    """A case-study point with a query or strategy flags its data set does not have is refused
+    by the scenario's up-front check (the runner exits 2 before any point runs)."""
+    from sim.studies.eires.scenario import point
+    with pytest.raises(CepsimInputError, match=match):
+        point.check_params({"dataset": "cluster", "query": "cluster", **bad})
+    point.check_params({"dataset": "DS1", "query": "Q1"})      # the synthetic points pass

@@ -223,6 +223,27 @@ def case_query_texts(dataset: str, query: str, greedy: bool) -> list[str]:
     return queries(query, greedy)
 
 
+def _check_case(p: dict) -> None:
+    """A section 7.4 point's query and strategy flags fit its data set (``CepsimInputError``
+    naming the parameter otherwise)."""
+    dataset = str(p["dataset"])
+    query = str(p.get("query", "Q1"))
+    want = ("cluster", "cluster_l4") if dataset == "cluster" else ("bushfire", "bushfire_l3")
+    if query not in want:
+        raise CepsimInputError(f"scenario eires: dataset {dataset!r} runs query "
+                               f"{' or '.join(want)}, got {query!r}")
+    if str(p.get("strategy_flags", "paper")) == "artifact" and dataset not in ARTIFACT_FLAGS:
+        raise CepsimInputError(f"scenario eires: strategy_flags='artifact' is defined for "
+                               f"{sorted(ARTIFACT_FLAGS)}, not {dataset!r}; use 'paper'")
+
+
+def _check_point(params: dict) -> None:
+    """Run by ``sim.experiments.runner`` for every point before any runs: the case studies'
+    query and strategy flags (``_check_case``)."""
+    if str(params.get("dataset", "DS1")) in CASE_DATASETS:
+        _check_case(params)
+
+
 def _case_point(p: dict, seed: int) -> dict:
     """One point of Fig 13 (section 7.4): a stand-in stream and its remote table, greedy and
     the cost-based cache by the configs (section 7.4: "using a cost-based cache under greedy
@@ -230,12 +251,9 @@ def _case_point(p: dict, seed: int) -> dict:
     ``strategy_flags="artifact"`` runs each label with the mechanisms, cache and latency of
     the artifact's run script (``ARTIFACT_FLAGS``; row columns ``run_as``,
     ``cache_size_used``, ``latency_unit_used``)."""
+    _check_case(p)
     dataset = str(p["dataset"])
     query = str(p.get("query", "Q1"))
-    want = ("cluster", "cluster_l4") if dataset == "cluster" else ("bushfire", "bushfire_l3")
-    if query not in want:
-        raise CepsimInputError(f"scenario eires: dataset {dataset!r} runs query "
-                               f"{' or '.join(want)}, got {query!r}")
     greedy = str(p.get("policy", "greedy")) == "greedy"
     label = str(p.get("strategy", "Hybrid"))
     n = int(p.get("n_events", 100_000))
@@ -251,9 +269,6 @@ def _case_point(p: dict, seed: int) -> dict:
     strategy = label
     flags = str(p.get("strategy_flags", "paper"))
     if flags == "artifact":
-        if dataset not in ARTIFACT_FLAGS:
-            raise CepsimInputError(f"scenario eires: strategy_flags='artifact' is defined for "
-                                   f"{sorted(ARTIFACT_FLAGS)}, not {dataset!r}")
         strategy, cache_size, lat_unit = ARTIFACT_FLAGS[dataset][label]
     kw = _remote_options(p, prof, strategy, cache_size, lat_unit, seed, tables[query])
     unit, base = prof.unit_vector(), float(prof.base_cost)
@@ -310,3 +325,6 @@ def point(params: dict, seed: int) -> dict:
         for q, v in zip(PCTS, _hist_stats(alat)[0]):
             row[f"arr_lat_p{q}"] = float(v)
     return _latency_columns(row, lat, info, tot)
+
+
+point.check_params = _check_point   # sim.experiments.runner runs it for every point first
