@@ -131,3 +131,12 @@ def test_peak_layouts_share_section_5_1s_load():
         peak_layout(0)
     with pytest.raises(CepsimInputError, match="n_peaks"):
         overload_segments(100, 10, 1.0, "testbed", 3.0, 0.7, n_peaks=2)
+
+
+def test_peak_count_needs_the_peaks_shape_before_any_run():
+    from engines.errors import CepsimInputError
+    from sim.studies.darling.scenario import point
+    with pytest.raises(CepsimInputError, match="n_peaks = 2 needs shape = 'peaks'"):
+        point.check_params({"shape": "testbed", "n_peaks": 2})
+    point.check_params({"shape": "testbed"})
+    point.check_params({"shape": "peaks", "n_peaks": 8})

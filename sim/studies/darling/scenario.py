@@ -767,3 +767,16 @@ def _intersect(keys, ref_keys) -> int:
     b = np.unique(np.ascontiguousarray(ref_keys, dtype=np.int64).view(
         np.dtype((np.void, 8 * ref_keys.shape[1]))))
     return int(np.intersect1d(a, b).size)
+
+
+def _check_point(params: dict) -> None:
+    """Run by ``sim.experiments.runner`` for every point before any runs: a peak count other
+    than four needs the text's peaks shape (``overload_segments``)."""
+    n_peaks = params.get("n_peaks", 4)
+    shape = params.get("shape", "peaks")
+    if n_peaks != 4 and shape != "peaks":
+        raise CepsimInputError(f"darling: n_peaks = {n_peaks} needs shape = 'peaks' (the "
+                               f"testbed shape replays the authors' four peaks), got {shape!r}")
+
+
+point.check_params = _check_point   # sim.experiments.runner runs it for every point first
